@@ -1,0 +1,134 @@
+// The stoker command line: check, rule, version (server and config arrive with their issues).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "core/rules.h"
+#include "core/runner.h"
+#include "output/report.h"
+
+using namespace stoker;
+
+namespace {
+
+std::vector<std::string> split_codes(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const auto& s : in) {
+    size_t start = 0;
+    while (start <= s.size()) {
+      size_t comma = s.find(',', start);
+      std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!item.empty()) out.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+int print_rule(const RuleRegistry& rules, const std::string& code, bool all) {
+  if (all) {
+    for (const auto& r : rules.all())
+      std::cout << r.code << "\t" << r.name << "\t" << to_string(r.severity) << "\tfix: " << r.fix << "\t"
+                << r.summary << "\n";
+    return 0;
+  }
+  const RuleInfo* info = rules.find(code);
+  if (!info) {
+    std::cerr << "stoker: unknown rule code `" << code << "` (see `stoker rule --all`)\n";
+    return 2;
+  }
+  std::cout << "# " << info->name << " (" << info->code << ")\n\n"
+            << "Family: " << info->family << " | Severity: " << to_string(info->severity)
+            << " | Languages: ";
+  for (size_t i = 0; i < info->languages.size(); ++i) std::cout << (i ? ", " : "") << info->languages[i];
+  std::cout << " | Fix: " << info->fix << " | Impact model: " << info->impact_model << "\n\n" << info->document;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"stoker: finds the code that leaves your GPU waiting, and fixes it"};
+  app.require_subcommand(1);
+  const RuleRegistry& rules = RuleRegistry::builtin();
+
+  auto* check = app.add_subcommand("check", "Analyze Python and C++/CUDA files for GPU starvation patterns");
+  std::vector<std::string> paths, select, ignore, extend_select;
+  std::string format = "text";
+  bool statistics = false, exit_zero = false, no_color = false;
+  unsigned threads = 0;
+  check->add_option("paths", paths, "Files or directories to analyze (default: .)");
+  check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)");
+  check->add_option("--extend-select", extend_select, "Rule codes or prefixes to enable in addition");
+  check->add_option("--ignore", ignore, "Rule codes or prefixes to disable (comma-separated)");
+  check->add_option("--output-format", format, "Output format")
+      ->check(CLI::IsMember({"text", "concise", "json"}));
+  check->add_flag("--statistics", statistics, "Show counts for every rule with findings");
+  check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
+  check->add_flag("--no-color", no_color, "Never color the output");
+  check->add_option("--threads", threads, "Worker threads (default: all cores)");
+
+  auto* rule = app.add_subcommand("rule", "Explain a rule");
+  std::string rule_code;
+  bool rule_all = false;
+  rule->add_option("code", rule_code, "Rule code, e.g. DL001");
+  rule->add_flag("--all", rule_all, "List every rule");
+
+  app.add_subcommand("version", "Print the version");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  if (app.got_subcommand("version")) {
+    std::cout << "stoker " << STOKER_VERSION << "\n";
+    return 0;
+  }
+  if (app.got_subcommand(rule)) {
+    if (!rule_all && rule_code.empty()) {
+      std::cerr << "stoker rule: give a rule code or --all\n";
+      return 2;
+    }
+    return print_rule(rules, rule_code, rule_all);
+  }
+
+  Settings settings;
+  auto sel = split_codes(select), ext = split_codes(extend_select), ign = split_codes(ignore);
+  for (const auto* list : {&sel, &ext, &ign})
+    for (const auto& code : *list)
+      if (!rules.is_valid_selector(code)) {
+        std::cerr << "stoker: unknown rule selector `" << code << "`\n";
+        return 2;
+      }
+  if (!sel.empty()) settings.rules.select = sel;
+  settings.rules.extend_select = ext;
+  settings.rules.ignore = ign;
+
+  RunOptions run;
+  run.paths = paths.empty() ? std::vector<std::string>{"."} : paths;
+  run.threads = threads;
+  Report report = run_analysis(run, settings);
+
+  if (format == "json") {
+    output::write_json(std::cout, report, rules);
+    for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
+    for (const auto& w : report.warnings) std::cerr << w.file << ": warning: " << w.message << "\n";
+    for (const auto& f : report.files)
+      for (const auto& n : f.result.notices) std::cerr << n.file << ": notice: " << n.message << "\n";
+  } else {
+    TextOptions opts;
+    opts.color = !no_color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    opts.show_source = format == "text";
+    opts.statistics = statistics;
+    output::write_text(std::cout, report, rules, opts);
+  }
+  bool any = false;
+  for (const auto& f : report.files) any |= !f.result.diagnostics.empty();
+  if (!report.errors.empty()) return 2;
+  return (any && !exit_zero) ? 1 : 0;
+}

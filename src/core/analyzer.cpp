@@ -1,0 +1,44 @@
+#include "core/analyzer.h"
+
+#include <algorithm>
+
+#include "python/checker.h"
+
+namespace stoker {
+
+bool may_have_findings(const SourceFile& file) {
+  static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda"};
+  static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA"};
+  std::string_view text = file.text;
+  if (file.language == Language::Python) {
+    for (auto n : python_needles)
+      if (text.find(n) != std::string_view::npos) return true;
+    return false;
+  }
+  if (file.language == Language::Cxx) {
+    for (auto n : cxx_needles)
+      if (text.find(n) != std::string_view::npos) return true;
+    return false;
+  }
+  return false;
+}
+
+void sort_diagnostics(std::vector<Diagnostic>& diags) {
+  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.file != b.file) return a.file < b.file;
+    if (a.range.start != b.range.start) return a.range.start < b.range.start;
+    return a.code < b.code;
+  });
+}
+
+AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
+  AnalysisResult result;
+  if (file.language == Language::Python) {
+    result = python::check(file, settings);
+  }
+  std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
+  sort_diagnostics(result.diagnostics);
+  return result;
+}
+
+}  // namespace stoker

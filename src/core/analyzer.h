@@ -1,0 +1,26 @@
+// The one entry point every consumer (CLI, LSP server, tests) calls: text in, diagnostics out.
+#pragma once
+
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/settings.h"
+#include "core/source.h"
+
+namespace stoker {
+
+struct AnalysisResult {
+  std::vector<Diagnostic> diagnostics;  // sorted by position
+  std::vector<Notice> notices;          // syntax errors and similar; never findings
+};
+
+// Analyzes one file whose text is already in memory. Never throws for bad input: problems
+// become notices.
+AnalysisResult analyze(const SourceFile& file, const Settings& settings);
+
+// Cheap byte scan: false when the file cannot have findings (no torch/lightning/DataLoader/cuda).
+bool may_have_findings(const SourceFile& file);
+
+void sort_diagnostics(std::vector<Diagnostic>& diags);
+
+}  // namespace stoker

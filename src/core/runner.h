@@ -1,0 +1,23 @@
+// Analyzes many files on a thread pool: discovery, reading, prefilter, analysis.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/settings.h"
+#include "output/report.h"
+
+namespace stoker {
+
+struct RunOptions {
+  std::vector<std::string> paths;
+  unsigned threads = 0;  // 0: hardware concurrency
+  std::function<bool(const std::string&)> exclude;
+  // Settings for one file (configuration may differ per directory); default: `base`.
+  std::function<Settings(const std::string& path)> settings_for;
+};
+
+Report run_analysis(const RunOptions& opts, const Settings& base);
+
+}  // namespace stoker

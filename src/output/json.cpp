@@ -1,0 +1,72 @@
+// ruff-shaped JSON (so existing tooling reads it) plus `severity` and `impact`.
+#include <nlohmann/json.hpp>
+
+#include "output/report.h"
+
+namespace stoker {
+
+std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diagnostic& d) {
+  return {file.lines.position(file.text, d.range.start), file.lines.position(file.text, d.range.end)};
+}
+
+namespace output {
+
+static nlohmann::json location(const Position& p) { return {{"row", p.row}, {"column", p.column}}; }
+
+nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, const RuleRegistry& rules) {
+  auto [start, end] = diagnostic_span(file, d);
+  nlohmann::json j;
+  j["code"] = d.code;
+  j["message"] = d.message;
+  j["filename"] = d.file;
+  j["location"] = location(start);
+  j["end_location"] = location(end);
+  if (d.fix && !d.fix->edits.empty()) {
+    nlohmann::json edits = nlohmann::json::array();
+    for (const auto& e : d.fix->edits) {
+      edits.push_back({{"content", e.replacement},
+                       {"location", location(file.lines.position(file.text, e.range.start))},
+                       {"end_location", location(file.lines.position(file.text, e.range.end))}});
+    }
+    j["fix"] = {{"applicability", to_string(d.fix->applicability)}, {"message", d.fix->title}, {"edits", edits}};
+  } else if (d.fix) {
+    j["fix"] = {{"applicability", "display-only"}, {"message", d.fix->title}, {"edits", nlohmann::json::array()}};
+  } else {
+    j["fix"] = nullptr;
+  }
+  const RuleInfo* info = rules.find(d.code);
+  j["url"] = info ? nlohmann::json(info->url()) : nlohmann::json(nullptr);
+  j["noqa_row"] = start.row;
+  j["severity"] = to_string(d.severity);
+  if (d.impact) {
+    j["impact"] = {{"model", d.impact->model},
+                   {"gain_pp", {d.impact->gain_low, d.impact->gain_high}},
+                   {"profile", d.impact->profile},
+                   {"assumptions", d.impact->assumptions}};
+  } else {
+    j["impact"] = nullptr;
+  }
+  if (!d.related.empty()) {
+    nlohmann::json rel = nlohmann::json::array();
+    for (const auto& r : d.related) {
+      nlohmann::json item = {{"filename", r.file}, {"message", r.message}};
+      if (r.file == d.file) {
+        item["location"] = location(file.lines.position(file.text, r.range.start));
+        item["end_location"] = location(file.lines.position(file.text, r.range.end));
+      }
+      rel.push_back(item);
+    }
+    j["related"] = rel;
+  }
+  return j;
+}
+
+void write_json(std::ostream& out, const Report& report, const RuleRegistry& rules) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& f : report.files)
+    for (const auto& d : f.result.diagnostics) arr.push_back(diagnostic_json(*f.source, d, rules));
+  out << arr.dump(2) << "\n";
+}
+
+}  // namespace output
+}  // namespace stoker

@@ -1,0 +1,41 @@
+// What an analysis run produced, in the form every emitter reads.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/analyzer.h"
+#include "core/rules.h"
+
+namespace stoker {
+
+struct FileReport {
+  std::shared_ptr<const SourceFile> source;  // kept only for files with something to show
+  AnalysisResult result;
+};
+
+struct Report {
+  std::vector<FileReport> files;   // files with diagnostics or notices, in path order
+  std::vector<Notice> errors;      // inputs that could not be analyzed at all
+  std::vector<Notice> warnings;    // e.g. a directory without Python or C++ files
+  size_t files_analyzed = 0;
+  size_t fixed = 0;                // number of fixes applied (when fixing)
+};
+
+struct TextOptions {
+  bool color = false;
+  bool show_source = true;   // false: concise, one line per finding
+  bool statistics = false;
+};
+
+// A diagnostic's 1-based start and end positions.
+std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diagnostic& d);
+
+namespace output {
+void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts);
+void write_json(std::ostream& out, const Report& report, const RuleRegistry& rules);
+}  // namespace output
+
+}  // namespace stoker

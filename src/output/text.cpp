@@ -1,0 +1,140 @@
+// Human-readable output, like a good compiler: location, code, message, the source line with a
+// caret span, the fix title, the impact estimate; a summary at the end.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "output/report.h"
+
+namespace stoker::output {
+namespace {
+
+struct Style {
+  bool on;
+  std::string operator()(const char* code, std::string_view s) const {
+    if (!on) return std::string(s);
+    return std::string("\x1b[") + code + "m" + std::string(s) + "\x1b[0m";
+  }
+};
+
+const char* severity_color(Severity s) {
+  switch (s) {
+    case Severity::Error: return "1;31";
+    case Severity::Warning: return "1;33";
+    case Severity::Info: return "1;36";
+  }
+  return "1";
+}
+
+// Expands tabs so carets line up with what a terminal shows.
+std::string expand_tabs(std::string_view line) {
+  std::string out;
+  for (char c : line) {
+    if (c == '\t') out.append(4 - out.size() % 4, ' ');
+    else out.push_back(c);
+  }
+  return out;
+}
+
+size_t display_width(std::string_view s) {
+  size_t w = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++w;
+  return w;
+}
+
+void write_frame(std::ostream& out, const SourceFile& file, const Diagnostic& d, const Style& st) {
+  uint32_t row = file.lines.row_of(d.range.start);
+  uint32_t ls = file.lines.line_start(row), le = file.lines.line_end(file.text, row);
+  std::string_view line = std::string_view(file.text).substr(ls, le - ls);
+  std::string gutter = std::to_string(row);
+  std::string pad(gutter.size(), ' ');
+  uint32_t cstart = d.range.start - ls;
+  uint32_t cend = std::min<uint32_t>(std::max(d.range.end, d.range.start + 1), le) - ls;
+  if (cend <= cstart) cend = cstart + 1;
+  std::string before = expand_tabs(line.substr(0, cstart));
+  std::string marked = expand_tabs(line.substr(0, std::min<size_t>(cend, line.size())));
+  size_t caret_from = display_width(before);
+  size_t caret_len = std::max<size_t>(1, display_width(marked) - caret_from);
+  out << pad << " " << st("1;34", "|") << "\n";
+  out << st("1;34", gutter) << " " << st("1;34", "|") << " " << expand_tabs(line) << "\n";
+  out << pad << " " << st("1;34", "|") << " " << std::string(caret_from, ' ')
+      << st(severity_color(d.severity), std::string(caret_len, '^')) << "\n";
+}
+
+}  // namespace
+
+void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts) {
+  Style st{opts.color};
+  size_t total = 0, fixable = 0;
+  std::map<std::string, std::pair<size_t, size_t>> per_rule;  // code -> (count, fixable)
+  for (const auto& e : report.errors) out << st("1", e.file) << ": " << st("1;31", "error") << ": " << e.message << "\n";
+  for (const auto& w : report.warnings) out << st("1", w.file) << ": " << st("1;33", "warning") << ": " << w.message << "\n";
+  for (const auto& f : report.files) {
+    const SourceFile& file = *f.source;
+    for (const auto& n : f.result.notices) {
+      out << st("1", n.file);
+      if (n.range) {
+        auto p = file.lines.position(file.text, n.range->start);
+        out << ":" << p.row << ":" << p.column;
+      }
+      out << ": " << st("1;35", "notice") << ": " << n.message << "\n";
+    }
+    for (const auto& d : f.result.diagnostics) {
+      ++total;
+      bool can_fix = d.fix && d.fix->applicability != Applicability::DisplayOnly && !d.fix->edits.empty();
+      if (can_fix) ++fixable;
+      auto& pr = per_rule[d.code];
+      ++pr.first;
+      if (can_fix) ++pr.second;
+      auto [start, end] = diagnostic_span(file, d);
+      out << st("1", d.file) << ":" << start.row << ":" << start.column << ": "
+          << st(severity_color(d.severity), d.code) << " " << d.message;
+      if (!opts.show_source) {
+        if (can_fix) out << " " << st("1;32", "[*]");
+        out << "\n";
+        continue;
+      }
+      out << "\n";
+      write_frame(out, file, d, st);
+      for (const auto& r : d.related) {
+        std::string where = r.file;
+        if (r.file == d.file) {
+          auto p = file.lines.position(file.text, r.range.start);
+          where.append(":").append(std::to_string(p.row)).append(":").append(std::to_string(p.column));
+        }
+        out << "  = " << st("1", "note") << ": " << r.message << " (" << where << ")\n";
+      }
+      if (d.fix) {
+        out << "  = " << st("1;32", "fix") << " (" << to_string(d.fix->applicability) << "): " << d.fix->title << "\n";
+      }
+      if (d.impact) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
+                      d.impact->profile.c_str());
+        out << "  = " << st("1;35", "impact") << ": " << buf << "\n";
+      }
+      out << "\n";
+    }
+  }
+  if (opts.statistics && !per_rule.empty()) {
+    for (const auto& [code, counts] : per_rule) {
+      const RuleInfo* info = rules.find(code);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%5zu\t%-6s\t%s", counts.first, code.c_str(), counts.second ? "[*]" : "   ");
+      out << buf << "\t" << (info ? info->name : std::string()) << "\n";
+    }
+  }
+  if (total == 0) {
+    out << st("1;32", "All checks passed!") << " (" << report.files_analyzed << " file"
+        << (report.files_analyzed == 1 ? "" : "s") << " analyzed)\n";
+  } else {
+    out << "Found " << total << " finding" << (total == 1 ? "" : "s") << " in " << report.files_analyzed << " file"
+        << (report.files_analyzed == 1 ? "" : "s") << ".";
+    if (fixable) out << " " << st("1;32", "[*]") << " " << fixable << " fixable with `--fix`.";
+    out << "\n";
+  }
+}
+
+}  // namespace stoker::output

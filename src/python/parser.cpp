@@ -1,0 +1,77 @@
+#include "python/parser.h"
+
+#include <stdexcept>
+
+namespace stoker::python {
+
+ParsedModule::ParsedModule(std::string_view text) {
+  TSParser* parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, tree_sitter_python())) {
+    ts_parser_delete(parser);
+    throw std::runtime_error("tree-sitter-python grammar version does not match the runtime");
+  }
+  tree_ = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  ts_parser_delete(parser);
+  if (!tree_) throw std::runtime_error("tree-sitter failed to parse");
+}
+
+ParsedModule::~ParsedModule() { ts_tree_delete(tree_); }
+
+std::vector<TextRange> ParsedModule::error_ranges() const {
+  std::vector<TextRange> out;
+  if (!has_errors()) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(root());
+  bool descend = true;
+  for (;;) {
+    Node n = ts_tree_cursor_current_node(&cursor);
+    if (descend && (kind(n) == "ERROR" || ts_node_is_missing(n))) {
+      out.push_back(range(n));
+      descend = false;
+    } else if (descend && ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cursor)) {
+      continue;
+    }
+    if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+      descend = true;
+      continue;
+    }
+    bool up = false;
+    while (ts_tree_cursor_goto_parent(&cursor)) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        up = true;
+        break;
+      }
+    }
+    if (!up) break;
+    descend = true;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+size_t count_syntax_errors(std::string_view text) { return ParsedModule(text).error_ranges().size(); }
+
+bool string_literal_value(Node n, std::string_view src, std::string& out) {
+  n = unparen(n);
+  if (!is(n, "string")) {
+    if (is(n, "concatenated_string")) {
+      std::string acc;
+      for (auto c : named_children(n)) {
+        std::string part;
+        if (!string_literal_value(c, src, part)) return false;
+        acc += part;
+      }
+      out = acc;
+      return true;
+    }
+    return false;
+  }
+  out.clear();
+  for (auto c : named_children(n)) {
+    auto k = kind(c);
+    if (k == "interpolation") return false;
+    if (k == "string_content" || k == "escape_sequence") out += text(c, src);
+  }
+  return true;
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,30 @@
+// Parsing Python with tree-sitter: an owned tree plus the syntax errors it contains.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "python/syntax.h"
+
+namespace stoker::python {
+
+class ParsedModule {
+ public:
+  explicit ParsedModule(std::string_view text);
+  ~ParsedModule();
+  ParsedModule(const ParsedModule&) = delete;
+  ParsedModule& operator=(const ParsedModule&) = delete;
+  Node root() const { return ts_tree_root_node(tree_); }
+  bool has_errors() const { return ts_node_has_error(root()); }
+  // Ranges of ERROR and MISSING nodes, outermost only.
+  std::vector<TextRange> error_ranges() const;
+
+ private:
+  TSTree* tree_ = nullptr;
+};
+
+// Number of syntax errors in `text` (used to verify that fixes do not break parsing).
+size_t count_syntax_errors(std::string_view text);
+
+}  // namespace stoker::python
