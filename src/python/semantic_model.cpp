@@ -364,7 +364,11 @@ std::string SemanticModel::qualified_name(Node expr) const {
   auto k = kind(expr);
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
-    if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Import) return bindings[0]->qualified;
+    // Several reaching imports (try/except ImportError fallbacks): the first one written is
+    // the canonical module.
+    bool all_imports = !bindings.empty();
+    for (const Binding* b : bindings) all_imports &= b->kind == Binding::Kind::Import;
+    if (all_imports) return bindings.back()->qualified;
     if (bindings.empty()) {
       static const std::set<std::string, std::less<>> builtins = {"print", "float", "int", "bool", "len", "str",
                                                                   "iter", "next", "enumerate", "zip", "range",
@@ -1573,6 +1577,15 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       }
     } else {
       result = any_arg_cuda() || is_cuda_impl(fn, depth + 1);
+    }
+    // A function defined here: what it returns decides (an `accuracy()` that returns
+    // `.item()` hands back a Python float).
+    auto targets = callees(expr);
+    if (!targets.empty()) {
+      bool returns_cuda = false;
+      for (int f : targets)
+        for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r, depth + 1);
+      result = returns_cuda;
     }
   } else if (k == "binary_operator") {
     result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);

@@ -15,11 +15,10 @@ int bool_argument_state(const Context& ctx, Node call, int position, std::string
 }
 
 Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::string_view value) {
-  for (auto a : named_children(field(call, "arguments")))
-    if (is(a, "keyword_argument") && ctx.text(field(a, "name")) == keyword) {
-      Node v = field(a, "value");
-      return Edit{range(v), std::string(value)};
-    }
+  // Set where the value is written: at the call, or in the `**kwargs` dict that supplies it
+  // (adding a keyword next to a dict that has it would pass it twice).
+  Node existing = ctx.model().keyword_arguments(call).find(keyword);
+  if (!is_null(existing)) return Edit{range(existing), std::string(value)};
   return ctx.insert_keyword_argument(call, std::string(keyword) + "=" + std::string(value));
 }
 

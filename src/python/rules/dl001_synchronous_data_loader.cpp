@@ -33,7 +33,9 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   }
   // Workers iterated once per epoch should persist across epochs (DL003).
   bool per_epoch = false;
-  for (int l : m.loops_iterating(call)) per_epoch |= m.loop_runs_per_epoch(l);
+  auto loops = m.loops_iterating(call);
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
   if (per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
     Edit e = set_keyword(ctx, call, "persistent_workers", "True");
     if (e.range.start == fix.edits.back().range.start && e.range.end == fix.edits.back().range.end &&

@@ -12,7 +12,9 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   if (!n || *n <= 0) return;
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
   bool per_epoch = false;
-  for (int l : m.loops_iterating(call)) per_epoch |= m.loop_runs_per_epoch(l);
+  auto loops = m.loops_iterating(call);
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
   if (!per_epoch) return;
   Diagnostic& d = ctx.report("DL003", field(call, "function"),
                              "The " + std::to_string(*n) +
