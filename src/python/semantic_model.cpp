@@ -1320,8 +1320,9 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
                                             const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
   HotContext ctx;
   if (lambda_depth > 0) return ctx;
-  // The outermost hot loop decides: guards inside it amortize.
-  for (size_t i = 0; i < loops.size(); ++i) {
+  // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
+  // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
+  for (size_t i = loops.size(); i-- > 0;) {
     if (loops_[loops[i]].kind != LoopKind::Hot) continue;
     ctx.hot = true;
     ctx.loop = loops[i];
@@ -1614,7 +1615,10 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       result = returns_cuda;
     }
   } else if (k == "binary_operator") {
-    result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);
+    // `"%s" % t` is a host string (the formatting itself is the readback).
+    bool formatting = text(field(expr, "operator")) == "%" && is(unparen(field(expr, "left")), "string");
+    result = !formatting &&
+             (is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1));
   } else if (k == "unary_operator") {
     result = is_cuda_impl(field(expr, "argument"), depth + 1);
   } else if (k == "comparison_operator") {

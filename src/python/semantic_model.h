@@ -203,6 +203,9 @@ class SemanticModel {
   DeviceKind device_kind(Node expr) const;
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
+  // Does the expression evaluate to an nn.Module (a torch.nn class, a model zoo constructor,
+  // or a subclass of nn.Module defined in the file)?
+  bool is_module(Node expr) const { return is_module_value(expr, 0); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
