@@ -9,6 +9,9 @@ void dl002_unpinned_host_batches(Context& ctx, Node call) {
   int state = bool_argument_state(ctx, call, kPinMemoryPos, "pin_memory");
   if (state == 0) return;
   if (!m.loader_feeds_training(call)) return;
+  // A Dataset or collate_fn that returns CUDA tensors cannot be pinned (pin_memory=True would
+  // raise); DL005 reports that instead.
+  if (dataset_does_cuda_work(ctx)) return;
   Diagnostic& d = ctx.report("DL002", field(call, "function"),
                              "Batches from this `DataLoader` are copied to the GPU from pageable memory; "
                              "`pin_memory=True` lets the copy run asynchronously");
