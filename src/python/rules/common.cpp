@@ -20,6 +20,10 @@ Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::s
       Node v = field(a, "value");
       return Edit{range(v), std::string(value)};
     }
+  // Set through `**kwargs` from a dict we resolved: edit the dict's entry, since adding the
+  // keyword at the call would pass it twice (a TypeError at run time).
+  Node from_dict = ctx.model().keyword_arguments(call).find(keyword);
+  if (!is_null(from_dict) && !contains(call, from_dict)) return Edit{range(from_dict), std::string(value)};
   return ctx.insert_keyword_argument(call, std::string(keyword) + "=" + std::string(value));
 }
 

@@ -20,6 +20,10 @@ void dl002_unpinned_host_batches(Context& ctx, Node call) {
   fix.title = "Pin batches in the loader: `pin_memory=True`";
   fix.applicability = Applicability::Safe;
   Node positional = m.argument(call, kPinMemoryPos, "");
+  Node written = m.keyword_arguments(call).find("pin_memory");
+  if (is_null(written)) written = positional;
+  if (state == 2 && !is_null(written) && (!is_literal_argument(written) || !contains(call, written)))
+    fix.applicability = Applicability::Unsafe;  // overrides a flag, constant or kwargs entry
   if (state == 2 && !is_null(positional) && is_null(m.keyword_arguments(call).find("pin_memory")))
     fix.edits.push_back(Edit{range(positional), "True"});
   else
