@@ -217,3 +217,41 @@ TEST_CASE("pre-commit: this repository's hook rejects a starved script and accep
   CHECK((accepted.out + accepted.err).find("Passed") != std::string::npos);
   CHECK(git(proj, "rev-list --count HEAD").out == "2\n");
 }
+
+TEST_CASE("action.yml: its shell steps install, run and report as a workflow would run them") {
+  TempDir d;
+  write_text(d / "proj/a.py", "import torch\nx = 1  # stoker: ignore[DL001]\n");
+  // Extract the steps with a real YAML parser (PyYAML, which pre-commit depends on).
+  auto r = run_in(d.path, "/usr/bin/python3 -c \"import yaml, sys\n"
+                          "a = yaml.safe_load(open(sys.argv[1]))\n"
+                          "assert a['runs']['using'] == 'composite'\n"
+                          "for i, s in enumerate(a['runs']['steps']):\n"
+                          "    if 'run' in s: open('step_%s.sh' % s.get('id', i), 'w').write(s['run'])\n"
+                          "    else: print(s['uses'])\n"
+                          "print(sorted(a['inputs']))\" " +
+                              shell_quote((kSource / "action.yml").string()));
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out == "github/codeql-action/upload-sarif@v3\n"
+                 "['args', 'category', 'fail-on-findings', 'format', 'paths', 'sarif-file', 'stoker']\n");
+  std::string outputs = (d / "github_output").string();
+  r = run_in(d / "proj", "env GITHUB_OUTPUT=" + shell_quote(outputs) + " STOKER_INPUT=" + shell_quote(STOKER_BINARY) +
+                             " bash -e ../step_install.sh");
+  CHECK(r.rc == 0);
+  CHECK(read_text(outputs) == std::string("bin=") + STOKER_BINARY + "\n");
+  std::filesystem::remove(outputs);
+  std::string run_env = "env GITHUB_OUTPUT=" + shell_quote(outputs) + " STOKER_BIN=" + shell_quote(STOKER_BINARY) +
+                        " STOKER_PATHS=. STOKER_ARGS=--report-unused-ignores STOKER_SARIF=out.sarif ";
+  r = run_in(d / "proj", run_env + "STOKER_FORMAT=sarif bash -e ../step_run.sh");
+  CHECK(r.rc == 0);
+  CHECK(read_text(outputs) == "sarif-file=out.sarif\nexit-code=1\n");
+  CHECK(read_text(d / "proj/out.sarif").find("\"ruleId\": \"ST001\"") != std::string::npos);
+  r = run_in(d / "proj", run_env + "STOKER_FORMAT=github bash -e ../step_run.sh");
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("::warning file=a.py,line=2", 0) == 0);
+  // A configuration error fails the step.
+  write_text(d / "proj/stoker.toml", "nonsense = 1\n");
+  r = run_in(d / "proj", run_env + "STOKER_FORMAT=sarif bash -e ../step_run.sh");
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("stoker.toml:1:1: `nonsense`: unknown key") != std::string::npos);
+}
