@@ -228,13 +228,16 @@ void parse_comment(std::string_view t, const Comment& c, uint32_t row, bool pyth
       split_list(t, s.list, s);
       i = s.list.end + 1;
       for (const auto& tok : s.tokens) {
-        if (rules.is_valid_selector(tok) && tok != "ALL") {
-          s.selectors.emplace_back(tok);
-        } else {
-          s.selectors.emplace_back(std::nullopt);
+        // A code-shaped token suppresses matching findings even when the registry does not know
+        // it (a rule whose document is missing still reports); it is also worth a notice.
+        bool shaped = !tok.empty() && std::isupper(static_cast<unsigned char>(tok[0])) &&
+                      std::all_of(tok.begin(), tok.end(), [](char ch) {
+                        return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch));
+                      });
+        s.selectors.push_back(shaped && tok != "ALL" ? std::optional<std::string>(tok) : std::nullopt);
+        if (!rules.is_valid_selector(tok) || tok == "ALL")
           out.problems.push_back({path, "unknown rule code `" + tok + "` in suppression comment (see `stoker rule --all`)",
                                   TextRange{s.list.start, s.list.end}});
-        }
       }
       if (s.tokens.empty()) s.blanket = true;
     } else {

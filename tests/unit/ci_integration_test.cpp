@@ -81,9 +81,9 @@ TEST_CASE("SARIF output passes the SARIF Multitool's validation for every fixtur
   // Results with fixes (ST001), notices, related locations, a missing input, odd file names.
   TempDir project;
   write_text(project / "stale.py",
-             "import torch\nx = torch.ones(3)  # stoker: ignore[DL001] -- gone\n# stoker: ignore[DL001]\ny = 1\n");
+             "import torch\nx = torch.ones(3)  # stoker: ignore[SY001] -- gone\n# stoker: ignore[SY001]\ny = 1\n");
   write_text(project / "dir with space/k\xC3\xA9.cu",
-             "// stoker: ignore-file[DL001]\n__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }  // NOLINT(stoker-DL001)\n");
+             "// stoker: ignore-file[SY001]\n__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }  // NOLINT(stoker-SY001)\n");
   write_text(project / "bad.py", "import torch\nx = (  # stoker: ignore[NOPE9]\n");
   emit(project.path, "--report-unused-ignores .");
   emit(project.path, "--report-unused-ignores stale.py missing.py", true);
@@ -118,9 +118,9 @@ TEST_CASE("SARIF output passes the SARIF Multitool's validation for every fixtur
   CHECK(control_errors >= 1);
 }
 
-TEST_CASE("STOKER_OUTPUT_FORMAT sets the default format; the flag wins; bad values exit 2") {
+TEST_CASE("STOKER_OUTPUT_FORMAT sets the default format, the flag wins, bad values exit 2") {
   TempDir d;
-  write_text(d / "a.py", "import torch\nx = 1  # stoker: ignore[DL001]\n");
+  write_text(d / "a.py", "import torch\nx = 1  # stoker: ignore[SY001]\n");
   auto r = run_in(d.path, "STOKER_OUTPUT_FORMAT=github " + stoker_command("check --report-unused-ignores a.py"));
   CHECK(r.rc == 1);
   CHECK(r.out.rfind("::warning file=a.py,line=2,col=10,endLine=2,endColumn=31,title=stoker ST001", 0) == 0);
@@ -134,7 +134,7 @@ TEST_CASE("STOKER_OUTPUT_FORMAT sets the default format; the flag wins; bad valu
 
 TEST_CASE("JUnit output is well-formed XML with one test case per file (read by Python's XML parser)") {
   TempDir d;
-  write_text(d / "a.py", "import torch\nx = 1  # stoker: ignore[DL001] -- <old> & \"stale\"\n");
+  write_text(d / "a.py", "import torch\nx = 1  # stoker: ignore[SY001] -- <old> & \"stale\"\n");
   write_text(d / "b.py", "import torch\n");
   write_text(d / "c.py", "print('no torch here')\n");
   auto r = run_in(d.path, stoker_command("check --report-unused-ignores --output-format junit . > report.xml"));
@@ -148,7 +148,7 @@ TEST_CASE("JUnit output is well-formed XML with one test case per file (read by 
   CHECK(r.out == "testsuites 3 1 ['a.py', 'b.py', 'c.py'] ['1 finding']\n");
 }
 
-TEST_CASE("--add-ignore suppresses every current finding; the next run is clean") {
+TEST_CASE("add-ignore suppresses every current finding, the next run is clean") {
   TempDir d;
   write_text(d / "train.py", kStarvedScript);
   write_text(d / "kernels.cu", "void f(float* d, float* h, int n) {\n  for (int i = 0; i < n; ++i) {\n"
@@ -220,7 +220,7 @@ TEST_CASE("pre-commit: this repository's hook rejects a starved script and accep
 
 TEST_CASE("action.yml: its shell steps install, run and report as a workflow would run them") {
   TempDir d;
-  write_text(d / "proj/a.py", "import torch\nx = 1  # stoker: ignore[DL001]\n");
+  write_text(d / "proj/a.py", "import torch\nx = 1  # stoker: ignore[SY001]\n");
   // Extract the steps with a real YAML parser (PyYAML, which pre-commit depends on).
   auto r = run_in(d.path, "/usr/bin/python3 -c \"import yaml, sys\n"
                           "a = yaml.safe_load(open(sys.argv[1]))\n"

@@ -30,9 +30,9 @@ ConfigError parse_error(const std::string& name, const std::string& text) {
 
 TEST_CASE("every configuration key is read from stoker.toml") {
   Settings s = parse("/proj/stoker.toml", R"toml(
-select = ["DL"]
+select = ["SY"]
 extend-select = ["ST001"]
-ignore = ["DL001"]
+ignore = ["SY001"]
 exclude = ["legacy"]
 extend-exclude = ["*_generated.py"]
 gpu = "h100-sxm"
@@ -41,7 +41,7 @@ default-workers = 4
 report-unused-ignores = true
 
 [per-file-ignores]
-"tests/**" = ["DL001", "ST"]
+"tests/**" = ["SY001", "ST"]
 
 [workload]
 step-time-ms = 120.5
@@ -54,9 +54,9 @@ compile-commands = "build"
 extra-args = ["-DNDEBUG", "-std=c++17"]
 cuda-path = "/usr/local/cuda"
 )toml");
-  CHECK(s.rules.select == std::vector<std::string>{"DL"});
+  CHECK(s.rules.select == std::vector<std::string>{"SY"});
   CHECK(s.rules.extend_select == std::vector<std::string>{"ST001"});
-  CHECK(s.rules.ignore == std::vector<std::string>{"DL001"});
+  CHECK(s.rules.ignore == std::vector<std::string>{"SY001"});
   CHECK(s.exclude == std::vector<std::string>{"legacy"});
   CHECK(s.extend_exclude == std::vector<std::string>{"*_generated.py"});
   CHECK(s.gpu == "h100-sxm");
@@ -65,7 +65,7 @@ cuda-path = "/usr/local/cuda"
   CHECK(s.report_unused_ignores);
   REQUIRE(s.per_file_ignores.size() == 1);
   CHECK(s.per_file_ignores[0].first == "tests/**");
-  CHECK(s.per_file_ignores[0].second == std::vector<std::string>{"DL001", "ST"});
+  CHECK(s.per_file_ignores[0].second == std::vector<std::string>{"SY001", "ST"});
   CHECK(s.workload.step_time_ms == Approx(120.5));
   CHECK(s.workload.load_time_ms == Approx(40));
   CHECK(s.workload.batch_bytes == Approx(1048576));
@@ -86,13 +86,13 @@ name = "demo"
 select = ["E"]
 
 [tool.stoker]
-ignore = ["DL"]
+ignore = ["SY"]
 default-workers = "os.cpu_count()"
 
 [tool.stoker.workload]
 workers = 2
 )toml");
-  CHECK(s.rules.ignore == std::vector<std::string>{"DL"});
+  CHECK(s.rules.ignore == std::vector<std::string>{"SY"});
   CHECK(s.default_workers == "os.cpu_count()");
   CHECK(s.workload.workers == 2);
   CHECK_FALSE(parse_config_text("/p/pyproject.toml", "[project]\nname = \"x\"\n", Settings{}).has_value());
@@ -107,7 +107,7 @@ workers = 2
 
 TEST_CASE("configuration errors name the file, line, column and key") {
   SECTION("unknown key, with a suggestion") {
-    auto e = parse_error("/p/pyproject.toml", "[tool.stoker]\nselect = [\"DL\"]\nselct = [\"DL\"]\n");
+    auto e = parse_error("/p/pyproject.toml", "[tool.stoker]\nselect = [\"SY\"]\nselct = [\"SY\"]\n");
     CHECK(e.line == 3);
     CHECK(e.column == 1);
     CHECK(e.key == "tool.stoker.selct");
@@ -120,13 +120,13 @@ TEST_CASE("configuration errors name the file, line, column and key") {
     CHECK(std::string(e.what()) == "expected an integer, found a string");
   }
   SECTION("wrong element type inside an array, reported at the element") {
-    auto e = parse_error("stoker.toml", "ignore = [\n  \"DL001\",\n  3,\n]\n");
+    auto e = parse_error("stoker.toml", "ignore = [\n  \"SY001\",\n  3,\n]\n");
     CHECK(e.line == 3);
     CHECK(e.column == 3);
     CHECK(std::string(e.what()).find("array of strings") != std::string::npos);
   }
   SECTION("unknown rule code") {
-    auto e = parse_error("stoker.toml", "select = [\"DL\", \"XX999\"]\n");
+    auto e = parse_error("stoker.toml", "select = [\"SY\", \"XX999\"]\n");
     CHECK(e.line == 1);
     CHECK(e.column == 17);
     CHECK(e.key == "select");
@@ -156,7 +156,7 @@ TEST_CASE("configuration errors name the file, line, column and key") {
     CHECK(parse_error("/p/pyproject.toml", "[tool]\nstoker = 1\n").key == "tool.stoker");
   }
   SECTION("invalid TOML") {
-    auto e = parse_error("stoker.toml", "select = [\"DL\"\nignore = 1\n");
+    auto e = parse_error("stoker.toml", "select = [\"SY\"\nignore = 1\n");
     CHECK(e.line >= 1);
     CHECK(std::string(e.what()).rfind("invalid TOML", 0) == 0);
   }
@@ -179,9 +179,9 @@ TEST_CASE("globs: components, ** and directory prefixes") {
   CHECK(glob_match("./scripts/*.py", "scripts/run.py"));
 }
 
-TEST_CASE("discovery: nearest configuration wins; --config overrides; per-file-ignores") {
+TEST_CASE("discovery: nearest configuration wins, --config overrides, per-file-ignores") {
   TempDir d;
-  write_text(d / "pyproject.toml", "[tool.stoker]\nmin-batch-size = 8\n[tool.stoker.per-file-ignores]\n\"tests/*\" = [\"DL001\"]\n");
+  write_text(d / "pyproject.toml", "[tool.stoker]\nmin-batch-size = 8\n[tool.stoker.per-file-ignores]\n\"tests/*\" = [\"SY001\"]\n");
   write_text(d / "pkg/stoker.toml", "min-batch-size = 64\n");
   write_text(d / "pkg/sub/.stoker.toml", "min-batch-size = 128\n");
   write_text(d / "pkg/sub/stoker.toml", "min-batch-size = 256\n");  // .stoker.toml is preferred
@@ -198,21 +198,21 @@ TEST_CASE("discovery: nearest configuration wins; --config overrides; per-file-i
   CHECK(r.config_file_for((d / "other/a.py").string()) == (d / "pyproject.toml").string());
   // Nearest wins entirely: pkg/stoker.toml does not inherit the root's per-file-ignores.
   Settings t = r.settings_for((d / "tests/t.py").string());
-  CHECK_FALSE(t.rules.enabled("DL001"));
-  CHECK(r.settings_for((d / "a.py").string()).rules.enabled("DL001"));
+  CHECK_FALSE(t.rules.enabled("SY001"));
+  CHECK(r.settings_for((d / "a.py").string()).rules.enabled("SY001"));
   CHECK(r.errors().empty());
 
   ConfigResolver forced((d / "custom.toml").string(), {});
   CHECK(forced.settings_for((d / "pkg/sub/a.py").string()).min_batch_size == 3);
 
   CliOverrides o;
-  o.select = std::vector<std::string>{"DL"};
-  o.ignore = {"DL001"};
+  o.select = std::vector<std::string>{"SY"};
+  o.ignore = {"SY001"};
   o.report_unused_ignores = true;
   ConfigResolver with_cli(std::nullopt, o);
   Settings c = with_cli.settings_for((d / "pkg/a.py").string());
-  CHECK(c.rules.select == std::vector<std::string>{"DL"});
-  CHECK_FALSE(c.rules.enabled("DL001"));
+  CHECK(c.rules.select == std::vector<std::string>{"SY"});
+  CHECK_FALSE(c.rules.enabled("SY001"));
   CHECK(c.report_unused_ignores);
 }
 
@@ -229,7 +229,7 @@ TEST_CASE("excludes are relative to the configuration's directory") {
 
 TEST_CASE("a broken configuration is recorded, not thrown, by the resolver") {
   TempDir d;
-  write_text(d / "stoker.toml", "ignore = [\"DL001\"]\nbogus = 1\n");
+  write_text(d / "stoker.toml", "ignore = [\"SY001\"]\nbogus = 1\n");
   ConfigResolver r(std::nullopt, {});
   r.settings_for((d / "a.py").string());
   auto errors = r.errors();
@@ -240,7 +240,7 @@ TEST_CASE("a broken configuration is recorded, not thrown, by the resolver") {
 
 TEST_CASE("CLI: configuration errors exit 2 with file, line and key") {
   TempDir d;
-  write_text(d / "pyproject.toml", "[tool.stoker]\nignore = [\"DL001\"]\nmin-batch-size = \"big\"\n");
+  write_text(d / "pyproject.toml", "[tool.stoker]\nignore = [\"SY001\"]\nmin-batch-size = \"big\"\n");
   write_text(d / "train.py", "import torch\n");
   auto r = run_in(d.path, stoker_command("check train.py"));
   CHECK(r.rc == 2);
@@ -258,14 +258,14 @@ TEST_CASE("CLI: configuration errors exit 2 with file, line and key") {
 TEST_CASE("CLI: config --show prints the effective configuration as TOML") {
   TempDir d;
   write_text(d / "pyproject.toml",
-             "[tool.stoker]\ngpu = \"a100-sxm\"\nmin-batch-size = 24\n[tool.stoker.per-file-ignores]\n\"tests/*\" = [\"DL001\"]\n");
+             "[tool.stoker]\ngpu = \"a100-sxm\"\nmin-batch-size = 24\n[tool.stoker.per-file-ignores]\n\"tests/*\" = [\"SY001\"]\n");
   write_text(d / "override.toml", "gpu = \"l4\"\n");
   auto r = run_in(d.path, stoker_command("config --show tests/test_a.py"));
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("# From: " + (d / "pyproject.toml").string()) != std::string::npos);
   CHECK(r.out.find("gpu = 'a100-sxm'") != std::string::npos);
   CHECK(r.out.find("min-batch-size = 24") != std::string::npos);
-  CHECK(r.out.find("ignore = [ 'DL001' ]") != std::string::npos);  // the per-file ignore applies here
+  CHECK(r.out.find("ignore = [ 'SY001' ]") != std::string::npos);  // the per-file ignore applies here
   // The output is itself a valid stoker.toml.
   write_text(d / "shown/stoker.toml", r.out);
   auto again = parse_config_text((d / "shown/stoker.toml").string(), r.out, Settings{});
@@ -284,10 +284,10 @@ TEST_CASE("CLI: config --show prints the effective configuration as TOML") {
   CHECK(r.err.find("pyproject.toml:2:7: `tool.stoker.gpu`: expected a string, found an integer") != std::string::npos);
 }
 
-TEST_CASE("CLI: excludes prune discovery; --force-exclude applies them to named files") {
+TEST_CASE("CLI: excludes prune discovery, --force-exclude applies them to named files") {
   TempDir d;
   write_text(d / "stoker.toml", "extend-exclude = [\"skipme\"]\nreport-unused-ignores = true\n");
-  std::string stale = "import torch\nx = 1  # stoker: ignore[DL001]\n";
+  std::string stale = "import torch\nx = 1  # stoker: ignore[SY001]\n";
   write_text(d / "keep/a.py", stale);
   write_text(d / "skipme/b.py", stale);
   auto r = run_in(d.path, stoker_command("check --output-format concise --no-color ."));

@@ -25,7 +25,7 @@ Diagnostic make(const SourceFile& f, const std::string& code, const std::string&
 
 Report sample_report(const std::string& text = "import torch\nloader = DataLoader(ds)  # é\nx = y.item()\n") {
   auto f = std::make_shared<SourceFile>("pkg/train.py", text);
-  Diagnostic a = make(*f, "DL001", "DataLoader(ds)", Severity::Warning);
+  Diagnostic a = make(*f, "SY001", "DataLoader(ds)", Severity::Warning);
   a.fix = Fix{"Add `num_workers=4`", Applicability::Safe, {}};
   uint32_t close = static_cast<uint32_t>(f->text.find("ds)") + 2);
   a.fix->edits.push_back({{close, close}, ", num_workers=4"});
@@ -73,8 +73,8 @@ TEST_CASE("SARIF 2.1.0: driver rules from the rule documents, relative URIs, fix
   const json& results = run["results"];
   REQUIRE(results.size() == 2);
   const json& a = results[0];
-  CHECK(a["ruleId"] == "DL001");
-  CHECK(rules[a["ruleIndex"].get<size_t>()]["id"] == "DL001");
+  CHECK(a["ruleId"] == "SY001");
+  CHECK(rules[a["ruleIndex"].get<size_t>()]["id"] == "SY001");
   CHECK(a["level"] == "warning");
   CHECK(a["message"]["text"] == "Finding `DataLoader(ds)`: 50%, really.");
   const json& loc = a["locations"][0]["physicalLocation"];
@@ -95,7 +95,7 @@ TEST_CASE("SARIF 2.1.0: driver rules from the rule documents, relative URIs, fix
   // A column counts code points: the `é` before nothing here, but a URI needs escaping.
   Report spaced = sample_report();
   auto g = std::make_shared<SourceFile>("my dir/t é.py", "x\n");
-  spaced.files.push_back({g, AnalysisResult{{make(*g, "DL001", "x", Severity::Error)}, {}}});
+  spaced.files.push_back({g, AnalysisResult{{make(*g, "SY001", "x", Severity::Error)}, {}}});
   json log2 = json::parse(render(output::write_sarif, spaced));
   const json& c = log2["runs"][0]["results"][2];
   CHECK(c["level"] == "error");
@@ -109,9 +109,9 @@ TEST_CASE("GitHub workflow commands carry the position, level and escaped text")
   std::getline(lines, first);
   std::getline(lines, second);
   CHECK(first ==
-        "::warning file=pkg/train.py,line=2,col=10,endLine=2,endColumn=24,title=stoker DL001 "
-        "(synchronous-data-loader)::DL001 Finding `DataLoader(ds)`: 50%25, really%0AFix (safe): Add `num_workers=4`"
-        "%0Ahttps://github.com/stoker-dev/stoker/blob/main/rules/DL001.md");
+        "::warning file=pkg/train.py,line=2,col=10,endLine=2,endColumn=24,title=stoker SY001 "
+        "(host-readback-in-hot-loop)::SY001 Finding `DataLoader(ds)`: 50%25, really%0AFix (safe): Add `num_workers=4`"
+        "%0Ahttps://github.com/stoker-dev/stoker/blob/main/rules/SY001.md");
   CHECK(second.rfind("::notice file=pkg/train.py,line=3,col=5,endLine=3,endColumn=13,title=stoker ST001 "
                      "(unused-suppression)::ST001 ",
                      0) == 0);
@@ -124,8 +124,8 @@ TEST_CASE("GitLab Code Quality: fields and fingerprints that survive moved lines
   json issues = json::parse(render(output::write_gitlab, sample_report()));
   REQUIRE(issues.size() == 2);
   const json& a = issues[0];
-  CHECK(a["check_name"] == "DL001 synchronous-data-loader");
-  CHECK(a["description"] == "DL001 Finding `DataLoader(ds)`: 50%, really");
+  CHECK(a["check_name"] == "SY001 host-readback-in-hot-loop");
+  CHECK(a["description"] == "SY001 Finding `DataLoader(ds)`: 50%, really");
   CHECK(a["severity"] == "major");
   CHECK(issues[1]["severity"] == "info");
   CHECK(a["location"]["path"] == "pkg/train.py");
@@ -141,7 +141,7 @@ TEST_CASE("GitLab Code Quality: fields and fingerprints that survive moved lines
   CHECK(moved[1]["fingerprint"] == issues[1]["fingerprint"]);
   // Identical findings on identical lines stay distinct.
   auto f = std::make_shared<SourceFile>("d.py", "a = DataLoader(ds)\na = DataLoader(ds)\n");
-  Diagnostic d1 = make(*f, "DL001", "DataLoader(ds)", Severity::Warning), d2 = d1;
+  Diagnostic d1 = make(*f, "SY001", "DataLoader(ds)", Severity::Warning), d2 = d1;
   d2.range.start += 19, d2.range.end += 19;
   Report dup;
   dup.files.push_back({f, AnalysisResult{{d1, d2}, {}}});
@@ -157,16 +157,16 @@ TEST_CASE("JUnit XML: one test case per analyzed file") {
                   "errors=\"1\">",
                   0) == 0);
   CHECK(xml.find("<testcase name=\"pkg/clean.py\" classname=\"stoker\" file=\"pkg/clean.py\"/>") != std::string::npos);
-  CHECK(xml.find("<failure type=\"stoker\" message=\"2 findings\">pkg/train.py:2:10: DL001 Finding "
+  CHECK(xml.find("<failure type=\"stoker\" message=\"2 findings\">pkg/train.py:2:10: SY001 Finding "
                  "`DataLoader(ds)`: 50%, really\npkg/train.py:3:5: ST001") != std::string::npos);
   CHECK(xml.find("<error type=\"stoker\" message=\"invalid UTF-8 at byte 3; skipped\"/>") != std::string::npos);
   Report escaped;
   auto f = std::make_shared<SourceFile>("a&b.py", "x\n");
-  Diagnostic d = make(*f, "DL001", "x", Severity::Warning);
+  Diagnostic d = make(*f, "SY001", "x", Severity::Warning);
   d.message = "<tag> & \"q\"";
   escaped.files.push_back({f, AnalysisResult{{d}, {}}});
   escaped.analyzed_files = {"a&b.py"};
   std::string x2 = render(output::write_junit, escaped);
   CHECK(x2.find("name=\"a&amp;b.py\"") != std::string::npos);
-  CHECK(x2.find("DL001 &lt;tag&gt; &amp; &quot;q&quot;</failure>") != std::string::npos);
+  CHECK(x2.find("SY001 &lt;tag&gt; &amp; &quot;q&quot;</failure>") != std::string::npos);
 }

@@ -65,7 +65,7 @@ TEST_CASE("Python: stoker: ignore on the line, or alone on the line above") {
                       at(f, "SY001", "x.item()", 3)}) == Codes{"SY001@4", "SY001@5"});
 }
 
-TEST_CASE("a trailing comment does not reach the next line; prefixes and lists work") {
+TEST_CASE("a trailing comment does not reach the next line, prefixes and lists work") {
   SourceFile f("t.py",
                "a = 1  # stoker: ignore[SY001]\n"
                "b = x.item()\n"
@@ -77,7 +77,7 @@ TEST_CASE("a trailing comment does not reach the next line; prefixes and lists w
         Codes{"SY001@2"});
 }
 
-TEST_CASE("noqa: only stoker codes count; blanket noqa belongs to other tools") {
+TEST_CASE("noqa: only stoker codes count, blanket noqa belongs to other tools") {
   SourceFile f("t.py",
                "a = load()  # noqa: E501, DL001\n"
                "b = load()  # noqa\n"
@@ -208,7 +208,7 @@ TEST_CASE("unused suppressions are ST001 findings only when asked, with fixes") 
   CHECK(r3.diagnostics.empty());
 }
 
-TEST_CASE("--add-ignore edits suppress every finding, and nothing is unused afterwards") {
+TEST_CASE("add-ignore edits suppress every finding, and nothing is unused afterwards") {
   std::string text =
       "import torch\n"
       "loader = DataLoader(ds)\n"
@@ -247,7 +247,7 @@ TEST_CASE("--add-ignore edits suppress every finding, and nothing is unused afte
   CHECK(remaining(g, again, true).empty());
 }
 
-TEST_CASE("--add-ignore in C++ uses // comments") {
+TEST_CASE("add-ignore in C++ uses // comments") {
   SourceFile f("k.cu", "void f() {\n  cudaDeviceSynchronize();\n}\n");
   auto edits = add_ignore_edits(f, {at(f, "CU003", "cudaDeviceSynchronize")}, nullptr, test_rules());
   CHECK(apply_edits(f.text, edits) == "void f() {\n  cudaDeviceSynchronize();  // stoker: ignore[CU003]\n}\n");
