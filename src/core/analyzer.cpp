@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/impact.h"
 #include "python/checker.h"
 
 namespace stoker {
@@ -38,6 +39,7 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   sort_diagnostics(result.diagnostics);
+  attach_impact(result, settings);
   return result;
 }
 
