@@ -81,15 +81,18 @@ int main(int argc, char** argv) {
   check->add_flag("--show-fixes", show_fixes, "List the fixes applied");
   check->add_option("--gpu", gpu, "Hardware profile for impact estimates (h100-sxm, a100-pcie, ..., generic)");
   check->add_option("--workload", workload_kv,
-                    "Override an impact-model assumption: step-time-ms=, load-time-ms=, batch-bytes=, workers=");
+                    "Override an impact-model assumption: step-time-ms=, load-time-ms=, batch-bytes=, workers=")
+      ->allow_extra_args(false);
 
   auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
   std::string impact_model, impact_gpu = "generic";
   std::vector<std::string> impact_workload, impact_facts;
   impact_cmd->add_option("model", impact_model, "Model name, e.g. serial-loader")->required();
   impact_cmd->add_option("--gpu", impact_gpu, "Hardware profile");
-  impact_cmd->add_option("--workload", impact_workload, "step-time-ms=, load-time-ms=, batch-bytes=, workers=");
-  impact_cmd->add_option("--fact", impact_facts, "A resolved fact, e.g. batch_size=64, num_workers=0");
+  impact_cmd->add_option("--workload", impact_workload, "step-time-ms=, load-time-ms=, batch-bytes=, workers=")
+      ->allow_extra_args(false);
+  impact_cmd->add_option("--fact", impact_facts, "A resolved fact, e.g. batch_size=64, num_workers=0")
+      ->allow_extra_args(false);
 
   auto* rule = app.add_subcommand("rule", "Explain a rule");
   std::string rule_code;
