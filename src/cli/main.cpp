@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 
 #include "core/impact.h"
 #include "core/rules.h"
@@ -186,6 +187,7 @@ int main(int argc, char** argv) {
   run.threads = threads;
   Report report = run_analysis(run, settings);
 
+  std::optional<fix::FixRunSummary> fixed_summary;
   if (do_diff || do_fix) {
     fix::FixRunOptions fopts;
     fopts.unsafe = unsafe_fixes;
@@ -201,9 +203,7 @@ int main(int argc, char** argv) {
       if (!report.errors.empty()) return 2;
       return summary.changed_files() ? 1 : 0;
     }
-    std::ostream& human = format == "json" ? std::cerr : std::cout;
-    if (show_fixes) fix::write_applied_fixes(human, summary, false);
-    else if (report.fixed) human << "Fixed " << report.fixed << " finding" << (report.fixed == 1 ? "" : "s") << ".\n";
+    fixed_summary = std::move(summary);
   }
 
   if (format == "json") {
@@ -218,6 +218,11 @@ int main(int argc, char** argv) {
     opts.show_source = format == "text";
     opts.statistics = statistics;
     output::write_text(std::cout, report, rules, opts);
+  }
+  if (fixed_summary) {
+    std::ostream& human = format == "json" ? std::cerr : std::cout;
+    if (show_fixes) fix::write_applied_fixes(human, *fixed_summary, false);
+    else if (report.fixed) human << "Fixed " << report.fixed << " finding" << (report.fixed == 1 ? "" : "s") << ".\n";
   }
   bool any = false;
   for (const auto& f : report.files) any |= !f.result.diagnostics.empty();

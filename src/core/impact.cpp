@@ -362,6 +362,15 @@ void attach_impact(AnalysisResult& result, const Settings& settings) {
     if (d.impact) continue;  // a front end that knows better keeps its estimate
     const RuleInfo* info = rules.find(d.code);
     if (!info || info->impact_model.empty()) continue;
+    if (info->impact_model == "none") {
+      // A correctness rule (wrong results, not idle time): say so instead of estimating.
+      Impact none;
+      none.model = "none";
+      none.profile = hw->name;
+      none.assumptions.push_back("no GPU time at stake: this rule is about correctness");
+      d.impact = std::move(none);
+      continue;
+    }
     Workload w = make_workload(*hw, d.facts, settings);
     d.impact = estimate_impact(info->impact_model, *hw, w);
   }
@@ -371,7 +380,7 @@ FileBusy estimate_file_busy(const std::vector<Diagnostic>& diags) {
   FileBusy b;
   double extra_now = 0, extra_after = 0;  // idle time per unit of GPU time
   for (const auto& d : diags) {
-    if (!d.impact) continue;
+    if (!d.impact || d.impact->model == "none") continue;
     b.any = true;
     b.profile = d.impact->profile;
     double in = std::clamp(d.impact->idle_now, 0.0, 0.999);

@@ -111,7 +111,8 @@ std::optional<IdleRange> evaluate_model(std::string_view model, const HardwarePr
 std::optional<Impact> estimate_impact(std::string_view model, const HardwareProfile& hw, const Workload& w);
 
 // Attaches an impact estimate to every diagnostic whose rule names a known model
-// (RuleInfo::impact_model, front matter `impact:`). Called once by analyze().
+// (RuleInfo::impact_model, front matter `impact:`). Called once by analyze(). Rules with
+// `impact: none` (correctness rules such as TX004) get model "none", 0 pp, and say why.
 void attach_impact(AnalysisResult& result, const Settings& settings);
 
 // Estimated GPU busy fraction (0..1) of a file now and after all its findings are fixed:

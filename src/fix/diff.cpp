@@ -48,12 +48,12 @@ std::vector<Line> edit_script(const std::vector<std::string_view>& a, const std:
       if (i < n && j < m && a[pre + i] == b[pre + j]) {
         out.push_back({Op::Keep, a[pre + i], pre + i, pre + j});
         ++i, ++j;
-      } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
+      } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
+        out.push_back({Op::Del, a[pre + i], pre + i, pre + j});  // deletions first, as diff(1) prints them
+        ++i;
+      } else {
         out.push_back({Op::Add, b[pre + j], pre + i, pre + j});
         ++j;
-      } else {
-        out.push_back({Op::Del, a[pre + i], pre + i, pre + j});
-        ++i;
       }
     }
   } else {
@@ -78,6 +78,7 @@ std::string unified_diff(std::string_view before, std::string_view after, std::s
   auto a = split_lines(before), b = split_lines(after);
   auto script = edit_script(a, b);
   std::string out;
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);  // a/tmp/x.py, not a//tmp/x.py
   out.append("--- a/").append(path).append("\n+++ b/").append(path).append("\n");
   const size_t ctx = static_cast<size_t>(std::max(context, 0));
   size_t k = 0;

@@ -115,7 +115,7 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       if (d.fix) {
         out << "  = " << st("1;32", "fix") << " (" << to_string(d.fix->applicability) << "): " << d.fix->title << "\n";
       }
-      if (d.impact) {
+      if (d.impact && d.impact->model != "none") {
         char buf[160];
         std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
                       d.impact->profile.c_str());

@@ -26,13 +26,18 @@ export CUDA_VISIBLE_DEVICES=""  # the smoke runs are CPU runs, also on a machine
 failed=0
 for ex in "${examples[@]}"; do
   name=$(basename "$ex")
-  mkdir -p "$work/before" "$work/after"
-  cp "$ex" "$work/before/$name"
-  cp "$ex" "$work/after/$name"
-  if ! (cd "$work/before" && timeout 300 "$python" "$name" --smoke >"$work/$name.before.log" 2>&1); then
+  # Each run gets a copy of examples/ in the repository's layout, so helpers an example finds
+  # relative to itself (tests/support/) resolve as they do in a checkout.
+  rm -rf "$work/before" "$work/after"
+  for side in before after; do
+    mkdir -p "$work/$side/examples"
+    cp "$src"/examples/*.py "$work/$side/examples/"
+    [ -e "$work/$side/tests" ] || ln -s "$src/tests" "$work/$side/tests"
+  done
+  if ! (cd "$work/before/examples" && timeout 300 "$python" "$name" --smoke >"$work/$name.before.log" 2>&1); then
     echo "FAIL: $name --smoke (as written)"; tail -20 "$work/$name.before.log"; failed=1; continue
   fi
-  "$stoker" check --fix --unsafe-fixes --no-color "$work/after/$name" >"$work/$name.fix.log" 2>&1
+  "$stoker" check --fix --unsafe-fixes --no-color "$work/after/examples/$name" >"$work/$name.fix.log" 2>&1
   rc=$?
   if ((rc > 1)); then
     echo "FAIL: stoker --fix on $name exited $rc"; cat "$work/$name.fix.log"; failed=1; continue
@@ -40,11 +45,11 @@ for ex in "${examples[@]}"; do
   if grep -q "fix not applied" "$work/$name.fix.log"; then
     echo "FAIL: a fix of $name was refused"; cat "$work/$name.fix.log"; failed=1; continue
   fi
-  if ! (cd "$work/after" && timeout 300 "$python" "$name" --smoke >"$work/$name.after.log" 2>&1); then
-    echo "FAIL: $name --smoke after --fix --unsafe-fixes"; diff -u "$work/before/$name" "$work/after/$name"
+  if ! (cd "$work/after/examples" && timeout 300 "$python" "$name" --smoke >"$work/$name.after.log" 2>&1); then
+    echo "FAIL: $name --smoke after --fix --unsafe-fixes"; diff -u "$work/before/examples/$name" "$work/after/examples/$name"
     tail -20 "$work/$name.after.log"; failed=1; continue
   fi
-  changed=$(cmp -s "$work/before/$name" "$work/after/$name" && echo unchanged || echo fixed)
+  changed=$(cmp -s "$work/before/examples/$name" "$work/after/examples/$name" && echo unchanged || echo fixed)
   echo "ok: $name (before and after --fix; file $changed)"
 done
 exit $failed

@@ -82,3 +82,59 @@ TEST_CASE("stoker impact evaluates one model for given numbers") {
   CHECK(run("impact warp-drive").rc == 2);
   CHECK(run("impact sync-bubble --fact amortize_every").rc == 2);
 }
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_CASE("diff then fix a real fixture saved with a BOM and CRLF line endings") {
+  std::string lf = slurp(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/python/TX001.py");
+  REQUIRE(!lf.empty());
+  std::string crlf;
+  for (char c : lf) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  const std::string original = "\xEF\xBB\xBF" + crlf;
+  TempFile f(original);
+  {
+    std::ofstream(f.path, std::ios::binary) << original;
+  }
+  fs::permissions(f.path, fs::perms(0750));
+
+  auto diff = run("check --diff " + f.path.string());
+  CHECK(diff.rc == 1);
+  CHECK_THAT(diff.out, Catch::Contains("non_blocking=True") && Catch::Contains("@@ -"));
+  CHECK(slurp(f.path) == original);  // --diff never writes
+
+  auto json = run("check --output-format json --exit-zero " + f.path.string() + " 2>/dev/null");
+  auto arr = nlohmann::json::parse(json.out.substr(0, json.out.rfind(']') + 1));
+  REQUIRE(!arr.empty());
+  for (const auto& d : arr) {
+    INFO(d["code"]);
+    if (d["code"].get<std::string>().rfind("DL", 0) == 0) continue;  // DL documents may not be merged yet
+    REQUIRE(d["impact"].is_object());
+    CHECK(d["impact"]["gain_pp"][0].get<double>() >= 0);
+    CHECK(d["impact"]["gain_pp"][1].get<double>() <= 100);
+    CHECK(!d["impact"]["assumptions"].empty());
+  }
+
+  auto fixed = run("check --fix --show-fixes --gpu h100-sxm " + f.path.string());
+  CHECK_THAT(fixed.out, Catch::Contains("Fixed ") && Catch::Contains("TX001"));
+  CHECK_THAT(fixed.out, Catch::Contains("est. GPU busy") && Catch::Contains("after all fixes (h100-sxm)"));
+  std::string now = slurp(f.path);
+  CHECK(now != original);
+  CHECK(now.rfind("\xEF\xBB\xBF", 0) == 0);
+  size_t bare_lf = 0;
+  for (size_t i = 0; i < now.size(); ++i)
+    if (now[i] == '\n' && (i == 0 || now[i - 1] != '\r')) ++bare_lf;
+  CHECK(bare_lf == 0);
+  CHECK((fs::status(f.path).permissions() & fs::perms::all) == fs::perms(0750));
+  // Converged: nothing safe is left to fix.
+  auto again = run("check --diff " + f.path.string());
+  CHECK(again.rc == 0);
+  CHECK(again.out.empty());
+}

@@ -156,25 +156,40 @@ TEST_CASE("resolved facts are used and stated among the assumptions") {
 }
 
 TEST_CASE("analyze() attaches an estimate to each diagnostic of a rule with a model") {
-  const RuleInfo* dl001 = RuleRegistry::builtin().find("DL001");
-  REQUIRE(dl001);
-  REQUIRE(dl001->impact_model == "serial-loader");
+  // Any registered rule with a real model (the rule documents come from the Python front end).
+  const RuleInfo* modelled = nullptr;
+  const RuleInfo* correctness = nullptr;
+  for (const auto& r : RuleRegistry::builtin().all()) {
+    if (!modelled && r.impact_model != "none" && !r.impact_model.empty()) modelled = &r;
+    if (!correctness && r.impact_model == "none") correctness = &r;
+  }
+  REQUIRE(modelled);
   AnalysisResult r;
   Diagnostic d;
-  d.code = "DL001";
+  d.code = modelled->code;
   d.facts = {{"batch_size", "32"}, {"num_workers", "0"}};
   r.diagnostics.push_back(d);
   Diagnostic unknown;
   unknown.code = "ZZ999";
   r.diagnostics.push_back(unknown);
+  if (correctness) {
+    Diagnostic c;
+    c.code = correctness->code;
+    r.diagnostics.push_back(c);
+  }
   Settings s;
   s.gpu = "h200";
   attach_impact(r, s);
   REQUIRE(r.diagnostics[0].impact);
-  CHECK(r.diagnostics[0].impact->model == "serial-loader");
+  CHECK(r.diagnostics[0].impact->model == modelled->impact_model);
   CHECK(r.diagnostics[0].impact->profile == "h200");
   CHECK(r.diagnostics[0].impact->gain_high > 0);
   CHECK_FALSE(r.diagnostics[1].impact);
+  if (correctness) {
+    REQUIRE(r.diagnostics[2].impact);
+    CHECK(r.diagnostics[2].impact->model == "none");
+    CHECK(r.diagnostics[2].impact->gain_high == 0);
+  }
 
   auto busy = estimate_file_busy(r.diagnostics);
   CHECK(busy.any);
