@@ -170,7 +170,6 @@ int main(int argc, char** argv) {
   Settings settings;
   if (!known_profile(gpu) || !set_hints(workload_kv, settings)) return 2;
   settings.gpu = gpu;
-  if (unsafe_fixes && !do_fix && !do_diff) do_fix = true;  // as ruff: --unsafe-fixes implies fixing
   auto sel = split_codes(select), ext = split_codes(extend_select), ign = split_codes(ignore);
   for (const auto* list : {&sel, &ext, &ign})
     for (const auto& code : *list)

@@ -212,8 +212,8 @@ Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<st
   w.dispatch_ms = {0.2, 2.0};  // host refills the queue: eager PyTorch dispatches ~10-20 us/op, 20-100 ops
   w.fixed_step_ms = {1.0, 5.0};  // launches, optimizer step and Python per step, independent of batch
   w.alloc_ms = {0.05, 1.0};      // cudaMalloc/cudaFree, cudaFree synchronizes the device
-  w.spawn_s = {0.05, 1.0};       // fork/spawn + dataset pickling + imports per worker
-  w.steps_per_epoch = {100, 2000};
+  w.spawn_s = {0.05, 0.5};       // fork/spawn + dataset pickling + imports per worker
+  w.steps_per_epoch = {200, 5000};
   if (auto v = fact_number(facts, "steps_per_epoch"); v && *v >= 1) w.steps_per_epoch = Interval::exact(*v);
   if (auto v = fact_number(facts, "amortize_every"); v && *v >= 1) {
     w.amortize_every = *v;
