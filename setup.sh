@@ -9,6 +9,7 @@ cd "$(dirname "$0")"
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git nodejs npm
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
+  libclang-cpp22-dev libclang-22-dev llvm-22-dev
 )
 
 missing=()
@@ -28,7 +29,7 @@ if [ ! -f grammars/node_modules/tree-sitter-python/src/parser.c ]; then
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build --parallel
+cmake --build build --parallel 2
 
 if [ "${1:-}" != "--no-run" ]; then
   echo

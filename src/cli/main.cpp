@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "core/rules.h"
@@ -69,6 +70,12 @@ int main(int argc, char** argv) {
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
   check->add_flag("--no-color", no_color, "Never color the output");
   check->add_option("--threads", threads, "Worker threads (default: all cores)");
+  std::string compile_commands_dir, cuda_path;
+  bool show_parse_errors = false;
+  check->add_option("-p,--build-path", compile_commands_dir,
+                    "C++: directory with compile_commands.json (default: found upwards from each file)");
+  check->add_option("--cuda-path", cuda_path, "C++: parse CUDA files against this toolkit's headers (toolkit mode)");
+  check->add_flag("--show-parse-errors", show_parse_errors, "C++: list every error clang reports");
 
   auto* rule = app.add_subcommand("rule", "Explain a rule");
   std::string rule_code;
@@ -108,6 +115,20 @@ int main(int argc, char** argv) {
   if (!sel.empty()) settings.rules.select = sel;
   settings.rules.extend_select = ext;
   settings.rules.ignore = ign;
+  if (!compile_commands_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(compile_commands_dir) / "compile_commands.json", ec)) {
+      std::cerr << "stoker: no compile_commands.json in `" << compile_commands_dir << "`\n";
+      return 2;
+    }
+  }
+  if (!cuda_path.empty() && !std::filesystem::exists(std::filesystem::path(cuda_path) / "include" / "cuda_runtime.h")) {
+    std::cerr << "stoker: `" << cuda_path << "` is not a CUDA toolkit (no include/cuda_runtime.h)\n";
+    return 2;
+  }
+  settings.compile_commands_dir = compile_commands_dir;
+  settings.cuda_path = cuda_path;
+  settings.show_parse_errors = show_parse_errors;
 
   RunOptions run;
   run.paths = paths.empty() ? std::vector<std::string>{"."} : paths;

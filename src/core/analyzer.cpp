@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cxx/checker.h"
 #include "python/checker.h"
 
 namespace stoker {
@@ -35,6 +36,8 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
   AnalysisResult result;
   if (file.language == Language::Python) {
     result = python::check(file, settings);
+  } else if (file.language == Language::Cxx) {
+    result = cxx::check(file, settings);
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   sort_diagnostics(result.diagnostics);

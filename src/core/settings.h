@@ -29,6 +29,8 @@ struct Settings {
   std::string compile_commands_dir;   // -p
   std::vector<std::string> cxx_extra_args;
   std::string cuda_path;              // toolkit mode when non-empty
+  bool show_parse_errors = false;     // list every clang error instead of one notice per file
+  std::string cxx_default_workers = "4";  // workers written by the LibTorch DL001 fix
 };
 
 }  // namespace stoker
