@@ -103,7 +103,9 @@ CompileFlags compile_flags_for(const std::string& abs_path, const Settings& sett
   auto db = load_database(abs_path, settings);
   if (db) {
     auto commands = db->getCompileCommands(abs_path);
-    if (!commands.empty() && !commands.front().CommandLine.empty()) {
+    // Only the file's own entry: a command inferred from a neighbour (clang's interpolation) may
+    // be for another language, and header-free mode is the better guess then.
+    if (!commands.empty() && !commands.front().CommandLine.empty() && commands.front().Heuristic.empty()) {
       const auto& cmd = commands.front();
       CompileFlags f;
       f.source = FlagSource::CompilationDatabase;
@@ -119,6 +121,7 @@ CompileFlags compile_flags_for(const std::string& abs_path, const Settings& sett
       // Drop the source file (it is re-appended as an absolute path) and -c.
       std::vector<std::string> kept;
       for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") break;  // what follows is the input file
         if (args[i] == "-c" || args[i] == cmd.Filename || args[i] == abs_path) continue;
         kept.push_back(args[i]);
       }

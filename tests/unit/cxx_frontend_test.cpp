@@ -127,6 +127,7 @@ void train(float* d, cudaStream_t s, int steps) {
   SourceFile fixed("memset.cu", text);
   auto again = analyze(fixed, Settings{});
   CHECK(again.diagnostics.empty());
+  for (const auto& n : again.notices) INFO(n.message);
   CHECK(again.notices.empty());
 }
 
@@ -160,6 +161,7 @@ void train(float* d, int steps) {
 )");
   auto result = analyze(f, Settings{});
   REQUIRE(result.notices.size() == 1);
+  INFO(result.notices[0].message);
   CHECK(result.notices[0].message.find("does_not_exist.h") != std::string::npos);
   REQUIRE(result.diagnostics.size() == 1);
   CHECK(result.diagnostics[0].code == "CU003");
@@ -217,7 +219,7 @@ TEST_CASE("toolkit mode against an installed CUDA toolkit matches header-free mo
   }
 }
 
-TEST_CASE("-p reads a compilation database made by CMake") {
+TEST_CASE("compile-database mode (-p) reads the flags CMake exported") {
   if (std::system("cmake --version > /dev/null 2>&1") != 0) {
     WARN("skipped: cmake not found");
     return;
