@@ -19,6 +19,7 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
   python3-torch patch
+  libclang-cpp22-dev libclang-22-dev llvm-22-dev
 )
 # Test-only real consumers: pre-commit (hook test, brings python3), ICU for the SARIF Multitool
 # (a self-contained .NET program from npm, tests/tools).
@@ -50,7 +51,7 @@ if ((!NO_TESTS)) && [ ! -x tests/tools/node_modules/@microsoft/sarif-multitool-l
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_BUILD_TESTS=$([ "$NO_TESTS" = 1 ] && echo OFF || echo ON) >/dev/null
-cmake --build build --parallel
+cmake --build build --parallel 2
 
 if ((!NO_RUN)); then
   echo

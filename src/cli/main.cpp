@@ -108,6 +108,12 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   impact_cmd->add_option("--fact", impact_facts, "A resolved fact, e.g. batch_size=64, num_workers=0")
       ->allow_extra_args(false);
+  std::string compile_commands_dir, cuda_path;
+  bool show_parse_errors = false;
+  check->add_option("-p,--build-path", compile_commands_dir,
+                    "C++: directory with compile_commands.json (default: found upwards from each file)");
+  check->add_option("--cuda-path", cuda_path, "C++: parse CUDA files against this toolkit's headers (toolkit mode)");
+  check->add_flag("--show-parse-errors", show_parse_errors, "C++: list every error clang reports");
 
   auto* rule = app.add_subcommand("rule", "Explain a rule");
   std::string rule_code;
@@ -215,6 +221,20 @@ int main(int argc, char** argv) {
   if (!sel.empty()) settings.rules.select = sel;
   settings.rules.extend_select = ext;
   settings.rules.ignore = ign;
+  if (!compile_commands_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(compile_commands_dir) / "compile_commands.json", ec)) {
+      std::cerr << "stoker: no compile_commands.json in `" << compile_commands_dir << "`\n";
+      return 2;
+    }
+  }
+  if (!cuda_path.empty() && !std::filesystem::exists(std::filesystem::path(cuda_path) / "include" / "cuda_runtime.h")) {
+    std::cerr << "stoker: `" << cuda_path << "` is not a CUDA toolkit (no include/cuda_runtime.h)\n";
+    return 2;
+  }
+  settings.compile_commands_dir = compile_commands_dir;
+  settings.cuda_path = cuda_path;
+  settings.show_parse_errors = show_parse_errors;
 
   CliOverrides overrides;
   if (!sel.empty()) overrides.select = sel;
@@ -223,6 +243,9 @@ int main(int argc, char** argv) {
   if (report_unused_ignores) overrides.report_unused_ignores = true;
   if (!gpu.empty()) overrides.gpu = gpu;
   if (!workload_kv.empty()) overrides.workload = settings.workload;
+  if (!compile_commands_dir.empty()) overrides.compile_commands_dir = compile_commands_dir;
+  if (!cuda_path.empty()) overrides.cuda_path = cuda_path;
+  overrides.show_parse_errors = show_parse_errors;
   ConfigResolver resolver(config_file.empty() ? std::nullopt : std::optional(config_file), overrides);
 
   RunOptions run;

@@ -4,6 +4,7 @@
 
 #include "core/impact.h"
 #include "core/suppression.h"
+#include "cxx/checker.h"
 #include "python/checker.h"
 
 namespace stoker {
@@ -37,6 +38,8 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
   AnalysisResult result;
   if (file.language == Language::Python) {
     result = python::check(file, settings);
+  } else if (file.language == Language::Cxx) {
+    result = cxx::check(file, settings);
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   apply_suppressions(file, settings, result);

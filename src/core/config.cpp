@@ -429,6 +429,9 @@ Settings ConfigResolver::settings_for(const std::string& path) {
   s.rules.ignore.insert(s.rules.ignore.end(), overrides_.ignore.begin(), overrides_.ignore.end());
   if (overrides_.report_unused_ignores) s.report_unused_ignores = *overrides_.report_unused_ignores;
   if (overrides_.gpu) s.gpu = *overrides_.gpu;
+  if (overrides_.compile_commands_dir) s.compile_commands_dir = *overrides_.compile_commands_dir;
+  if (overrides_.cuda_path) s.cuda_path = *overrides_.cuda_path;
+  if (overrides_.show_parse_errors) s.show_parse_errors = true;
   if (overrides_.workload) {
     const WorkloadHints& w = *overrides_.workload;
     if (w.step_time_ms) s.workload.step_time_ms = w.step_time_ms;

@@ -35,6 +35,9 @@ struct CliOverrides {
   std::optional<bool> report_unused_ignores;
   std::optional<std::string> gpu;                 // --gpu
   std::optional<WorkloadHints> workload;           // --workload KEY=VALUE (keys given replace)
+  std::optional<std::string> compile_commands_dir; // -p
+  std::optional<std::string> cuda_path;            // --cuda-path
+  bool show_parse_errors = false;                  // --show-parse-errors
 };
 
 // GPU hardware profile names accepted by the `gpu` key (the impact model's table).

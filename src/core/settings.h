@@ -38,6 +38,8 @@ struct Settings {
   std::string config_root;  // directory that relative globs and paths are relative to
   // Suppression comments (core/suppression.h): report those that suppress nothing (ST001).
   bool report_unused_ignores = false;
+  bool show_parse_errors = false;     // list every clang error instead of one notice per file
+  std::string cxx_default_workers = "4";  // workers written by the LibTorch DL001 fix
 };
 
 }  // namespace stoker

@@ -169,3 +169,21 @@ TEST_CASE("rule and version commands") {
   CHECK(run("version").out.rfind("stoker ", 0) == 0);
   CHECK(run("--help").status == 0);
 }
+
+TEST_CASE("C++ analysis leaves the process working directory alone for the other files") {
+  TempDir d;
+  d.write("proj/a_kernel.cu", "#include <cuda_runtime.h>\nvoid f(float* d, const float* h) {\n  for (int i = 0; i < 10; ++i) cudaMemcpy(d, h, 4, cudaMemcpyHostToDevice);\n}\n");
+  d.write("proj/z_train.py", kStarved);
+  std::string cmd = "cd " + d.path.string() + " && " + std::string(STOKER_BINARY) +
+                    " check --threads 1 --output-format concise proj 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  INFO(out);
+  CHECK(out.find("cannot read") == std::string::npos);
+  CHECK(out.find("proj/z_train.py") != std::string::npos);
+}

@@ -1,0 +1,18 @@
+# Writes a C++ source holding every shim header under SHIMS_DIR as (relative path, text) pairs,
+# so that header-free mode works from any working directory without installed files.
+file(GLOB_RECURSE shims RELATIVE ${SHIMS_DIR} ${SHIMS_DIR}/*.h)
+list(SORT shims)
+set(body "// Generated from src/cxx/shims by cmake/embed_shims.cmake. Do not edit.\nnamespace stoker::cxx {\nstruct EmbeddedShim { const char* path; const char* text; };\nextern const EmbeddedShim kEmbeddedShims[];\nextern const unsigned kEmbeddedShimCount;\nconst EmbeddedShim kEmbeddedShims[] = {\n")
+set(count 0)
+foreach(rel ${shims})
+  file(READ ${SHIMS_DIR}/${rel} content)
+  string(FIND "${content}" ")stoker_shim\"" bad)
+  if(NOT bad EQUAL -1)
+    message(FATAL_ERROR "${rel} contains the raw-string delimiter")
+  endif()
+  string(APPEND body "{\"${rel}\", R\"stoker_shim(${content})stoker_shim\"},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+string(APPEND body "};\nconst unsigned kEmbeddedShimCount = ${count};\n}  // namespace stoker::cxx\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

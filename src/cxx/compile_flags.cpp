@@ -1,0 +1,146 @@
+#include "cxx/compile_flags.h"
+
+#include <filesystem>
+
+#include "cxx/clang_headers.h"
+
+namespace stoker::cxx {
+
+namespace fs = std::filesystem;
+
+bool is_cuda_path(const std::string& path) {
+  auto ext = fs::path(path).extension().string();
+  return ext == ".cu" || ext == ".cuh";
+}
+
+static bool is_header_path(const std::string& path) {
+  auto ext = fs::path(path).extension().string();
+  return ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx" || ext == ".cuh";
+}
+
+// Flags every mode shares: syntax only, clang's own builtin headers wherever the binary runs,
+// no error limit (a fatal "too many errors" would end the analysis), quiet.
+static void common_tail(std::vector<std::string>& args) {
+  args.insert(args.end(), {"-fsyntax-only", "-resource-dir", STOKER_CLANG_RESOURCE_DIR, "-ferror-limit=0",
+                           "-fno-spell-checking", "-w", "-Wno-unknown-cuda-version"});
+}
+
+static std::string shim_dir(const char* sub) { return std::string(kShimRoot) + "/" + sub; }
+
+static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Settings& settings) {
+  CompileFlags f;
+  f.working_directory = fs::path(abs_path).parent_path().string();
+  bool toolkit = !settings.cuda_path.empty();
+  f.source = toolkit ? FlagSource::Toolkit : FlagSource::HeaderFree;
+  auto& a = f.command_line;
+  a.push_back("clang++");
+  if (is_cuda_path(abs_path)) {
+    a.insert(a.end(), {"-x", "cuda", "--cuda-host-only", "-nocudalib"});
+    if (toolkit) {
+      a.push_back("--cuda-path=" + settings.cuda_path);
+    } else {
+      // No toolkit: never look for one, so results are the same on every machine.
+      a.insert(a.end(), {"-nocudainc", "--cuda-path=" + std::string(kShimRoot) + "/no-toolkit", "-D__CUDACC__"});
+    }
+  } else {
+    a.insert(a.end(), {"-x", is_header_path(abs_path) ? "c++-header" : "c++"});
+    if (toolkit) a.insert(a.end(), {"-isystem", settings.cuda_path + "/include"});
+  }
+  a.push_back("-std=c++17");
+  // Header-free mode: the shims win over anything installed. Toolkit mode: the toolkit's real
+  // headers win; shims only stand in for what it lacks (LibTorch, cuDNN, NCCL).
+  if (toolkit) {
+    a.insert(a.end(), {"-idirafter", shim_dir("cuda"), "-isystem", shim_dir("libtorch")});
+  } else {
+    a.insert(a.end(), {"-isystem", shim_dir("cuda"), "-isystem", shim_dir("libtorch")});
+  }
+  common_tail(a);
+  for (const auto& x : settings.cxx_extra_args) a.push_back(x);
+  a.push_back(abs_path);
+  return f;
+}
+
+// nvcc's command lines are not clang's: keep what determines the code (includes, defines,
+// language standard) and parse as clang CUDA host code.
+static std::vector<std::string> translate_nvcc(const std::vector<std::string>& in, const std::string& abs_path,
+                                               const Settings& settings) {
+  std::vector<std::string> out{"clang++", "-x", "cuda", "--cuda-host-only", "-nocudalib"};
+  fs::path nvcc(in.empty() ? "" : in[0]);
+  std::string toolkit = settings.cuda_path;
+  if (toolkit.empty() && nvcc.has_parent_path() && fs::exists(nvcc.parent_path().parent_path() / "include" / "cuda_runtime.h"))
+    toolkit = nvcc.parent_path().parent_path().string();
+  if (!toolkit.empty()) out.push_back("--cuda-path=" + toolkit);
+  else out.insert(out.end(), {"-nocudainc", "-D__CUDACC__", "-isystem", shim_dir("cuda")});
+  bool has_std = false;
+  for (size_t i = 1; i < in.size(); ++i) {
+    const std::string& x = in[i];
+    auto take_next = [&](const char* flag) {
+      if (i + 1 < in.size()) out.insert(out.end(), {flag, in[++i]});
+    };
+    if (x == "-I" || x == "-isystem" || x == "-D" || x == "-U" || x == "-include") take_next(x.c_str());
+    else if (x.rfind("-I", 0) == 0 || x.rfind("-D", 0) == 0 || x.rfind("-U", 0) == 0) out.push_back(x);
+    else if (x.rfind("-std=", 0) == 0) { out.push_back(x); has_std = true; }
+    else if (x == "-std" && i + 1 < in.size()) { out.push_back("-std=" + in[++i]); has_std = true; }
+  }
+  if (!has_std) out.push_back("-std=c++17");
+  out.insert(out.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch")});
+  common_tail(out);
+  out.push_back(abs_path);
+  return out;
+}
+
+static std::unique_ptr<clang::tooling::CompilationDatabase> load_database(const std::string& abs_path,
+                                                                         const Settings& settings) {
+  std::string error;
+  if (!settings.compile_commands_dir.empty()) {
+    return clang::tooling::CompilationDatabase::loadFromDirectory(settings.compile_commands_dir, error);
+  }
+  // Upwards from the file, as clang-tidy does.
+  return clang::tooling::CompilationDatabase::autoDetectFromSource(abs_path, error);
+}
+
+CompileFlags compile_flags_for(const std::string& abs_path, const Settings& settings) {
+  auto db = load_database(abs_path, settings);
+  if (db) {
+    auto commands = db->getCompileCommands(abs_path);
+    // Only the file's own entry: a command inferred from a neighbour (clang's interpolation) may
+    // be for another language, and header-free mode is the better guess then.
+    if (!commands.empty() && !commands.front().CommandLine.empty() && commands.front().Heuristic.empty()) {
+      const auto& cmd = commands.front();
+      CompileFlags f;
+      f.source = FlagSource::CompilationDatabase;
+      f.working_directory = cmd.Directory;
+      std::string compiler = fs::path(cmd.CommandLine[0]).filename().string();
+      if (compiler.find("nvcc") != std::string::npos) {
+        f.command_line = translate_nvcc(cmd.CommandLine, abs_path, settings);
+        return f;
+      }
+      using namespace clang::tooling;
+      auto adjuster = combineAdjusters(getClangStripOutputAdjuster(), getClangStripDependencyFileAdjuster());
+      std::vector<std::string> args = adjuster(cmd.CommandLine, cmd.Filename);
+      // Drop the source file (it is re-appended as an absolute path) and -c.
+      std::vector<std::string> kept;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") break;  // what follows is the input file
+        if (args[i] == "-c" || args[i] == cmd.Filename || args[i] == abs_path) continue;
+        kept.push_back(args[i]);
+      }
+      if (is_cuda_path(abs_path)) {
+        bool host_only = false;
+        for (const auto& x : kept) host_only |= x == "--cuda-host-only";
+        if (!host_only) kept.insert(kept.begin() + 1, {"--cuda-host-only", "-nocudalib"});
+      }
+      // Real headers first; the shims stand in for what the build machine lacks.
+      kept.insert(kept.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch"),
+                               "-Wno-unknown-warning-option"});
+      common_tail(kept);
+      for (const auto& x : settings.cxx_extra_args) kept.push_back(x);
+      kept.push_back(abs_path);
+      f.command_line = std::move(kept);
+      return f;
+    }
+  }
+  return header_free_or_toolkit(abs_path, settings);
+}
+
+}  // namespace stoker::cxx

@@ -1,0 +1,155 @@
+// Runs clang on one file (text from memory, shims from the binary) and the checks on its AST.
+#include <filesystem>
+#include <mutex>
+
+#include "cxx/check.h"
+#include "cxx/checker.h"
+#include "cxx/compile_flags.h"
+
+namespace stoker::cxx {
+
+struct EmbeddedShim {
+  const char* path;
+  const char* text;
+};
+extern const EmbeddedShim kEmbeddedShims[];
+extern const unsigned kEmbeddedShimCount;
+
+namespace {
+
+using namespace clang;
+
+// Collects clang's errors instead of printing them.
+class ErrorCollector : public DiagnosticConsumer {
+ public:
+  struct Error {
+    std::string message;
+    std::optional<TextRange> range;
+    std::string where;  // "file:line" when not in the analyzed file
+  };
+  std::vector<Error> errors;
+  void HandleDiagnostic(DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < DiagnosticsEngine::Error) return;
+    Error e;
+    llvm::SmallString<256> text;
+    info.FormatDiagnostic(text);
+    e.message = std::string(text);
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const SourceManager& sm = info.getSourceManager();
+      SourceLocation loc = sm.getFileLoc(info.getLocation());
+      if (sm.isWrittenInMainFile(loc)) {
+        uint32_t off = sm.getFileOffset(loc);
+        e.range = TextRange{off, off};
+      } else {
+        PresumedLoc p = sm.getPresumedLoc(loc);
+        if (p.isValid()) e.where = std::string(p.getFilename()) + ":" + std::to_string(p.getLine());
+      }
+    }
+    errors.push_back(std::move(e));
+  }
+};
+
+class AnalysisConsumer : public ASTConsumer {
+ public:
+  AnalysisConsumer(const SourceFile& file, const Settings& settings, bool database, std::vector<stoker::Diagnostic>& out)
+      : file_(file), settings_(settings), database_(database), out_(out) {}
+  void HandleTranslationUnit(ASTContext& ast) override {
+    TranslationUnitModel model(ast, database_);
+    PinnedMemoryTracker memory(model);
+    CheckContext ctx(ast, model, memory, file_, settings_);
+    auto checks = make_checks(ctx);
+    ast_matchers::MatchFinder finder;
+    for (auto& c : checks) c->register_matchers(finder);
+    // One walk (the model's), the checks' matchers applied to each call of the user's code.
+    for (const CallExpr* call : model.calls()) finder.match(*call, ast);
+    for (auto& c : checks) c->finish();
+    out_ = std::move(ctx.diagnostics);
+  }
+
+ private:
+  const SourceFile& file_;
+  const Settings& settings_;
+  bool database_;
+  std::vector<stoker::Diagnostic>& out_;
+};
+
+class AnalysisAction : public ASTFrontendAction {
+ public:
+  AnalysisAction(const SourceFile& file, const Settings& settings, bool database, std::vector<stoker::Diagnostic>& out)
+      : file_(file), settings_(settings), database_(database), out_(out) {}
+  bool BeginInvocation(CompilerInstance& ci) override {
+    // Keep going after an unknown #include: the rest of the file is still analyzed.
+    ci.getDiagnostics().setFatalsAsError(true);
+    ci.getDiagnosticOpts().ShowCarets = false;  // no "N errors generated" on stderr
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, llvm::StringRef) override {
+    ci.getDiagnostics().setFatalsAsError(true);
+    return std::make_unique<AnalysisConsumer>(file_, settings_, database_, out_);
+  }
+
+ private:
+  const SourceFile& file_;
+  const Settings& settings_;
+  bool database_;
+  std::vector<stoker::Diagnostic>& out_;
+};
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+AnalysisResult check(const SourceFile& file, const Settings& settings) {
+  AnalysisResult result;
+  const std::string abs = absolute_path(file.path);
+  CompileFlags flags = compile_flags_for(abs, settings);
+
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  for (unsigned i = 0; i < kEmbeddedShimCount; ++i)
+    memory->addFile(std::string(kShimRoot) + "/" + kEmbeddedShims[i].path, 0,
+                    llvm::MemoryBuffer::getMemBuffer(kEmbeddedShims[i].text));
+  // The analyzed text comes from memory (an editor's unsaved buffer is analyzed as it is).
+  memory->addFile(abs, 0, llvm::MemoryBuffer::getMemBufferCopy(file.text, abs));
+  // A physical file system with its own working directory: the shared real one would chdir
+  // the whole process, under the other analysis threads.
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
+  overlay->pushOverlay(memory);
+  if (!flags.working_directory.empty()) overlay->setCurrentWorkingDirectory(flags.working_directory);
+  auto files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), overlay);
+
+  std::vector<stoker::Diagnostic> diagnostics;
+  ErrorCollector errors;
+  tooling::ToolInvocation invocation(
+      flags.command_line,
+      std::make_unique<AnalysisAction>(file, settings, flags.source == FlagSource::CompilationDatabase, diagnostics),
+      files.get());
+  invocation.setDiagnosticConsumer(&errors);
+  bool ok = invocation.run();
+  result.diagnostics = std::move(diagnostics);
+  for (auto& d : result.diagnostics) d.file = file.path;
+
+  if (!ok && errors.errors.empty()) {
+    result.notices.push_back(Notice{file.path, "clang could not analyze this file (invalid compile flags?)", std::nullopt});
+  } else if (!errors.errors.empty()) {
+    if (settings.show_parse_errors) {
+      for (const auto& e : errors.errors)
+        result.notices.push_back(
+            Notice{file.path, e.where.empty() ? "clang: " + e.message : "clang: " + e.where + ": " + e.message, e.range});
+    } else {
+      const auto& first = errors.errors.front();
+      std::string msg = "clang reported " + std::to_string(errors.errors.size()) +
+                        (errors.errors.size() == 1 ? " error" : " errors") + " (first: " +
+                        (first.where.empty() ? "" : first.where + ": ") + first.message +
+                        "); findings are reported where the code parsed (--show-parse-errors lists them)";
+      result.notices.push_back(Notice{file.path, msg, first.range});
+    }
+  }
+  return result;
+}
+
+}  // namespace stoker::cxx

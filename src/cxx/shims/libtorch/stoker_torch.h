@@ -1,0 +1,365 @@
+// stoker's LibTorch shim: the part of the LibTorch C++ API that stoker's rules read, declared
+// so that LibTorch programs parse without LibTorch installed (header-free mode). Written for
+// stoker from the LibTorch API documentation; declarations only, never compiled into a program.
+// Defaults that rules depend on are kept: DataLoaderOptions batch_size 1 and workers 0;
+// Tensor::to non_blocking false.
+#pragma once
+#ifndef STOKER_TORCH_SHIM_H
+#define STOKER_TORCH_SHIM_H
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace c10 {
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+enum class ScalarType : int8_t { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16 };
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+struct Device {
+  Device(DeviceType type, int8_t index = -1);
+  Device(const std::string& device_string);
+  Device(const char* device_string);
+  DeviceType type() const;
+  bool is_cuda() const;
+  bool is_cpu() const;
+  std::string str() const;
+};
+struct Scalar {
+  Scalar(int v);
+  Scalar(long v);
+  Scalar(long long v);
+  Scalar(double v);
+  Scalar(float v);
+  Scalar(bool v);
+  template <typename T> T to() const;
+};
+using IntArrayRef = std::vector<int64_t>;
+}  // namespace c10
+
+namespace at {
+using c10::Device;
+using c10::DeviceType;
+using c10::Scalar;
+using c10::ScalarType;
+struct TensorOptions {
+  TensorOptions();
+  TensorOptions(c10::Device device);
+  TensorOptions(c10::DeviceType device_type);
+  TensorOptions(c10::ScalarType dtype);
+  TensorOptions device(c10::Device d) const;
+  TensorOptions dtype(c10::ScalarType t) const;
+  TensorOptions requires_grad(bool r) const;
+  TensorOptions pinned_memory(bool p) const;
+};
+class Tensor {
+ public:
+  Tensor();
+  Tensor to(TensorOptions options = {}, bool non_blocking = false, bool copy = false) const;
+  Tensor to(c10::Device device, c10::ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(c10::ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor cuda() const;
+  Tensor cpu() const;
+  Tensor pin_memory() const;
+  bool is_pinned() const;
+  bool is_cuda() const;
+  c10::Device device() const;
+  Tensor detach() const;
+  Tensor clone() const;
+  Tensor contiguous() const;
+  template <typename T> T item() const;
+  c10::Scalar item() const;
+  template <typename T> T* data_ptr() const;
+  void* data_ptr() const;
+  void backward() const;
+  Tensor grad() const;
+  int64_t size(int64_t dim) const;
+  c10::IntArrayRef sizes() const;
+  int64_t numel() const;
+  int64_t dim() const;
+  Tensor view(c10::IntArrayRef size) const;
+  Tensor reshape(c10::IntArrayRef size) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(c10::Scalar other) const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor squeeze() const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor& zero_();
+  Tensor& add_(const Tensor& other, c10::Scalar alpha = 1);
+  Tensor& mul_(c10::Scalar other);
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor operator[](int64_t index) const;
+  Tensor operator-() const;
+  Tensor& operator+=(const Tensor& other);
+  Tensor& operator+=(c10::Scalar other);
+  Tensor& operator-=(const Tensor& other);
+  Tensor& operator*=(c10::Scalar other);
+  Tensor& operator/=(c10::Scalar other);
+  bool defined() const;
+};
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, c10::Scalar b);
+Tensor operator-(const Tensor& a, c10::Scalar b);
+Tensor operator*(const Tensor& a, c10::Scalar b);
+Tensor operator/(const Tensor& a, c10::Scalar b);
+Tensor operator*(c10::Scalar a, const Tensor& b);
+}  // namespace at
+
+namespace torch {
+using at::Tensor;
+using at::TensorOptions;
+using c10::Device;
+using c10::DeviceType;
+using c10::IntArrayRef;
+using c10::Scalar;
+using c10::ScalarType;
+using c10::kCPU;
+using c10::kCUDA;
+using c10::kByte;
+using c10::kInt;
+using c10::kLong;
+using c10::kHalf;
+using c10::kFloat;
+using c10::kFloat32;
+using c10::kDouble;
+using c10::kBool;
+using c10::kBFloat16;
+
+Tensor zeros(IntArrayRef size, TensorOptions options = {});
+Tensor ones(IntArrayRef size, TensorOptions options = {});
+Tensor empty(IntArrayRef size, TensorOptions options = {});
+Tensor randn(IntArrayRef size, TensorOptions options = {});
+Tensor rand(IntArrayRef size, TensorOptions options = {});
+Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = {});
+Tensor arange(Scalar end, TensorOptions options = {});
+Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {});
+Tensor relu(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor dropout(const Tensor& x, double p, bool train);
+Tensor nll_loss(const Tensor& input, const Tensor& target);
+Tensor mse_loss(const Tensor& input, const Tensor& target);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target);
+Tensor cross_entropy_loss(const Tensor& input, const Tensor& target);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor cat(std::vector<Tensor> tensors, int64_t dim = 0);
+Tensor stack(std::vector<Tensor> tensors, int64_t dim = 0);
+Tensor isnan(const Tensor& x);
+void manual_seed(uint64_t seed);
+
+struct NoGradGuard { NoGradGuard(); ~NoGradGuard(); };
+struct InferenceMode { InferenceMode(bool enabled = true); };
+
+namespace cuda {
+bool is_available();
+int64_t device_count();
+bool cudnn_is_available();
+void synchronize(int64_t device_index = -1);
+void manual_seed(uint64_t seed);
+void manual_seed_all(uint64_t seed);
+}  // namespace cuda
+
+namespace nn {
+class Module {
+ public:
+  virtual ~Module();
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  void to(c10::Device device, bool non_blocking = false);
+  void to(c10::ScalarType dtype, bool non_blocking = false);
+  virtual void train(bool on = true);
+  void eval();
+  bool is_training() const;
+  void zero_grad(bool set_to_none = true);
+  template <typename ModuleType> std::shared_ptr<ModuleType> register_module(std::string name, std::shared_ptr<ModuleType> module);
+  template <typename ModuleType> std::shared_ptr<ModuleType> register_module(std::string name, ModuleType module_holder);
+  Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+};
+template <typename Contained>
+class ModuleHolder {
+ public:
+  ModuleHolder(std::nullptr_t);
+  template <typename... Args> explicit ModuleHolder(Args&&... args);
+  Contained* operator->() const;
+  Contained& operator*() const;
+  const std::shared_ptr<Contained>& ptr() const;
+  operator std::shared_ptr<Contained>() const;
+  template <typename... Args> Tensor operator()(Args&&... args) const;
+};
+class LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features);
+  Tensor forward(const Tensor& input);
+  Tensor weight, bias;
+};
+class Conv2dImpl : public Module {
+ public:
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_size);
+  Tensor forward(const Tensor& input);
+};
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(double p = 0.5);
+  Tensor forward(Tensor input);
+};
+class ReLUImpl : public Module {
+ public:
+  ReLUImpl();
+  Tensor forward(Tensor input);
+};
+class SequentialImpl : public Module {
+ public:
+  template <typename... Modules> explicit SequentialImpl(Modules&&... modules);
+  Tensor forward(Tensor input);
+};
+class Linear : public ModuleHolder<LinearImpl> { public: using ModuleHolder<LinearImpl>::ModuleHolder; };
+class Conv2d : public ModuleHolder<Conv2dImpl> { public: using ModuleHolder<Conv2dImpl>::ModuleHolder; };
+class Dropout : public ModuleHolder<DropoutImpl> { public: using ModuleHolder<DropoutImpl>::ModuleHolder; };
+class ReLU : public ModuleHolder<ReLUImpl> { public: using ModuleHolder<ReLUImpl>::ModuleHolder; };
+class Sequential : public ModuleHolder<SequentialImpl> { public: using ModuleHolder<SequentialImpl>::ModuleHolder; };
+namespace functional {
+Tensor relu(const Tensor& x);
+Tensor dropout(const Tensor& x);
+Tensor cross_entropy(const Tensor& input, const Tensor& target);
+Tensor mse_loss(const Tensor& input, const Tensor& target);
+Tensor nll_loss(const Tensor& input, const Tensor& target);
+}  // namespace functional
+}  // namespace nn
+#define TORCH_MODULE(Name)                                       \
+  class Name : public torch::nn::ModuleHolder<Name##Impl> {      \
+   public:                                                       \
+    using torch::nn::ModuleHolder<Name##Impl>::ModuleHolder;     \
+  }
+
+namespace optim {
+struct SGDOptions {
+  SGDOptions(double lr);
+  SGDOptions& momentum(double m);
+  SGDOptions& weight_decay(double w);
+};
+struct AdamOptions {
+  AdamOptions(double lr = 1e-3);
+  AdamOptions& weight_decay(double w);
+};
+class Optimizer {
+ public:
+  virtual ~Optimizer();
+  virtual Tensor step();
+  void zero_grad(bool set_to_none = true);
+};
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, SGDOptions options);
+};
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor> params, AdamOptions options = {});
+};
+}  // namespace optim
+
+namespace data {
+template <typename Data = Tensor, typename Target = Tensor>
+struct Example {
+  Example();
+  Example(Data data, Target target);
+  Data data;
+  Target target;
+};
+template <typename Batch>
+class Iterator {
+ public:
+  Batch& operator*();
+  Batch* operator->();
+  Iterator& operator++();
+  bool operator==(const Iterator& other) const;
+  bool operator!=(const Iterator& other) const;
+};
+namespace datasets {
+template <typename Self, typename Batch = Example<>>
+class Dataset {
+ public:
+  using BatchType = Batch;
+  virtual ~Dataset();
+  template <typename Transform> Self map(Transform transform) const;
+};
+template <typename Self, typename SingleExample = Example<>>
+class BatchDataset : public Dataset<Self, Example<>> {};
+class MNIST : public Dataset<MNIST> {
+ public:
+  enum class Mode { kTrain, kTest };
+  explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+  Example<> get(size_t index);
+  size_t size() const;
+};
+}  // namespace datasets
+namespace transforms {
+template <typename Target = Tensor>
+struct Normalize {
+  Normalize(double mean, double stddev);
+};
+template <typename T = Example<>>
+struct Stack {};
+}  // namespace transforms
+namespace samplers {
+struct RandomSampler { explicit RandomSampler(int64_t size); };
+struct SequentialSampler { explicit SequentialSampler(size_t size); };
+struct DistributedRandomSampler { DistributedRandomSampler(size_t size, size_t num_replicas = 1, size_t rank = 0); };
+}  // namespace samplers
+struct DataLoaderOptions {
+  DataLoaderOptions();
+  DataLoaderOptions(size_t batch_size);  // implicit, as in LibTorch; the default batch size is 1
+  DataLoaderOptions& batch_size(size_t n);  // default 1
+  DataLoaderOptions& workers(size_t n);     // default 0: batches load on the main thread
+  DataLoaderOptions& max_jobs(size_t n);
+  DataLoaderOptions& drop_last(bool d);
+  DataLoaderOptions& enforce_ordering(bool e);
+};
+template <typename Dataset, typename Sampler>
+class StatelessDataLoader {
+ public:
+  using BatchType = typename Dataset::BatchType;
+  Iterator<BatchType> begin();
+  Iterator<BatchType> end();
+};
+template <typename Sampler = samplers::RandomSampler, typename Dataset>
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
+                                                                       DataLoaderOptions options = DataLoaderOptions());
+template <typename Dataset, typename Sampler,
+          typename = typename std::enable_if<!std::is_arithmetic<Sampler>::value>::type>
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
+                                                                       DataLoaderOptions options = DataLoaderOptions());
+}  // namespace data
+
+template <typename Value> void save(const Value& value, const std::string& path);
+template <typename Value> void load(Value& value, const std::string& path);
+}  // namespace torch
+
+#endif

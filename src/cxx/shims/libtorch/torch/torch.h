@@ -1,0 +1,3 @@
+// stoker shim: see ../stoker_torch.h
+#pragma once
+#include "../stoker_torch.h"
