@@ -1,4 +1,4 @@
-// The stoker command line: check, rule, version (server and config arrive with their issues).
+// The stoker command line: check, rule, server, version (config arrives with its issue).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -6,6 +6,7 @@
 
 #include "core/rules.h"
 #include "core/runner.h"
+#include "lsp/server.h"
 #include "output/report.h"
 
 using namespace stoker;
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("version", "Print the version");
 
+  auto* server = app.add_subcommand("server", "Run the language server (LSP over stdin/stdout)");
+  bool stdio = true;
+  server->add_flag("--stdio", stdio, "Use stdin/stdout (the default and only transport)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -88,6 +93,11 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("version")) {
     std::cout << "stoker " << STOKER_VERSION << "\n";
     return 0;
+  }
+  if (app.got_subcommand(server)) {
+    int rc = lsp::serve_stdio();
+    std::cout.flush();
+    std::_Exit(rc);  // the stdin reader may still be blocked in read(); do not wait for it
   }
   if (app.got_subcommand(rule)) {
     if (!rule_all && rule_code.empty()) {
