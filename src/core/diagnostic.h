@@ -58,7 +58,7 @@ struct Diagnostic {
 struct Notice {
   std::string file;
   std::string message;
-  std::optional<TextRange> range;
+  std::optional<TextRange> range = std::nullopt;
 };
 
 }  // namespace stoker

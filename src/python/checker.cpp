@@ -1,6 +1,8 @@
 #include "python/checker.h"
 
 #include "python/parser.h"
+#include "python/rules/rules.h"
+#include "python/semantic_model.h"
 
 namespace stoker::python {
 
@@ -15,6 +17,36 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
                                   " (" + std::to_string(errors.size()) + " in file); analyzed what parsed",
                               errors.front()});
   }
+  SemanticModel model(file.text, module.root(), settings);
+  Context ctx(file, model, settings, result.diagnostics);
+  // One walk; each node kind goes to the checks that declare it.
+  model.walk([&](Node n, const WalkFrame& frame) {
+    ctx.set_frame(&frame);
+    auto k = kind(n);
+    if (k == "call") {
+      rules::dl001_synchronous_data_loader(ctx, n);
+      rules::dl002_unpinned_host_batches(ctx, n);
+      rules::dl003_workers_respawned_each_epoch(ctx, n);
+      rules::dl004_loader_built_in_loop(ctx, n);
+      rules::dl005_cuda_work_in_dataset(ctx, n);
+      rules::dl006_pinning_on_main_thread(ctx, n);
+      rules::tx001_blocking_host_to_device_copy(ctx, n);
+      rules::tx002_host_tensor_then_copy(ctx, n);
+      rules::tx003_loop_invariant_transfer(ctx, n);
+      rules::tx004_unsynchronized_async_readback(ctx, n);
+      rules::sy001_host_readback_in_hot_loop(ctx, n);
+      rules::sy003_data_dependent_shape_op(ctx, n);
+      rules::sy004_explicit_sync_in_hot_loop(ctx, n);
+      rules::bs001_small_batch(ctx, n);
+    } else if (k == "interpolation" || k == "binary_operator") {
+      rules::sy001_host_readback_in_hot_loop(ctx, n);
+    } else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
+               k == "conditional_expression") {
+      rules::sy002_tensor_value_control_flow(ctx, n);
+    } else if (k == "subscript") {
+      rules::sy003_data_dependent_shape_op(ctx, n);
+    }
+  });
   return result;
 }
 

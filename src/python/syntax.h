@@ -30,7 +30,7 @@ inline TextRange range(Node n) { return {start(n), end(n)}; }
 inline std::string_view text(Node n, std::string_view src) {
   return is_null(n) ? std::string_view{} : src.substr(start(n), end(n) - start(n));
 }
-inline uint32_t named_count(Node n) { return ts_node_named_child_count(n); }
+inline uint32_t named_count(Node n) { return is_null(n) ? 0 : ts_node_named_child_count(n); }
 inline Node named_child(Node n, uint32_t i) { return ts_node_named_child(n, i); }
 inline std::vector<Node> named_children(Node n) {
   std::vector<Node> out;

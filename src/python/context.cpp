@@ -1,0 +1,53 @@
+#include "python/context.h"
+
+namespace stoker::python {
+
+std::string backticked(std::string_view code) { return "`" + std::string(code) + "`"; }
+
+Diagnostic& Context::report(std::string_view code, Node at, std::string message) {
+  Diagnostic d;
+  d.code = std::string(code);
+  d.message = std::move(message);
+  d.file = file_.path;
+  d.range = range(at);
+  const RuleInfo* info = RuleRegistry::builtin().find(code);
+  d.severity = info ? info->severity : Severity::Warning;
+  out_.push_back(std::move(d));
+  return out_.back();
+}
+
+Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::string message) {
+  HotContext h = hot();
+  if (!h.hot || h.once_per_epoch) return nullptr;
+  if (h.every > kAmortizedSilentAbove) return nullptr;
+  Diagnostic& d = report(code, at, std::move(message));
+  if (h.every != 0) {
+    d.severity = Severity::Info;
+    d.facts.push_back({"amortize_every", h.every > 0 ? std::to_string(h.every) : "unknown"});
+    d.message += h.every > 0 ? " (runs every " + std::to_string(h.every) + " steps)" : " (runs every N steps)";
+  } else if (h.flag_guarded) {
+    d.severity = Severity::Info;
+    d.message += " (behind a configuration flag)";
+    d.facts.push_back({"flag_guarded", "true"});
+  }
+  if (h.via_call) {
+    d.related.push_back({file_.path, range(*h.via_call), "reached from the training loop through this call"});
+  } else if (h.loop >= 0) {
+    Node loop = model_.loops()[h.loop].node;
+    d.related.push_back({file_.path, TextRange{start(loop), start(loop) + 3}, "in this hot loop"});
+  }
+  return &d;
+}
+
+Edit Context::insert_keyword_argument(Node call, std::string_view kv) const {
+  Node args = field(call, "arguments");
+  // Insert after the last argument (before a trailing comma, if any) or inside empty parens.
+  auto children = named_children(args);
+  Node last{};
+  for (auto c : children)
+    if (!is(c, "comment")) last = c;
+  if (is_null(last)) return Edit{{start(args) + 1, start(args) + 1}, std::string(kv)};
+  return Edit{{end(last), end(last)}, ", " + std::string(kv)};
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,40 @@
+// BS001: a batch too small to keep the GPU busy.
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+
+void bs001_small_batch(Context& ctx, Node call) {
+  const auto& m = ctx.model();
+  if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  auto kw = m.keyword_arguments(call);
+  if (!is_null(kw.find("batch_sampler")) || !is_null(m.argument(call, kBatchSamplerPos, ""))) return;
+  Node bs = kw.find("batch_size");
+  bool keyword = !is_null(bs);
+  if (is_null(bs)) bs = m.argument(call, kBatchSizePos, "");
+  long long size = 1;  // DataLoader's default
+  if (is_null(bs)) {
+    if (!kw.complete) return;
+  } else {
+    auto v = m.constant(bs);
+    if (!v || v->kind == Value::Kind::None) return;
+    auto n = m.constant_int(bs);
+    if (!n) return;
+    size = *n;
+  }
+  if (size >= ctx.settings().min_batch_size || size <= 0) return;
+  if (!m.loader_feeds_training(call)) return;
+  // Report at the argument when it is a keyword written at the call; otherwise at the call.
+  Node at = field(call, "function");
+  if (keyword) {
+    for (auto a : named_children(field(call, "arguments")))
+      if (is(a, "keyword_argument") && ctx.text(field(a, "name")) == "batch_size") at = a;
+  }
+  Diagnostic& d = ctx.report("BS001", at,
+                             "Batch size " + std::to_string(size) + " is below " +
+                                 std::to_string(ctx.settings().min_batch_size) +
+                                 ": per-step overhead dominates and the GPU idles between small kernels");
+  d.facts.push_back({"batch_size", std::to_string(size)});
+  d.fix = Fix{"Raise the batch size (scaling the learning rate) or accumulate gradients", Applicability::DisplayOnly, {}};
+}
+
+}  // namespace stoker::python::rules

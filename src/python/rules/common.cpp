@@ -1,0 +1,49 @@
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+
+int bool_argument_state(const Context& ctx, Node call, int position, std::string_view keyword) {
+  auto kw = ctx.model().keyword_arguments(call);
+  Node v = kw.find(keyword);
+  if (is_null(v)) v = ctx.model().argument(call, position, "");
+  if (is_null(v)) return kw.complete ? 1 : 0;
+  auto c = ctx.model().constant(v);
+  if (c && (c->kind == Value::Kind::Bool || c->kind == Value::Kind::Int || c->kind == Value::Kind::None) &&
+      !(c->kind == Value::Kind::Bool ? c->b : c->i != 0))
+    return 2;
+  return 0;
+}
+
+Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::string_view value) {
+  // Set where the value is written: at the call, or in the `**kwargs` dict that supplies it
+  // (adding a keyword next to a dict that has it would pass it twice).
+  Node existing = ctx.model().keyword_arguments(call).find(keyword);
+  if (!is_null(existing)) return Edit{range(existing), std::string(value)};
+  return ctx.insert_keyword_argument(call, std::string(keyword) + "=" + std::string(value));
+}
+
+bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset) {
+  return !ctx.model().lookup(name, offset).empty();
+}
+
+Edit add_import(const Context& ctx, std::string_view module) {
+  Node root = ctx.model().root();
+  uint32_t at = 0;
+  for (auto stmt : named_children(root)) {
+    if (is(stmt, "comment")) continue;
+    if (is(stmt, "expression_statement") && named_count(stmt) == 1 && is(named_child(stmt, 0), "string")) {
+      at = end(stmt);
+      continue;
+    }
+    if (is(stmt, "future_import_statement")) {
+      at = end(stmt);
+      continue;
+    }
+    // Insert before this statement, at the start of its line.
+    at = start(stmt);
+    return Edit{{at, at}, "import " + std::string(module) + "\n"};
+  }
+  return Edit{{at, at}, (at ? "\n" : "") + std::string("import ") + std::string(module) + "\n"};
+}
+
+}  // namespace stoker::python::rules

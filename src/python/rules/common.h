@@ -1,0 +1,43 @@
+// Small helpers shared by the Python checks.
+#pragma once
+
+#include "python/rules/rules.h"
+
+namespace stoker::python::rules {
+
+// `obj.method(...)`: the method name, or empty when the callee is not an attribute.
+inline std::string_view method_name(const Context& ctx, Node call) {
+  Node fn = unparen(field(call, "function"));
+  return is(fn, "attribute") ? ctx.text(field(fn, "attribute")) : std::string_view{};
+}
+inline Node receiver(Node call) { return unparen(field(unparen(field(call, "function")), "object")); }
+
+// A keyword argument's node, or a positional one at `position` (-1: keyword only).
+inline Node loader_argument(const Context& ctx, Node call, int position, std::string_view keyword) {
+  return ctx.model().argument(call, position, keyword);
+}
+
+// Positions of DataLoader's parameters (torch/utils/data/dataloader.py).
+constexpr int kBatchSizePos = 1, kBatchSamplerPos = 4, kNumWorkersPos = 5, kCollatePos = 6, kPinMemoryPos = 7;
+
+// Is the boolean argument missing (with all kwargs known) or resolved False?
+// Returns: 1 missing, 2 explicitly false, 0 true/unknown.
+int bool_argument_state(const Context& ctx, Node call, int position, std::string_view keyword);
+
+// Does a Dataset's __getitem__/__iter__ or a collate_fn in this file do CUDA work?
+bool dataset_does_cuda_work(const Context& ctx);
+
+// Is the call's first statement-level ancestor within `region`? (cheap containment)
+inline bool inside(Node region, Node n) { return contains(region, n); }
+
+// The edit that sets a keyword argument to `value`: replaces an existing keyword's value, or
+// inserts `keyword=value`.
+Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::string_view value);
+
+// Is an `import os` (or `os` binding) visible at the offset?
+bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset);
+// An edit inserting `import <module>` on its own line before the first statement that is
+// not a docstring or a `from __future__` import.
+Edit add_import(const Context& ctx, std::string_view module);
+
+}  // namespace stoker::python::rules

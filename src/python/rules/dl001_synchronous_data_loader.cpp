@@ -1,0 +1,54 @@
+// DL001: a DataLoader without worker processes.
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+
+void dl001_synchronous_data_loader(Context& ctx, Node call) {
+  const auto& m = ctx.model();
+  if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  auto kw = m.keyword_arguments(call);
+  Node workers = kw.find("num_workers");
+  if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
+  if (is_null(workers)) {
+    if (!kw.complete) return;  // **kwargs we could not read may set it
+  } else {
+    auto n = m.constant_int(workers);
+    if (!n || *n != 0) return;
+  }
+  Diagnostic& d = ctx.report("DL001", field(call, "function"),
+                             is_null(workers) ? "`DataLoader` without `num_workers` loads every batch on the main "
+                                                "thread while the GPU waits"
+                                              : "`DataLoader` with `num_workers=0` loads every batch on the main "
+                                                "thread while the GPU waits");
+  d.facts.push_back({"num_workers", "0"});
+  const std::string& expr = ctx.settings().default_workers;
+  Fix fix;
+  fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
+  fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
+  bool positional = !is_null(workers) && is_null(kw.find("num_workers"));
+  if (positional) {
+    fix.edits.push_back(Edit{range(workers), expr});
+  } else {
+    fix.edits.push_back(set_keyword(ctx, call, "num_workers", expr));
+  }
+  // Workers iterated once per epoch should persist across epochs (DL003).
+  bool per_epoch = false;
+  auto loops = m.loops_iterating(call);
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
+  if (per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
+    Edit e = set_keyword(ctx, call, "persistent_workers", "True");
+    if (e.range.start == fix.edits.back().range.start && e.range.end == fix.edits.back().range.end &&
+        e.range.start == e.range.end) {
+      fix.edits.back().replacement += e.replacement;  // both inserted at the same point
+    } else {
+      fix.edits.push_back(e);
+    }
+    fix.title += " and `persistent_workers=True`";
+  }
+  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(call)))
+    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+  d.fix = fix;
+}
+
+}  // namespace stoker::python::rules

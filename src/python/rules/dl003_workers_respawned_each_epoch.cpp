@@ -1,0 +1,28 @@
+// DL003: worker processes started anew every epoch.
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+
+void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
+  const auto& m = ctx.model();
+  if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  Node workers = m.keyword_arguments(call).find("num_workers");
+  if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
+  auto n = m.constant_int(workers);
+  if (!n || *n <= 0) return;
+  if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
+  bool per_epoch = false;
+  auto loops = m.loops_iterating(call);
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
+  if (!per_epoch) return;
+  Diagnostic& d = ctx.report("DL003", field(call, "function"),
+                             "The " + std::to_string(*n) +
+                                 " loader workers are shut down and started again every epoch; keep them with "
+                                 "`persistent_workers=True`");
+  d.facts.push_back({"num_workers", std::to_string(*n)});
+  d.fix = Fix{"Keep workers between epochs: `persistent_workers=True`", Applicability::Safe,
+              {set_keyword(ctx, call, "persistent_workers", "True")}};
+}
+
+}  // namespace stoker::python::rules

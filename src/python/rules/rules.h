@@ -1,0 +1,25 @@
+// The Python checks, one function per rule (one file each), dispatched by node kind.
+#pragma once
+
+#include "python/context.h"
+
+namespace stoker::python::rules {
+
+// On `call` nodes.
+void dl001_synchronous_data_loader(Context& ctx, Node call);
+void dl002_unpinned_host_batches(Context& ctx, Node call);
+void dl003_workers_respawned_each_epoch(Context& ctx, Node call);
+void dl004_loader_built_in_loop(Context& ctx, Node call);
+void dl005_cuda_work_in_dataset(Context& ctx, Node call);
+void dl006_pinning_on_main_thread(Context& ctx, Node call);
+void tx001_blocking_host_to_device_copy(Context& ctx, Node call);
+void tx002_host_tensor_then_copy(Context& ctx, Node call);
+void tx003_loop_invariant_transfer(Context& ctx, Node call);
+void tx004_unsynchronized_async_readback(Context& ctx, Node call);
+void sy001_host_readback_in_hot_loop(Context& ctx, Node node);  // calls and f-string interpolations
+void sy002_tensor_value_control_flow(Context& ctx, Node node);  // if/while/assert/ternary/and/or
+void sy003_data_dependent_shape_op(Context& ctx, Node node);    // calls and subscripts
+void sy004_explicit_sync_in_hot_loop(Context& ctx, Node call);
+void bs001_small_batch(Context& ctx, Node call);
+
+}  // namespace stoker::python::rules

@@ -1,0 +1,69 @@
+// SY001: reading a CUDA tensor's value on the host inside the training loop.
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+
+void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
+  const auto& m = ctx.model();
+  if (!m.uses_cuda()) return;
+  auto k = kind(node);
+  if (k == "interpolation") {
+    Node expr = named_count(node) ? named_child(node, 0) : Node{};
+    if (!is_null(expr) && m.is_cuda(expr)) {
+      Diagnostic* d = ctx.report_in_hot_context(
+          "SY001", node, "Formatting a CUDA tensor in an f-string copies it to the host and waits for the GPU");
+      if (d) d->fix = Fix{"Accumulate on the device and format every N steps", Applicability::DisplayOnly, {}};
+    }
+    return;
+  }
+  if (k == "binary_operator") {
+    if (ctx.text(field(node, "operator")) != "%" || !is(unparen(field(node, "left")), "string")) return;
+    if (!m.is_cuda(field(node, "right"))) return;
+    Diagnostic* d = ctx.report_in_hot_context("SY001", node,
+                                              "`%`-formatting a CUDA tensor copies it to the host and waits for the GPU");
+    if (d) d->fix = Fix{"Accumulate on the device and format every N steps", Applicability::DisplayOnly, {}};
+    return;
+  }
+  if (k != "call") return;
+  std::string_view meth = method_name(ctx, node);
+  std::string q = m.callee_name(node);
+  std::string what;
+  if (meth == "item" || meth == "tolist" || meth == "numpy" || meth == "cpu") {
+    if (!m.is_cuda(receiver(node))) return;
+    what = "`." + std::string(meth) + "()`";
+  } else if (meth == "to") {
+    if (m.device_kind(m.argument(node, 0, "device")) != SemanticModel::DeviceKind::Cpu) return;
+    if (!m.is_cuda(receiver(node))) return;
+    what = "`.to(\"cpu\")`";
+  } else if (meth == "format" && is(receiver(node), "string")) {
+    bool any = false;
+    for (auto a : named_children(field(node, "arguments"))) any |= m.is_cuda(is(a, "keyword_argument") ? field(a, "value") : a);
+    if (!any) return;
+    what = "`str.format` of a CUDA tensor";
+  } else if (q == "builtins.float" || q == "builtins.int" || q == "builtins.bool" || q == "builtins.print") {
+    bool any = false;
+    for (auto a : named_children(field(node, "arguments")))
+      if (!is(a, "keyword_argument")) any |= m.is_cuda(a);
+    if (!any) return;
+    what = "`" + q.substr(9) + "(...)` of a CUDA tensor";
+  } else {
+    return;
+  }
+  Diagnostic* d = ctx.report_in_hot_context(
+      "SY001", node, what + " copies the value to the host and waits for the GPU to drain its queue on every step");
+  if (!d) return;
+  // `total += loss.item()`: accumulate on the device instead (the sum becomes a tensor).
+  Node p = parent(node);
+  if (meth == "item" && is(p, "augmented_assignment") && same(unparen(field(p, "right")), node) &&
+      ctx.text(field(p, "operator")) == "+=" && is(field(p, "left"), "identifier")) {
+    Node fn = field(node, "function");
+    Node attr = field(fn, "attribute");
+    d->fix = Fix{"Accumulate on the device: `.detach()` instead of `.item()`, read the total once",
+                 Applicability::Unsafe,
+                 {Edit{{start(attr), end(node)}, "detach()"}}};
+  } else {
+    d->fix = Fix{"Keep the value on the device; read it every N steps or after the loop", Applicability::DisplayOnly, {}};
+  }
+}
+
+}  // namespace stoker::python::rules

@@ -1,0 +1,95 @@
+// SY003: operations whose output shape depends on tensor values (they wait for the GPU).
+#include <set>
+
+#include "python/rules/common.h"
+
+namespace stoker::python::rules {
+namespace {
+
+bool is_python_scalar(Node n) {
+  n = unparen(n);
+  if (is(n, "unary_operator")) n = unparen(field(n, "argument"));
+  auto k = kind(n);
+  return k == "integer" || k == "float" || k == "true" || k == "false" || k == "none";
+}
+
+void report(Context& ctx, Node at, const std::string& what, Fix fix) {
+  Diagnostic* d = ctx.report_in_hot_context(
+      "SY003", at, what + " has a data-dependent output shape: the host waits for the GPU to learn its size");
+  if (d) d->fix = std::move(fix);
+}
+
+Fix display(const char* title) { return Fix{title, Applicability::DisplayOnly, {}}; }
+
+}  // namespace
+
+void sy003_data_dependent_shape_op(Context& ctx, Node node) {
+  const auto& m = ctx.model();
+  if (!m.uses_cuda()) return;
+  if (is(node, "subscript")) {
+    Node value = field(node, "value");
+    if (!m.is_cuda(value)) return;
+    Node index = unparen(field(node, "subscript"));
+    bool mask = m.is_cuda_bool(index);
+    bool host_index = is(index, "list") ||
+                      (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
+                       is_null(m.argument(index, -1, "device")));
+    if (!mask && !host_index) return;
+    Node p = parent(node);
+    if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(field(p, "right"))) return;
+    if (mask)
+      report(ctx, node, "Boolean-mask indexing", display("Use `torch.where(mask, a, b)` or multiply by the mask"));
+    else
+      report(ctx, node, "Indexing a CUDA tensor with host indices",
+             display("Build the index tensor on the device once, before the loop"));
+    return;
+  }
+  if (!is(node, "call")) return;
+  std::string q = m.callee_name(node);
+  std::string_view meth = method_name(ctx, node);
+  auto args = named_children(field(node, "arguments"));
+  size_t positional = 0;
+  for (auto a : args) positional += !is(a, "keyword_argument");
+  bool torch_fn = q.rfind("torch.", 0) == 0;
+  std::string_view name = torch_fn ? std::string_view(q).substr(q.rfind('.') + 1) : meth;
+  Node subject = torch_fn ? m.argument(node, 0, "input") : receiver(node);
+  if (is_null(subject) || !m.is_cuda(subject)) return;
+  static const std::set<std::string, std::less<>> always = {"nonzero", "argwhere", "unique", "unique_consecutive",
+                                                            "masked_select"};
+  if (always.count(name)) {
+    if (name == "nonzero" && !is_null(m.keyword_arguments(node).find("as_tuple")) && false) return;
+    report(ctx, node, "`" + std::string(name) + "`", display("Use a fixed-size formulation (masking, `torch.where` with three arguments)"));
+    return;
+  }
+  if (name == "where" && torch_fn && positional == 1) {
+    report(ctx, node, "`torch.where(condition)`", display("Use `torch.where(condition, a, b)` or masking"));
+    return;
+  }
+  if (name == "repeat_interleave" && is_null(m.argument(node, -1, "output_size"))) {
+    report(ctx, node, "`repeat_interleave` without `output_size`", display("Pass `output_size=` when the total is known"));
+    return;
+  }
+  if (name == "one_hot" && (q == "torch.nn.functional.one_hot" || torch_fn) && is_null(m.argument(node, 1, "num_classes"))) {
+    Fix fix = display("Pass `num_classes=`");
+    for (const char* candidate : {"num_classes", "n_classes", "NUM_CLASSES", "nclasses"}) {
+      auto bindings = m.lookup(candidate, start(node));
+      if (bindings.empty()) continue;
+      Node ident{};
+      (void)ident;
+      // The name resolves to a constant: pass it.
+      auto vals = std::vector<Value>{};
+      bool known = true;
+      for (const auto* b : bindings)
+        if (b->kind != Binding::Kind::Assign) known = false;
+      if (!known) continue;
+      auto v = m.constant(bindings.front()->value);
+      if (!v || v->kind != Value::Kind::Int) continue;
+      fix = Fix{std::string("Pass `num_classes=") + candidate + "`", Applicability::Safe,
+                {ctx.insert_keyword_argument(node, std::string("num_classes=") + candidate)}};
+      break;
+    }
+    report(ctx, node, "`one_hot` without `num_classes`", fix);
+  }
+}
+
+}  // namespace stoker::python::rules

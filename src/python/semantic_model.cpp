@@ -1,0 +1,1739 @@
+#include "python/semantic_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace stoker::python {
+
+const std::vector<int> SemanticModel::kNoCallers;
+
+namespace {
+
+constexpr int kMaxDepth = 24;  // resolution depth: cycles and pathological chains stop here
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The last component of a dotted name.
+std::string_view last_part(std::string_view s) {
+  auto dot = s.rfind('.');
+  return dot == std::string_view::npos ? s : s.substr(dot + 1);
+}
+
+const char* const kLoaderNames[] = {
+    "torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
+    "torch_geometric.loader.DataLoader", "torch_geometric.data.DataLoader", "monai.data.DataLoader",
+};
+
+}  // namespace
+
+SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings)
+    : src_(src), root_(root), settings_(settings) {
+  collect();
+  resolve_calls();
+  compute_cuda();
+  classify_loops();
+  compute_hot_functions();
+}
+
+// ---------------------------------------------------------------------------------------
+// Collection: scopes, bindings, functions, classes, loops.
+
+void SemanticModel::collect() {
+  scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
+  struct Item {
+    Node node;
+    int scope;
+    int function;
+    int loop;
+    Node block;
+  };
+  std::vector<Item> stack{{root_, 0, -1, -1, root_}};
+  auto bind = [&](int scope, const std::string& name, Binding b) {
+    if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
+  };
+  // Binds every identifier in a target pattern.
+  std::function<void(Node, int, Binding, int)> bind_target = [&](Node t, int scope, Binding b, int idx) {
+    t = unparen(t);
+    auto k = kind(t);
+    if (k == "identifier") {
+      b.target = t;
+      b.unpack_index = idx;
+      bind(scope, std::string(text(t)), b);
+    } else if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
+               k == "tuple" || k == "list") {
+      int i = 0;
+      for (auto c : named_children(t)) bind_target(c, scope, b, i++);
+    } else if (k == "list_splat_pattern" || k == "list_splat") {
+      if (named_count(t)) bind_target(named_child(t, 0), scope, b, -1);
+    }
+  };
+
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    Node n = it.node;
+    auto k = kind(n);
+    int scope = it.scope, function = it.function;
+    Node block = it.block;
+    if (k == "block" || k == "module") block = n;
+    // A binding is visible after its statement (a for target: inside the body).
+    uint32_t at = end(n);
+    if (k == "for_statement") at = start(field(n, "body"));
+    if (k == "function_definition" || k == "class_definition") at = start(n);
+    Binding base;
+    base.at = at;
+    base.block = range(block);
+
+    if (k == "import_statement") {
+      for (auto c : named_children(n)) {
+        Binding b = base;
+        b.kind = Binding::Kind::Import;
+        if (is(c, "dotted_name")) {
+          std::string full(text(c));
+          auto first = full.substr(0, full.find('.'));
+          b.qualified = first;
+          bind(scope, first, b);
+        } else if (is(c, "aliased_import")) {
+          b.qualified = std::string(text(field(c, "name")));
+          bind(scope, std::string(text(field(c, "alias"))), b);
+        }
+      }
+      continue;
+    }
+    if (k == "import_from_statement") {
+      Node mod = field(n, "module_name");
+      std::string module(text(mod));
+      for (auto c : named_children(n)) {
+        if (same(c, mod)) continue;
+        Binding b = base;
+        b.kind = Binding::Kind::Import;
+        if (is(c, "dotted_name")) {
+          b.qualified = module + "." + std::string(text(c));
+          bind(scope, std::string(text(c)), b);
+        } else if (is(c, "aliased_import")) {
+          b.qualified = module + "." + std::string(text(field(c, "name")));
+          bind(scope, std::string(text(field(c, "alias"))), b);
+        }
+      }
+      continue;
+    }
+    if (k == "function_definition") {
+      int fi = static_cast<int>(functions_.size());
+      Function f;
+      f.node = n;
+      f.name = std::string(text(field(n, "name")));
+      f.klass = scopes_[scope].kind == Scope::Kind::Class ? scopes_[scope].klass : -1;
+      Binding b = base;
+      b.kind = Binding::Kind::Def;
+      b.value = n;
+      b.function = fi;
+      bind(scope, f.name, b);
+      if (f.klass >= 0) classes_[f.klass].methods[f.name] = fi;
+      int fs = static_cast<int>(scopes_.size());
+      scopes_.push_back(Scope{Scope::Kind::Function, n, scope, fi, -1, {}});
+      f.scope = fs;
+      Node params = field(n, "parameters");
+      bool kwonly = false;
+      int pi = 0;
+      for (auto p : named_children(params)) {
+        auto pk = kind(p);
+        Param param;
+        if (pk == "identifier") {
+          param.name = std::string(text(p));
+        } else if (pk == "typed_parameter") {
+          Node id = named_child(p, 0);
+          if (is(id, "list_splat_pattern") || is(id, "dictionary_splat_pattern")) {
+            param.is_variadic = true;
+            id = named_child(id, 0);
+            if (is(named_child(p, 0), "list_splat_pattern")) kwonly = true;
+          }
+          param.name = std::string(text(id));
+        } else if (pk == "default_parameter" || pk == "typed_default_parameter") {
+          param.name = std::string(text(field(p, "name")));
+          param.default_value = field(p, "value");
+          // Defaults are evaluated where the function is defined: visit them in that scope.
+          stack.push_back({param.default_value, scope, function, it.loop, block});
+        } else if (pk == "list_splat_pattern" || pk == "dictionary_splat_pattern") {
+          param.is_variadic = true;
+          param.name = std::string(text(named_child(p, 0)));
+          if (pk == "list_splat_pattern") kwonly = true;
+        } else if (pk == "keyword_separator") {
+          kwonly = true;
+          continue;
+        } else {
+          continue;
+        }
+        param.node = p;
+        param.keyword_only = kwonly && !param.is_variadic;
+        Binding pb;
+        pb.kind = Binding::Kind::Param;
+        pb.at = start(p);
+        pb.block = range(n);
+        pb.function = fi;
+        pb.param_index = pi++;
+        pb.target = p;
+        bind(fs, param.name, pb);
+        f.params.push_back(param);
+      }
+      functions_.push_back(f);
+      Node body = field(n, "body");
+      stack.push_back({body, fs, fi, -1, body});
+      continue;
+    }
+    if (k == "class_definition") {
+      int ci = static_cast<int>(classes_.size());
+      Class c;
+      c.node = n;
+      c.name = std::string(text(field(n, "name")));
+      Binding b = base;
+      b.kind = Binding::Kind::Class;
+      b.value = n;
+      bind(scope, c.name, b);
+      int cs = static_cast<int>(scopes_.size());
+      scopes_.push_back(Scope{Scope::Kind::Class, n, scope, -1, ci, {}});
+      c.scope = cs;
+      classes_.push_back(c);
+      Node supers = field(n, "superclasses");
+      if (!is_null(supers)) stack.push_back({supers, scope, function, it.loop, block});
+      Node body = field(n, "body");
+      stack.push_back({body, cs, function, -1, body});
+      continue;
+    }
+    if (k == "lambda") {
+      continue;  // parameters and body run later, elsewhere; nothing to bind for our rules
+    }
+    if (k == "assignment") {
+      Node left = field(n, "left"), right = field(n, "right");
+      while (is(right, "assignment")) {  // a = b = value
+        Node inner_left = field(right, "left");
+        Binding b = base;
+        b.kind = Binding::Kind::Assign;
+        right = field(right, "right");
+        b.value = right;
+        bind_target(inner_left, scope, b, -1);
+      }
+      if (!is_null(right)) {
+        Binding b = base;
+        b.kind = Binding::Kind::Assign;
+        b.value = right;
+        bind_target(left, scope, b, -1);
+        Node l = unparen(left);
+        if (is(l, "attribute") && text(field(l, "object")) == "self" && function >= 0 &&
+            functions_[function].klass >= 0) {
+          self_assignments_.push_back(
+              {classes_[functions_[function].klass].name + "." + std::string(text(field(l, "attribute"))), right});
+        }
+        if (is(l, "subscript")) subscript_assignments_.push_back(n);
+      }
+    } else if (k == "augmented_assignment") {
+      Binding b = base;
+      b.kind = Binding::Kind::AugAssign;
+      b.value = n;
+      bind_target(field(n, "left"), scope, b, -1);
+    } else if (k == "for_statement" || k == "for_in_clause") {
+      Binding b = base;
+      b.kind = Binding::Kind::LoopTarget;
+      b.value = field(n, "right");
+      bind_target(field(n, "left"), scope, b, -1);
+    } else if (k == "named_expression") {
+      Binding b = base;
+      b.kind = Binding::Kind::Assign;
+      b.value = field(n, "value");
+      bind_target(field(n, "name"), scope, b, -1);
+    } else if (k == "as_pattern") {
+      Binding b = base;
+      b.kind = Binding::Kind::With;
+      b.value = named_child(n, 0);
+      Node alias = field(n, "alias");
+      if (!is_null(alias)) bind_target(named_count(alias) ? named_child(alias, 0) : alias, scope, b, -1);
+    } else if (k == "return_statement" && function >= 0) {
+      if (named_count(n)) functions_[function].returns.push_back(named_child(n, 0));
+    } else if (k == "call") {
+      Node fn = field(n, "function");
+      if (is(fn, "attribute")) {
+        auto attr = text(field(fn, "attribute"));
+        if (attr == "add_argument") {
+          Node args = field(n, "arguments");
+          std::string dest, first_long, first_short;
+          for (auto a : named_children(args)) {
+            std::string s;
+            if (string_literal_value(a, src_, s)) {
+              if (starts_with(s, "--") && first_long.empty()) first_long = s.substr(2);
+              else if (starts_with(s, "-") && first_short.empty()) first_short = s.substr(1);
+              else if (!starts_with(s, "-") && first_long.empty() && first_short.empty()) first_long = s;
+            } else if (is(a, "keyword_argument") && text(field(a, "name")) == "dest") {
+              string_literal_value(field(a, "value"), src_, dest);
+            }
+          }
+          if (dest.empty()) dest = !first_long.empty() ? first_long : first_short;
+          std::replace(dest.begin(), dest.end(), '-', '_');
+          if (!dest.empty()) argparse_args_.push_back({dest, n});
+        } else if (attr == "update") {
+          update_calls_.push_back(n);
+        }
+      }
+    }
+
+    bool is_loop = (k == "for_statement" || k == "while_statement");
+    int loop = it.loop;
+    if (is_loop) {
+      Loop l;
+      l.node = n;
+      l.body = field(n, "body");
+      l.function = function;
+      l.parent_loop = it.loop;
+      loop = static_cast<int>(loops_.size());
+      loop_by_node_[n.id] = loop;
+      loops_.push_back(l);
+    }
+    uint32_t count = named_count(n);
+    for (uint32_t i = count; i-- > 0;) {
+      Node c = named_child(n, i);
+      // Only a loop's body runs per iteration; its iterable/condition belongs to the outside.
+      int child_loop = (is_loop && same(c, field(n, "body"))) ? loop : it.loop;
+      stack.push_back({c, scope, function, child_loop, block});
+    }
+  }
+}
+
+int SemanticModel::loop_index(Node loop_node) const {
+  auto it = loop_by_node_.find(loop_node.id);
+  return it == loop_by_node_.end() ? -1 : it->second;
+}
+
+int SemanticModel::scope_at(uint32_t offset) const {
+  // Scopes are nested intervals; the innermost containing scope wins.
+  int best = 0;
+  uint32_t best_size = UINT32_MAX;
+  for (size_t i = 1; i < scopes_.size(); ++i) {
+    Node n = scopes_[i].node;
+    uint32_t s = scopes_[i].kind == Scope::Kind::Function ? start(field(n, "parameters")) : start(field(n, "body"));
+    uint32_t e = end(n);
+    if (s <= offset && offset < e && e - s < best_size) {
+      best = static_cast<int>(i);
+      best_size = e - s;
+    }
+  }
+  return best;
+}
+
+int SemanticModel::function_at(uint32_t offset) const {
+  for (int s = scope_at(offset); s >= 0; s = scopes_[s].parent)
+    if (scopes_[s].kind == Scope::Kind::Function) return scopes_[s].function;
+  return -1;
+}
+
+// Reaching bindings, approximated: the bindings of the innermost scope that binds the name,
+// walking backwards from the use; a binding whose block encloses the use dominates it and
+// ends the walk. Uses inside functions see a module's bindings as they stand at the end.
+std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
+  std::vector<const Binding*> out;
+  int s = scope_at(offset);
+  bool from_function = false;
+  for (; s >= 0; s = scopes_[s].parent) {
+    const Scope& sc = scopes_[s];
+    if (sc.kind == Scope::Kind::Class && from_function) continue;  // methods do not see class scope
+    auto it = sc.bindings.find(std::string(name));
+    if (it != sc.bindings.end() && !it->second.empty()) {
+      const auto& list = it->second;
+      bool late = from_function && sc.kind == Scope::Kind::Module;
+      int last = -1;
+      for (int i = 0; i < static_cast<int>(list.size()); ++i)
+        if (late || list[i].at < offset) last = i;
+      if (last < 0) {
+        // Bound only after the use (a loop-carried value, or a use before assignment).
+        for (const auto& b : list) out.push_back(&b);
+        return out;
+      }
+      for (int i = last; i >= 0; --i) {
+        out.push_back(&list[i]);
+        if (list[i].kind == Binding::Kind::AugAssign) continue;
+        if (list[i].block.start <= offset && offset <= list[i].block.end) break;
+        if (late) break;
+      }
+      return out;
+    }
+    if (sc.kind == Scope::Kind::Function) from_function = true;
+  }
+  return out;
+}
+
+std::string SemanticModel::qualified_name(Node expr) const {
+  expr = unparen(expr);
+  auto k = kind(expr);
+  if (k == "identifier") {
+    auto bindings = lookup(text(expr), start(expr));
+    // Several reaching imports (try/except ImportError fallbacks): the first one written is
+    // the canonical module.
+    bool all_imports = !bindings.empty();
+    for (const Binding* b : bindings) all_imports &= b->kind == Binding::Kind::Import;
+    if (all_imports) return bindings.back()->qualified;
+    if (bindings.empty()) {
+      static const std::set<std::string, std::less<>> builtins = {"print", "float", "int", "bool", "len", "str",
+                                                                  "iter", "next", "enumerate", "zip", "range",
+                                                                  "isinstance", "list", "tuple", "sum", "min",
+                                                                  "max", "abs", "round", "format", "repr", "dict"};
+      if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
+    }
+    return {};
+  }
+  if (k == "attribute") {
+    std::string base = qualified_name(field(expr, "object"));
+    if (base.empty()) return {};
+    return base + "." + std::string(text(field(expr, "attribute")));
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------
+// Values.
+
+Node SemanticModel::Kwargs::find(std::string_view key) const {
+  for (auto it = items.rbegin(); it != items.rend(); ++it)
+    if (it->first == key) return it->second;
+  return Node{};
+}
+
+Node SemanticModel::argument(Node call, int position, std::string_view keyword) const {
+  Node args = field(call, "arguments");
+  int pos = 0;
+  for (auto a : named_children(args)) {
+    auto k = kind(a);
+    if (k == "keyword_argument") {
+      if (text(field(a, "name")) == keyword) return field(a, "value");
+    } else if (k == "list_splat" || k == "dictionary_splat" || k == "comment") {
+      if (k == "list_splat") pos = 1 << 20;  // positions after *args are unknown
+    } else {
+      if (pos == position) return a;
+      ++pos;
+    }
+  }
+  if (!keyword.empty()) return keyword_arguments(call).find(keyword);
+  return Node{};
+}
+
+SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
+  Kwargs out;
+  Node args = field(call, "arguments");
+  std::function<void(Node, int)> add_dict = [&](Node d, int depth) {
+    d = unparen(d);
+    if (depth > kMaxDepth) {
+      out.complete = false;
+      return;
+    }
+    if (is(d, "dictionary")) {
+      for (auto pair : named_children(d)) {
+        if (is(pair, "pair")) {
+          std::string key;
+          if (string_literal_value(field(pair, "key"), src_, key)) out.items.push_back({key, field(pair, "value")});
+          else out.complete = false;
+        } else if (is(pair, "dictionary_splat")) {
+          add_dict(named_child(pair, 0), depth + 1);
+        }
+      }
+      return;
+    }
+    if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
+      for (auto a : named_children(field(d, "arguments"))) {
+        if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+        else out.complete = false;
+      }
+      return;
+    }
+    if (is(d, "identifier")) {
+      auto bindings = lookup(text(d), start(d));
+      if (bindings.empty()) {
+        out.complete = false;
+        return;
+      }
+      // The earliest reaching assignment is the base; later ones (in branches) add keys.
+      bool any = false;
+      for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
+        const Binding* b = *it;
+        if (b->kind == Binding::Kind::Assign) {
+          add_dict(b->value, depth + 1);
+          any = true;
+        } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
+          add_dict(field(b->value, "right"), depth + 1);
+          any = true;
+        } else {
+          out.complete = false;
+        }
+      }
+      if (!any) return;
+      // Keys added before the call: d.update({...}), d.update(k=v), d["k"] = v.
+      std::string_view name = text(d);
+      uint32_t first_at = bindings.back()->at;
+      for (Node u : update_calls_) {
+        Node obj = field(field(u, "function"), "object");
+        if (!is(obj, "identifier") || text(obj) != name || start(u) < first_at || start(u) > start(call)) continue;
+        if (scope_at(start(u)) != scope_at(start(d))) continue;
+        for (auto a : named_children(field(u, "arguments"))) {
+          if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+          else add_dict(a, depth + 1);
+        }
+      }
+      for (Node s : subscript_assignments_) {
+        Node l = unparen(field(s, "left"));
+        Node obj = field(l, "value");
+        if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > start(call)) continue;
+        if (scope_at(start(s)) != scope_at(start(d))) continue;
+        std::string key;
+        if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
+        else out.complete = false;
+      }
+      return;
+    }
+    out.complete = false;
+  };
+  for (auto a : named_children(args)) {
+    if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+    else if (is(a, "dictionary_splat")) add_dict(named_child(a, 0), 0);
+  }
+  return out;
+}
+
+std::vector<Value> SemanticModel::values(Node expr) const { return values_impl(expr, 0); }
+
+std::optional<Value> SemanticModel::constant(Node expr) const {
+  auto vs = values(expr);
+  if (vs.empty()) return std::nullopt;
+  for (const auto& v : vs)
+    if (v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr) return std::nullopt;
+  const Value& first = vs.front();
+  for (const auto& v : vs) {
+    if (v.kind != first.kind) {
+      if (v.is_number() && first.is_number() && v.number() == first.number()) continue;
+      return std::nullopt;
+    }
+    if (v.kind == Value::Kind::Int && v.i != first.i) return std::nullopt;
+    if (v.kind == Value::Kind::Float && v.f != first.f) return std::nullopt;
+    if (v.kind == Value::Kind::Str && v.s != first.s) return std::nullopt;
+    if (v.kind == Value::Kind::Bool && v.b != first.b) return std::nullopt;
+  }
+  return first;
+}
+
+std::optional<long long> SemanticModel::constant_int(Node expr) const {
+  auto v = constant(expr);
+  if (!v) return std::nullopt;
+  if (v->kind == Value::Kind::Int) return v->i;
+  if (v->kind == Value::Kind::Bool) return v->b ? 1 : 0;
+  if (v->kind == Value::Kind::Float && std::floor(v->f) == v->f) return static_cast<long long>(v->f);
+  return std::nullopt;
+}
+
+static Value make_int(long long i) {
+  Value v;
+  v.kind = Value::Kind::Int;
+  v.i = i;
+  return v;
+}
+
+std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return {Value::unknown()};
+  auto k = kind(expr);
+  Value v;
+  if (k == "integer") {
+    std::string t(text(expr));
+    t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+    try {
+      v.kind = Value::Kind::Int;
+      v.i = std::stoll(t, nullptr, 0);
+    } catch (...) {
+      return {Value::unknown()};
+    }
+    return {v};
+  }
+  if (k == "float") {
+    try {
+      v.kind = Value::Kind::Float;
+      std::string t(text(expr));
+      t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+      v.f = std::stod(t);
+    } catch (...) {
+      return {Value::unknown()};
+    }
+    return {v};
+  }
+  if (k == "true" || k == "false") {
+    v.kind = Value::Kind::Bool;
+    v.b = k == "true";
+    return {v};
+  }
+  if (k == "none") {
+    v.kind = Value::Kind::None;
+    return {v};
+  }
+  if (k == "string" || k == "concatenated_string") {
+    if (string_literal_value(expr, src_, v.s)) {
+      v.kind = Value::Kind::Str;
+      return {v};
+    }
+    return {Value::unknown()};
+  }
+  if (k == "unary_operator") {
+    auto inner = values_impl(field(expr, "argument"), depth + 1);
+    std::string_view op = text(ts_node_child(expr, 0));
+    for (auto& x : inner) {
+      if (op == "-" && x.kind == Value::Kind::Int) x.i = -x.i;
+      else if (op == "-" && x.kind == Value::Kind::Float) x.f = -x.f;
+      else if (op != "+") x = Value::unknown();
+    }
+    return inner;
+  }
+  if (k == "binary_operator") {
+    auto l = values_impl(field(expr, "left"), depth + 1);
+    auto r = values_impl(field(expr, "right"), depth + 1);
+    std::string_view op = text(field(expr, "operator"));
+    std::vector<Value> out;
+    for (const auto& a : l)
+      for (const auto& b : r) {
+        if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
+          if (op == "+") out.push_back(make_int(a.i + b.i));
+          else if (op == "-") out.push_back(make_int(a.i - b.i));
+          else if (op == "*") out.push_back(make_int(a.i * b.i));
+          else if (op == "//" && b.i != 0) out.push_back(make_int(a.i / b.i));
+          else out.push_back(Value::unknown());
+        } else {
+          out.push_back(Value::unknown());
+        }
+        if (out.size() > 16) return {Value::unknown()};
+      }
+    return out;
+  }
+  if (k == "conditional_expression") {
+    // a if cond else b
+    auto parts = named_children(expr);
+    if (parts.size() == 3) {
+      auto c = constant(parts[1]);
+      if (c && c->kind == Value::Kind::Bool) return values_impl(c->b ? parts[0] : parts[2], depth + 1);
+      auto a = values_impl(parts[0], depth + 1), b = values_impl(parts[2], depth + 1);
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    }
+    return {Value::unknown()};
+  }
+  if (k == "identifier") {
+    auto bindings = lookup(text(expr), start(expr));
+    if (bindings.empty()) return {Value::unknown()};
+    std::vector<Value> out;
+    for (const Binding* b : bindings) {
+      auto bv = binding_values(*b, depth + 1);
+      out.insert(out.end(), bv.begin(), bv.end());
+    }
+    return out;
+  }
+  if (k == "attribute") return attribute_values(expr, depth);
+  if (k == "call") {
+    std::string callee = callee_name(expr);
+    if (callee == "builtins.int" || callee == "builtins.float") {
+      auto inner = values_impl(argument(expr, 0, ""), depth + 1);
+      for (auto& x : inner) {
+        if (callee == "builtins.int" && x.kind == Value::Kind::Float) x = make_int(static_cast<long long>(x.f));
+        if (x.kind == Value::Kind::Str) x = Value::unknown();
+      }
+      return inner;
+    }
+    if (callee == "builtins.min" || callee == "builtins.max") {
+      auto args = named_children(field(expr, "arguments"));
+      if (args.size() == 2) {
+        auto a = constant_int(args[0]), b = constant_int(args[1]);
+        if (a && b) return {make_int(callee == "builtins.min" ? std::min(*a, *b) : std::max(*a, *b))};
+      }
+      return {Value::unknown()};
+    }
+  }
+  v.kind = Value::Kind::Expr;
+  v.expr = expr;
+  return {v};
+}
+
+std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+    case Binding::Kind::With: {
+      if (b.unpack_index >= 0) {
+        Node v = unparen(b.value);
+        if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
+            b.unpack_index < static_cast<int>(named_count(v)))
+          return values_impl(named_child(v, b.unpack_index), depth);
+        return {Value::unknown()};
+      }
+      return values_impl(b.value, depth);
+    }
+    case Binding::Kind::Param: return param_values(b.function, b.param_index, depth);
+    case Binding::Kind::Def:
+    case Binding::Kind::Class: {
+      Value v;
+      v.kind = Value::Kind::Expr;
+      v.expr = b.value;
+      return {v};
+    }
+    default: return {Value::unknown()};
+  }
+}
+
+std::vector<Value> SemanticModel::param_values(int f, int pi, int depth) const {
+  const Function& fn = functions_[f];
+  const Param& p = fn.params[pi];
+  if (p.is_variadic) return {Value::unknown()};
+  std::vector<Value> out;
+  int position = pi;
+  if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
+  if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
+  const auto& sites = callers(f);
+  bool default_used = sites.empty();
+  for (int ci : sites) {
+    Node call = calls_[ci].call;
+    Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+    if (is_null(a)) {
+      // Possibly passed through *args/**kwargs: unknown unless the call has neither.
+      bool splat = false;
+      for (auto c : named_children(field(call, "arguments")))
+        if (is(c, "list_splat") || is(c, "dictionary_splat")) splat = true;
+      if (splat) out.push_back(Value::unknown());
+      else default_used = true;
+      continue;
+    }
+    auto av = values_impl(a, depth + 1);
+    out.insert(out.end(), av.begin(), av.end());
+  }
+  if (default_used) {
+    if (is_null(p.default_value)) out.push_back(Value::unknown());
+    else {
+      auto dv = values_impl(p.default_value, depth + 1);
+      out.insert(out.end(), dv.begin(), dv.end());
+    }
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
+  std::vector<Value> out;
+  for (const auto& [d, call] : argparse_args_) {
+    if (d != dest) continue;
+    Node def = argument(call, -1, "default");
+    if (!is_null(def)) {
+      auto dv = values_impl(def, 1);
+      out.insert(out.end(), dv.begin(), dv.end());
+      continue;
+    }
+    std::string action;
+    string_literal_value(argument(call, -1, "action"), src_, action);
+    Value v;
+    if (action == "store_true" || action == "store_false") {
+      v.kind = Value::Kind::Bool;
+      v.b = action == "store_false";
+    } else {
+      v.kind = Value::Kind::None;
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+int SemanticModel::class_of_self(Node attr) const {
+  Node obj = field(attr, "object");
+  if (!is(obj, "identifier") || text(obj) != "self") return -1;
+  int f = function_at(start(attr));
+  return f >= 0 ? functions_[f].klass : -1;
+}
+
+std::vector<Value> SemanticModel::attribute_values(Node attr, int depth) const {
+  Node obj = unparen(field(attr, "object"));
+  std::string_view name = text(field(attr, "attribute"));
+  int klass = class_of_self(attr);
+  if (klass >= 0) {
+    std::vector<Value> out;
+    std::string key = classes_[klass].name + "." + std::string(name);
+    for (const auto& [k, v] : self_assignments_) {
+      if (k != key) continue;
+      // Only __init__ assignments define the attribute's value for the rest of the class.
+      int f = function_at(start(v));
+      if (f < 0 || functions_[f].name != "__init__") {
+        out.push_back(Value::unknown());
+        continue;
+      }
+      auto vv = values_impl(v, depth + 1);
+      out.insert(out.end(), vv.begin(), vv.end());
+    }
+    if (out.empty()) out.push_back(Value::unknown());
+    return out;
+  }
+  // args.<dest> where args comes from parse_args() (or parse_known_args()[0]).
+  auto objs = values_impl(obj, depth + 1);
+  bool from_argparse = !objs.empty();
+  for (const auto& o : objs) {
+    if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) {
+      from_argparse = false;
+      break;
+    }
+    Node fn = field(o.expr, "function");
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "parse_args") from_argparse = false;
+  }
+  if (from_argparse) return argparse_default(name);
+  Value v;
+  v.kind = Value::Kind::Expr;
+  v.expr = attr;
+  return {v};
+}
+
+// ---------------------------------------------------------------------------------------
+// Calls.
+
+void SemanticModel::resolve_calls() {
+  walk([&](Node n, const WalkFrame& frame) {
+    if (!is(n, "call")) return;
+    CallSite cs;
+    cs.call = n;
+    cs.caller = frame.function;
+    cs.loops = frame.loops;
+    cs.guards = frame.guards;
+    cs.guard_loop_depth = frame.guard_loop_depth;
+    cs.lambda_depth = frame.lambda_depth;
+    call_index_[n.id] = static_cast<int>(calls_.size());
+    calls_.push_back(cs);
+  });
+  callers_.assign(functions_.size(), {});
+  callees_by_call_.assign(calls_.size(), {});
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    Node call = calls_[ci].call;
+    Node fn = unparen(field(call, "function"));
+    std::vector<int> targets;
+    auto add_class_method = [&](int klass, std::string_view method) {
+      // The method, or one inherited from a base class defined in this file.
+      std::set<int> seen;
+      while (klass >= 0 && seen.insert(klass).second) {
+        auto it = classes_[klass].methods.find(std::string(method));
+        if (it != classes_[klass].methods.end()) {
+          targets.push_back(it->second);
+          return;
+        }
+        int next = -1;
+        for (const auto& b : classes_[klass].bases)
+          for (size_t c = 0; c < classes_.size(); ++c)
+            if (classes_[c].name == last_part(b)) next = static_cast<int>(c);
+        klass = next;
+      }
+    };
+    auto instance_class = [&](Node expr) -> int {
+      // The class whose instance the expression holds: Net(), Net().to(dev), ...
+      for (const auto& v : values_impl(expr, 1)) {
+        if (v.kind != Value::Kind::Expr) continue;
+        Node e = v.expr;
+        for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+          Node f = unparen(field(e, "function"));
+          if (is(f, "attribute")) {
+            auto a = text(field(f, "attribute"));
+            if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float") {
+              e = unparen(field(f, "object"));
+              continue;
+            }
+          }
+          for (const auto& cv : values_impl(f, 1))
+            if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
+              for (size_t c = 0; c < classes_.size(); ++c)
+                if (same(classes_[c].node, cv.expr)) return static_cast<int>(c);
+          break;
+        }
+      }
+      return -1;
+    };
+    if (is(fn, "identifier")) {
+      for (const auto& v : values_impl(fn, 1)) {
+        if (v.kind != Value::Kind::Expr) continue;
+        if (is(v.expr, "function_definition")) {
+          for (size_t f = 0; f < functions_.size(); ++f)
+            if (same(functions_[f].node, v.expr)) targets.push_back(static_cast<int>(f));
+        }
+      }
+      int klass = instance_class(fn);
+      if (klass >= 0) {
+        add_class_method(klass, "forward");
+        add_class_method(klass, "__call__");
+      }
+    } else if (is(fn, "attribute")) {
+      Node obj = unparen(field(fn, "object"));
+      std::string_view method = text(field(fn, "attribute"));
+      int klass = -1;
+      if (is(obj, "identifier") && text(obj) == "self") {
+        int f = function_at(start(call));
+        klass = f >= 0 ? functions_[f].klass : -1;
+      } else {
+        klass = instance_class(obj);
+      }
+      if (klass >= 0) add_class_method(klass, method);
+      // self.model(x) where self.model holds an instance of a class defined here
+      int attr_class = instance_class(fn);
+      if (attr_class >= 0) {
+        add_class_method(attr_class, "forward");
+        add_class_method(attr_class, "__call__");
+      }
+    }
+    if (is(fn, "identifier") && text(fn) == "self") {
+      int f = function_at(start(call));
+      int klass = f >= 0 ? functions_[f].klass : -1;
+      if (klass >= 0) add_class_method(klass, "forward");
+    }
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    callees_by_call_[ci] = targets;
+    for (int t : targets) callers_[t].push_back(static_cast<int>(ci));
+  }
+  // Class bases, now that imports resolve.
+  for (auto& c : classes_) {
+    Node supers = field(c.node, "superclasses");
+    for (auto b : named_children(supers)) {
+      if (is(b, "keyword_argument")) continue;
+      std::string q = qualified_name(b);
+      c.bases.push_back(q.empty() ? std::string(text(b)) : q);
+    }
+  }
+}
+
+std::vector<int> SemanticModel::callees(Node call) const {
+  auto it = call_index_.find(call.id);
+  return it == call_index_.end() ? std::vector<int>{} : callees_by_call_[it->second];
+}
+
+const std::vector<int>& SemanticModel::callers(int f) const {
+  if (f < 0 || f >= static_cast<int>(callers_.size())) return kNoCallers;
+  return callers_[f];
+}
+
+bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_view> bases) const {
+  std::set<int> seen;
+  std::function<bool(int)> rec = [&](int k) {
+    if (k < 0 || !seen.insert(k).second) return false;
+    for (const auto& b : classes_[k].bases) {
+      for (auto want : bases)
+        if (b == want) return true;
+      for (size_t c = 0; c < classes_.size(); ++c)
+        if (classes_[c].name == b && rec(static_cast<int>(c))) return true;
+    }
+    return false;
+  };
+  return rec(klass);
+}
+
+bool SemanticModel::is_lightning_module(int klass) const {
+  return is_subclass_of(klass, {"pytorch_lightning.LightningModule", "lightning.LightningModule",
+                                "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule",
+                                "lightning.pytorch.core.LightningModule"});
+}
+
+bool SemanticModel::is_step_hook(int f) const {
+  if (f < 0) return false;
+  const auto& fn = functions_[f];
+  if (fn.klass < 0 || !is_lightning_module(fn.klass)) return false;
+  return fn.name == "training_step" || fn.name == "validation_step" || fn.name == "test_step" ||
+         fn.name == "predict_step";
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Loaders and loops.
+
+bool SemanticModel::is_loader_call(Node call) const {
+  if (!is(call, "call")) return false;
+  std::string q = callee_name(call);
+  for (auto name : kLoaderNames)
+    if (q == name) return true;
+  return false;
+}
+
+bool SemanticModel::is_loader_expr(Node expr) const { return is_loader_impl(expr, 0); }
+
+bool SemanticModel::is_loader_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return false;
+  if (is(expr, "call")) {
+    if (is_loader_call(expr)) return true;
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+    // Iteration wrappers: enumerate(loader), tqdm(loader), zip(a, b), iter(loader), islice(...)
+    if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
+        last == "trange" || q == "builtins.iter") {
+      for (auto a : named_children(field(expr, "arguments"))) {
+        if (is(a, "keyword_argument")) continue;
+        if (is_loader_impl(a, depth + 1)) return true;
+        if (last != "zip") break;
+      }
+      return false;
+    }
+    if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"), depth + 1);
+    // A function defined here that returns a loader.
+    for (int f : callees(expr))
+      for (Node r : functions_[f].returns)
+        if (is_loader_impl(r, depth + 1)) return true;
+    return false;
+  }
+  if (is(expr, "identifier") || is(expr, "attribute")) {
+    bool unknown = false;
+    for (const auto& v : values_impl(expr, depth + 1)) {
+      if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr, depth + 1)) return true;
+      if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+    }
+    if (unknown) {
+      // Unresolvable (a parameter without call sites, an attribute of another object): the
+      // name is the remaining evidence.
+      std::string_view name = is(expr, "attribute") ? text(field(expr, "attribute")) : text(expr);
+      std::string lower(name);
+      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+      return lower.find("loader") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
+  std::vector<int> out;
+  std::function<bool(Node, int)> refers = [&](Node expr, int depth) -> bool {
+    expr = unparen(expr);
+    if (is_null(expr) || depth > kMaxDepth) return false;
+    if (same(expr, loader_call)) return true;
+    if (is(expr, "call")) {
+      Node fn = unparen(field(expr, "function"));
+      std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+      if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
+          last == "trange") {
+        for (auto a : named_children(field(expr, "arguments")))
+          if (!is(a, "keyword_argument") && refers(a, depth + 1)) return true;
+        return false;
+      }
+      for (int f : callees(expr))
+        for (Node r : functions_[f].returns)
+          if (refers(r, depth + 1)) return true;
+      return false;
+    }
+    if (is(expr, "identifier") || is(expr, "attribute")) {
+      for (const auto& v : values_impl(expr, depth + 1))
+        if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && refers(v.expr, depth + 1)) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    Node n = loops_[i].node;
+    if (is(n, "for_statement") && refers(field(n, "right"), 0)) out.push_back(static_cast<int>(i));
+  }
+  // `it = iter(loader)` consumed with next(it) in a while loop.
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    if (!is(loops_[i].node, "while_statement")) continue;
+    for (const auto& cs : calls_) {
+      if (std::find(cs.loops.begin(), cs.loops.end(), static_cast<int>(i)) == cs.loops.end()) continue;
+      if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
+      if (refers(argument(cs.call, 0, ""), 0)) {
+        out.push_back(static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+bool SemanticModel::is_optimizer_value(Node expr) const {
+  expr = unparen(expr);
+  for (const auto& v : values_impl(expr, 1)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+    std::string q = callee_name(v.expr);
+    if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos) return true;
+    if (q.find("GradScaler") != std::string::npos) return true;
+    if (q.find("optim") != std::string::npos && q.find("sched") == std::string::npos) return true;
+  }
+  std::string_view name = is(expr, "attribute") ? text(field(expr, "attribute")) : text(expr);
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower.find("sched") != std::string::npos) return false;
+  return lower.find("optim") != std::string::npos || lower == "opt" || lower.find("scaler") != std::string::npos ||
+         (lower.size() > 4 && lower.substr(lower.size() - 4) == "_opt");
+}
+
+bool SemanticModel::is_module_value(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (depth > kMaxDepth) return false;
+  for (const auto& v : values_impl(expr, depth + 1)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+    Node e = v.expr;
+    for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+      Node f = unparen(field(e, "function"));
+      if (is(f, "attribute")) {
+        auto a = text(field(f, "attribute"));
+        if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
+          e = unparen(field(f, "object"));
+          continue;
+        }
+        if (a == "from_pretrained") return true;
+      }
+      std::string q = qualified_name(f);
+      if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
+        return true;
+      if (starts_with(q, "torchvision.models.") || starts_with(q, "timm.")) return true;
+      for (const auto& cv : values_impl(f, depth + 1))
+        if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
+          for (size_t c = 0; c < classes_.size(); ++c)
+            if (same(classes_[c].node, cv.expr) &&
+                is_subclass_of(static_cast<int>(c), {"torch.nn.Module", "torch.nn.modules.module.Module"}))
+              return true;
+      if (is(e, "call") && !same(unparen(field(e, "function")), f)) continue;
+      break;
+    }
+  }
+  return false;
+}
+
+bool SemanticModel::is_step_call(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  if (is(fn, "attribute")) {
+    auto m = text(field(fn, "attribute"));
+    if (m == "backward") return true;
+    if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
+  }
+  return is_module_value(fn, 0);
+}
+
+bool SemanticModel::function_performs_step(int f, std::set<int>& seen) const {
+  if (f < 0 || !seen.insert(f).second) return false;
+  for (const auto& cs : calls_) {
+    if (cs.caller != f || cs.lambda_depth > 0) continue;
+    bool in_hot = false;
+    for (int l : cs.loops) in_hot |= loops_[l].kind == LoopKind::Hot;
+    if (in_hot) continue;
+    if (is_step_call(cs.call)) return true;
+    for (int c : callees(cs.call))
+      if (function_performs_step(c, seen)) return true;
+  }
+  return false;
+}
+
+bool SemanticModel::loop_performs_step(int li) const {
+  for (const auto& cs : calls_) {
+    auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
+    if (pos == cs.loops.end() || cs.lambda_depth > 0) continue;
+    bool nested_hot = false;
+    for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
+    if (nested_hot) continue;
+    if (is_step_call(cs.call)) return true;
+    std::set<int> seen;
+    for (int c : callees(cs.call))
+      if (function_performs_step(c, seen)) return true;
+  }
+  return false;
+}
+
+bool SemanticModel::function_contains_hot_loop(int f, std::set<int>& seen) const {
+  if (f < 0 || !seen.insert(f).second) return false;
+  for (const auto& l : loops_)
+    if (l.function == f && l.kind == LoopKind::Hot) return true;
+  for (const auto& cs : calls_) {
+    if (cs.caller != f) continue;
+    for (int c : callees(cs.call))
+      if (function_contains_hot_loop(c, seen)) return true;
+  }
+  return false;
+}
+
+void SemanticModel::classify_loops() {
+  for (auto& l : loops_)
+    l.iterates_loader = is(l.node, "for_statement") && is_loader_expr(field(l.node, "right"));
+  for (int pass = 0; pass < 4; ++pass) {
+    bool changed = false;
+    for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
+      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i)) ? LoopKind::Hot : LoopKind::Setup;
+      if (k != loops_[i].kind) {
+        loops_[i].kind = k;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  for (int i = 0; i < static_cast<int>(loops_.size()); ++i) {
+    if (loops_[i].kind == LoopKind::Hot) continue;
+    bool epoch = false;
+    for (int j = 0; j < static_cast<int>(loops_.size()) && !epoch; ++j) {
+      if (loops_[j].kind != LoopKind::Hot) continue;
+      for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
+        if (p == i) epoch = true;
+    }
+    for (const auto& cs : calls_) {
+      if (epoch) break;
+      if (std::find(cs.loops.begin(), cs.loops.end(), i) == cs.loops.end()) continue;
+      std::set<int> seen;
+      for (int c : callees(cs.call))
+        if (function_contains_hot_loop(c, seen)) epoch = true;
+    }
+    if (epoch) loops_[i].kind = LoopKind::Epoch;
+  }
+}
+
+bool SemanticModel::loop_runs_per_epoch(int li) const {
+  if (li < 0) return false;
+  if (loops_[li].parent_loop >= 0) return true;
+  // In a function called from a loop (or from a function called from a loop).
+  std::set<int> seen;
+  std::function<bool(int)> called_in_loop = [&](int f) -> bool {
+    if (f < 0 || !seen.insert(f).second) return false;
+    for (int ci : callers(f)) {
+      if (!calls_[ci].loops.empty()) return true;
+      if (called_in_loop(calls_[ci].caller)) return true;
+    }
+    return false;
+  };
+  return called_in_loop(loops_[li].function);
+}
+
+bool SemanticModel::loader_feeds_training(Node loader_call) const {
+  for (int l : loops_iterating(loader_call))
+    if (loops_[l].kind == LoopKind::Hot) return true;
+  // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
+  int f = function_at(start(loader_call));
+  auto returns_it = [&](int fn) {
+    for (Node r : functions_[fn].returns) {
+      r = unparen(r);
+      if (same(r, loader_call)) return true;
+      for (const auto& v : values(r))
+        if (v.kind == Value::Kind::Expr && same(v.expr, loader_call)) return true;
+    }
+    return false;
+  };
+  if (f >= 0 && functions_[f].name.size() > 11 &&
+      functions_[f].name.substr(functions_[f].name.size() - 11) == "_dataloader" && returns_it(f))
+    return true;
+  for (const auto& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto m = text(field(fn, "attribute"));
+    if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+    for (auto a : named_children(field(cs.call, "arguments"))) {
+      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+      for (const auto& val : values(v))
+        if (val.kind == Value::Kind::Expr && same(val.expr, loader_call)) return true;
+      if (same(unparen(v), loader_call)) return true;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Hot contexts and amortization.
+
+void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
+                                 Node hot_region) const {
+  std::function<void(Node, bool)> apply = [&](Node cond, bool positive) {
+    cond = unparen(cond);
+    auto k = kind(cond);
+    if (k == "boolean_operator" && positive && text(field(cond, "operator")) == "and") {
+      apply(field(cond, "left"), true);
+      apply(field(cond, "right"), true);
+      return;
+    }
+    if (k == "not_operator") {
+      Node arg = unparen(field(cond, "argument"));
+      if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
+        if (positive) apply_guards(ctx, {}, 0, hot_region);  // no-op; handled below
+        cond = arg;
+        k = kind(cond);
+        if (!positive) return;
+        auto n = constant_int(field(cond, "right"));
+        if (n && *n == 1) return;
+        ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+        return;
+      }
+      apply(arg, !positive);
+      return;
+    }
+    if (!positive) return;
+    if (k == "comparison_operator") {
+      auto parts = named_children(cond);
+      std::string_view op = text(ts_node_child(cond, 1));
+      if (parts.size() == 2 && op == "==") {
+        Node l = unparen(parts[0]), r = unparen(parts[1]);
+        if (is(r, "binary_operator") && text(field(r, "operator")) == "%") std::swap(l, r);
+        if (is(l, "binary_operator") && text(field(l, "operator")) == "%") {
+          auto n = constant_int(field(l, "right"));
+          if (n && *n == 1) return;
+          ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+          return;
+        }
+        // step == 0, batch_idx == 0: one step per epoch or run
+        if (is(l, "identifier") && is(r, "integer")) ctx.once_per_epoch = true;
+        if (is(r, "identifier") && is(l, "integer")) ctx.once_per_epoch = true;
+      }
+      return;
+    }
+    if (k == "identifier" || k == "attribute") {
+      auto c = constant(cond);
+      if (c && c->kind == Value::Kind::Bool) {
+        if (!c->b) ctx.once_per_epoch = true;  // never runs at all
+        return;
+      }
+      // A first-iteration flag: set False inside the hot region.
+      if (k == "identifier" && !is_null(hot_region)) {
+        auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
+        if (it != scopes_[scope_at(start(cond))].bindings.end())
+          for (const auto& b : it->second)
+            if (b.kind == Binding::Kind::Assign && contains(hot_region, b.target) && is(unparen(b.value), "false")) {
+              ctx.once_per_epoch = true;
+              return;
+            }
+      }
+      // A configuration flag (`args.x`, `cfg.x`, `self.x`) whose value is unknown.
+      if (k == "attribute") ctx.flag_guarded = true;
+    }
+  };
+  for (size_t i = from; i < guards.size(); ++i) apply(guards[i].first, guards[i].second);
+}
+
+HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>& loops,
+                                            const std::vector<std::pair<Node, bool>>& guards,
+                                            const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
+  HotContext ctx;
+  if (lambda_depth > 0) return ctx;
+  // The outermost hot loop decides: guards inside it amortize.
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops_[loops[i]].kind != LoopKind::Hot) continue;
+    ctx.hot = true;
+    ctx.loop = loops[i];
+    size_t from = 0;
+    while (from < guards.size() && guard_loop_depth[from] <= i) ++from;
+    apply_guards(ctx, guards, from, loops_[loops[i]].body);
+    return ctx;
+  }
+  if (function >= 0 && hot_function_.size() > static_cast<size_t>(function) && hot_function_[function].hot) {
+    ctx = hot_function_[function];
+    ctx.loop = -1;
+    apply_guards(ctx, guards, 0, Node{});
+  }
+  return ctx;
+}
+
+HotContext SemanticModel::hot_context(const WalkFrame& frame, uint32_t) const {
+  return frame_hot_context(frame.function, frame.loops, frame.guards, frame.guard_loop_depth, frame.lambda_depth);
+}
+
+void SemanticModel::compute_hot_functions() {
+  hot_function_.assign(functions_.size(), HotContext{});
+  std::vector<int> work;
+  for (int f = 0; f < static_cast<int>(functions_.size()); ++f)
+    if (is_step_hook(f)) {
+      hot_function_[f].hot = true;
+      work.push_back(f);
+    }
+  // Seed with call sites in hot loops, then propagate through hot functions.
+  auto visit_site = [&](const CallSite& cs) {
+    HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
+    if (!site.hot) return;
+    for (int c : callees(cs.call)) {
+      HotContext& h = hot_function_[c];
+      bool was_hot = h.hot;
+      if (!h.hot) {
+        h = site;
+        h.via_call = cs.call;
+        h.loop = -1;
+      } else {
+        // Reached unamortized from anywhere: the function runs every step.
+        if (site.every == 0) h.every = 0;
+        if (!site.once_per_epoch) h.once_per_epoch = false;
+        if (!site.flag_guarded) h.flag_guarded = false;
+        if (!h.via_call && !is_step_hook(c)) h.via_call = cs.call;
+      }
+      if (!was_hot) work.push_back(c);
+    }
+  };
+  for (const auto& cs : calls_) visit_site(cs);
+  for (size_t guard = 0; !work.empty() && guard < 10000; ++guard) {
+    int f = work.back();
+    work.pop_back();
+    for (const auto& cs : calls_)
+      if (cs.caller == f) visit_site(cs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// CUDA.
+
+void SemanticModel::compute_cuda() {
+  // Evidence that the program uses CUDA.
+  std::vector<Node> stack{root_};
+  bool lightning_cpu = false, lightning_module = false;
+  for (size_t c = 0; c < classes_.size(); ++c) lightning_module |= is_lightning_module(static_cast<int>(c));
+  while (!stack.empty() && !uses_cuda_) {
+    Node n = stack.back();
+    stack.pop_back();
+    auto k = kind(n);
+    if (k == "string") {
+      std::string s;
+      if (string_literal_value(n, src_, s) && (s == "cuda" || starts_with(s, "cuda:"))) uses_cuda_ = true;
+      continue;
+    }
+    if (k == "call") {
+      Node fn = unparen(field(n, "function"));
+      if (is(fn, "attribute") && text(field(fn, "attribute")) == "cuda") uses_cuda_ = true;
+      std::string q = qualified_name(fn);
+      if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
+      if (last_part(q) == "Trainer") {
+        std::string acc;
+        if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
+      }
+    }
+    for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named_child(n, i));
+  }
+  if (lightning_module && !lightning_cpu) {
+    uses_cuda_ = true;
+    lightning_gpu_ = true;
+  }
+}
+
+SemanticModel::DeviceKind SemanticModel::device_kind(Node expr) const { return device_kind_impl(expr, 0); }
+
+SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return DeviceKind::Unknown;
+  auto from_string = [](const std::string& s) {
+    if (s == "cuda" || starts_with(s, "cuda:")) return DeviceKind::Cuda;
+    if (s == "cpu" || s == "mps" || s == "meta" || starts_with(s, "cpu:")) return DeviceKind::Cpu;
+    return DeviceKind::Unknown;
+  };
+  auto k = kind(expr);
+  if (k == "string") {
+    std::string s;
+    return string_literal_value(expr, src_, s) ? from_string(s) : DeviceKind::Unknown;
+  }
+  if (k == "integer") return DeviceKind::Cuda;
+  if (k == "attribute") {
+    std::string q = qualified_name(expr);
+    if (starts_with(q, "torch.")) {
+      static const std::set<std::string, std::less<>> dtypes = {
+          "float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8", "int16",
+          "int32", "int64", "long", "uint8", "bool", "short", "complex64", "complex128", "cfloat", "float8_e4m3fn"};
+      if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
+    }
+    if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() == 3) {
+      auto c = constant(parts[1]);
+      if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2], depth + 1);
+      auto a = device_kind_impl(parts[0], depth + 1), b = device_kind_impl(parts[2], depth + 1);
+      if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;
+      if (a == b) return a;
+      return DeviceKind::Unknown;
+    }
+  }
+  if (k == "call") {
+    std::string q = callee_name(expr);
+    if (q == "torch.device") return device_kind_impl(argument(expr, 0, "type"), depth + 1);
+    if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
+    return DeviceKind::Unknown;
+  }
+  if (k == "identifier" || k == "attribute") {
+    if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
+    bool any_cuda = false, all_cpu = true, any = false;
+    for (const auto& v : values_impl(expr, depth + 1)) {
+      any = true;
+      DeviceKind d = DeviceKind::Unknown;
+      if (v.kind == Value::Kind::Str) d = from_string(v.s);
+      else if (v.kind == Value::Kind::Int) d = DeviceKind::Cuda;
+      else if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) d = device_kind_impl(v.expr, depth + 1);
+      if (d == DeviceKind::NotDevice) return d;
+      any_cuda |= d == DeviceKind::Cuda;
+      all_cpu &= d == DeviceKind::Cpu;
+    }
+    if (any_cuda) return DeviceKind::Cuda;
+    if (any && all_cpu) return DeviceKind::Cpu;
+  }
+  return DeviceKind::Unknown;
+}
+
+bool SemanticModel::is_move_to_cuda(Node call) const {
+  if (!is(call, "call") || !uses_cuda_) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  auto m = text(field(fn, "attribute"));
+  if (m == "cuda") return true;
+  if (m != "to") return false;
+  Node dev = argument(call, 0, "device");
+  if (is_null(dev)) return false;
+  if (is(unparen(argument(call, 0, "")), "keyword_argument")) return false;
+  DeviceKind d = device_kind(dev);
+  return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
+}
+
+bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr, 0); }
+
+bool SemanticModel::binding_is_cuda(const Binding& b, int depth) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+    case Binding::Kind::With:
+      if (b.unpack_index >= 0) {
+        Node v = unparen(b.value);
+        if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
+            b.unpack_index < static_cast<int>(named_count(v)))
+          return is_cuda_impl(named_child(v, b.unpack_index), depth + 1);
+      }
+      return is_cuda_impl(b.value, depth + 1);
+    case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"), depth + 1);
+    case Binding::Kind::LoopTarget: return is_cuda_impl(b.value, depth + 1);
+    case Binding::Kind::Param: {
+      const Function& fn = functions_[b.function];
+      const Param& p = fn.params[b.param_index];
+      if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
+          p.name != "dataloader_idx")
+        return true;
+      int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+      if (position < 0 || p.is_variadic) return false;
+      for (int ci : callers(b.function)) {
+        Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+        if (!is_null(a) && is_cuda_impl(a, depth + 1)) return true;
+      }
+      return false;
+    }
+    default: return false;
+  }
+}
+
+bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return false;
+  auto cached = cuda_cache_.find(expr.id);
+  if (cached != cuda_cache_.end()) return cached->second == 1;
+  cuda_cache_[expr.id] = 2;  // in progress: a cycle answers "no"
+  bool result = false;
+  auto k = kind(expr);
+  static const std::set<std::string, std::less<>> host_attrs = {
+      "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
+      "names", "itemsize", "nbytes"};
+  static const std::set<std::string, std::less<>> host_methods = {
+      "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
+      "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
+      "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
+  static const std::set<std::string, std::less<>> host_builtins = {
+      "builtins.print", "builtins.len", "builtins.float", "builtins.int", "builtins.bool", "builtins.str",
+      "builtins.isinstance", "builtins.range", "builtins.round", "builtins.format", "builtins.repr",
+      "builtins.dict"};
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr)))
+      if (binding_is_cuda(*b, depth)) {
+        result = true;
+        break;
+      }
+  } else if (k == "attribute") {
+    std::string_view attr = text(field(expr, "attribute"));
+    int klass = class_of_self(expr);
+    if (host_attrs.count(attr)) {
+      result = false;
+    } else if (klass >= 0) {
+      std::string key = classes_[klass].name + "." + std::string(attr);
+      for (const auto& [name, v] : self_assignments_)
+        if (name == key && is_cuda_impl(v, depth + 1)) {
+          result = true;
+          break;
+        }
+    } else if (!starts_with(qualified_name(expr), "torch")) {
+      result = is_cuda_impl(field(expr, "object"), depth + 1);
+    }
+  } else if (k == "subscript") {
+    result = is_cuda_impl(field(expr, "value"), depth + 1);
+  } else if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    auto any_arg_cuda = [&] {
+      for (auto a : named_children(field(expr, "arguments"))) {
+        Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+        if (is(v, "list_splat") || is(v, "dictionary_splat")) v = named_child(v, 0);
+        if (is_cuda_impl(v, depth + 1)) return true;
+      }
+      return false;
+    };
+    if (host_builtins.count(q) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
+        starts_with(q, "torch.cuda.") || starts_with(q, "logging.")) {
+      result = false;
+    } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
+      // Factories: torch.zeros(..., device=dev)
+      DeviceKind d = device_kind(argument(expr, -1, "device"));
+      result = d == DeviceKind::Cuda || d == DeviceKind::Unknown;
+    } else if (is(fn, "attribute")) {
+      std::string_view m = text(field(fn, "attribute"));
+      Node recv = field(fn, "object");
+      if (m == "cuda") result = true;
+      else if (m == "to") {
+        Node dev = argument(expr, 0, "device");
+        DeviceKind d = is_null(dev) ? DeviceKind::NotDevice : device_kind(dev);
+        if (d == DeviceKind::Cuda || d == DeviceKind::Unknown) result = true;
+        else if (d == DeviceKind::Cpu) result = false;
+        else result = is_cuda_impl(recv, depth + 1) || any_arg_cuda();
+      } else if (host_methods.count(m)) {
+        result = false;
+      } else if (m == "append" || m == "extend") {
+        result = false;
+      } else {
+        result = is_cuda_impl(recv, depth + 1) || any_arg_cuda() || is_cuda_impl(fn, depth + 1);
+      }
+    } else {
+      result = any_arg_cuda() || is_cuda_impl(fn, depth + 1);
+    }
+    // A function defined here: what it returns decides (an `accuracy()` that returns
+    // `.item()` hands back a Python float).
+    auto targets = callees(expr);
+    if (!targets.empty()) {
+      bool returns_cuda = false;
+      for (int f : targets)
+        for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r, depth + 1);
+      result = returns_cuda;
+    }
+  } else if (k == "binary_operator") {
+    result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);
+  } else if (k == "unary_operator") {
+    result = is_cuda_impl(field(expr, "argument"), depth + 1);
+  } else if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1));
+    if (op != "is" && op != "in" && op != "not") {
+      for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
+    }
+  } else if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() == 3) result = is_cuda_impl(parts[0], depth + 1) || is_cuda_impl(parts[2], depth + 1);
+  } else if (k == "boolean_operator") {
+    result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);
+  } else if (k == "list" || k == "tuple" || k == "expression_list") {
+    for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
+  } else if (k == "list_comprehension" || k == "generator_expression") {
+    result = is_cuda_impl(field(expr, "body"), depth + 1);
+  }
+  // A container appended CUDA values: `losses.append(loss)` taints `losses`.
+  if (!result && k == "identifier") {
+    std::string_view name = text(expr);
+    int sc = scope_at(start(expr));
+    for (const auto& cs : calls_) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto m = text(field(fn, "attribute"));
+      if (m != "append" && m != "extend") continue;
+      Node obj = unparen(field(fn, "object"));
+      if (!is(obj, "identifier") || text(obj) != name || scope_at(start(cs.call)) != sc) continue;
+      if (is_cuda_impl(argument(cs.call, 0, ""), depth + 1)) {
+        result = true;
+        break;
+      }
+    }
+  }
+  cuda_cache_[expr.id] = result ? 1 : 0;
+  return result;
+}
+
+bool SemanticModel::is_cuda_bool(Node expr) const { return uses_cuda_ && is_cuda_bool_impl(expr, 0); }
+
+bool SemanticModel::is_cuda_bool_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return false;
+  auto k = kind(expr);
+  if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1));
+    if (op == "is" || op == "in" || op == "not") return false;
+    return is_cuda_impl(expr, depth + 1);
+  }
+  if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"), depth + 1);
+  if (k == "binary_operator") {
+    auto op = text(field(expr, "operator"));
+    if (op == "&" || op == "|" || op == "^")
+      return is_cuda_bool_impl(field(expr, "left"), depth + 1) || is_cuda_bool_impl(field(expr, "right"), depth + 1);
+    return false;
+  }
+  if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    static const std::set<std::string, std::less<>> bool_fns = {
+        "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
+        "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
+    if (bool_fns.count(q)) return is_cuda_impl(expr, depth + 1);
+    if (is(fn, "attribute")) {
+      static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
+                                                                      "isnan", "isinf", "logical_not", "logical_and",
+                                                                      "logical_or"};
+      if (bool_methods.count(text(field(fn, "attribute")))) return is_cuda_impl(expr, depth + 1);
+    }
+    return false;
+  }
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr)))
+      if ((b->kind == Binding::Kind::Assign) && b->unpack_index < 0 && is_cuda_bool_impl(b->value, depth + 1))
+        return true;
+  }
+  return false;
+}
+
+bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr, 0); }
+
+bool SemanticModel::is_batch_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > kMaxDepth) return false;
+  auto cached = batch_cache_.find(expr.id);
+  if (cached != batch_cache_.end()) return cached->second == 1;
+  batch_cache_[expr.id] = 2;
+  bool result = false;
+  auto k = kind(expr);
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr))) {
+      if (b->kind == Binding::Kind::LoopTarget) {
+        result = is_loader_impl(b->value, depth + 1) || is_batch_impl(b->value, depth + 1);
+      } else if (b->kind == Binding::Kind::Assign) {
+        Node v = unparen(b->value);
+        if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
+            b->unpack_index < static_cast<int>(named_count(v)))
+          v = named_child(v, b->unpack_index);
+        result = is_batch_impl(v, depth + 1);
+      } else if (b->kind == Binding::Kind::Param) {
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        if (position >= 0 && !p.is_variadic)
+          for (int ci : callers(b->function)) {
+            Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+            if (!is_null(a) && is_batch_impl(a, depth + 1)) result = true;
+          }
+      }
+      if (result) break;
+    }
+  } else if (k == "subscript") {
+    result = is_batch_impl(field(expr, "value"), depth + 1);
+  } else if (k == "attribute") {
+    result = is_batch_impl(field(expr, "object"), depth + 1);
+  } else if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    if (qualified_name(fn) == "builtins.next") result = is_loader_impl(argument(expr, 0, ""), depth + 1);
+    else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"), depth + 1);
+  }
+  batch_cache_[expr.id] = result ? 1 : 0;
+  return result;
+}
+
+bool SemanticModel::assigned_within(std::string_view name, Node region) const {
+  if (starts_with(name, "self.")) {
+    for (const auto& [key, v] : self_assignments_)
+      if (last_part(key) == name.substr(5) && contains(region, v)) return true;
+    return false;
+  }
+  for (const auto& sc : scopes_) {
+    auto it = sc.bindings.find(std::string(name));
+    if (it == sc.bindings.end()) continue;
+    for (const auto& b : it->second)
+      if (!is_null(b.target) && contains(region, b.target)) return true;
+  }
+  return false;
+}
+
+std::string SemanticModel::cuda_key(Node expr) const {
+  expr = unparen(expr);
+  if (is(expr, "identifier")) return std::string(text(expr));
+  if (is(expr, "attribute") && text(field(expr, "object")) == "self")
+    return "self." + std::string(text(field(expr, "attribute")));
+  return {};
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,348 @@
+// The per-file semantic model of a Python module: scopes and bindings, qualified names through
+// imports, resolved values, the call graph of functions defined in the file, loop
+// classification (hot / epoch / setup), amortizing conditions, and which values are CUDA
+// tensors. Built once per file; every check reads it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/settings.h"
+#include "python/syntax.h"
+
+namespace stoker::python {
+
+struct Value {
+  enum class Kind { Unknown, Int, Float, Str, Bool, None, Expr };
+  Kind kind = Kind::Unknown;
+  long long i = 0;
+  double f = 0;
+  std::string s;
+  bool b = false;
+  Node expr{};  // Kind::Expr: the expression the value was computed by (a call, a dict...)
+  static Value unknown() { return {}; }
+  bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  double number() const { return kind == Kind::Int ? double(i) : kind == Kind::Bool ? double(b) : f; }
+};
+
+enum class LoopKind { Setup, Epoch, Hot };
+
+struct Binding {
+  enum class Kind { Import, Assign, AugAssign, Param, LoopTarget, Def, Class, With, Other };
+  Kind kind = Kind::Other;
+  Node value{};        // assigned expression; def/class node; for: the iterable
+  Node target{};       // the target node (identifier) or the whole target pattern
+  uint32_t at = 0;     // byte offset of the binding statement
+  TextRange block{};   // innermost block containing the binding statement
+  std::string qualified;  // Import: the imported module or member ("torch.utils.data.DataLoader")
+  int function = -1;   // Param: owning function; Def: the function index
+  int param_index = -1;
+  int unpack_index = -1;  // position in a tuple target (`a, b = ...`), -1 when not unpacked
+};
+
+struct Scope {
+  enum class Kind { Module, Function, Class };
+  Kind kind = Kind::Module;
+  Node node{};
+  int parent = -1;
+  int function = -1;  // Function scope: index into functions()
+  int klass = -1;     // Class scope: index into classes()
+  std::unordered_map<std::string, std::vector<Binding>> bindings;
+};
+
+struct Param {
+  std::string name;
+  Node node{};
+  Node default_value{};
+  bool is_variadic = false;  // *args / **kwargs
+  bool keyword_only = false;
+};
+
+struct Function {
+  Node node{};
+  std::string name;
+  int scope = -1;       // the function's own scope
+  int klass = -1;       // the class it is a method of, or -1
+  std::vector<Param> params;
+  std::vector<Node> returns;  // return values
+};
+
+struct Class {
+  Node node{};
+  std::string name;
+  int scope = -1;
+  std::vector<std::string> bases;  // qualified names where known, else the base's text
+  std::map<std::string, int> methods;
+};
+
+struct Loop {
+  Node node{};
+  Node body{};
+  int function = -1;  // enclosing function, -1 at module level
+  int parent_loop = -1;
+  LoopKind kind = LoopKind::Setup;
+  bool iterates_loader = false;
+};
+
+struct WalkFrame;
+
+struct CallSite {
+  Node call{};
+  int caller = -1;  // enclosing function or -1
+  std::vector<int> loops;  // enclosing loops within the caller, outermost first
+  std::vector<std::pair<Node, bool>> guards;  // enclosing if-conditions (condition, polarity)
+  std::vector<uint32_t> guard_loop_depth;
+  int lambda_depth = 0;
+};
+
+// Where a piece of code runs relative to the training step.
+struct HotContext {
+  bool hot = false;
+  int loop = -1;                 // the hot loop (in the node's own function), or -1
+  std::optional<Node> via_call;  // reached through this call site (in another function)
+  // Amortization: the statement runs once every `every` steps (0 = not amortized,
+  // -1 = guarded by a condition whose period is unknown).
+  long long every = 0;
+  bool once_per_epoch = false;  // guarded so that it runs on one step per epoch/run
+  bool flag_guarded = false;    // guarded by an unresolved configuration flag
+};
+
+// The walk context the checker maintains; built by SemanticModel::walk.
+struct WalkFrame {
+  int function = -1;
+  int klass = -1;
+  std::vector<int> loops;   // loops of the current function, outermost first
+  std::vector<std::pair<Node, bool>> guards;  // (condition, polarity) of enclosing ifs
+  std::vector<uint32_t> guard_loop_depth;     // loops.size() when each guard was entered
+  int lambda_depth = 0;
+};
+
+class SemanticModel {
+ public:
+  SemanticModel(std::string_view src, Node root, const Settings& settings);
+
+  std::string_view src() const { return src_; }
+  Node root() const { return root_; }
+  const Settings& settings() const { return settings_; }
+  std::string_view text(Node n) const { return python::text(n, src_); }
+
+  // --- names --------------------------------------------------------------------------
+  // Innermost scope of a node (by offset); functions() index of the enclosing function.
+  int scope_at(uint32_t offset) const;
+  int function_at(uint32_t offset) const;
+  // Bindings that may reach a use of `name` at `offset` (see the .cpp for the approximation).
+  std::vector<const Binding*> lookup(std::string_view name, uint32_t offset) const;
+  // "torch.utils.data.DataLoader" for `DataLoader`, `tud.DataLoader`, `data.DataLoader`...
+  // Empty when the expression is not rooted in an import (local bindings shadow imports).
+  std::string qualified_name(Node expr) const;
+  // The qualified name of a call's callee.
+  std::string callee_name(Node call) const { return qualified_name(field(call, "function")); }
+
+  // --- values -------------------------------------------------------------------------
+  std::vector<Value> values(Node expr) const;
+  // The single known value (every candidate resolved and equal); nullopt otherwise.
+  std::optional<Value> constant(Node expr) const;
+  std::optional<long long> constant_int(Node expr) const;
+  // Keyword arguments of a call, with `**dict` expanded when the dict resolves. `complete` is
+  // false when some `**kwargs` could not be resolved (a missing key may then be present).
+  struct Kwargs {
+    std::vector<std::pair<std::string, Node>> items;  // later entries win
+    bool complete = true;
+    Node find(std::string_view key) const;
+  };
+  Kwargs keyword_arguments(Node call) const;
+  // Argument by position or keyword; null node when absent.
+  Node argument(Node call, int position, std::string_view keyword) const;
+  // The parse_args() defaults of `args.<dest>`.
+  std::vector<Value> argparse_default(std::string_view dest) const;
+
+  // --- structure ----------------------------------------------------------------------
+  const std::vector<Scope>& scopes() const { return scopes_; }
+  const std::vector<Function>& functions() const { return functions_; }
+  const std::vector<Class>& classes() const { return classes_; }
+  const std::vector<Loop>& loops() const { return loops_; }
+  const std::vector<CallSite>& calls() const { return calls_; }
+  int loop_index(Node loop_node) const;
+  // Functions defined in the file that a call may invoke.
+  std::vector<int> callees(Node call) const;
+  // Call sites (indices into calls()) that may invoke function f.
+  const std::vector<int>& callers(int f) const;
+  bool is_subclass_of(int klass, std::initializer_list<std::string_view> qualified_bases) const;
+  bool is_lightning_module(int klass) const;
+  bool is_step_hook(int function) const;  // Lightning training_step & co.
+
+  // --- loops and hotness --------------------------------------------------------------
+  bool is_loader_call(Node call) const;   // DataLoader constructors, any import path
+  // True when the expression evaluates to a data loader (through names, params, wrappers).
+  bool is_loader_expr(Node expr) const;
+  // Loops (indices) that iterate the given loader construction.
+  std::vector<int> loops_iterating(Node loader_call) const;
+  // Where a node inside function `frame.function` and loops `frame.loops` runs.
+  HotContext hot_context(const WalkFrame& frame, uint32_t offset) const;
+  bool function_is_hot(int f) const { return f >= 0 && hot_function_[f].hot; }
+  const HotContext& function_hot_context(int f) const { return hot_function_[f]; }
+  // Is the loop iterated once per epoch (nested in another loop, or in a function called
+  // from a loop)?
+  bool loop_runs_per_epoch(int loop) const;
+  // The loader call feeds a hot loop (iterated by one, returned from a Lightning
+  // *_dataloader hook, or passed to Trainer.fit & co.).
+  bool loader_feeds_training(Node loader_call) const;
+
+  // --- CUDA ---------------------------------------------------------------------------
+  bool uses_cuda() const { return uses_cuda_; }
+  // May the expression evaluate to a tensor (or module) on a CUDA device?
+  bool is_cuda(Node expr) const;
+  // Is it a CUDA boolean tensor (a mask)?
+  bool is_cuda_bool(Node expr) const;
+  enum class DeviceKind { NotDevice, Cpu, Cuda, Unknown };
+  DeviceKind device_kind(Node expr) const;
+  // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
+  bool is_move_to_cuda(Node call) const;
+  // Does the expression derive from a batch produced by a loader loop?
+  bool is_batch_value(Node expr) const;
+  // Is `name` (identifier text, or "self.x") assigned within the node's text range?
+  bool assigned_within(std::string_view name, Node region) const;
+
+  // Walks the tree once, calling visit(node, frame) in pre-order with the context maintained.
+  template <class F>
+  void walk(F&& visit) const;
+
+ private:
+  void collect();
+  void resolve_calls();
+  void classify_loops();
+  void compute_hot_functions();
+  void compute_cuda();
+  std::vector<Value> values_impl(Node expr, int depth) const;
+  std::vector<Value> binding_values(const Binding& b, int depth) const;
+  std::vector<Value> param_values(int function, int param_index, int depth) const;
+  std::vector<Value> attribute_values(Node attr, int depth) const;
+  bool is_cuda_impl(Node expr, int depth) const;
+  bool is_cuda_bool_impl(Node expr, int depth) const;
+  bool is_batch_impl(Node expr, int depth) const;
+  bool is_loader_impl(Node expr, int depth) const;
+  bool binding_is_cuda(const Binding& b, int depth) const;
+  DeviceKind device_kind_impl(Node expr, int depth) const;
+  HotContext frame_hot_context(int function, const std::vector<int>& loops,
+                               const std::vector<std::pair<Node, bool>>& guards,
+                               const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const;
+  bool loop_performs_step(int loop) const;
+  bool function_performs_step(int f, std::set<int>& seen) const;
+  bool function_contains_hot_loop(int f, std::set<int>& seen) const;
+  bool region_contains_hot_loop(Node region, int function, std::set<int>& seen) const;
+  bool is_step_call(Node call) const;
+  bool is_module_value(Node expr, int depth) const;
+  bool is_optimizer_value(Node expr) const;
+  std::string cuda_key(Node expr) const;  // "x", "self.x"; empty when not trackable
+  int class_of_self(Node attr) const;
+  // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
+  void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
+                    Node hot_region) const;
+
+  std::string_view src_;
+  Node root_;
+  const Settings& settings_;
+  std::vector<Scope> scopes_;
+  std::vector<Function> functions_;
+  std::vector<Class> classes_;
+  std::vector<Loop> loops_;
+  std::vector<CallSite> calls_;
+  std::unordered_map<const void*, int> call_index_;   // call node id -> calls_ index
+  std::unordered_map<const void*, int> loop_by_node_;
+  std::vector<std::vector<int>> callers_;              // function -> call indices
+  std::vector<std::vector<int>> callees_by_call_;      // call index -> functions
+  std::vector<HotContext> hot_function_;
+  std::vector<std::pair<std::string, Node>> argparse_args_;  // dest -> add_argument call
+  std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
+  std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
+  std::vector<Node> update_calls_;           // `d.update(...)` calls
+  // CUDA taint: per scope, names that may hold CUDA values; per class, self attributes.
+  mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
+  mutable std::unordered_map<const void*, char> batch_cache_;
+  bool uses_cuda_ = false;
+  bool lightning_gpu_ = false;
+  static const std::vector<int> kNoCallers;
+};
+
+// ---- the walk ---------------------------------------------------------------------------
+template <class F>
+void SemanticModel::walk(F&& visit) const {
+  enum Push { None, LoopBody, FunctionBody, Guard, NegGuard, LambdaBody };
+  struct Item {
+    Node node;
+    bool exit;
+    Push push;
+    Node ctx;  // the loop, the function definition, or the guard's condition
+  };
+  WalkFrame frame;
+  std::vector<WalkFrame> saved;
+  std::vector<Item> stack;
+  stack.push_back({root_, false, None, Node{}});
+  while (!stack.empty()) {
+    Item item = stack.back();
+    stack.pop_back();
+    if (item.exit) {
+      switch (item.push) {
+        case LoopBody: frame.loops.pop_back(); break;
+        case FunctionBody: frame = saved.back(); saved.pop_back(); break;
+        case Guard: case NegGuard: frame.guards.pop_back(); frame.guard_loop_depth.pop_back(); break;
+        case LambdaBody: --frame.lambda_depth; break;
+        default: break;
+      }
+      continue;
+    }
+    switch (item.push) {
+      case LoopBody: frame.loops.push_back(loop_index(item.ctx)); break;
+      case FunctionBody: {
+        saved.push_back(frame);
+        WalkFrame f;
+        f.function = function_at(start(item.node));
+        f.klass = f.function >= 0 ? functions_[f.function].klass : -1;
+        frame = f;
+        break;
+      }
+      case Guard: case NegGuard:
+        frame.guards.push_back({item.ctx, item.push == Guard});
+        frame.guard_loop_depth.push_back(static_cast<uint32_t>(frame.loops.size()));
+        break;
+      case LambdaBody: ++frame.lambda_depth; break;
+      default: break;
+    }
+    Node n = item.node;
+    visit(n, frame);
+    std::string_view k = kind(n);
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = count; i-- > 0;) {
+      Node c = ts_node_child(n, i);
+      if (!ts_node_is_named(c)) continue;
+      Push push = None;
+      Node ctx{};
+      if ((k == "for_statement" || k == "while_statement") && same(c, field(n, "body"))) {
+        push = LoopBody;
+        ctx = n;
+      } else if (k == "function_definition" && same(c, field(n, "body"))) {
+        push = FunctionBody;
+        ctx = n;
+      } else if ((k == "if_statement" || k == "elif_clause") && same(c, field(n, "consequence"))) {
+        push = Guard;
+        ctx = field(n, "condition");
+      } else if (k == "else_clause" && is(parent(n), "if_statement")) {
+        if (same(c, field(n, "body"))) {
+          push = NegGuard;
+          ctx = field(parent(n), "condition");
+        }
+      } else if (k == "lambda" && same(c, field(n, "body"))) {
+        push = LambdaBody;
+      }
+      if (push != None) stack.push_back({c, true, push, ctx});
+      stack.push_back({c, false, push, ctx});
+    }
+  }
+}
+
+}  // namespace stoker::python

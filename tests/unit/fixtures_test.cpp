@@ -1,0 +1,62 @@
+// Every fixture in tests/fixtures/python: the findings are exactly the inline expectations,
+// and applying all fixes (repeatedly, until nothing changes) never adds a syntax error.
+#include <catch2/catch.hpp>
+
+#include "python/parser.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace stoker;
+
+static std::vector<fs::path> python_fixtures() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/python"))
+    if (e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_CASE("python fixtures report exactly their expectations") {
+  auto fixtures = python_fixtures();
+  REQUIRE(fixtures.size() >= 10);
+  for (const auto& path : fixtures) {
+    std::string text = test::read_file(path);
+    SourceFile file(path.string(), text);
+    auto result = analyze(file, Settings{});
+    auto want = test::expectations(text);
+    auto got = test::found(file, result);
+    INFO("fixture " << path.filename().string() << "\nexpected:\n"
+                    << test::describe(want) << "found:\n"
+                    << test::describe(got));
+    CHECK(want == got);
+    CHECK(result.notices.empty());
+    for (const auto& d : result.diagnostics) {
+      INFO(d.code << " at " << file.lines.row_of(d.range.start));
+      CHECK(d.fix.has_value());  // every finding says what to do
+      CHECK_FALSE(d.message.empty());
+    }
+  }
+}
+
+TEST_CASE("fixes converge and keep every fixture parsing") {
+  for (const auto& path : python_fixtures()) {
+    std::string text = test::read_file(path);
+    size_t errors_before = python::count_syntax_errors(text);
+    std::string current = text;
+    bool converged = false;
+    for (int round = 0; round < 10; ++round) {
+      auto result = test::analyze_text(path.string(), current);
+      size_t applied = 0;
+      std::string next = test::apply_fixes(current, result.diagnostics, applied);
+      if (applied == 0 || next == current) {
+        converged = true;
+        break;
+      }
+      INFO("fixture " << path.filename().string() << " round " << round << "\n" << next);
+      REQUIRE(python::count_syntax_errors(next) <= errors_before);
+      current = next;
+    }
+    INFO("fixture " << path.filename().string());
+    CHECK(converged);
+  }
+}

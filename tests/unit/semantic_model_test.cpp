@@ -1,0 +1,267 @@
+// The Python semantic model, on real source text through the real parser.
+#include <catch2/catch.hpp>
+
+#include "python/parser.h"
+#include "python/semantic_model.h"
+
+using namespace stoker;
+using namespace stoker::python;
+
+namespace {
+
+struct Model {
+  std::string src;
+  ParsedModule module;
+  Settings settings;
+  SemanticModel model;
+  explicit Model(std::string text)
+      : src(std::move(text)), module(src), model(src, module.root(), settings) {}
+
+  // The first node of `kind` whose text is `t` (the nth occurrence when n > 0).
+  Node find(std::string_view t, std::string_view k = {}, int n = 0) const {
+    std::vector<Node> stack{module.root()};
+    std::vector<Node> hits;
+    while (!stack.empty()) {
+      Node x = stack.back();
+      stack.pop_back();
+      if (text(x, src) == t && (k.empty() || kind(x) == k)) hits.push_back(x);
+      for (uint32_t i = named_count(x); i-- > 0;) stack.push_back(named_child(x, i));
+    }
+    std::sort(hits.begin(), hits.end(), [](Node a, Node b) { return start(a) < start(b); });
+    REQUIRE(static_cast<int>(hits.size()) > n);
+    return hits[n];
+  }
+  std::optional<long long> int_of(std::string_view t, int n = 0) const { return model.constant_int(find(t, {}, n)); }
+  LoopKind loop_kind(std::string_view loop_head) const {
+    for (const auto& l : model.loops())
+      if (text(l.node, src).substr(0, loop_head.size()) == loop_head) return l.kind;
+    FAIL("no loop starting with " << loop_head);
+    return LoopKind::Setup;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("qualified names through every import form, and shadowing") {
+  Model m(R"(import torch.utils.data as tud
+from torch.utils import data
+from torch.utils.data import DataLoader as DL
+import lightning as L
+import torch
+a = tud.DataLoader(ds)
+b = data.DataLoader(ds)
+c = DL(ds)
+d = torch.utils.data.DataLoader(ds)
+class M(L.LightningModule):
+    pass
+def f():
+    DL = make_loader
+    return DL(ds)
+)");
+  CHECK(m.model.callee_name(m.find("tud.DataLoader(ds)")) == "torch.utils.data.DataLoader");
+  CHECK(m.model.callee_name(m.find("data.DataLoader(ds)")) == "torch.utils.data.DataLoader");
+  CHECK(m.model.callee_name(m.find("DL(ds)")) == "torch.utils.data.DataLoader");
+  CHECK(m.model.callee_name(m.find("torch.utils.data.DataLoader(ds)")) == "torch.utils.data.DataLoader");
+  CHECK(m.model.is_lightning_module(0));
+  CHECK(m.model.callee_name(m.find("DL(ds)", "call", 1)).empty());  // shadowed by a local
+}
+
+TEST_CASE("resolved values: literals, constants, argparse, defaults, self attributes") {
+  Model m(R"(import argparse
+WORKERS = 4
+SIZE = 8 * 4
+parser = argparse.ArgumentParser()
+parser.add_argument("-b", "--batch-size", type=int, default=64)
+parser.add_argument("-j", type=int, default=2)
+parser.add_argument("--lr", dest="learning_rate", default=0.1)
+parser.add_argument("--fast", action="store_true")
+args = parser.parse_args()
+def run(n=3, m=WORKERS):
+    use(n, m)
+class T:
+    def __init__(self):
+        self.bs = 16
+    def go(self):
+        use(self.bs)
+use(WORKERS, SIZE, args.batch_size, args.j, args.learning_rate, args.fast)
+run()
+)");
+  CHECK(m.int_of("WORKERS", 2) == 4);
+  CHECK(m.int_of("SIZE", 1) == 32);
+  CHECK(m.int_of("args.batch_size") == 64);
+  CHECK(m.int_of("args.j") == 2);
+  auto lr = m.model.constant(m.find("args.learning_rate"));
+  REQUIRE(lr);
+  CHECK(lr->f == Approx(0.1));
+  auto fast = m.model.constant(m.find("args.fast"));
+  REQUIRE(fast);
+  CHECK(fast->kind == Value::Kind::Bool);
+  CHECK_FALSE(fast->b);
+  CHECK(m.int_of("n", 1) == 3);  // default used by the only call site
+  CHECK(m.int_of("m", 1) == 4);
+  CHECK(m.int_of("self.bs", 1) == 16);
+}
+
+TEST_CASE("parameters resolve through call sites") {
+  Model m(R"(def make(workers):
+    return workers
+make(0)
+make(0)
+def other(k):
+    return k
+other(1)
+other(2)
+)");
+  CHECK(m.int_of("workers", 1) == 0);
+  CHECK_FALSE(m.int_of("k", 1).has_value());  // two different values: unknown
+}
+
+TEST_CASE("dict literals passed as **kwargs, with update() and item assignment") {
+  Model m(R"(from torch.utils.data import DataLoader
+kw = {"batch_size": 32}
+kw.update({"num_workers": 0})
+kw["pin_memory"] = True
+extra = dict(shuffle=True)
+loader = DataLoader(ds, **kw, **extra)
+opaque = DataLoader(ds, **unknown_kwargs)
+)");
+  auto kw = m.model.keyword_arguments(m.find("DataLoader(ds, **kw, **extra)"));
+  CHECK(kw.complete);
+  CHECK(m.model.constant_int(kw.find("batch_size")) == 32);
+  CHECK(m.model.constant_int(kw.find("num_workers")) == 0);
+  CHECK(m.model.constant(kw.find("pin_memory"))->b);
+  CHECK(m.model.constant(kw.find("shuffle"))->b);
+  CHECK_FALSE(m.model.keyword_arguments(m.find("DataLoader(ds, **unknown_kwargs)")).complete);
+}
+
+TEST_CASE("loop classification: hot, epoch and setup loops") {
+  Model m(R"(import itertools
+import torch
+from torch.utils.data import DataLoader
+from tqdm import tqdm
+loader = DataLoader(ds)
+def step(model, x, opt):
+    loss = model(x).sum()
+    loss.backward()
+    opt.step()
+def train_epoch(model, opt):
+    for i, (x, y) in enumerate(tqdm(loader)):
+        step(model, x, opt)
+for epoch in range(10):
+    train_epoch(model, optimizer)
+for x in itertools.islice(loader, 5):
+    pass
+for a, b in zip(loader, loader):
+    pass
+for w in range(3):
+    buffers.append(torch.zeros(3))
+for it in range(100):
+    out = net(inputs)
+    out.backward()
+    opt.step()
+)");
+  CHECK(m.loop_kind("for i, (x, y)") == LoopKind::Hot);
+  CHECK(m.loop_kind("for epoch") == LoopKind::Epoch);
+  CHECK(m.loop_kind("for x in itertools") == LoopKind::Hot);
+  CHECK(m.loop_kind("for a, b in zip") == LoopKind::Hot);
+  CHECK(m.loop_kind("for w in") == LoopKind::Setup);
+  CHECK(m.loop_kind("for it in") == LoopKind::Hot);  // full-batch training
+  // step() is called from a hot loop: its body is hot, with the call site as the way in.
+  int step_fn = -1;
+  for (size_t f = 0; f < m.model.functions().size(); ++f)
+    if (m.model.functions()[f].name == "step") step_fn = static_cast<int>(f);
+  REQUIRE(step_fn >= 0);
+  CHECK(m.model.function_is_hot(step_fn));
+  CHECK(m.model.function_hot_context(step_fn).via_call.has_value());
+}
+
+TEST_CASE("hot callees are found transitively and recursion terminates") {
+  Model m(R"(import torch
+def a(n):
+    b(n)
+def b(n):
+    a(n - 1)
+    t = torch.zeros(1).cuda()
+def train(loader, opt, loss):
+    for x in loader:
+        a(3)
+        loss.backward()
+        opt.step()
+)");
+  for (size_t f = 0; f < m.model.functions().size(); ++f) {
+    INFO(m.model.functions()[f].name);
+    CHECK(m.model.function_is_hot(static_cast<int>(f)) == (m.model.functions()[f].name != "train"));
+  }
+}
+
+TEST_CASE("Lightning step hooks are hot bodies") {
+  Model m(R"(import pytorch_lightning as pl
+class Lit(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+    def configure_optimizers(self):
+        return None
+)");
+  CHECK(m.model.uses_cuda());
+  CHECK(m.model.is_step_hook(0));
+  CHECK(m.model.function_is_hot(0));
+  CHECK_FALSE(m.model.function_is_hot(1));
+}
+
+TEST_CASE("uses CUDA, CUDA values and device kinds") {
+  Model gpu(R"(import numpy as np
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+x = batch.to(device)
+out = model(x)
+loss = crit(out, y)
+arr = np.zeros(3)
+n = loss.item()
+s = out.shape
+)");
+  CHECK(gpu.model.uses_cuda());
+  CHECK(gpu.model.device_kind(gpu.find("device", "identifier", 1)) == SemanticModel::DeviceKind::Cuda);
+  CHECK(gpu.model.is_cuda(gpu.find("loss", "identifier", 1)));
+  CHECK(gpu.model.is_cuda(gpu.find("out", "identifier", 1)));
+  CHECK_FALSE(gpu.model.is_cuda(gpu.find("arr", "identifier")));
+  CHECK_FALSE(gpu.model.is_cuda(gpu.find("n", "identifier")));
+  CHECK_FALSE(gpu.model.is_cuda(gpu.find("s", "identifier")));
+  Model cpu(R"(import torch
+x = torch.zeros(3).to("cpu")
+loss = model(x)
+v = loss.item()
+)");
+  CHECK_FALSE(cpu.model.uses_cuda());
+  CHECK_FALSE(cpu.model.is_cuda(cpu.find("loss", "identifier", 1)));
+  Model ordinal("import torch\nx = y.to(0)\nz = w.cuda(1)\n");
+  CHECK(ordinal.model.uses_cuda());
+}
+
+TEST_CASE("amortization under step-counter conditions") {
+  Model m(R"(import torch
+def train(loader, opt, log_every=50):
+    for i, x in enumerate(loader):
+        loss = x.cuda().sum()
+        loss.backward()
+        opt.step()
+        if i % 10 == 0:
+            a = 1
+        if i % log_every == 0:
+            b = 1
+        if i % 1 == 0:
+            c = 1
+        if i == 0:
+            d = 1
+)");
+  std::map<std::string, HotContext> seen;
+  m.model.walk([&](Node n, const WalkFrame& f) {
+    if (is(n, "assignment")) seen[std::string(text(field(n, "left"), m.src))] = m.model.hot_context(f, start(n));
+  });
+  CHECK(seen["loss"].hot);
+  CHECK(seen["loss"].every == 0);
+  CHECK(seen["a"].every == 10);
+  CHECK(seen["b"].every == 50);
+  CHECK(seen["c"].every == 0);
+  CHECK(seen["d"].once_per_epoch);
+}
