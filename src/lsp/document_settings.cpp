@@ -36,8 +36,9 @@ ClientSettings parse_client_settings(const json& settings, std::vector<std::stri
   for (auto [key, target] : {std::pair{"select", &out.select}, std::pair{"ignore", &out.ignore}}) {
     if (auto it = s.find(key); it != s.end() && !it->is_null()) {
       for (auto& code : string_list(*it, key, problems)) {
-        if (rules.is_valid_selector(code)) target->push_back(code);
-        else problems.push_back(std::string("stoker.") + key + ": unknown rule selector `" + code + "`");
+        // An unknown code is kept (it selects nothing) but reported: a typo should be visible.
+        if (!rules.is_valid_selector(code)) problems.push_back(std::string("stoker.") + key + ": unknown rule selector `" + code + "`");
+        target->push_back(code);
       }
     }
   }

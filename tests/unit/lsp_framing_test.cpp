@@ -100,8 +100,9 @@ TEST_CASE("editor settings are read leniently") {
                                  problems);
   CHECK(s.gpu == "h100-sxm");
   CHECK(s.enable);
-  CHECK(s.ignore == std::vector<std::string>{"DL001"});
-  CHECK(problems.size() == 2);
+  CHECK(s.ignore == std::vector<std::string>{"DL001", "XX9"});
+  CHECK(problems.front() == "stoker.enable must be true or false");
+  CHECK(problems.back() == "stoker.ignore: unknown rule selector `XX9`");
   Settings st = settings_for_document("/x/train.py", s);
   CHECK(st.gpu == "h100-sxm");
   CHECK_FALSE(st.rules.enabled("DL001"));
