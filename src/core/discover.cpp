@@ -41,7 +41,7 @@ class GitIgnore {
   }
   bool ignored(const fs::path& path) {
     std::error_code ec;
-    fs::path abs = fs::absolute(path, ec);
+    fs::path abs = fs::absolute(path, ec).lexically_normal();
     if (ec) return false;
     git_repository* repo = repo_for(abs.parent_path());
     if (!repo) return false;

@@ -337,10 +337,13 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
     auto it = sc.bindings.find(std::string(name));
     if (it != sc.bindings.end() && !it->second.empty()) {
       const auto& list = it->second;
+      // A function body runs after the module has been executed: it sees the module's
+      // bindings as they stand at its end (all branches of a module-level if/else).
       bool late = from_function && sc.kind == Scope::Kind::Module;
+      uint32_t use_at = late ? end(root_) : offset;
       int last = -1;
       for (int i = 0; i < static_cast<int>(list.size()); ++i)
-        if (late || list[i].at < offset) last = i;
+        if (list[i].at <= use_at && (late || list[i].at < offset)) last = i;
       if (last < 0) {
         // Bound only after the use (a loop-carried value, or a use before assignment).
         for (const auto& b : list) out.push_back(&b);
@@ -349,8 +352,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
       for (int i = last; i >= 0; --i) {
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
-        if (list[i].block.start <= offset && offset <= list[i].block.end) break;
-        if (late) break;
+        if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
       }
       return out;
     }
@@ -432,6 +434,12 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
           add_dict(named_child(pair, 0), depth + 1);
         }
       }
+      return;
+    }
+    if (is(d, "conditional_expression") && named_count(d) == 3) {
+      // `{...} if use_cuda else {}`: the GPU path's keys count as present.
+      add_dict(named_child(d, 0), depth + 1);
+      add_dict(named_child(d, 2), depth + 1);
       return;
     }
     if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
@@ -1087,41 +1095,56 @@ bool SemanticModel::is_module_value(Node expr, int depth) const {
   return false;
 }
 
-bool SemanticModel::is_step_call(Node call) const {
+bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   Node fn = unparen(field(call, "function"));
   if (is(fn, "attribute")) {
     auto m = text(field(fn, "attribute"));
     if (m == "backward") return true;
     if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
   }
-  return is_module_value(fn, 0);
+  return allow_forward && is_module_value(fn, 0);
 }
 
-bool SemanticModel::function_performs_step(int f, std::set<int>& seen) const {
+bool SemanticModel::function_performs_step(int f, std::set<int>& seen, bool allow_forward) const {
   if (f < 0 || !seen.insert(f).second) return false;
   for (const auto& cs : calls_) {
     if (cs.caller != f || cs.lambda_depth > 0) continue;
     bool in_hot = false;
     for (int l : cs.loops) in_hot |= loops_[l].kind == LoopKind::Hot;
     if (in_hot) continue;
-    if (is_step_call(cs.call)) return true;
+    if (is_step_call(cs.call, allow_forward)) return true;
     for (int c : callees(cs.call))
-      if (function_performs_step(c, seen)) return true;
+      if (function_performs_step(c, seen, allow_forward)) return true;
   }
   return false;
 }
 
-bool SemanticModel::loop_performs_step(int li) const {
+bool SemanticModel::loop_contains_hot_loop(int li) const {
+  for (int j = 0; j < static_cast<int>(loops_.size()); ++j) {
+    if (loops_[j].kind != LoopKind::Hot) continue;
+    for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
+      if (p == li) return true;
+  }
+  for (const auto& cs : calls_) {
+    if (std::find(cs.loops.begin(), cs.loops.end(), li) == cs.loops.end()) continue;
+    std::set<int> seen;
+    for (int c : callees(cs.call))
+      if (function_contains_hot_loop(c, seen)) return true;
+  }
+  return false;
+}
+
+bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
   for (const auto& cs : calls_) {
     auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
     if (pos == cs.loops.end() || cs.lambda_depth > 0) continue;
     bool nested_hot = false;
     for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
     if (nested_hot) continue;
-    if (is_step_call(cs.call)) return true;
+    if (is_step_call(cs.call, allow_forward)) return true;
     std::set<int> seen;
     for (int c : callees(cs.call))
-      if (function_performs_step(c, seen)) return true;
+      if (function_performs_step(c, seen, allow_forward)) return true;
   }
   return false;
 }
@@ -1144,7 +1167,10 @@ void SemanticModel::classify_loops() {
   for (int pass = 0; pass < 4; ++pass) {
     bool changed = false;
     for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
-      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i)) ? LoopKind::Hot : LoopKind::Setup;
+      // A loop around training loops (an epoch loop) is hot only if it also steps the
+      // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
+      bool around_hot = loop_contains_hot_loop(i);
+      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
       if (k != loops_[i].kind) {
         loops_[i].kind = k;
         changed = true;
@@ -1294,8 +1320,9 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
                                             const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
   HotContext ctx;
   if (lambda_depth > 0) return ctx;
-  // The outermost hot loop decides: guards inside it amortize.
-  for (size_t i = 0; i < loops.size(); ++i) {
+  // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
+  // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
+  for (size_t i = loops.size(); i-- > 0;) {
     if (loops_[loops[i]].kind != LoopKind::Hot) continue;
     ctx.hot = true;
     ctx.loop = loops[i];
@@ -1526,7 +1553,7 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
   } else if (k == "attribute") {
     std::string_view attr = text(field(expr, "attribute"));
     int klass = class_of_self(expr);
-    if (host_attrs.count(attr)) {
+    if (host_attrs.count(attr) || attr.substr(0, 3) == "is_") {
       result = false;
     } else if (klass >= 0) {
       std::string key = classes_[klass].name + "." + std::string(attr);
@@ -1588,7 +1615,10 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       result = returns_cuda;
     }
   } else if (k == "binary_operator") {
-    result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);
+    // `"%s" % t` is a host string (the formatting itself is the readback).
+    bool formatting = text(field(expr, "operator")) == "%" && is(unparen(field(expr, "left")), "string");
+    result = !formatting &&
+             (is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1));
   } else if (k == "unary_operator") {
     result = is_cuda_impl(field(expr, "argument"), depth + 1);
   } else if (k == "comparison_operator") {

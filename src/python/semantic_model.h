@@ -203,6 +203,9 @@ class SemanticModel {
   DeviceKind device_kind(Node expr) const;
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
+  // Does the expression evaluate to an nn.Module (a torch.nn class, a model zoo constructor,
+  // or a subclass of nn.Module defined in the file)?
+  bool is_module(Node expr) const { return is_module_value(expr, 0); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
@@ -231,11 +234,12 @@ class SemanticModel {
   HotContext frame_hot_context(int function, const std::vector<int>& loops,
                                const std::vector<std::pair<Node, bool>>& guards,
                                const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const;
-  bool loop_performs_step(int loop) const;
-  bool function_performs_step(int f, std::set<int>& seen) const;
+  bool loop_performs_step(int loop, bool allow_forward) const;
+  bool function_performs_step(int f, std::set<int>& seen, bool allow_forward) const;
+  bool loop_contains_hot_loop(int loop) const;
   bool function_contains_hot_loop(int f, std::set<int>& seen) const;
   bool region_contains_hot_loop(Node region, int function, std::set<int>& seen) const;
-  bool is_step_call(Node call) const;
+  bool is_step_call(Node call, bool allow_forward = true) const;
   bool is_module_value(Node expr, int depth) const;
   bool is_optimizer_value(Node expr) const;
   std::string cuda_key(Node expr) const;  // "x", "self.x"; empty when not trackable

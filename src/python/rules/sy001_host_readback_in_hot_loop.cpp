@@ -50,7 +50,7 @@ void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
     return;
   }
   Diagnostic* d = ctx.report_in_hot_context(
-      "SY001", node, what + " copies the value to the host and waits for the GPU to drain its queue on every step");
+      "SY001", node, what + " copies the value to the host and waits for the GPU to drain its queue");
   if (!d) return;
   // `total += loss.item()`: accumulate on the device instead (the sum becomes a tensor).
   Node p = parent(node);

@@ -13,6 +13,9 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   else if (is(recv, "attribute") && ctx.text(field(recv, "object")) == "self")
     key = "self." + std::string(ctx.text(field(recv, "attribute")));
   if (key.empty() || m.is_batch_value(recv)) return;
+  // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
+  // later calls copy nothing).
+  if (m.is_cuda(recv) || m.is_module(recv)) return;
   HotContext h = ctx.hot();
   if (!h.hot) return;
   Node region = h.loop >= 0 ? m.loops()[h.loop].node : m.functions()[ctx.frame().function].node;
