@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git nodejs npm
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
-  neovim
+  neovim unzip
 )
 
 missing=()
