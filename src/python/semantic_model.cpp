@@ -673,6 +673,21 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) co
       return values_impl(b.value, depth);
     }
     case Binding::Kind::Param: return param_values(b.function, b.param_index, depth);
+    case Binding::Kind::LoopTarget: {
+      // `for loader in (train_loader, val_loader):` takes each element's values.
+      Node iterable = unparen(b.value);
+      if (b.unpack_index < 0 && (is(iterable, "tuple") || is(iterable, "list")) &&
+          same(unparen(field(parent(b.value), "left")), b.target)) {
+        std::vector<Value> out;
+        for (auto e : named_children(iterable)) {
+          if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
+          auto vs = values_impl(e, depth + 1);
+          out.insert(out.end(), vs.begin(), vs.end());
+        }
+        if (!out.empty()) return out;
+      }
+      return {Value::unknown()};
+    }
     case Binding::Kind::Def:
     case Binding::Kind::Class: {
       Value v;

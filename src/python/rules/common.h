@@ -34,6 +34,14 @@ inline bool inside(Node region, Node n) { return contains(region, n); }
 // inserts `keyword=value`.
 Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::string_view value);
 
+// Is the argument written as a literal at the call (`0`, `False`, `None`)? An edit replacing
+// anything else (`args.workers`, a constant, a parameter) overrides the user's configuration,
+// so such fixes are unsafe.
+inline bool is_literal_argument(Node value) {
+  value = unparen(value);
+  return is(value, "integer") || is(value, "true") || is(value, "false") || is(value, "none");
+}
+
 // Is an `import os` (or `os` binding) visible at the offset?
 bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset);
 // An edit inserting `import <module>` on its own line before the first statement that is

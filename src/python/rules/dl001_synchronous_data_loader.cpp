@@ -26,6 +26,10 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
   fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
   bool positional = !is_null(workers) && is_null(kw.find("num_workers"));
+  // Replacing a configured value (a flag, a constant, a parameter, a kwargs entry) at the call
+  // would override the configuration: the user reviews that.
+  if (!is_null(workers) && (!is_literal_argument(workers) || !contains(call, workers)))
+    fix.applicability = Applicability::Unsafe;
   if (positional) {
     fix.edits.push_back(Edit{range(workers), expr});
   } else {

@@ -21,7 +21,10 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
                                  " loader workers are shut down and started again every epoch; keep them with "
                                  "`persistent_workers=True`");
   d.facts.push_back({"num_workers", std::to_string(*n)});
-  d.fix = Fix{"Keep workers between epochs: `persistent_workers=True`", Applicability::Safe,
+  Node written = m.keyword_arguments(call).find("persistent_workers");
+  bool overrides = !is_null(written) && (!is_literal_argument(written) || !contains(call, written));
+  d.fix = Fix{"Keep workers between epochs: `persistent_workers=True`",
+              overrides ? Applicability::Unsafe : Applicability::Safe,
               {set_keyword(ctx, call, "persistent_workers", "True")}};
 }
 

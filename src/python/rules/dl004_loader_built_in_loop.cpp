@@ -1,4 +1,6 @@
 // DL004: a DataLoader constructed inside an epoch or training loop.
+#include <set>
+
 #include "python/rules/common.h"
 
 namespace stoker::python::rules {
@@ -46,16 +48,28 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
     return;
   }
   if (!frame.loops.empty() || frame.function < 0) return;
-  // Built in a function that a loop calls once per iteration.
-  for (int ci : m.callers(frame.function)) {
-    const CallSite& cs = m.calls()[ci];
-    for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
-      const Loop& loop = m.loops()[*it];
-      if (loop.kind == LoopKind::Setup) continue;
-      if (depends_on_region(ctx, field(cs.call, "arguments"), loop.node)) continue;
-      report(cs.call);
-      return;
+  // Built in a function that a loop calls once per iteration, directly or through functions
+  // whose call sites are outside any loop (`validate()` calling `make_val_loader()`).
+  std::vector<int> pending{frame.function};
+  std::set<int> seen{frame.function};
+  for (int depth = 0; depth < 6 && !pending.empty(); ++depth) {
+    std::vector<int> next;
+    for (int f : pending) {
+      for (int ci : m.callers(f)) {
+        const CallSite& cs = m.calls()[ci];
+        bool in_loop = false;
+        for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
+          const Loop& loop = m.loops()[*it];
+          in_loop = true;
+          if (loop.kind == LoopKind::Setup) continue;
+          if (depends_on_region(ctx, field(cs.call, "arguments"), loop.node)) continue;
+          report(cs.call);
+          return;
+        }
+        if (!in_loop && cs.caller >= 0 && seen.insert(cs.caller).second) next.push_back(cs.caller);
+      }
     }
+    pending = std::move(next);
   }
 }
 

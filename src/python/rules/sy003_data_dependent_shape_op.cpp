@@ -6,11 +6,21 @@
 namespace stoker::python::rules {
 namespace {
 
-bool is_python_scalar(Node n) {
+// A Python number: a literal, `float("inf")`, `math.inf`, `-x` of those.
+bool is_python_scalar(const SemanticModel& m, Node n) {
   n = unparen(n);
   if (is(n, "unary_operator")) n = unparen(field(n, "argument"));
   auto k = kind(n);
-  return k == "integer" || k == "float" || k == "true" || k == "false" || k == "none";
+  if (k == "integer" || k == "float" || k == "true" || k == "false" || k == "none") return true;
+  if (k == "call") {
+    std::string q = m.callee_name(n);
+    return (q == "builtins.float" || q == "builtins.int") && m.constant(m.argument(n, 0, "")).has_value();
+  }
+  if (k == "attribute") {
+    std::string q = m.qualified_name(n);
+    return q == "math.inf" || q == "math.pi" || q == "math.e" || q == "numpy.inf";
+  }
+  return false;
 }
 
 void report(Context& ctx, Node at, const std::string& what, Fix fix) {
@@ -36,7 +46,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
                        is_null(m.argument(index, -1, "device")));
     if (!mask && !host_index) return;
     Node p = parent(node);
-    if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(field(p, "right"))) return;
+    if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right"))) return;
     if (mask)
       report(ctx, node, "Boolean-mask indexing", display("Use `torch.where(mask, a, b)` or multiply by the mask"));
     else
