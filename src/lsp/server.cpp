@@ -161,8 +161,9 @@ void handle_notification(Session& session, const Incoming& in) {
 }  // namespace
 
 int run_server(std::istream& in, std::ostream& out, std::ostream& log) {
-  FrameWriter writer(out);
-  Session session(writer, log);
+  auto writer = std::make_unique<FrameWriter>(out);
+  auto owned = std::make_unique<Session>(*writer, log);
+  Session& session = *owned;
   auto inbox = std::make_shared<Inbox>();
   std::thread reader([&in, inbox] { read_loop(in, inbox); });
 
@@ -203,7 +204,11 @@ int run_server(std::istream& in, std::ostream& out, std::ostream& log) {
     }
   }
 done:
-  session.stop_worker();
+  if (!session.finish_worker(std::chrono::milliseconds(500))) {
+    session.log(4, "stoker: exiting during an analysis");
+    owned.release();  // the detached worker still uses both; the process is exiting
+    writer.release();
+  }
   bool reader_done;
   {
     std::lock_guard lock(inbox->mutex);

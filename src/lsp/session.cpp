@@ -34,15 +34,30 @@ Session::Session(FrameWriter& writer, std::ostream& log)
   worker_ = std::thread([this] { worker_loop(); });
 }
 
-Session::~Session() { stop_worker(); }
+Session::~Session() {
+  request_stop();
+  if (worker_.joinable()) worker_.join();
+}
 
-void Session::stop_worker() {
+void Session::request_stop() {
   {
     std::lock_guard lock(queue_mutex_);
     stopping_ = true;
   }
   queue_cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+}
+
+bool Session::finish_worker(std::chrono::milliseconds wait) {
+  request_stop();
+  bool done;
+  {
+    std::unique_lock lock(queue_mutex_);
+    done = queue_cv_.wait_for(lock, wait, [&] { return worker_done_; });
+  }
+  if (!worker_.joinable()) return true;
+  if (done) worker_.join();
+  else worker_.detach();
+  return done;
 }
 
 void Session::set_client_settings(ClientSettings s) {
@@ -73,6 +88,15 @@ void Session::schedule_all() {
 }
 
 void Session::worker_loop() {
+  run_worker();
+  {
+    std::lock_guard lock(queue_mutex_);
+    worker_done_ = true;
+  }
+  queue_cv_.notify_all();
+}
+
+void Session::run_worker() {
   while (true) {
     std::string uri;
     {
@@ -88,6 +112,10 @@ void Session::worker_loop() {
     if (!snap) continue;
     try {
       auto analysis = analyze_snapshot(*snap, settings_for(*snap));
+      {
+        std::lock_guard lock(queue_mutex_);
+        if (stopping_) return;  // shut down while analyzing: log and publish nothing more
+      }
       if (analysis->skipped)
         log(2, "stoker: " + snap->path + " is " + std::to_string(snap->text.size() >> 20) +
                    " MiB; documents over " + std::to_string(kMaxAnalyzedBytes >> 20) + " MiB are not analyzed");

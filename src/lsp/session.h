@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -47,7 +48,12 @@ class Session {
   // The analysis of the current text: the committed one, or a synchronous one when it is pending.
   std::shared_ptr<const Analysis> analysis_now(const std::string& uri);
   void clear_diagnostics(const std::string& uri);
-  void stop_worker();
+  // Stops the worker from starting (or publishing) anything more; does not wait.
+  void request_stop();
+  // request_stop, then waits up to `wait` for the worker to finish. False if it is still inside
+  // an analysis: the thread is then detached and the Session must be leaked, not destroyed
+  // (the process is about to exit; a long analysis must not hold up `exit`).
+  bool finish_worker(std::chrono::milliseconds wait);
 
   void send(const json& message) { writer_.write(message); }
   // 1 error, 2 warning, 3 info, 4 log (LSP MessageType).
@@ -55,6 +61,7 @@ class Session {
 
  private:
   void worker_loop();
+  void run_worker();
   void publish(const Snapshot& snap, const Analysis& analysis);
 
   FrameWriter& writer_;
@@ -68,6 +75,7 @@ class Session {
   std::condition_variable queue_cv_;
   std::deque<std::string> queue_;
   bool stopping_ = false;
+  bool worker_done_ = false;
   std::thread worker_;
 };
 

@@ -26,7 +26,7 @@ void initialized(Session&, const json&) {}
 
 json shutdown(Session& s, const json&) {
   s.state = Session::State::ShutDown;
-  s.stop_worker();
+  s.request_stop();  // answered at once, even while an analysis is running
   return nullptr;
 }
 
