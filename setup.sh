@@ -3,7 +3,16 @@
 # into build/, and runs it on examples/. Safe to run again: it only installs what is missing.
 #   ./setup.sh            install, build, run on examples/
 #   ./setup.sh --no-run   install and build only (used by .ci/run)
+#   --no-tests            build only the stoker binary, without test-only tools (used by action.yml)
 set -euo pipefail
+NO_RUN=0; NO_TESTS=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-run) NO_RUN=1 ;;
+    --no-tests) NO_TESTS=1 ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")"
 
 DEBIAN_PACKAGES=(
@@ -11,6 +20,10 @@ DEBIAN_PACKAGES=(
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
   neovim unzip
 )
+# Test-only real consumers: pre-commit (hook test, brings python3), ICU for the SARIF Multitool
+# (a self-contained .NET program from npm, tests/tools).
+TEST_PACKAGES=(pre-commit libicu72)
+((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
@@ -30,10 +43,16 @@ if [ ! -f grammars/node_modules/tree-sitter-python/src/parser.c ]; then
   (cd grammars && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+if ((!NO_TESTS)) && [ ! -x tests/tools/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool ]; then
+  echo "setup: installing the SARIF Multitool for the tests (npm ci in tests/tools)"
+  (cd tests/tools && npm ci --no-audit --no-fund --loglevel=error)
+  chmod u+x tests/tools/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_BUILD_TESTS=$([ "$NO_TESTS" = 1 ] && echo OFF || echo ON) >/dev/null
 cmake --build build --parallel
 
-if [ "${1:-}" != "--no-run" ]; then
+if ((!NO_RUN)); then
   echo
   echo "setup: running stoker on examples/"
   echo

@@ -1,11 +1,14 @@
-// The stoker command line: check, rule, server, version (config arrives with its issue).
+// The stoker command line: check, rule, config, server, version.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
+#include "core/config.h"
 #include "core/rules.h"
 #include "core/runner.h"
+#include "core/suppression.h"
 #include "lsp/server.h"
 #include "output/report.h"
 
@@ -59,13 +62,24 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths, select, ignore, extend_select;
   std::string format = "text";
   bool statistics = false, exit_zero = false, no_color = false;
+  bool report_unused_ignores = false, add_ignore = false, force_exclude = false;
+  std::string config_file;
   unsigned threads = 0;
   check->add_option("paths", paths, "Files or directories to analyze (default: .)");
   check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)");
   check->add_option("--extend-select", extend_select, "Rule codes or prefixes to enable in addition");
   check->add_option("--ignore", ignore, "Rule codes or prefixes to disable (comma-separated)");
-  check->add_option("--output-format", format, "Output format")
-      ->check(CLI::IsMember({"text", "concise", "json"}));
+  check->add_option("--output-format", format, "Output format (default: $STOKER_OUTPUT_FORMAT or text)")
+      ->envname("STOKER_OUTPUT_FORMAT")
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit"}));
+  check->add_option("--config", config_file, "Use this configuration file for every file (no discovery)")
+      ->check(CLI::ExistingFile);
+  check->add_flag("--report-unused-ignores", report_unused_ignores,
+                  "Report suppression comments that suppress nothing (ST001)");
+  check->add_flag("--add-ignore", add_ignore,
+                  "Add a `stoker: ignore[...]` comment for every current finding (to adopt stoker)");
+  check->add_flag("--force-exclude", force_exclude,
+                  "Apply the configuration's exclude globs to files named on the command line too");
   check->add_flag("--statistics", statistics, "Show counts for every rule with findings");
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
   check->add_flag("--no-color", no_color, "Never color the output");
@@ -82,6 +96,14 @@ int main(int argc, char** argv) {
   auto* server = app.add_subcommand("server", "Run the language server (LSP over stdin/stdout)");
   bool stdio = true;
   server->add_flag("--stdio", stdio, "Use stdin/stdout (the default and only transport)");
+
+  auto* config_cmd = app.add_subcommand("config", "Show the effective configuration");
+  std::string config_for = ".";
+  bool config_show = false;
+  config_cmd->add_flag("--show", config_show, "Print the effective configuration for FILE (default: .)");
+  config_cmd->add_option("file", config_for, "The file (or directory) whose configuration to show");
+  config_cmd->add_option("--config", config_file, "Use this configuration file instead of discovery")
+      ->check(CLI::ExistingFile);
 
   try {
     app.parse(argc, argv);
@@ -107,6 +129,19 @@ int main(int argc, char** argv) {
     return print_rule(rules, rule_code, rule_all);
   }
 
+  if (app.got_subcommand(config_cmd)) {
+    ConfigResolver resolver(config_file.empty() ? std::nullopt : std::optional(config_file), {});
+    // For a directory, the configuration of a file inside it.
+    std::string probe = std::filesystem::is_directory(config_for) ? config_for + "/__stoker__.py" : config_for;
+    Settings s = resolver.settings_for(probe);
+    for (const auto& e : resolver.errors()) {
+      std::cerr << "stoker: configuration error: " << e.describe() << "\n";
+      return 2;
+    }
+    write_effective_config(std::cout, s, config_for);
+    return 0;
+  }
+
   Settings settings;
   auto sel = split_codes(select), ext = split_codes(extend_select), ign = split_codes(ignore);
   for (const auto* list : {&sel, &ext, &ign})
@@ -119,13 +154,48 @@ int main(int argc, char** argv) {
   settings.rules.extend_select = ext;
   settings.rules.ignore = ign;
 
+  CliOverrides overrides;
+  if (!sel.empty()) overrides.select = sel;
+  overrides.extend_select = ext;
+  overrides.ignore = ign;
+  if (report_unused_ignores) overrides.report_unused_ignores = true;
+  ConfigResolver resolver(config_file.empty() ? std::nullopt : std::optional(config_file), overrides);
+
   RunOptions run;
   run.paths = paths.empty() ? std::vector<std::string>{"."} : paths;
   run.threads = threads;
-  Report report = run_analysis(run, settings);
+  run.settings_for = [&](const std::string& path) { return resolver.settings_for(path); };
+  run.exclude = [&](const std::string& path) { return resolver.excluded(path); };
+  if (force_exclude)
+    std::erase_if(run.paths, [&](const std::string& p) { return std::filesystem::is_regular_file(p) && resolver.excluded(p); });
+  Report report = run.paths.empty() ? Report{} : run_analysis(run, settings);
+  if (auto errors = resolver.errors(); !errors.empty()) {
+    for (const auto& e : errors) std::cerr << "stoker: configuration error: " << e.describe() << "\n";
+    return 2;
+  }
+  if (add_ignore) {
+    size_t added = 0, files = 0, skipped = 0;
+    for (const auto& f : report.files) {
+      std::string error;
+      size_t n = 0, s = 0;
+      if (!write_ignore_comments(*f.source, f.result.diagnostics, n, s, error)) {
+        std::cerr << f.source->path << ": error: " << error << "\n";
+        return 2;
+      }
+      added += n, skipped += s, files += n > 0;
+    }
+    std::cout << "Added " << added << " suppression comment" << (added == 1 ? "" : "s") << " in " << files << " file"
+              << (files == 1 ? "" : "s") << ".\n";
+    if (skipped) std::cout << skipped << " finding(s) could not take a trailing comment (string or continuation).\n";
+    return report.errors.empty() ? 0 : 2;
+  }
 
-  if (format == "json") {
-    output::write_json(std::cout, report, rules);
+  if (format == "json" || format == "sarif" || format == "github" || format == "gitlab" || format == "junit") {
+    if (format == "json") output::write_json(std::cout, report, rules);
+    else if (format == "sarif") output::write_sarif(std::cout, report, rules);
+    else if (format == "github") output::write_github(std::cout, report, rules);
+    else if (format == "gitlab") output::write_gitlab(std::cout, report, rules);
+    else output::write_junit(std::cout, report, rules);
     for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
     for (const auto& w : report.warnings) std::cerr << w.file << ": warning: " << w.message << "\n";
     for (const auto& f : report.files)

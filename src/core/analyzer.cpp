@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/suppression.h"
 #include "python/checker.h"
 
 namespace stoker {
@@ -37,6 +38,7 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
     result = python::check(file, settings);
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
+  apply_suppressions(file, settings, result);
   sort_diagnostics(result.diagnostics);
   return result;
 }

@@ -44,6 +44,7 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
     if (slots[i].source) report.files.push_back(std::move(slots[i]));
   }
   report.files_analyzed = n;
+  report.analyzed_files = found.files;
   return report;
 }
 

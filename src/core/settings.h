@@ -29,6 +29,15 @@ struct Settings {
   std::string compile_commands_dir;   // -p
   std::vector<std::string> cxx_extra_args;
   std::string cuda_path;              // toolkit mode when non-empty
+  // Configuration (core/config.h). `per_file_ignores` maps a glob to codes; the resolver has
+  // already merged the entries matching a file into `rules.ignore` when settings reach analyze().
+  std::vector<std::pair<std::string, std::vector<std::string>>> per_file_ignores;
+  std::vector<std::string> exclude;         // globs; replace the (empty) default
+  std::vector<std::string> extend_exclude;  // globs added to `exclude`
+  std::string config_file;  // the file these settings came from; empty: built-in defaults
+  std::string config_root;  // directory that relative globs and paths are relative to
+  // Suppression comments (core/suppression.h): report those that suppress nothing (ST001).
+  bool report_unused_ignores = false;
 };
 
 }  // namespace stoker

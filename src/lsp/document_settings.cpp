@@ -1,5 +1,9 @@
 #include "lsp/document_settings.h"
 
+#include <algorithm>
+
+#include "core/config.h"
+
 namespace stoker::lsp {
 
 namespace {
@@ -30,7 +34,12 @@ ClientSettings parse_client_settings(const json& settings, std::vector<std::stri
     else problems.push_back("stoker.enable must be true or false");
   }
   if (auto it = s.find("gpu"); it != s.end() && !it->is_null()) {
-    if (it->is_string() && !it->get<std::string>().empty()) out.gpu = it->get<std::string>();
+    if (it->is_string() && !it->get<std::string>().empty()) {
+      out.gpu = it->get<std::string>();
+      const auto& known = known_gpu_profiles();
+      if (std::find(known.begin(), known.end(), *out.gpu) == known.end())
+        problems.push_back("stoker.gpu: unknown hardware profile `" + *out.gpu + "`");
+    }
     else if (!it->is_string()) problems.push_back("stoker.gpu must be a hardware profile name");
   }
   for (auto [key, target] : {std::pair{"select", &out.select}, std::pair{"ignore", &out.ignore}}) {
@@ -45,13 +54,22 @@ ClientSettings parse_client_settings(const json& settings, std::vector<std::stri
   return out;
 }
 
-Settings settings_for_document(const std::string& path, const ClientSettings& client) {
-  // TODO(config merge): start from the configuration file found upwards from `path`
-  // (core/config.h) instead of the defaults, exactly as `stoker check` does.
+Settings settings_for_document(const std::string& path, const ClientSettings& client,
+                               std::vector<std::string>* problems) {
+  CliOverrides overrides;
+  if (!client.select.empty()) overrides.select = client.select;
+  overrides.ignore = client.ignore;
   Settings s;
+  if (!path.empty() && path.front() == '/') {
+    ConfigResolver resolver(std::nullopt, overrides);
+    s = resolver.settings_for(path);
+    if (problems)
+      for (const auto& e : resolver.errors()) problems->push_back("configuration error: " + e.describe());
+  } else {  // untitled: and other non-file documents have no configuration
+    if (overrides.select) s.rules.select = *overrides.select;
+    for (const auto& c : overrides.ignore) s.rules.ignore.push_back(c);
+  }
   if (client.gpu) s.gpu = *client.gpu;
-  if (!client.select.empty()) s.rules.select = client.select;
-  for (const auto& c : client.ignore) s.rules.ignore.push_back(c);
   return s;
 }
 

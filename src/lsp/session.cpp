@@ -70,8 +70,11 @@ ClientSettings Session::client_settings() const {
   return client_;
 }
 
-Settings Session::settings_for(const Snapshot& snap) const {
-  return settings_for_document(snap.path, client_settings());
+Settings Session::settings_for(const Snapshot& snap) {
+  std::vector<std::string> problems;
+  Settings s = settings_for_document(snap.path, client_settings(), &problems);
+  for (const auto& p : problems) log(2, "stoker: " + p);
+  return s;
 }
 
 void Session::schedule(const std::string& uri) {

@@ -40,7 +40,7 @@ class Session {
 
   void set_client_settings(ClientSettings s);
   ClientSettings client_settings() const;
-  Settings settings_for(const Snapshot& snap) const;
+  Settings settings_for(const Snapshot& snap);  // logs configuration problems
 
   // Queues a document for analysis on the worker; a burst of changes analyzes the latest text once.
   void schedule(const std::string& uri);

@@ -22,6 +22,7 @@ struct Report {
   std::vector<Notice> warnings;    // e.g. a directory without Python or C++ files
   size_t files_analyzed = 0;
   size_t fixed = 0;                // number of fixes applied (when fixing)
+  std::vector<std::string> analyzed_files;  // every file handed to analysis (JUnit: one case each)
 };
 
 struct TextOptions {
@@ -36,6 +37,15 @@ std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diag
 namespace output {
 void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts);
 void write_json(std::ostream& out, const Report& report, const RuleRegistry& rules);
+// SARIF 2.1.0 (one run; rule documents in tool.driver.rules; URIs relative to %SRCROOT%, the
+// working directory).
+void write_sarif(std::ostream& out, const Report& report, const RuleRegistry& rules);
+// GitHub Actions workflow commands (`::warning file=...::message`).
+void write_github(std::ostream& out, const Report& report, const RuleRegistry& rules);
+// GitLab Code Quality JSON with fingerprints that survive unrelated edits.
+void write_gitlab(std::ostream& out, const Report& report, const RuleRegistry& rules);
+// JUnit XML: one test case per analyzed file.
+void write_junit(std::ostream& out, const Report& report, const RuleRegistry& rules);
 }  // namespace output
 
 }  // namespace stoker

@@ -1,6 +1,8 @@
 #include "python/parser.h"
 
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 namespace stoker::python {
 
@@ -46,6 +48,24 @@ std::vector<TextRange> ParsedModule::error_ranges() const {
   }
   ts_tree_cursor_delete(&cursor);
   return out;
+}
+
+TSFieldId field_id(const char* name) {
+  static const std::unordered_map<std::string, TSFieldId> ids = [] {
+    std::unordered_map<std::string, TSFieldId> out;
+    const TSLanguage* lang = tree_sitter_python();
+    for (TSFieldId id = 1; id <= ts_language_field_count(lang); ++id)
+      if (const char* n = ts_language_field_name_for_id(lang, id)) out.emplace(n, id);
+    return out;
+  }();
+  // Per thread, by the literal's address: the names are string literals.
+  thread_local std::unordered_map<const char*, TSFieldId> by_pointer;
+  auto it = by_pointer.find(name);
+  if (it != by_pointer.end()) return it->second;
+  auto found = ids.find(name);
+  TSFieldId id = found == ids.end() ? 0 : found->second;
+  by_pointer.emplace(name, id);
+  return id;
 }
 
 size_t count_syntax_errors(std::string_view text) { return ParsedModule(text).error_ranges().size(); }

@@ -30,7 +30,17 @@ const char* const kLoaderNames[] = {
 SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings)
     : src_(src), root_(root), settings_(settings) {
   collect();
+  std::vector<int> order(scopes_.size());
+  for (size_t i = 0; i < scopes_.size(); ++i) {
+    Node n = scopes_[i].node;
+    uint32_t s = i == 0 ? 0
+                 : scopes_[i].kind == Scope::Kind::Function ? start(field(n, "parameters"))
+                                                              : start(field(n, "body"));
+    scope_start_.push_back(s);
+    scope_end_.push_back(i == 0 ? UINT32_MAX : end(n));
+  }
   resolve_calls();
+  index_calls();
   compute_cuda();
   classify_loops();
   compute_hot_functions();
@@ -287,11 +297,12 @@ void SemanticModel::collect() {
       loop_by_node_[n.id] = loop;
       loops_.push_back(l);
     }
-    uint32_t count = named_count(n);
-    for (uint32_t i = count; i-- > 0;) {
-      Node c = named_child(n, i);
+    auto kids = named_children(n);
+    Node body = is_loop ? field(n, "body") : Node{};
+    for (size_t i = kids.size(); i-- > 0;) {
+      Node c = kids[i];
       // Only a loop's body runs per iteration; its iterable/condition belongs to the outside.
-      int child_loop = (is_loop && same(c, field(n, "body"))) ? loop : it.loop;
+      int child_loop = (is_loop && same(c, body)) ? loop : it.loop;
       stack.push_back({c, scope, function, child_loop, block});
     }
   }
@@ -303,19 +314,12 @@ int SemanticModel::loop_index(Node loop_node) const {
 }
 
 int SemanticModel::scope_at(uint32_t offset) const {
-  // Scopes are nested intervals; the innermost containing scope wins.
-  int best = 0;
-  uint32_t best_size = UINT32_MAX;
-  for (size_t i = 1; i < scopes_.size(); ++i) {
-    Node n = scopes_[i].node;
-    uint32_t s = scopes_[i].kind == Scope::Kind::Function ? start(field(n, "parameters")) : start(field(n, "body"));
-    uint32_t e = end(n);
-    if (s <= offset && offset < e && e - s < best_size) {
-      best = static_cast<int>(i);
-      best_size = e - s;
-    }
-  }
-  return best;
+  // Scopes are nested intervals created in source order: the last one starting at or before
+  // the offset, or one of its ancestors, is the innermost containing scope.
+  auto it = std::upper_bound(scope_start_.begin(), scope_start_.end(), offset);
+  int s = static_cast<int>(it - scope_start_.begin()) - 1;
+  while (s > 0 && !(scope_start_[s] <= offset && offset < scope_end_[s])) s = scopes_[s].parent;
+  return s < 0 ? 0 : s;
 }
 
 int SemanticModel::function_at(uint32_t offset) const {
@@ -919,6 +923,22 @@ void SemanticModel::resolve_calls() {
   }
 }
 
+void SemanticModel::index_calls() {
+  loader_call_.assign(calls_.size(), 0);
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    Node call = calls_[ci].call;
+    std::string q = callee_name(call);
+    for (auto name : kLoaderNames)
+      if (q == name) loader_call_[ci] = 1;
+    Node fn = unparen(field(call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto m = text(field(fn, "attribute"));
+    if (m != "append" && m != "extend") continue;
+    Node obj = unparen(field(fn, "object"));
+    if (is(obj, "identifier")) appends_[{scope_at(start(call)), std::string(text(obj))}].push_back(call);
+  }
+}
+
 std::vector<int> SemanticModel::callees(Node call) const {
   auto it = call_index_.find(call.id);
   return it == call_index_.end() ? std::vector<int>{} : callees_by_call_[it->second];
@@ -964,6 +984,8 @@ bool SemanticModel::is_step_hook(int f) const {
 
 bool SemanticModel::is_loader_call(Node call) const {
   if (!is(call, "call")) return false;
+  auto idx = call_index_.find(call.id);
+  if (idx != call_index_.end() && !loader_call_.empty()) return loader_call_[idx->second] != 0;
   std::string q = callee_name(call);
   for (auto name : kLoaderNames)
     if (q == name) return true;
@@ -1423,7 +1445,7 @@ void SemanticModel::compute_cuda() {
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
       }
     }
-    for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named_child(n, i));
+    for (Node c : named_children(n)) stack.push_back(c);
   }
   if (lightning_module && !lightning_cpu) {
     uses_cuda_ = true;
@@ -1653,20 +1675,13 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
   }
   // A container appended CUDA values: `losses.append(loss)` taints `losses`.
   if (!result && k == "identifier") {
-    std::string_view name = text(expr);
-    int sc = scope_at(start(expr));
-    for (const auto& cs : calls_) {
-      Node fn = unparen(field(cs.call, "function"));
-      if (!is(fn, "attribute")) continue;
-      auto m = text(field(fn, "attribute"));
-      if (m != "append" && m != "extend") continue;
-      Node obj = unparen(field(fn, "object"));
-      if (!is(obj, "identifier") || text(obj) != name || scope_at(start(cs.call)) != sc) continue;
-      if (is_cuda_impl(argument(cs.call, 0, ""), depth + 1)) {
-        result = true;
-        break;
-      }
-    }
+    auto found = appends_.find({scope_at(start(expr)), std::string(text(expr))});
+    if (found != appends_.end())
+      for (Node call : found->second)
+        if (is_cuda_impl(argument(call, 0, ""), depth + 1)) {
+          result = true;
+          break;
+        }
   }
   cuda_cache_[expr.id] = result ? 1 : 0;
   return result;

@@ -211,6 +211,16 @@ class SemanticModel {
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
 
+  // A per-file memo for facts a check computes once (`compute` runs on the first call).
+  template <class F>
+  int memo(const std::string& key, F&& compute) const {
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    int v = compute();
+    memo_[key] = v;
+    return v;
+  }
+
   // Walks the tree once, calling visit(node, frame) in pre-order with the context maintained.
   template <class F>
   void walk(F&& visit) const;
@@ -218,6 +228,7 @@ class SemanticModel {
  private:
   void collect();
   void resolve_calls();
+  void index_calls();
   void classify_loops();
   void compute_hot_functions();
   void compute_cuda();
@@ -266,6 +277,10 @@ class SemanticModel {
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls
   // CUDA taint: per scope, names that may hold CUDA values; per class, self attributes.
+  std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
+  std::vector<char> loader_call_;                        // per call index
+  std::map<std::pair<int, std::string>, std::vector<Node>> appends_;  // (scope, name) -> x.append(v)
+  mutable std::unordered_map<std::string, int> memo_;
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
   mutable std::unordered_map<const void*, char> batch_cache_;
   bool uses_cuda_ = false;
@@ -320,9 +335,9 @@ void SemanticModel::walk(F&& visit) const {
     Node n = item.node;
     visit(n, frame);
     std::string_view k = kind(n);
-    uint32_t count = ts_node_child_count(n);
-    for (uint32_t i = count; i-- > 0;) {
-      Node c = ts_node_child(n, i);
+    auto kids = all_children(n);
+    for (size_t i = kids.size(); i-- > 0;) {
+      Node c = kids[i];
       if (!ts_node_is_named(c)) continue;
       Push push = None;
       Node ctx{};

@@ -19,8 +19,10 @@ using Node = TSNode;
 inline bool is_null(Node n) { return ts_node_is_null(n); }
 inline std::string_view kind(Node n) { return is_null(n) ? std::string_view{} : ts_node_type(n); }
 inline bool is(Node n, std::string_view k) { return !is_null(n) && kind(n) == k; }
+// Field ids by name, looked up once (tree-sitter's own lookup compares every field name).
+TSFieldId field_id(const char* name);
 inline Node field(Node n, const char* name) {
-  return is_null(n) ? n : ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+  return is_null(n) ? n : ts_node_child_by_field_id(n, field_id(name));
 }
 inline Node parent(Node n) { return ts_node_parent(n); }
 inline bool same(Node a, Node b) { return ts_node_eq(a, b); }
@@ -30,14 +32,36 @@ inline TextRange range(Node n) { return {start(n), end(n)}; }
 inline std::string_view text(Node n, std::string_view src) {
   return is_null(n) ? std::string_view{} : src.substr(start(n), end(n) - start(n));
 }
-inline uint32_t named_count(Node n) { return is_null(n) ? 0 : ts_node_named_child_count(n); }
-inline Node named_child(Node n, uint32_t i) { return ts_node_named_child(n, i); }
+// Children by cursor: tree-sitter's indexed child access walks from the first child, so
+// indexing in a loop is quadratic on a module with many statements.
+inline std::vector<Node> all_children(Node n) {
+  std::vector<Node> out;
+  if (is_null(n)) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do out.push_back(ts_tree_cursor_current_node(&cursor));
+    while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+// Named children without extras (comments, line continuations), which may appear anywhere.
 inline std::vector<Node> named_children(Node n) {
   std::vector<Node> out;
-  uint32_t c = named_count(n);
-  out.reserve(c);
-  for (uint32_t i = 0; i < c; ++i) out.push_back(named_child(n, i));
+  for (Node c : all_children(n))
+    if (ts_node_is_named(c) && !ts_node_is_extra(c)) out.push_back(c);
   return out;
+}
+inline uint32_t named_count(Node n) {
+  if (is_null(n)) return 0;
+  uint32_t count = 0;
+  for (Node c : all_children(n)) count += ts_node_is_named(c) && !ts_node_is_extra(c);
+  return count;
+}
+inline Node named_child(Node n, uint32_t i) {
+  for (Node c : all_children(n))
+    if (ts_node_is_named(c) && !ts_node_is_extra(c) && i-- == 0) return c;
+  return Node{};
 }
 // Strips parentheses around an expression.
 inline Node unparen(Node n) {

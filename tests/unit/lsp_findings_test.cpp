@@ -267,3 +267,46 @@ TEST_CASE("lsp findings: configuration changes re-analyze; close clears; UTF-16 
   CHECK(cleared["params"]["diagnostics"] == json::array());
   finish(server);
 }
+
+TEST_CASE("lsp findings: configuration files apply per document, and the suppression action suppresses") {
+  std::string dir = "/tmp/stoker-lsp-cfg-" + std::to_string(getpid());
+  std::string cmd = "mkdir -p '" + dir + "/quiet' '" + dir + "/loud'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ofstream(dir + "/quiet/pyproject.toml") << "[tool.stoker]\nignore = [\"DL001\"]\n";
+  std::string text = read_file(kFixture);
+  std::string quiet = uri_of(dir + "/quiet/train.py"), loud = uri_of(dir + "/loud/train.py");
+  LspProcess server;
+  server.initialize();
+  open(server, quiet, text);
+  open(server, loud, text);
+  json q = server.diagnostics_for(quiet)["params"]["diagnostics"];
+  CHECK(find_code(q, "DL001").is_null());
+  CHECK_FALSE(q.empty());  // other rules still report
+  json l = server.diagnostics_for(loud)["params"]["diagnostics"];
+  json dl001 = find_code(l, "DL001");
+  REQUIRE(dl001.is_object());
+
+  // Apply "Suppress DL001 on this line" as the editor would; the finding goes away.
+  json suppress;
+  for (const auto& a : code_actions(server, loud, json::array({dl001}), json::array({"quickfix"})))
+    if (a["title"] == "Suppress DL001 on this line") suppress = a;
+  REQUIRE(suppress.is_object());
+  std::string suppressed = apply_edits(text, suppress["edit"]["changes"][loud]);
+  change(server, loud, suppressed, 2);
+  json after = server.diagnostics_for(loud);
+  REQUIRE(after.is_object());
+  CHECK(after["params"]["version"] == 2);
+  CHECK(find_code(after["params"]["diagnostics"], "DL001").is_null());
+  // A second code on the same line joins the existing comment.
+  json dl002 = find_code(after["params"]["diagnostics"], "DL002");
+  if (dl002.is_object() && dl002["range"]["start"]["line"] == dl001["range"]["start"]["line"]) {
+    json more;
+    for (const auto& a : code_actions(server, loud, json::array({dl002}), json::array({"quickfix"})))
+      if (a["title"] == "Suppress DL002 on this line") more = a;
+    REQUIRE(more.is_object());
+    CHECK(apply_edits(suppressed, more["edit"]["changes"][loud]).find("# stoker: ignore[DL001, DL002]\n") !=
+          std::string::npos);
+  }
+  finish(server);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}

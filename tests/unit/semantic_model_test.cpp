@@ -25,7 +25,7 @@ struct Model {
       Node x = stack.back();
       stack.pop_back();
       if (text(x, src) == t && (k.empty() || kind(x) == k)) hits.push_back(x);
-      for (uint32_t i = named_count(x); i-- > 0;) stack.push_back(named_child(x, i));
+      for (Node c : named_children(x)) stack.push_back(c);
     }
     std::sort(hits.begin(), hits.end(), [](Node a, Node b) { return start(a) < start(b); });
     REQUIRE(static_cast<int>(hits.size()) > n);

@@ -16,14 +16,16 @@ bool is_dataset_method(const SemanticModel& m, int f) {
 
 bool is_collate_fn(const SemanticModel& m, int f) {
   if (f < 0) return false;
+  return m.memo("collate_fn:" + std::to_string(f), [&] {
   for (const auto& cs : m.calls()) {
     if (!m.is_loader_call(cs.call)) continue;
     Node c = m.keyword_arguments(cs.call).find("collate_fn");
     if (is_null(c)) continue;
     for (const auto& v : m.values(c))
-      if (v.kind == Value::Kind::Expr && same(v.expr, m.functions()[f].node)) return true;
+      if (v.kind == Value::Kind::Expr && same(v.expr, m.functions()[f].node)) return 1;
   }
-  return false;
+  return 0;
+  }) != 0;
 }
 
 bool is_cuda_work(const SemanticModel& m, Node call) {
@@ -41,9 +43,11 @@ bool is_cuda_work(const SemanticModel& m, Node call) {
 
 bool dataset_does_cuda_work(const Context& ctx) {
   const auto& m = ctx.model();
-  for (const auto& cs : m.calls())
-    if ((is_dataset_method(m, cs.caller) || is_collate_fn(m, cs.caller)) && is_cuda_work(m, cs.call)) return true;
-  return false;
+  return m.memo("dataset_does_cuda_work", [&] {
+    for (const auto& cs : m.calls())
+      if ((is_dataset_method(m, cs.caller) || is_collate_fn(m, cs.caller)) && is_cuda_work(m, cs.call)) return 1;
+    return 0;
+  }) != 0;
 }
 
 void dl005_cuda_work_in_dataset(Context& ctx, Node call) {

@@ -6,7 +6,7 @@ namespace stoker::python::rules {
 void sy002_tensor_value_control_flow(Context& ctx, Node node) {
   const auto& m = ctx.model();
   if (!m.uses_cuda()) return;
-  Node cond;
+  Node cond{};
   auto k = kind(node);
   if (k == "if_statement" || k == "elif_clause" || k == "while_statement") cond = field(node, "condition");
   else if (k == "assert_statement") cond = named_count(node) ? named_child(node, 0) : Node{};

@@ -14,11 +14,13 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
     if (!c || (c->kind == Value::Kind::Bool && c->b)) return;
   }
   // Is any loader feeding training unpinned? Then the copy stays synchronous until pinned.
-  bool unpinned = false;
-  for (const auto& cs : m.calls())
-    if (m.is_loader_call(cs.call) && bool_argument_state(ctx, cs.call, kPinMemoryPos, "pin_memory") != 0 &&
-        m.loader_feeds_training(cs.call))
-      unpinned = true;
+  bool unpinned = m.memo("unpinned_loader", [&] {
+    for (const auto& cs : m.calls())
+      if (m.is_loader_call(cs.call) && bool_argument_state(ctx, cs.call, kPinMemoryPos, "pin_memory") != 0 &&
+          m.loader_feeds_training(cs.call))
+        return 1;
+    return 0;
+  }) != 0;
   std::string msg = "Blocking host-to-device copy of a batch in the training loop; pass `non_blocking=True`";
   if (unpinned) msg += " (with `pin_memory=True` on the loader, see DL002, so the copy can overlap)";
   Diagnostic* d = ctx.report_in_hot_context("TX001", call, msg);
