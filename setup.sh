@@ -18,6 +18,7 @@ cd "$(dirname "$0")"
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
+  python3-torch patch
   neovim unzip
 )
 # Test-only real consumers: pre-commit (hook test, brings python3), ICU for the SARIF Multitool

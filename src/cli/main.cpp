@@ -4,12 +4,16 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "core/config.h"
+#include "core/impact.h"
 #include "core/rules.h"
 #include "core/runner.h"
 #include "core/suppression.h"
+#include "fix/fix_files.h"
 #include "lsp/server.h"
+#include "output/impact_json.h"
 #include "output/report.h"
 
 using namespace stoker;
@@ -84,6 +88,27 @@ int main(int argc, char** argv) {
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
   check->add_flag("--no-color", no_color, "Never color the output");
   check->add_option("--threads", threads, "Worker threads (default: all cores)");
+  bool do_fix = false, unsafe_fixes = false, do_diff = false, show_fixes = false;
+  std::string gpu;
+  std::vector<std::string> workload_kv;
+  check->add_flag("--fix", do_fix, "Apply safe fixes");
+  check->add_flag("--unsafe-fixes", unsafe_fixes, "Also apply unsafe fixes (with --fix or --diff)");
+  check->add_flag("--diff", do_diff, "Print the fixes as a unified diff and write nothing (exit 1 if there are any)");
+  check->add_flag("--show-fixes", show_fixes, "List the fixes applied");
+  check->add_option("--gpu", gpu, "Hardware profile for impact estimates (h100-sxm, a100-pcie, ..., generic)");
+  check->add_option("--workload", workload_kv,
+                    "Override an impact-model assumption: step-time-ms=, load-time-ms=, batch-bytes=, workers=")
+      ->allow_extra_args(false);
+
+  auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
+  std::string impact_model, impact_gpu = "generic";
+  std::vector<std::string> impact_workload, impact_facts;
+  impact_cmd->add_option("model", impact_model, "Model name, e.g. serial-loader")->required();
+  impact_cmd->add_option("--gpu", impact_gpu, "Hardware profile");
+  impact_cmd->add_option("--workload", impact_workload, "step-time-ms=, load-time-ms=, batch-bytes=, workers=")
+      ->allow_extra_args(false);
+  impact_cmd->add_option("--fact", impact_facts, "A resolved fact, e.g. batch_size=64, num_workers=0")
+      ->allow_extra_args(false);
 
   auto* rule = app.add_subcommand("rule", "Explain a rule");
   std::string rule_code;
@@ -142,7 +167,54 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  auto parse_kv = [](const std::vector<std::string>& items, std::vector<std::pair<std::string, std::string>>& out) {
+    for (const auto& kv : items) {
+      auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::cerr << "stoker: expected KEY=VALUE, got `" << kv << "`\n";
+        return false;
+      }
+      out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    return true;
+  };
+  auto set_hints = [&](const std::vector<std::string>& items, Settings& s) {
+    std::vector<std::pair<std::string, std::string>> kvs;
+    if (!parse_kv(items, kvs)) return false;
+    for (const auto& [k, v] : kvs) {
+      std::string error;
+      if (!set_workload_hint(s.workload, k, v, error)) {
+        std::cerr << "stoker: " << error << "\n";
+        return false;
+      }
+    }
+    return true;
+  };
+  auto known_profile = [](const std::string& name) {
+    if (find_profile(name)) return true;
+    std::cerr << "stoker: unknown GPU profile `" << name << "` (known:";
+    for (const auto& p : hardware_profiles()) std::cerr << " " << p.name;
+    std::cerr << ")\n";
+    return false;
+  };
+
+  if (app.got_subcommand(impact_cmd)) {
+    Settings s;
+    s.gpu = impact_gpu;
+    std::vector<std::pair<std::string, std::string>> facts;
+    if (!known_profile(impact_gpu) || !set_hints(impact_workload, s) || !parse_kv(impact_facts, facts)) return 2;
+    std::string json, error;
+    if (!output::impact_json(impact_model, s, facts, json, error)) {
+      std::cerr << "stoker impact: " << error << "\n";
+      return 2;
+    }
+    std::cout << json << "\n";
+    return 0;
+  }
+
   Settings settings;
+  if ((!gpu.empty() && !known_profile(gpu)) || !set_hints(workload_kv, settings)) return 2;
+  if (!gpu.empty()) settings.gpu = gpu;
   auto sel = split_codes(select), ext = split_codes(extend_select), ign = split_codes(ignore);
   for (const auto* list : {&sel, &ext, &ign})
     for (const auto& code : *list)
@@ -159,6 +231,8 @@ int main(int argc, char** argv) {
   overrides.extend_select = ext;
   overrides.ignore = ign;
   if (report_unused_ignores) overrides.report_unused_ignores = true;
+  if (!gpu.empty()) overrides.gpu = gpu;
+  if (!workload_kv.empty()) overrides.workload = settings.workload;
   ConfigResolver resolver(config_file.empty() ? std::nullopt : std::optional(config_file), overrides);
 
   RunOptions run;
@@ -190,6 +264,26 @@ int main(int argc, char** argv) {
     return report.errors.empty() ? 0 : 2;
   }
 
+  std::optional<fix::FixRunSummary> fixed_summary;
+  if (do_diff || do_fix) {
+    fix::FixRunOptions fopts;
+    fopts.unsafe = unsafe_fixes;
+    fopts.write = !do_diff;
+    auto summary = fix::fix_report(report, [&](const std::string& path) { return resolver.settings_for(path); }, fopts);
+    if (do_diff) {
+      fix::write_diffs(std::cout, summary);
+      for (const auto& f : summary.files)
+        if (!f.error.empty()) std::cerr << f.path << ": fix not applied: " << f.error << "\n";
+      if (show_fixes) fix::write_applied_fixes(std::cerr, summary, true);
+      else if (summary.applied())
+        std::cerr << "Would fix " << summary.applied() << " finding" << (summary.applied() == 1 ? "" : "s") << ".\n";
+      if (!report.errors.empty()) return 2;
+      return summary.changed_files() ? 1 : 0;
+    }
+    fixed_summary = std::move(summary);
+  }
+
+
   if (format == "json" || format == "sarif" || format == "github" || format == "gitlab" || format == "junit") {
     if (format == "json") output::write_json(std::cout, report, rules);
     else if (format == "sarif") output::write_sarif(std::cout, report, rules);
@@ -206,6 +300,11 @@ int main(int argc, char** argv) {
     opts.show_source = format == "text";
     opts.statistics = statistics;
     output::write_text(std::cout, report, rules, opts);
+  }
+  if (fixed_summary) {
+    std::ostream& human = format == "json" ? std::cerr : std::cout;
+    if (show_fixes) fix::write_applied_fixes(human, *fixed_summary, false);
+    else if (report.fixed) human << "Fixed " << report.fixed << " finding" << (report.fixed == 1 ? "" : "s") << ".\n";
   }
   bool any = false;
   for (const auto& f : report.files) any |= !f.result.diagnostics.empty();

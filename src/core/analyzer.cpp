@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/impact.h"
 #include "core/suppression.h"
 #include "python/checker.h"
 
@@ -40,6 +41,7 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   apply_suppressions(file, settings, result);
   sort_diagnostics(result.diagnostics);
+  attach_impact(result, settings);
   return result;
 }
 

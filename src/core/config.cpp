@@ -1,4 +1,5 @@
 #include "core/config.h"
+#include "core/impact.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,8 +25,11 @@ std::string ConfigError::describe() const {
 }
 
 const std::vector<std::string>& known_gpu_profiles() {
-  static const std::vector<std::string> profiles{"generic",   "h100-sxm",  "h100-pcie", "h200", "b200",
-                                                 "a100-sxm",  "a100-pcie", "l4",        "rtx-4090"};
+  static const std::vector<std::string> profiles = [] {
+    std::vector<std::string> out;
+    for (const auto& p : hardware_profiles()) out.push_back(p.name);
+    return out;
+  }();
   return profiles;
 }
 
@@ -424,6 +428,14 @@ Settings ConfigResolver::settings_for(const std::string& path) {
                                overrides_.extend_select.end());
   s.rules.ignore.insert(s.rules.ignore.end(), overrides_.ignore.begin(), overrides_.ignore.end());
   if (overrides_.report_unused_ignores) s.report_unused_ignores = *overrides_.report_unused_ignores;
+  if (overrides_.gpu) s.gpu = *overrides_.gpu;
+  if (overrides_.workload) {
+    const WorkloadHints& w = *overrides_.workload;
+    if (w.step_time_ms) s.workload.step_time_ms = w.step_time_ms;
+    if (w.load_time_ms) s.workload.load_time_ms = w.load_time_ms;
+    if (w.batch_bytes) s.workload.batch_bytes = w.batch_bytes;
+    if (w.workers) s.workload.workers = w.workers;
+  }
   std::string rel = relative_to(abs, s.config_root);
   for (const auto& [glob, codes] : s.per_file_ignores)
     if (glob_match(glob, rel)) s.rules.ignore.insert(s.rules.ignore.end(), codes.begin(), codes.end());

@@ -33,6 +33,8 @@ struct CliOverrides {
   std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
   std::optional<bool> report_unused_ignores;
+  std::optional<std::string> gpu;                 // --gpu
+  std::optional<WorkloadHints> workload;           // --workload KEY=VALUE (keys given replace)
 };
 
 // GPU hardware profile names accepted by the `gpu` key (the impact model's table).

@@ -33,6 +33,9 @@ struct Impact {
   double gain_low = 0, gain_high = 0;     // percentage points of GPU busy time recovered
   std::string profile;                    // hardware profile name
   std::vector<std::string> assumptions;   // "batch_size=64 (resolved)", "T_gpu=50ms (default)"
+  // Midpoint idle fractions (0..1) with the pattern present and after its fix; the per-file
+  // "GPU busy now / after" totals combine these (core/impact.h).
+  double idle_now = 0, idle_after = 0;
 };
 
 struct RelatedLocation {

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/impact.h"
 #include "output/report.h"
 
 namespace stoker::output {
@@ -69,6 +70,7 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
   Style st{opts.color};
   size_t total = 0, fixable = 0;
   std::map<std::string, std::pair<size_t, size_t>> per_rule;  // code -> (count, fixable)
+  std::map<std::string, std::pair<double, double>> gain_per_rule;  // code -> summed gain_pp [low, high]
   for (const auto& e : report.errors) out << st("1", e.file) << ": " << st("1;31", "error") << ": " << e.message << "\n";
   for (const auto& w : report.warnings) out << st("1", w.file) << ": " << st("1;33", "warning") << ": " << w.message << "\n";
   for (const auto& f : report.files) {
@@ -88,6 +90,10 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       auto& pr = per_rule[d.code];
       ++pr.first;
       if (can_fix) ++pr.second;
+      if (d.impact) {
+        gain_per_rule[d.code].first += d.impact->gain_low;
+        gain_per_rule[d.code].second += d.impact->gain_high;
+      }
       auto [start, end] = diagnostic_span(file, d);
       out << st("1", d.file) << ":" << start.row << ":" << start.column << ": "
           << st(severity_color(d.severity), d.code) << " " << d.message;
@@ -109,7 +115,7 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       if (d.fix) {
         out << "  = " << st("1;32", "fix") << " (" << to_string(d.fix->applicability) << "): " << d.fix->title << "\n";
       }
-      if (d.impact) {
+      if (d.impact && d.impact->model != "none") {
         char buf[160];
         std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
                       d.impact->profile.c_str());
@@ -117,13 +123,25 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       }
       out << "\n";
     }
+    if (FileBusy busy = estimate_file_busy(f.result.diagnostics); busy.any) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "est. GPU busy %.0f%% now, %.0f%% after all fixes (%s)", 100 * busy.now,
+                    100 * busy.after, busy.profile.c_str());
+      out << st("1", file.path) << ": " << st("1;35", buf) << "\n";
+      if (opts.show_source) out << "\n";
+    }
   }
   if (opts.statistics && !per_rule.empty()) {
     for (const auto& [code, counts] : per_rule) {
       const RuleInfo* info = rules.find(code);
       char buf[64];
       std::snprintf(buf, sizeof buf, "%5zu\t%-6s\t%s", counts.first, code.c_str(), counts.second ? "[*]" : "   ");
-      out << buf << "\t" << (info ? info->name : std::string()) << "\n";
+      out << buf << "\t" << (info ? info->name : std::string());
+      if (auto g = gain_per_rule.find(code); g != gain_per_rule.end()) {
+        std::snprintf(buf, sizeof buf, "\t+%.0f..%.0f pp", g->second.first, g->second.second);
+        out << buf;
+      }
+      out << "\n";
     }
   }
   if (total == 0) {
