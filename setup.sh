@@ -18,12 +18,12 @@ cd "$(dirname "$0")"
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
-  python3-torch patch
   libclang-cpp22-dev libclang-22-dev llvm-22-dev
 )
-# Test-only real consumers: pre-commit (hook test, brings python3), ICU for the SARIF Multitool
-# (a self-contained .NET program from npm, tests/tools).
-TEST_PACKAGES=(pre-commit libicu72)
+# Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a
+# self-contained .NET program from npm, tests/tools), Neovim (LSP client test), PyTorch and
+# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check).
+TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

@@ -1,4 +1,4 @@
-// The stoker command line: check, rule, version (server and config arrive with their issues).
+// The stoker command line: check, rule, config, server, version.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +12,7 @@
 #include "core/runner.h"
 #include "core/suppression.h"
 #include "fix/fix_files.h"
+#include "lsp/server.h"
 #include "output/impact_json.h"
 #include "output/report.h"
 
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("version", "Print the version");
 
+  auto* server = app.add_subcommand("server", "Run the language server (LSP over stdin/stdout)");
+  bool stdio = true;
+  server->add_flag("--stdio", stdio, "Use stdin/stdout (the default and only transport)");
+
   auto* config_cmd = app.add_subcommand("config", "Show the effective configuration");
   std::string config_for = ".";
   bool config_show = false;
@@ -141,6 +146,11 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("version")) {
     std::cout << "stoker " << STOKER_VERSION << "\n";
     return 0;
+  }
+  if (app.got_subcommand(server)) {
+    int rc = lsp::serve_stdio();
+    std::cout.flush();
+    std::_Exit(rc);  // the stdin reader may still be blocked in read(); do not wait for it
   }
   if (app.got_subcommand(rule)) {
     if (!rule_all && rule_code.empty()) {
