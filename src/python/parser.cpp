@@ -68,6 +68,19 @@ TSFieldId field_id(const char* name) {
   return id;
 }
 
+const std::string_view* symbol_names() {
+  static const std::vector<std::string_view> names = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    std::vector<std::string_view> out;
+    for (uint32_t s = 0; s < ts_language_symbol_count(lang); ++s) {
+      const char* n = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
+      out.push_back(n ? std::string_view(n) : std::string_view{});
+    }
+    return out;
+  }();
+  return names.data();
+}
+
 size_t count_syntax_errors(std::string_view text) { return ParsedModule(text).error_ranges().size(); }
 
 bool string_literal_value(Node n, std::string_view src, std::string& out) {

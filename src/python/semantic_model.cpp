@@ -39,6 +39,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     scope_start_.push_back(s);
     scope_end_.push_back(i == 0 ? UINT32_MAX : end(n));
   }
+  build_indexes();
   resolve_calls();
   index_calls();
   compute_cuda();
@@ -365,7 +366,16 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
   return out;
 }
 
-std::string SemanticModel::qualified_name(Node expr) const {
+const std::string& SemanticModel::qualified_name(Node expr) const {
+  static const std::string kEmpty;
+  if (is_null(expr)) return kEmpty;
+  auto cached = qualified_cache_.find(expr.id);
+  if (cached != qualified_cache_.end()) return cached->second;
+  std::string q = qualified_name_uncached(expr);
+  return qualified_cache_.emplace(expr.id, std::move(q)).first->second;
+}
+
+std::string SemanticModel::qualified_name_uncached(Node expr) const {
   expr = unparen(expr);
   auto k = kind(expr);
   if (k == "identifier") {
@@ -385,7 +395,7 @@ std::string SemanticModel::qualified_name(Node expr) const {
     return {};
   }
   if (k == "attribute") {
-    std::string base = qualified_name(field(expr, "object"));
+    const std::string& base = qualified_name(field(expr, "object"));
     if (base.empty()) return {};
     return base + "." + std::string(text(field(expr, "attribute")));
   }
@@ -778,8 +788,10 @@ std::vector<Value> SemanticModel::attribute_values(Node attr, int depth) const {
   if (klass >= 0) {
     std::vector<Value> out;
     std::string key = classes_[klass].name + "." + std::string(name);
-    for (const auto& [k, v] : self_assignments_) {
-      if (k != key) continue;
+    auto indexed = self_assignments_by_key_.find(key);
+    static const std::vector<int> kNone;
+    for (int ai : indexed == self_assignments_by_key_.end() ? kNone : indexed->second) {
+      Node v = self_assignments_[ai].second;
       // Only __init__ assignments define the attribute's value for the rest of the class.
       int f = function_at(start(v));
       if (f < 0 || functions_[f].name != "__init__") {
@@ -842,9 +854,10 @@ void SemanticModel::resolve_calls() {
           return;
         }
         int next = -1;
-        for (const auto& b : classes_[klass].bases)
-          for (size_t c = 0; c < classes_.size(); ++c)
-            if (classes_[c].name == last_part(b)) next = static_cast<int>(c);
+        for (const auto& b : classes_[klass].bases) {
+          auto named = classes_by_name_.find(std::string(last_part(b)));
+          if (named != classes_by_name_.end()) next = named->second.back();
+        }
         klass = next;
       }
     };
@@ -863,9 +876,10 @@ void SemanticModel::resolve_calls() {
             }
           }
           for (const auto& cv : values_impl(f, 1))
-            if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
-              for (size_t c = 0; c < classes_.size(); ++c)
-                if (same(classes_[c].node, cv.expr)) return static_cast<int>(c);
+            if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
+              auto c = class_by_node_.find(cv.expr.id);
+              if (c != class_by_node_.end()) return c->second;
+            }
           break;
         }
       }
@@ -875,8 +889,8 @@ void SemanticModel::resolve_calls() {
       for (const auto& v : values_impl(fn, 1)) {
         if (v.kind != Value::Kind::Expr) continue;
         if (is(v.expr, "function_definition")) {
-          for (size_t f = 0; f < functions_.size(); ++f)
-            if (same(functions_[f].node, v.expr)) targets.push_back(static_cast<int>(f));
+          auto f = function_by_node_.find(v.expr.id);
+          if (f != function_by_node_.end()) targets.push_back(f->second);
         }
       }
       int klass = instance_class(fn);
@@ -923,7 +937,33 @@ void SemanticModel::resolve_calls() {
   }
 }
 
+void SemanticModel::build_indexes() {
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    class_by_node_.emplace(classes_[c].node.id, static_cast<int>(c));
+    classes_by_name_[classes_[c].name].push_back(static_cast<int>(c));
+  }
+  for (size_t f = 0; f < functions_.size(); ++f) function_by_node_.emplace(functions_[f].node.id, static_cast<int>(f));
+  for (size_t i = 0; i < self_assignments_.size(); ++i)
+    self_assignments_by_key_[self_assignments_[i].first].push_back(static_cast<int>(i));
+  loops_by_function_.assign(functions_.size(), {});
+  for (size_t l = 0; l < loops_.size(); ++l)
+    if (loops_[l].function >= 0) loops_by_function_[loops_[l].function].push_back(static_cast<int>(l));
+}
+
 void SemanticModel::index_calls() {
+  calls_by_caller_.assign(functions_.size(), {});
+  calls_in_loop_.assign(loops_.size(), {});
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    if (calls_[ci].caller >= 0) calls_by_caller_[calls_[ci].caller].push_back(static_cast<int>(ci));
+    std::vector<int> seen_loops;
+    for (int l : calls_[ci].loops)
+      if (std::find(seen_loops.begin(), seen_loops.end(), l) == seen_loops.end()) {
+        seen_loops.push_back(l);
+        calls_in_loop_[l].push_back(static_cast<int>(ci));
+      }
+  }
+  step_call_[0].assign(calls_.size(), -1);
+  step_call_[1].assign(calls_.size(), -1);
   loader_call_.assign(calls_.size(), 0);
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     Node call = calls_[ci].call;
@@ -956,8 +996,10 @@ bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_
     for (const auto& b : classes_[k].bases) {
       for (auto want : bases)
         if (b == want) return true;
-      for (size_t c = 0; c < classes_.size(); ++c)
-        if (classes_[c].name == b && rec(static_cast<int>(c))) return true;
+      auto named = classes_by_name_.find(b);
+      if (named != classes_by_name_.end())
+        for (int c : named->second)
+          if (rec(c)) return true;
     }
     return false;
   };
@@ -1038,6 +1080,15 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
 }
 
 std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
+  if (is_null(loader_call)) return loops_iterating_uncached(loader_call);
+  auto it = loops_iterating_cache_.find(loader_call.id);
+  if (it != loops_iterating_cache_.end()) return it->second;
+  auto out = loops_iterating_uncached(loader_call);
+  loops_iterating_cache_.emplace(loader_call.id, out);
+  return out;
+}
+
+std::vector<int> SemanticModel::loops_iterating_uncached(Node loader_call) const {
   std::vector<int> out;
   std::function<bool(Node, int)> refers = [&](Node expr, int depth) -> bool {
     expr = unparen(expr);
@@ -1070,8 +1121,8 @@ std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
   // `it = iter(loader)` consumed with next(it) in a while loop.
   for (size_t i = 0; i < loops_.size(); ++i) {
     if (!is(loops_[i].node, "while_statement")) continue;
-    for (const auto& cs : calls_) {
-      if (std::find(cs.loops.begin(), cs.loops.end(), static_cast<int>(i)) == cs.loops.end()) continue;
+    for (int ci : calls_in_loop_[i]) {
+      const CallSite& cs = calls_[ci];
       if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
       if (refers(argument(cs.call, 0, ""), 0)) {
         out.push_back(static_cast<int>(i));
@@ -1120,11 +1171,12 @@ bool SemanticModel::is_module_value(Node expr, int depth) const {
         return true;
       if (starts_with(q, "torchvision.models.") || starts_with(q, "timm.")) return true;
       for (const auto& cv : values_impl(f, depth + 1))
-        if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
-          for (size_t c = 0; c < classes_.size(); ++c)
-            if (same(classes_[c].node, cv.expr) &&
-                is_subclass_of(static_cast<int>(c), {"torch.nn.Module", "torch.nn.modules.module.Module"}))
-              return true;
+        if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
+          auto c = class_by_node_.find(cv.expr.id);
+          if (c != class_by_node_.end() &&
+              is_subclass_of(c->second, {"torch.nn.Module", "torch.nn.modules.module.Module"}))
+            return true;
+        }
       if (is(e, "call") && !same(unparen(field(e, "function")), f)) continue;
       break;
     }
@@ -1142,14 +1194,21 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   return allow_forward && is_module_value(fn, 0);
 }
 
+bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
+  signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
+  if (memo < 0) memo = is_step_call(calls_[ci].call, allow_forward) ? 1 : 0;
+  return memo == 1;
+}
+
 bool SemanticModel::function_performs_step(int f, std::set<int>& seen, bool allow_forward) const {
   if (f < 0 || !seen.insert(f).second) return false;
-  for (const auto& cs : calls_) {
-    if (cs.caller != f || cs.lambda_depth > 0) continue;
+  for (int ci : calls_by_caller_[f]) {
+    const CallSite& cs = calls_[ci];
+    if (cs.lambda_depth > 0) continue;
     bool in_hot = false;
     for (int l : cs.loops) in_hot |= loops_[l].kind == LoopKind::Hot;
     if (in_hot) continue;
-    if (is_step_call(cs.call, allow_forward)) return true;
+    if (is_step_call_at(ci, allow_forward)) return true;
     for (int c : callees(cs.call))
       if (function_performs_step(c, seen, allow_forward)) return true;
   }
@@ -1162,25 +1221,25 @@ bool SemanticModel::loop_contains_hot_loop(int li) const {
     for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
       if (p == li) return true;
   }
-  for (const auto& cs : calls_) {
-    if (std::find(cs.loops.begin(), cs.loops.end(), li) == cs.loops.end()) continue;
+  for (int ci : calls_in_loop_[li]) {
     std::set<int> seen;
-    for (int c : callees(cs.call))
+    for (int c : callees_by_call_[ci])
       if (function_contains_hot_loop(c, seen)) return true;
   }
   return false;
 }
 
 bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
-  for (const auto& cs : calls_) {
+  for (int ci : calls_in_loop_[li]) {
+    const CallSite& cs = calls_[ci];
     auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
     if (pos == cs.loops.end() || cs.lambda_depth > 0) continue;
     bool nested_hot = false;
     for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
     if (nested_hot) continue;
-    if (is_step_call(cs.call, allow_forward)) return true;
+    if (is_step_call_at(ci, allow_forward)) return true;
     std::set<int> seen;
-    for (int c : callees(cs.call))
+    for (int c : callees_by_call_[ci])
       if (function_performs_step(c, seen, allow_forward)) return true;
   }
   return false;
@@ -1188,13 +1247,11 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
 
 bool SemanticModel::function_contains_hot_loop(int f, std::set<int>& seen) const {
   if (f < 0 || !seen.insert(f).second) return false;
-  for (const auto& l : loops_)
-    if (l.function == f && l.kind == LoopKind::Hot) return true;
-  for (const auto& cs : calls_) {
-    if (cs.caller != f) continue;
-    for (int c : callees(cs.call))
+  for (int l : loops_by_function_[f])
+    if (loops_[l].kind == LoopKind::Hot) return true;
+  for (int ci : calls_by_caller_[f])
+    for (int c : callees_by_call_[ci])
       if (function_contains_hot_loop(c, seen)) return true;
-  }
   return false;
 }
 
@@ -1223,11 +1280,10 @@ void SemanticModel::classify_loops() {
       for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
         if (p == i) epoch = true;
     }
-    for (const auto& cs : calls_) {
+    for (int ci : calls_in_loop_[i]) {
       if (epoch) break;
-      if (std::find(cs.loops.begin(), cs.loops.end(), i) == cs.loops.end()) continue;
       std::set<int> seen;
-      for (int c : callees(cs.call))
+      for (int c : callees_by_call_[ci])
         if (function_contains_hot_loop(c, seen)) epoch = true;
     }
     if (epoch) loops_[i].kind = LoopKind::Epoch;
@@ -1251,6 +1307,15 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
 }
 
 bool SemanticModel::loader_feeds_training(Node loader_call) const {
+  if (is_null(loader_call)) return loader_feeds_training_uncached(loader_call);
+  auto it = feeds_training_cache_.find(loader_call.id);
+  if (it != feeds_training_cache_.end()) return it->second;
+  bool out = loader_feeds_training_uncached(loader_call);
+  feeds_training_cache_.emplace(loader_call.id, out);
+  return out;
+}
+
+bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   for (int l : loops_iterating(loader_call))
     if (loops_[l].kind == LoopKind::Hot) return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
@@ -1413,8 +1478,7 @@ void SemanticModel::compute_hot_functions() {
   for (size_t guard = 0; !work.empty() && guard < 10000; ++guard) {
     int f = work.back();
     work.pop_back();
-    for (const auto& cs : calls_)
-      if (cs.caller == f) visit_site(cs);
+    for (int ci : calls_by_caller_[f]) visit_site(calls_[ci]);
   }
 }
 
@@ -1594,11 +1658,13 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       result = false;
     } else if (klass >= 0) {
       std::string key = classes_[klass].name + "." + std::string(attr);
-      for (const auto& [name, v] : self_assignments_)
-        if (name == key && is_cuda_impl(v, depth + 1)) {
-          result = true;
-          break;
-        }
+      auto indexed = self_assignments_by_key_.find(key);
+      if (indexed != self_assignments_by_key_.end())
+        for (int ai : indexed->second)
+          if (is_cuda_impl(self_assignments_[ai].second, depth + 1)) {
+            result = true;
+            break;
+          }
     } else if (!starts_with(qualified_name(expr), "torch")) {
       result = is_cuda_impl(field(expr, "object"), depth + 1);
     }

@@ -139,9 +139,10 @@ class SemanticModel {
   std::vector<const Binding*> lookup(std::string_view name, uint32_t offset) const;
   // "torch.utils.data.DataLoader" for `DataLoader`, `tud.DataLoader`, `data.DataLoader`...
   // Empty when the expression is not rooted in an import (local bindings shadow imports).
-  std::string qualified_name(Node expr) const;
+  // Memoized per node: the reference stays valid for the model's lifetime.
+  const std::string& qualified_name(Node expr) const;
   // The qualified name of a call's callee.
-  std::string callee_name(Node call) const { return qualified_name(field(call, "function")); }
+  const std::string& callee_name(Node call) const { return qualified_name(field(call, "function")); }
 
   // --- values -------------------------------------------------------------------------
   std::vector<Value> values(Node expr) const;
@@ -232,6 +233,7 @@ class SemanticModel {
   void classify_loops();
   void compute_hot_functions();
   void compute_cuda();
+  std::string qualified_name_uncached(Node expr) const;
   std::vector<Value> values_impl(Node expr, int depth) const;
   std::vector<Value> binding_values(const Binding& b, int depth) const;
   std::vector<Value> param_values(int function, int param_index, int depth) const;
@@ -251,6 +253,10 @@ class SemanticModel {
   bool function_contains_hot_loop(int f, std::set<int>& seen) const;
   bool region_contains_hot_loop(Node region, int function, std::set<int>& seen) const;
   bool is_step_call(Node call, bool allow_forward = true) const;
+  bool is_step_call_at(int call_index, bool allow_forward) const;  // memoized is_step_call
+  std::vector<int> loops_iterating_uncached(Node loader_call) const;
+  bool loader_feeds_training_uncached(Node loader_call) const;
+  void build_indexes();
   bool is_module_value(Node expr, int depth) const;
   bool is_optimizer_value(Node expr) const;
   std::string cuda_key(Node expr) const;  // "x", "self.x"; empty when not trackable
@@ -280,7 +286,18 @@ class SemanticModel {
   std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
   std::vector<char> loader_call_;                        // per call index
   std::map<std::pair<int, std::string>, std::vector<Node>> appends_;  // (scope, name) -> x.append(v)
+  // Indexes built once (the analysis reads them from every call site).
+  std::unordered_map<const void*, int> class_by_node_, function_by_node_;
+  std::unordered_map<std::string, std::vector<int>> classes_by_name_;     // in class order
+  std::unordered_map<std::string, std::vector<int>> self_assignments_by_key_;  // indices, in order
+  std::vector<std::vector<int>> calls_by_caller_;  // function -> call indices, in order
+  std::vector<std::vector<int>> calls_in_loop_;    // loop -> indices of calls nested in it, in order
+  std::vector<std::vector<int>> loops_by_function_;
+  mutable std::vector<signed char> step_call_[2];  // per call index, allow_forward: -1 unknown
+  mutable std::unordered_map<const void*, std::vector<int>> loops_iterating_cache_;
+  mutable std::unordered_map<const void*, bool> feeds_training_cache_;
   mutable std::unordered_map<std::string, int> memo_;
+  mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
   mutable std::unordered_map<const void*, char> batch_cache_;
   bool uses_cuda_ = false;
@@ -301,6 +318,7 @@ void SemanticModel::walk(F&& visit) const {
   WalkFrame frame;
   std::vector<WalkFrame> saved;
   std::vector<Item> stack;
+  std::vector<Node> kids;
   stack.push_back({root_, false, None, Node{}});
   while (!stack.empty()) {
     Item item = stack.back();
@@ -335,28 +353,41 @@ void SemanticModel::walk(F&& visit) const {
     Node n = item.node;
     visit(n, frame);
     std::string_view k = kind(n);
-    auto kids = all_children(n);
+    // The one child that opens a context (a loop or function body, a guarded branch).
+    Push special_push = None;
+    Node special{}, special_ctx{};
+    if (k == "for_statement" || k == "while_statement") {
+      special_push = LoopBody;
+      special = field(n, "body");
+      special_ctx = n;
+    } else if (k == "function_definition") {
+      special_push = FunctionBody;
+      special = field(n, "body");
+      special_ctx = n;
+    } else if (k == "if_statement" || k == "elif_clause") {
+      special_push = Guard;
+      special = field(n, "consequence");
+    } else if (k == "else_clause") {
+      Node p = parent(n);
+      if (is(p, "if_statement")) {
+        special_push = NegGuard;
+        special = field(n, "body");
+        special_ctx = field(p, "condition");
+      }
+    } else if (k == "lambda") {
+      special_push = LambdaBody;
+      special = field(n, "body");
+    }
+    if (special_push == Guard && !is_null(special)) special_ctx = field(n, "condition");
+    all_children(n, kids);
     for (size_t i = kids.size(); i-- > 0;) {
       Node c = kids[i];
       if (!ts_node_is_named(c)) continue;
       Push push = None;
       Node ctx{};
-      if ((k == "for_statement" || k == "while_statement") && same(c, field(n, "body"))) {
-        push = LoopBody;
-        ctx = n;
-      } else if (k == "function_definition" && same(c, field(n, "body"))) {
-        push = FunctionBody;
-        ctx = n;
-      } else if ((k == "if_statement" || k == "elif_clause") && same(c, field(n, "consequence"))) {
-        push = Guard;
-        ctx = field(n, "condition");
-      } else if (k == "else_clause" && is(parent(n), "if_statement")) {
-        if (same(c, field(n, "body"))) {
-          push = NegGuard;
-          ctx = field(parent(n), "condition");
-        }
-      } else if (k == "lambda" && same(c, field(n, "body"))) {
-        push = LambdaBody;
+      if (special_push != None && !is_null(special) && same(c, special)) {
+        push = special_push;
+        ctx = special_ctx;
       }
       if (push != None) stack.push_back({c, true, push, ctx});
       stack.push_back({c, false, push, ctx});

@@ -16,16 +16,22 @@ bool is_dataset_method(const SemanticModel& m, int f) {
 
 bool is_collate_fn(const SemanticModel& m, int f) {
   if (f < 0) return false;
-  return m.memo("collate_fn:" + std::to_string(f), [&] {
-  for (const auto& cs : m.calls()) {
-    if (!m.is_loader_call(cs.call)) continue;
-    Node c = m.keyword_arguments(cs.call).find("collate_fn");
-    if (is_null(c)) continue;
-    for (const auto& v : m.values(c))
-      if (v.kind == Value::Kind::Expr && same(v.expr, m.functions()[f].node)) return 1;
-  }
-  return 0;
-  }) != 0;
+  // One pass over the loader calls marks every function passed as a collate_fn
+  // ("collate_fn:<f>" = 1); functions never marked read 0.
+  m.memo("collate_fns_marked", [&] {
+    for (const auto& cs : m.calls()) {
+      if (!m.is_loader_call(cs.call)) continue;
+      Node c = m.keyword_arguments(cs.call).find("collate_fn");
+      if (is_null(c)) continue;
+      for (const auto& v : m.values(c)) {
+        if (v.kind != Value::Kind::Expr) continue;
+        for (size_t g = 0; g < m.functions().size(); ++g)
+          if (same(v.expr, m.functions()[g].node)) m.memo("collate_fn:" + std::to_string(g), [] { return 1; });
+      }
+    }
+    return 1;
+  });
+  return m.memo("collate_fn:" + std::to_string(f), [] { return 0; }) != 0;
 }
 
 bool is_cuda_work(const SemanticModel& m, Node call) {

@@ -1,0 +1,121 @@
+// Python analysis throughput on a corpus, as a ratio against plain tree-sitter parsing of the
+// same files, measured in one run (so that a shared, noisy machine affects both alike).
+//
+//   build/stoker_pybench [--repeat N] [--top K] PATH...
+//
+// For every .py file under PATH (discovered as `stoker check` does): the text is read once;
+// then, interleaved file by file and repeated N times, (a) parse only: tree-sitter parses the
+// text; (b) full: stoker::analyze() (parse, semantic model, every rule, suppressions, impact)
+// with default settings. The minimum over the repetitions is kept per file and phase. Prints
+// files/s and MB/s of each phase, the full/parse ratio, and the K slowest files by full time.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/analyzer.h"
+#include "core/discover.h"
+#include "core/settings.h"
+#include "core/source.h"
+#include "python/parser.h"
+
+using namespace stoker;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Entry {
+  SourceFile file;
+  double parse_s = 1e30;
+  double full_s = 1e30;
+  size_t diagnostics = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  size_t top = 5;
+  std::vector<std::string> paths;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--repeat" || a == "--top") && i + 1 < argc) {
+      int v = std::atoi(argv[++i]);
+      if (v <= 0) {
+        std::fprintf(stderr, "pybench: %s wants a positive number\n", a.c_str());
+        return 2;
+      }
+      if (a == "--repeat") repeat = v;
+      else top = static_cast<size_t>(v);
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: stoker_pybench [--repeat N] [--top K] PATH...\n");
+      return 0;
+    } else {
+      paths.push_back(a);
+    }
+  }
+  if (paths.empty()) {
+    std::fprintf(stderr, "usage: stoker_pybench [--repeat N] [--top K] PATH...\n");
+    return 2;
+  }
+  auto found = discover_files(paths);
+  for (const auto& e : found.errors) std::fprintf(stderr, "pybench: %s: %s\n", e.file.c_str(), e.message.c_str());
+  std::vector<Entry> entries;
+  size_t bytes = 0, lines = 0;
+  for (const auto& p : found.files) {
+    if (language_for_path(p) != Language::Python) continue;
+    std::string text, error;
+    if (!read_source_file(p, text, error)) {
+      std::fprintf(stderr, "pybench: %s: %s\n", p.c_str(), error.c_str());
+      continue;
+    }
+    Entry e;
+    e.file = SourceFile(p, std::move(text));
+    bytes += e.file.text.size();
+    lines += e.file.lines.line_count();
+    entries.push_back(std::move(e));
+  }
+  if (entries.empty()) {
+    std::fprintf(stderr, "pybench: no Python files under the given paths\n");
+    return 1;
+  }
+  Settings settings;
+  for (int r = 0; r < repeat; ++r) {
+    for (auto& e : entries) {
+      auto t0 = Clock::now();
+      { python::ParsedModule module(e.file.text); }
+      e.parse_s = std::min(e.parse_s, seconds_since(t0));
+      t0 = Clock::now();
+      auto result = analyze(e.file, settings);
+      e.full_s = std::min(e.full_s, seconds_since(t0));
+      e.diagnostics = result.diagnostics.size();
+    }
+  }
+  double parse = 0, full = 0;
+  size_t diags = 0;
+  for (const auto& e : entries) {
+    parse += e.parse_s;
+    full += e.full_s;
+    diags += e.diagnostics;
+  }
+  double mb = bytes / 1e6;
+  std::printf("corpus: %zu Python files, %zu lines, %.1f MB, %zu diagnostics (best of %d runs per file)\n",
+              entries.size(), lines, mb, diags, repeat);
+  std::printf("parse only (tree-sitter): %8.3f s  %9.0f files/s  %7.1f MB/s\n", parse, entries.size() / parse,
+              mb / parse);
+  std::printf("full analysis (analyze):  %8.3f s  %9.0f files/s  %7.1f MB/s\n", full, entries.size() / full,
+              mb / full);
+  std::printf("full / parse: %.2fx\n", full / parse);
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.full_s > b.full_s; });
+  for (size_t i = 0; i < std::min(top, entries.size()); ++i) {
+    const auto& e = entries[i];
+    std::printf("  %8.2f ms full, %6.2f ms parse (%5.1fx)  %6u lines  %s\n", e.full_s * 1e3, e.parse_s * 1e3,
+                e.full_s / e.parse_s, e.file.lines.line_count(), e.file.path.c_str());
+  }
+  return 0;
+}
