@@ -1,13 +1,15 @@
 // Python analysis throughput on a corpus, as a ratio against plain tree-sitter parsing of the
 // same files, measured in one run (so that a shared, noisy machine affects both alike).
 //
-//   build/stoker_pybench [--repeat N] [--top K] PATH...
+//   build/stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...
 //
 // For every .py file under PATH (discovered as `stoker check` does): the text is read once;
 // then, interleaved file by file and repeated N times, (a) parse only: tree-sitter parses the
 // text; (b) full: stoker::analyze() (parse, semantic model, every rule, suppressions, impact)
 // with default settings. The minimum over the repetitions is kept per file and phase. Prints
 // files/s and MB/s of each phase, the full/parse ratio, and the K slowest files by full time.
+// --verify-index first checks that python::ChildIndex answers children, parents and fields
+// exactly as tree-sitter does, on every node of the corpus.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,6 +43,7 @@ struct Entry {
 int main(int argc, char** argv) {
   int repeat = 3;
   size_t top = 5;
+  bool verify_index = false;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -52,15 +55,17 @@ int main(int argc, char** argv) {
       }
       if (a == "--repeat") repeat = v;
       else top = static_cast<size_t>(v);
+    } else if (a == "--verify-index") {
+      verify_index = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: stoker_pybench [--repeat N] [--top K] PATH...\n");
+      std::printf("usage: stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...\n");
       return 0;
     } else {
       paths.push_back(a);
     }
   }
   if (paths.empty()) {
-    std::fprintf(stderr, "usage: stoker_pybench [--repeat N] [--top K] PATH...\n");
+    std::fprintf(stderr, "usage: stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...\n");
     return 2;
   }
   auto found = discover_files(paths);
@@ -83,6 +88,46 @@ int main(int argc, char** argv) {
   if (entries.empty()) {
     std::fprintf(stderr, "pybench: no Python files under the given paths\n");
     return 1;
+  }
+  if (verify_index) {
+    // The child index must answer exactly as tree-sitter does, for every node and field.
+    size_t nodes = 0, mismatches = 0;
+    const TSLanguage* lang = tree_sitter_python();
+    for (const auto& e : entries) {
+      python::ParsedModule module(e.file.text);
+      python::ChildIndex index(module.root());
+      std::vector<python::Node> stack{module.root()};
+      while (!stack.empty()) {
+        python::Node n = stack.back();
+        stack.pop_back();
+        ++nodes;
+        std::vector<python::Node> plain;
+        {
+          TSTreeCursor c = ts_tree_cursor_new(n);
+          if (ts_tree_cursor_goto_first_child(&c)) {
+            do plain.push_back(ts_tree_cursor_current_node(&c));
+            while (ts_tree_cursor_goto_next_sibling(&c));
+          }
+          ts_tree_cursor_delete(&c);
+        }
+        python::ScopedChildIndex use(&index);
+        const auto* entry = index.find(n);
+        bool ok = entry && entry->count == plain.size() && python::same(python::parent(n), ts_node_parent(n));
+        for (size_t i = 0; ok && i < plain.size(); ++i)
+          ok = python::same(index.children(*entry)[i], plain[i]) &&
+               index.is_named_code(*entry, static_cast<uint32_t>(i)) ==
+                   (ts_node_is_named(plain[i]) && !ts_node_is_extra(plain[i]));
+        for (TSFieldId f = 1; ok && f <= ts_language_field_count(lang); ++f)
+          ok = python::same(index.field(*entry, f), ts_node_child_by_field_id(n, f)) &&
+               python::is_null(index.field(*entry, f)) == python::is_null(ts_node_child_by_field_id(n, f));
+        if (!ok && ++mismatches <= 5)
+          std::fprintf(stderr, "pybench: index mismatch at %s:%u (%s)\n", e.file.path.c_str(), ts_node_start_byte(n),
+                       ts_node_type(n));
+        for (auto c : plain) stack.push_back(c);
+      }
+    }
+    std::printf("child index: %zu nodes checked, %zu mismatches\n", nodes, mismatches);
+    if (mismatches) return 1;
   }
   Settings settings;
   for (int r = 0; r < repeat; ++r) {

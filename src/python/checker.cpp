@@ -17,6 +17,9 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
                                   " (" + std::to_string(errors.size()) + " in file); analyzed what parsed",
                               errors.front()});
   }
+  // Children and parents of every node, recorded once for the model and the checks.
+  ChildIndex children(module.root());
+  ScopedChildIndex use_children(&children);
   SemanticModel model(file.text, module.root(), settings);
   Context ctx(file, model, settings, result.diagnostics);
   // One walk; each node kind goes to the checks that declare it.

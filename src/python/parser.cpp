@@ -68,6 +68,58 @@ TSFieldId field_id(const char* name) {
   return id;
 }
 
+ChildIndex::Entry& ChildIndex::insert(const void* id) {
+  for (size_t i = slot_of(id);; i = (i + 1) & mask_) {
+    Slot& s = slots_[i];
+    if (s.id == id) return entries_[s.entry];
+    if (!s.id) {
+      s.id = id;
+      s.entry = static_cast<uint32_t>(entries_.size());
+      entries_.emplace_back();
+      return entries_.back();
+    }
+  }
+}
+
+ChildIndex::ChildIndex(Node root) : tree_(root.tree) {
+  if (is_null(root)) return;
+  // Every node once: a cursor step per node, children stored contiguously.
+  std::vector<std::pair<Node, Node>> order;  // (node, parent)
+  order.push_back({root, ts_node_parent(root)});
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  std::vector<std::pair<uint32_t, uint32_t>> spans;  // per order index
+  for (size_t k = 0; k < order.size(); ++k) {
+    Node n = order[k].first;
+    uint32_t first = static_cast<uint32_t>(nodes_.size());
+    if (ts_node_child_count(n) > 0) {
+      ts_tree_cursor_reset(&cursor, n);
+      if (ts_tree_cursor_goto_first_child(&cursor)) {
+        do {
+          nodes_.push_back(ts_tree_cursor_current_node(&cursor));
+          fields_.push_back(ts_tree_cursor_current_field_id(&cursor));
+          Node c = nodes_.back();
+          code_.push_back(ts_node_is_named(c) && !ts_node_is_extra(c));
+        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      }
+    }
+    uint32_t count = static_cast<uint32_t>(nodes_.size()) - first;
+    spans.push_back({first, count});
+    for (uint32_t i = first; i < first + count; ++i) order.push_back({nodes_[i], n});
+  }
+  ts_tree_cursor_delete(&cursor);
+  size_t capacity = 16;
+  while (capacity < order.size() * 2) capacity <<= 1;
+  slots_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  entries_.reserve(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    Entry& e = insert(order[k].first.id);
+    e.first = spans[k].first;
+    e.count = spans[k].second;
+    e.parent = order[k].second;
+  }
+}
+
 const std::string_view* symbol_names() {
   static const std::vector<std::string_view> names = [] {
     const TSLanguage* lang = tree_sitter_python();
