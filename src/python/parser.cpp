@@ -6,7 +6,60 @@
 
 namespace stoker::python {
 
-ParsedModule::ParsedModule(std::string_view text) {
+namespace {
+
+// tree-sitter 0.20 corrupts its heap (and aborts) when 65,535 or more extras follow each other
+// without a token between them: a statement followed by that many comment lines. Such runs are
+// parsed with the comment text blanked (spaces: every offset stays the same), so the tree lacks
+// those comment nodes; nothing else changes. A comment-looking line with a quote, backslash or
+// brace (it may sit inside a string, where blanking would change the string's tokens) ends a run.
+constexpr size_t kLongCommentRun = 16384;
+
+bool comment_only_line(std::string_view line, size_t& hash_at) {
+  size_t i = line.find_first_not_of(" \t\f\r");
+  if (i == std::string_view::npos || line[i] != '#') return false;
+  if (line.find_first_of("'\"\\{}", i) != std::string_view::npos) return false;
+  hash_at = i;
+  return true;
+}
+
+// The text to parse: `text` itself unless it holds a run of kLongCommentRun comment lines.
+std::string_view parse_input(std::string_view text, std::string& patched) {
+  struct Line {
+    size_t start, hash;
+  };
+  std::vector<Line> run;
+  bool copied = false;
+  auto flush = [&] {
+    if (run.size() >= kLongCommentRun) {
+      if (!copied) patched.assign(text);
+      copied = true;
+      for (const Line& l : run) {
+        size_t e = l.hash;
+        while (e < text.size() && text[e] != '\n' && text[e] != '\r') patched[e++] = ' ';
+      }
+    }
+    run.clear();
+  };
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(pos, end - pos);
+    size_t hash_at = 0;
+    if (comment_only_line(line, hash_at)) run.push_back({pos, pos + hash_at});
+    else if (line.find_first_not_of(" \t\f\r") != std::string_view::npos) flush();
+    pos = end + 1;
+  }
+  flush();
+  return copied ? std::string_view(patched) : text;
+}
+
+}  // namespace
+
+ParsedModule::ParsedModule(std::string_view original) {
+  std::string patched;
+  std::string_view text = parse_input(original, patched);
   TSParser* parser = ts_parser_new();
   if (!ts_parser_set_language(parser, tree_sitter_python())) {
     ts_parser_delete(parser);
