@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if ((a == "--repeat" || a == "--top") && i + 1 < argc) {
       int v = std::atoi(argv[++i]);
-      if (v <= 0) {
-        std::fprintf(stderr, "pybench: %s wants a positive number\n", a.c_str());
+      if (v < (a == "--top" ? 0 : 1)) {
+        std::fprintf(stderr, "pybench: %s wants a %s number\n", a.c_str(), a == "--top" ? "non-negative" : "positive");
         return 2;
       }
       if (a == "--repeat") repeat = v;
