@@ -1,6 +1,7 @@
 // Runs clang on one file (text from memory, shims from the binary) and the checks on its AST.
 #include <filesystem>
 #include <mutex>
+#include <algorithm>
 
 #include "cxx/check.h"
 #include "cxx/checker.h"
@@ -96,6 +97,26 @@ class AnalysisAction : public ASTFrontendAction {
   std::vector<stoker::Diagnostic>& out_;
 };
 
+// The LibTorch shim includes no standard header (they cost more to parse than the rest of the
+// analysis); a file that uses what real LibTorch includes for it gets those headers back.
+void add_std_headers_for_libtorch(const std::string& text, CompileFlags& flags) {
+  if (flags.source == FlagSource::CompilationDatabase || text.find("torch/") == std::string::npos) return;
+  static const std::pair<const char*, const char*> uses[] = {
+      {"std::vector", "STOKER_SHIM_STD_VECTOR"},      {"std::string", "STOKER_SHIM_STD_STRING"},
+      {"std::to_string", "STOKER_SHIM_STD_STRING"},   {"std::shared_ptr", "STOKER_SHIM_STD_MEMORY"},
+      {"std::make_shared", "STOKER_SHIM_STD_MEMORY"}, {"std::unique_ptr", "STOKER_SHIM_STD_MEMORY"},
+      {"std::make_unique", "STOKER_SHIM_STD_MEMORY"}, {"std::tuple", "STOKER_SHIM_STD_TUPLE"},
+      {"std::make_tuple", "STOKER_SHIM_STD_TUPLE"},   {"std::tie", "STOKER_SHIM_STD_TUPLE"},
+      {"std::get<", "STOKER_SHIM_STD_TUPLE"},         {"std::move", "STOKER_SHIM_STD_TUPLE"},
+      {"std::forward", "STOKER_SHIM_STD_TUPLE"}};
+  std::vector<std::string> defines;
+  for (const auto& [use, macro] : uses)
+    if (text.find(use) != std::string::npos && std::find(defines.begin(), defines.end(), macro) == defines.end())
+      defines.push_back(macro);
+  auto& cl = flags.command_line;
+  for (const auto& d : defines) cl.insert(cl.end() - 1, "-D" + d);  // before the file, which is last
+}
+
 std::string absolute_path(const std::string& path) {
   std::error_code ec;
   auto abs = std::filesystem::absolute(path, ec);
@@ -108,6 +129,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   AnalysisResult result;
   const std::string abs = absolute_path(file.path);
   CompileFlags flags = compile_flags_for(abs, settings);
+  add_std_headers_for_libtorch(file.text, flags);
 
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (unsigned i = 0; i < kEmbeddedShimCount; ++i)
