@@ -35,6 +35,7 @@ template <unsigned int Size, typename Parent> __device__ thread_block_tile<Size>
 template <typename T> struct plus { __device__ T operator()(T a, T b) const; };
 template <typename T> struct less { __device__ T operator()(T a, T b) const; };
 template <typename T> struct greater { __device__ T operator()(T a, T b) const; };
+template <typename Group> __device__ void sync(const Group& group);
 template <typename Group, typename T, typename Op> __device__ T reduce(const Group& group, T value, Op op);
 }  // namespace cooperative_groups
 #endif

@@ -2,6 +2,7 @@
 #pragma once
 #ifndef STOKER_CUBLAS_SHIM_H
 #define STOKER_CUBLAS_SHIM_H
+#define CUBLAS_API_H_
 #include <cuda_runtime.h>
 extern "C" {
 typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1 } cublasStatus_t;
@@ -24,7 +25,7 @@ typedef struct { unsigned long long data[8]; } cublasLtMatmulAlgo_t;
 typedef struct { cublasLtMatmulAlgo_t algo; size_t workspaceSize; cublasStatus_t state; float wavesCount;
                  int reserved[4]; } cublasLtMatmulHeuristicResult_t;
 typedef enum { CUBLASLT_MATMUL_DESC_SCALE_TYPE = 1, CUBLASLT_MATMUL_DESC_TRANSA = 3, CUBLASLT_MATMUL_DESC_TRANSB = 4, CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
-               CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 10,
+               CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 10,
                CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 11 } cublasLtMatmulDescAttributes_t;
 typedef enum { CUBLASLT_EPILOGUE_DEFAULT = 1, CUBLASLT_EPILOGUE_BIAS = 4, CUBLASLT_EPILOGUE_GELU = 32,
                CUBLASLT_EPILOGUE_GELU_AUX = 160, CUBLASLT_EPILOGUE_GELU_BIAS = 36,
@@ -41,6 +42,22 @@ cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void* workspace, size_t
 cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
                            int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
                            const float* beta, float* C, int ldc);
+cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const double* alpha, const double* A, int lda, const double* B, int ldb,
+                           const double* beta, double* C, int ldc);
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const float* alpha, const float* const A[], int lda,
+                                  const float* const B[], int ldb, const float* beta, float* const C[], int ldc,
+                                  int batchCount);
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const double* alpha, const double* const A[], int lda,
+                                  const double* const B[], int ldb, const double* beta, double* const C[], int ldc,
+                                  int batchCount);
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb);
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+const char* cublasGetStatusString(cublasStatus_t status);
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                          int m, int n, int k, const float* alpha, const float* A, int lda,
                                          long long strideA, const float* B, int ldb, long long strideB,

@@ -5,6 +5,12 @@
 #pragma once
 #ifndef STOKER_CUDA_SHIM_H
 #define STOKER_CUDA_SHIM_H
+// The include guards of the real headers, which programs and helper headers (cuda-samples'
+// helper_cuda.h) test to know the runtime API is declared.
+#define __DRIVER_TYPES_H__
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __VECTOR_TYPES_H__
 
 #include <stddef.h>
 // The real cuda_runtime.h brings in the C library's memory and string functions (malloc,
@@ -46,8 +52,20 @@ struct dim3 {
 struct uint3 { unsigned int x, y, z; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
+struct int3 { int x, y, z; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct float3 { float x, y, z; };
+struct double2 { double x, y; };
+struct char4 { signed char x, y, z, w; };
+struct uchar4 { unsigned char x, y, z, w; };
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
+__host__ __device__ float2 make_float2(float x, float y);
+__host__ __device__ float3 make_float3(float x, float y, float z);
+__host__ __device__ float4 make_float4(float x, float y, float z, float w);
+__host__ __device__ int2 make_int2(int x, int y);
+__host__ __device__ uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w);
 extern const __device__ uint3 threadIdx;
 extern const __device__ uint3 blockIdx;
 extern const __device__ dim3 blockDim;
@@ -184,6 +202,17 @@ extern __host__ cudaError_t __cudaPushCallConfiguration(dim3 gridDim, dim3 block
                                                         cudaStream_t stream = 0);
 extern __host__ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                                               cudaStream_t stream = 0);
+// Device attributes and compute modes (values as in the CUDA Runtime API reference).
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+                      cudaDevAttrWarpSize = 10, cudaDevAttrClockRate = 13, cudaDevAttrMultiProcessorCount = 16,
+                      cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+                      cudaDevAttrConcurrentKernels = 31, cudaDevAttrComputeCapabilityMajor = 75,
+                      cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+                      cudaDevAttrCooperativeLaunch = 95, cudaDevAttrManagedMemory = 83,
+                      cudaDevAttrConcurrentManagedAccess = 89, cudaDevAttrPageableMemoryAccess = 88 };
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+                       cudaComputeModeExclusiveProcess = 3 };
+extern __host__ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device);
 // Memory advice, profiler control, occupancy (declarations only).
 enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
                         cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
@@ -214,6 +243,7 @@ __host__ __device__ __nv_bfloat16 __float2bfloat16(float f);
 __host__ __device__ __nv_bfloat16 __float2bfloat16_rn(float f);
 __host__ __device__ float __bfloat162float(__nv_bfloat16 h);
 
+#ifdef __CUDA__  // device-only declarations: in C++ mode they would redeclare host functions
 // Device-side functions kernels commonly call (declarations only).
 extern "C" __device__ void __assert_fail(const char* expr, const char* file, unsigned int line, const char* function);
 __device__ float __uint_as_float(unsigned int x);
@@ -225,9 +255,13 @@ template <typename T> __device__ void __stcs(T* p, T v);
 template <typename T> __device__ T __ldg(const T* p);
 template <typename T> __device__ T __ldcg(const T* p);
 template <typename T> __device__ void __stcg(T* p, T v);
-__device__ int min(int a, int b);
-__device__ int max(int a, int b);
+// CUDA's min and max for any mix of arithmetic types, on host and device (crt/math_functions).
+template <typename A, typename B> __host__ __device__ auto min(A a, B b) -> decltype(a + b);
+template <typename A, typename B> __host__ __device__ auto max(A a, B b) -> decltype(a + b);
 __device__ unsigned int __activemask();
+__device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
+__device__ int __any_sync(unsigned int mask, int predicate);
+__device__ int __all_sync(unsigned int mask, int predicate);
 __device__ float __expf(float);
 __device__ float __fdividef(float, float);
 __device__ long long clock64();
@@ -255,7 +289,21 @@ __device__ float fmaxf(float, float);
 __device__ float fminf(float, float);
 __device__ float fabsf(float);
 __device__ float powf(float, float);
+__device__ float coshf(float);
+extern "C" __device__ void* memcpy(void* dst, const void* src, size_t n);
+extern "C" __device__ void* memset(void* dst, int value, size_t n);
+__device__ float sinhf(float);
+__device__ float erff(float);
+__device__ float erfcf(float);
+__device__ float log1pf(float);
+__device__ float expm1f(float);
+__device__ float ceilf(float);
+__device__ float floorf(float);
+__device__ float roundf(float);
+__device__ float sinf(float);
+__device__ float cosf(float);
 __device__ float rsqrtf(float);
+#endif  // __CUDA__
 
 // Template conveniences of cuda_runtime.h.
 template <class T>
@@ -290,6 +338,10 @@ static __inline__ __host__ cudaError_t cudaMemcpyFromSymbol(void* dst, const T& 
                                                            size_t offset = 0,
                                                            cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   return ::cudaMemcpyFromSymbol(dst, (const void*)&symbol, count, offset, kind);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaFuncSetAttribute(T* entry, enum cudaFuncAttribute attr, int value) {
+  return ::cudaFuncSetAttribute((const void*)entry, (int)attr, value);
 }
 template <class T>
 static __inline__ __host__ cudaError_t cudaLaunchKernel(const T* func, dim3 gridDim, dim3 blockDim, void** args,

@@ -6,7 +6,11 @@ extern "C" {
 int nvtxRangePushA(const char* message);
 int nvtxRangePop(void);
 void nvtxMarkA(const char* message);
+void nvtxNameCudaStreamA(struct CUstream_st* stream, const char* name);
+void nvtxNameOsThreadA(unsigned int thread_id, const char* name);
 }
 #define nvtxRangePush nvtxRangePushA
 #define nvtxMark nvtxMarkA
+#define nvtxNameCudaStream nvtxNameCudaStreamA
+#define nvtxNameOsThread nvtxNameOsThreadA
 #endif
