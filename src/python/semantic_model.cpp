@@ -1660,7 +1660,8 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
     result = is_cuda_impl(field(expr, "argument"), depth + 1);
   } else if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op != "is" && op != "in" && op != "not") {
+    // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans.
+    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not") {
       for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
     }
   } else if (k == "conditional_expression") {
@@ -1695,7 +1696,7 @@ bool SemanticModel::is_cuda_bool_impl(Node expr, int depth) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op == "is" || op == "in" || op == "not") return false;
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return false;
     return is_cuda_impl(expr, depth + 1);
   }
   if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"), depth + 1);
