@@ -379,7 +379,10 @@ std::string SemanticModel::qualified_name(Node expr) const {
       static const std::set<std::string, std::less<>> builtins = {"print", "float", "int", "bool", "len", "str",
                                                                   "iter", "next", "enumerate", "zip", "range",
                                                                   "isinstance", "list", "tuple", "sum", "min",
-                                                                  "max", "abs", "round", "format", "repr", "dict"};
+                                                                  "max", "abs", "round", "format", "repr", "dict",
+                                                                  "hasattr", "getattr", "callable", "id", "type",
+                                                                  "sorted", "reversed", "map", "filter", "any", "all",
+                                                                  "setattr", "hash", "vars", "divmod", "pow"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
     }
     return {};
@@ -1572,15 +1575,16 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
   auto k = kind(expr);
   static const std::set<std::string, std::less<>> host_attrs = {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
-      "names", "itemsize", "nbytes"};
+      "names", "itemsize", "nbytes", "param_groups", "defaults"};
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
       "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
-  static const std::set<std::string, std::less<>> host_builtins = {
-      "builtins.print", "builtins.len", "builtins.float", "builtins.int", "builtins.bool", "builtins.str",
-      "builtins.isinstance", "builtins.range", "builtins.round", "builtins.format", "builtins.repr",
-      "builtins.dict"};
+  // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
+  static const std::set<std::string, std::less<>> passing_builtins = {
+      "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
+      "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
+      "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
       if (binding_is_cuda(*b, depth)) {
@@ -1611,11 +1615,13 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       for (auto a : named_children(field(expr, "arguments"))) {
         Node v = is(a, "keyword_argument") ? field(a, "value") : a;
         if (is(v, "list_splat") || is(v, "dictionary_splat")) v = named_child(v, 0);
-        if (is_cuda_impl(v, depth + 1)) return true;
+        // A module passed along (`create_optimizer(model)`, `DDP(model)`) does not make the
+        // result a tensor; calling the module does.
+        if (is_cuda_impl(v, depth + 1) && !is_module_value(v, depth + 1)) return true;
       }
       return false;
     };
-    if (host_builtins.count(q) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
+    if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
         starts_with(q, "torch.cuda.") || starts_with(q, "logging.")) {
       result = false;
     } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
