@@ -1020,6 +1020,15 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
         if (is_loader_impl(r, depth + 1)) return true;
+    // Any other (non-builtin) wrapper handed a loader yields its batches:
+    // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
+    // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
+    // device, so host-batch rules must not see them.
+    if (q.rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
+        last != "setup_dataloaders") {
+      for (auto a : named_children(field(expr, "arguments")))
+        if (!is(a, "keyword_argument") && is_loader_impl(a, depth + 1)) return true;
+    }
     return false;
   }
   if (is(expr, "identifier") || is(expr, "attribute")) {
@@ -1027,6 +1036,16 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
     for (const auto& v : values_impl(expr, depth + 1)) {
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr, depth + 1)) return true;
       if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+    }
+    if (unknown && is(expr, "identifier")) {
+      // Rebound to what Accelerate/Fabric return (`model, opt, loader = accelerator.prepare(...)`):
+      // a loader of device batches.
+      for (const Binding* b : lookup(text(expr), start(expr))) {
+        Node v = b->kind == Binding::Kind::Assign ? unparen(b->value) : Node{};
+        Node f = is(v, "call") ? unparen(field(v, "function")) : Node{};
+        auto m = is(f, "attribute") ? text(field(f, "attribute")) : std::string_view{};
+        if (m == "prepare" || m == "prepare_data_loader" || m == "setup_dataloaders") return false;
+      }
     }
     if (unknown) {
       // Unresolvable (a parameter without call sites, an attribute of another object): the
@@ -1058,6 +1077,10 @@ std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
       for (int f : callees(expr))
         for (Node r : functions_[f].returns)
           if (refers(r, depth + 1)) return true;
+      if (qualified_name(fn).rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
+          last != "setup_dataloaders")
+        for (auto a : named_children(field(expr, "arguments")))
+          if (!is(a, "keyword_argument") && refers(a, depth + 1)) return true;
       return false;
     }
     if (is(expr, "identifier") || is(expr, "attribute")) {
