@@ -375,22 +375,40 @@ static const ValueDecl* named_decl(const Expr* e) {
   return nullptr;
 }
 
-static bool assigns_constant_to(const Stmt* s, const std::vector<const ValueDecl*>& flags) {
-  if (!s) return false;
+static std::optional<int64_t> literal_value(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? 1 : 0;
+  if (auto* i = dyn_cast<IntegerLiteral>(e)) return static_cast<int64_t>(i->getValue().getLimitedValue());
+  return std::nullopt;
+}
+
+// The constant the branch assigns to one of `flags` (`init = false;`), if it does.
+static std::optional<int64_t> assigned_constant(const Stmt* s, const std::vector<const ValueDecl*>& flags) {
+  if (!s) return std::nullopt;
   if (auto* bo = dyn_cast<BinaryOperator>(s); bo && bo->getOpcode() == BO_Assign) {
-    const Expr* rhs = bo->getRHS()->IgnoreParenImpCasts();
-    if ((isa<CXXBoolLiteralExpr>(rhs) || isa<IntegerLiteral>(rhs)) && named_decl(bo->getLHS()) &&
-        std::find(flags.begin(), flags.end(), named_decl(bo->getLHS())) != flags.end())
-      return true;
+    const ValueDecl* target = named_decl(bo->getLHS());
+    if (target && std::find(flags.begin(), flags.end(), target) != flags.end())
+      if (auto v = literal_value(bo->getRHS())) return v;
   }
   for (const Stmt* c : s->children())
-    if (assigns_constant_to(c, flags)) return true;
-  return false;
+    if (auto v = assigned_constant(c, flags)) return v;
+  return std::nullopt;
+}
+
+bool TranslationUnitModel::in_hot_region(const Stmt* s) const {
+  const Stmt* cur = s;
+  while (const Stmt* p = parent(cur)) {
+    if (hot_loops_.count(p)) return true;
+    cur = p;
+  }
+  auto owner = body_owner_.find(cur);
+  return owner != body_owner_.end() && hot_functions_.count(owner->second) > 0;
 }
 
 // A first-iteration flag: `if (init) { init = false; ... }`, also through a local copy
-// (`bool init = model->init; if (init) { model->init = false; ... }`): the block runs once.
-static bool clears_own_flag(const IfStmt* ifs) {
+// (`bool init = model->init; if (init) { model->init = false; ... }`): the block runs once,
+// unless the flag is set back (to another value, or some other way) every step.
+bool TranslationUnitModel::clears_own_flag(const IfStmt* ifs) const {
   const Expr* cond = ifs->getCond()->IgnoreParenImpCasts();
   if (auto* u = dyn_cast<UnaryOperator>(cond); u && u->getOpcode() == UO_LNot) cond = u->getSubExpr()->IgnoreParenImpCasts();
   const ValueDecl* flag = named_decl(cond);
@@ -398,7 +416,18 @@ static bool clears_own_flag(const IfStmt* ifs) {
   std::vector<const ValueDecl*> flags{flag};
   if (auto* v = dyn_cast<VarDecl>(flag); v && v->getInit())
     if (const ValueDecl* source = named_decl(v->getInit())) flags.push_back(source);
-  return assigns_constant_to(ifs->getThen(), flags);
+  auto cleared = assigned_constant(ifs->getThen(), flags);
+  if (!cleared) return false;
+  for (const ValueDecl* d : flags) {
+    const Writes* w = writes(d);
+    if (!w) continue;
+    if (w->other_writes) return false;
+    for (const Expr* value : w->values) {
+      auto v = literal_value(value);
+      if ((!v || *v != *cleared) && in_hot_region(value)) return false;  // re-armed every step
+    }
+  }
+  return true;
 }
 
 std::optional<HotContext> TranslationUnitModel::hot_context(const Stmt* s) const {
