@@ -12,6 +12,7 @@ namespace stoker {
 struct AnalysisResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
   std::vector<Notice> notices;          // syntax errors and similar; never findings
+  size_t parse_errors = 0;              // C++: the errors clang reported (notices group them per file)
 };
 
 // Analyzes one file whose text is already in memory. Never throws for bad input: problems

@@ -40,7 +40,11 @@ static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Se
       a.push_back("--cuda-path=" + settings.cuda_path);
     } else {
       // No toolkit: never look for one, so results are the same on every machine.
-      a.insert(a.end(), {"-nocudainc", "--cuda-path=" + std::string(kShimRoot) + "/no-toolkit", "-D__CUDACC__"});
+      // nvcc includes cuda_runtime.h into every .cu file before its first line; so does stoker
+      // (the shim), which also defines __host__ and friends before clang's CUDA wrappers of
+      // <algorithm> and <new> use them.
+      a.insert(a.end(), {"-nocudainc", "--cuda-path=" + std::string(kShimRoot) + "/no-toolkit", "-D__CUDACC__",
+                         "-include", shim_dir("cuda") + "/cuda_runtime.h"});
     }
   } else {
     a.insert(a.end(), {"-x", is_header_path(abs_path) ? "c++-header" : "c++"});

@@ -1,6 +1,7 @@
 // Runs clang on one file (text from memory, shims from the binary) and the checks on its AST.
 #include <filesystem>
 #include <mutex>
+#include <algorithm>
 
 #include "cxx/check.h"
 #include "cxx/checker.h"
@@ -54,6 +55,13 @@ class AnalysisConsumer : public ASTConsumer {
  public:
   AnalysisConsumer(const SourceFile& file, const Settings& settings, bool database, std::vector<stoker::Diagnostic>& out)
       : file_(file), settings_(settings), database_(database), out_(out) {}
+  // Function bodies in system headers (the C++ standard library, the shims) are never analyzed:
+  // skipping them is most of the cost of a file that includes <vector> or <iostream>. Clang
+  // still parses the bodies it must (constexpr functions, deduced return types).
+  bool shouldSkipFunctionBody(Decl* d) override {
+    const SourceManager& sm = d->getASTContext().getSourceManager();
+    return sm.isInSystemHeader(sm.getExpansionLoc(d->getLocation()));
+  }
   void HandleTranslationUnit(ASTContext& ast) override {
     TranslationUnitModel model(ast, database_);
     PinnedMemoryTracker memory(model);
@@ -82,6 +90,7 @@ class AnalysisAction : public ASTFrontendAction {
     // Keep going after an unknown #include: the rest of the file is still analyzed.
     ci.getDiagnostics().setFatalsAsError(true);
     ci.getDiagnosticOpts().ShowCarets = false;  // no "N errors generated" on stderr
+    ci.getFrontendOpts().SkipFunctionBodies = true;  // only where shouldSkipFunctionBody says so
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, llvm::StringRef) override {
@@ -96,6 +105,26 @@ class AnalysisAction : public ASTFrontendAction {
   std::vector<stoker::Diagnostic>& out_;
 };
 
+// The LibTorch shim includes no standard header (they cost more to parse than the rest of the
+// analysis); a file that uses what real LibTorch includes for it gets those headers back.
+void add_std_headers_for_libtorch(const std::string& text, CompileFlags& flags) {
+  if (flags.source == FlagSource::CompilationDatabase || text.find("torch/") == std::string::npos) return;
+  static const std::pair<const char*, const char*> uses[] = {
+      {"std::vector", "STOKER_SHIM_STD_VECTOR"},      {"std::string", "STOKER_SHIM_STD_STRING"},
+      {"std::to_string", "STOKER_SHIM_STD_STRING"},   {"std::shared_ptr", "STOKER_SHIM_STD_MEMORY"},
+      {"std::make_shared", "STOKER_SHIM_STD_MEMORY"}, {"std::unique_ptr", "STOKER_SHIM_STD_MEMORY"},
+      {"std::make_unique", "STOKER_SHIM_STD_MEMORY"}, {"std::tuple", "STOKER_SHIM_STD_TUPLE"},
+      {"std::make_tuple", "STOKER_SHIM_STD_TUPLE"},   {"std::tie", "STOKER_SHIM_STD_TUPLE"},
+      {"std::get<", "STOKER_SHIM_STD_TUPLE"},         {"std::move", "STOKER_SHIM_STD_TUPLE"},
+      {"std::forward", "STOKER_SHIM_STD_TUPLE"}};
+  std::vector<std::string> defines;
+  for (const auto& [use, macro] : uses)
+    if (text.find(use) != std::string::npos && std::find(defines.begin(), defines.end(), macro) == defines.end())
+      defines.push_back(macro);
+  auto& cl = flags.command_line;
+  for (const auto& d : defines) cl.insert(cl.end() - 1, "-D" + d);  // before the file, which is last
+}
+
 std::string absolute_path(const std::string& path) {
   std::error_code ec;
   auto abs = std::filesystem::absolute(path, ec);
@@ -108,6 +137,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   AnalysisResult result;
   const std::string abs = absolute_path(file.path);
   CompileFlags flags = compile_flags_for(abs, settings);
+  add_std_headers_for_libtorch(file.text, flags);
 
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (unsigned i = 0; i < kEmbeddedShimCount; ++i)
@@ -132,6 +162,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   bool ok = invocation.run();
   result.diagnostics = std::move(diagnostics);
   for (auto& d : result.diagnostics) d.file = file.path;
+  result.parse_errors = errors.errors.size();
 
   if (!ok && errors.errors.empty()) {
     result.notices.push_back(Notice{file.path, "clang could not analyze this file (invalid compile flags?)", std::nullopt});

@@ -258,10 +258,55 @@ bool TranslationUnitModel::records_events(const Stmt* s) const {
   return false;
 }
 
+// The number of iterations of `for (int i = A; i < B; ++i)` (also `<=`, `!=`, `i++`, `i += 1`)
+// when A and B resolve, or nullopt.
+std::optional<int64_t> TranslationUnitModel::trip_count(const Stmt* loop) const {
+  auto* f = dyn_cast<ForStmt>(loop);
+  if (!f || !f->getCond() || !f->getInc()) return std::nullopt;
+  const ValueDecl* counter = nullptr;
+  std::optional<int64_t> start;
+  if (auto* ds = dyn_cast_or_null<DeclStmt>(f->getInit()); ds && ds->isSingleDecl()) {
+    if (auto* v = dyn_cast<VarDecl>(ds->getSingleDecl()); v && v->getInit()) {
+      counter = v;
+      start = resolve_int(v->getInit());
+    }
+  } else if (auto* bo = dyn_cast_or_null<BinaryOperator>(f->getInit()); bo && bo->getOpcode() == BO_Assign) {
+    if (auto* ref = dyn_cast<DeclRefExpr>(bo->getLHS()->IgnoreParenImpCasts())) {
+      counter = ref->getDecl();
+      start = resolve_int(bo->getRHS());
+    }
+  }
+  if (!counter || !start) return std::nullopt;
+  const Expr* inc = f->getInc()->IgnoreParenImpCasts();
+  bool step_one = false;
+  if (auto* u = dyn_cast<UnaryOperator>(inc); u && u->isIncrementOp()) step_one = true;
+  if (auto* ca = dyn_cast<CompoundAssignOperator>(inc); ca && ca->getOpcode() == BO_AddAssign) {
+    auto n = resolve_int(ca->getRHS());
+    step_one = n && *n == 1;
+  }
+  auto* cond = dyn_cast<BinaryOperator>(f->getCond()->IgnoreParenImpCasts());
+  if (!step_one || !cond) return std::nullopt;
+  auto* lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
+  if (!lhs || lhs->getDecl() != counter) return std::nullopt;
+  auto end = resolve_int(cond->getRHS());
+  if (!end) return std::nullopt;
+  switch (cond->getOpcode()) {
+    case BO_LT:
+    case BO_NE: return std::max<int64_t>(0, *end - *start);
+    case BO_LE: return std::max<int64_t>(0, *end - *start + 1);
+    default: return std::nullopt;
+  }
+}
+
 void TranslationUnitModel::classify_loops() {
   // Inner loops first: a loop whose GPU work all sits in nested hot loops is an epoch loop.
-  for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+  // A loop of a few known iterations (`for (int j = 0; j < sizeof(block_sizes) / sizeof(int);
+  // j++)`, `for (l = 0; l < 4; l++)`) is a sweep over configurations or layers, not a step loop:
+  // its work counts for the loop around it, if any.
+  for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+    if (auto n = trip_count(*it); n && *n <= kMaxSweepIterations) continue;
     if (is_loader_loop(*it) || loop_has_own_gpu_work(*it)) hot_loops_.insert(*it);
+  }
   // Functions reached from a hot loop, with the call in the loop that reaches them.
   std::vector<const FunctionDecl*> queue;
   for (const Stmt* loop : loops_) {
@@ -322,9 +367,76 @@ static bool runs_once(const Expr* cond) {
   return (isa<IntegerLiteral>(r) && isa<DeclRefExpr>(l)) || (isa<IntegerLiteral>(l) && isa<DeclRefExpr>(r));
 }
 
+// The variable or field an expression names (`x`, `obj.x`, `p->x`), or null.
+static const ValueDecl* named_decl(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (auto* ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl();
+  if (auto* mem = dyn_cast<MemberExpr>(e)) return mem->getMemberDecl();
+  return nullptr;
+}
+
+static std::optional<int64_t> literal_value(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (auto* b = dyn_cast<CXXBoolLiteralExpr>(e)) return b->getValue() ? 1 : 0;
+  if (auto* i = dyn_cast<IntegerLiteral>(e)) return static_cast<int64_t>(i->getValue().getLimitedValue());
+  return std::nullopt;
+}
+
+// The constant the branch assigns to one of `flags` (`init = false;`), if it does.
+static std::optional<int64_t> assigned_constant(const Stmt* s, const std::vector<const ValueDecl*>& flags) {
+  if (!s) return std::nullopt;
+  if (auto* bo = dyn_cast<BinaryOperator>(s); bo && bo->getOpcode() == BO_Assign) {
+    const ValueDecl* target = named_decl(bo->getLHS());
+    if (target && std::find(flags.begin(), flags.end(), target) != flags.end())
+      if (auto v = literal_value(bo->getRHS())) return v;
+  }
+  for (const Stmt* c : s->children())
+    if (auto v = assigned_constant(c, flags)) return v;
+  return std::nullopt;
+}
+
+bool TranslationUnitModel::in_hot_region(const Stmt* s) const {
+  const Stmt* cur = s;
+  while (const Stmt* p = parent(cur)) {
+    if (hot_loops_.count(p)) return true;
+    cur = p;
+  }
+  auto owner = body_owner_.find(cur);
+  return owner != body_owner_.end() && hot_functions_.count(owner->second) > 0;
+}
+
+// A first-iteration flag: `if (init) { init = false; ... }`, also through a local copy
+// (`bool init = model->init; if (init) { model->init = false; ... }`): the block runs once,
+// unless the flag is set back (to another value, or some other way) every step.
+bool TranslationUnitModel::clears_own_flag(const IfStmt* ifs) const {
+  const Expr* cond = ifs->getCond()->IgnoreParenImpCasts();
+  if (auto* u = dyn_cast<UnaryOperator>(cond); u && u->getOpcode() == UO_LNot) cond = u->getSubExpr()->IgnoreParenImpCasts();
+  const ValueDecl* flag = named_decl(cond);
+  if (!flag) return false;
+  std::vector<const ValueDecl*> flags{flag};
+  if (auto* v = dyn_cast<VarDecl>(flag); v && v->getInit())
+    if (const ValueDecl* source = named_decl(v->getInit())) flags.push_back(source);
+  auto cleared = assigned_constant(ifs->getThen(), flags);
+  if (!cleared) return false;
+  for (const ValueDecl* d : flags) {
+    const Writes* w = writes(d);
+    if (!w) continue;
+    if (w->other_writes) return false;
+    for (const Expr* value : w->values) {
+      auto v = literal_value(value);
+      if ((!v || *v != *cleared) && in_hot_region(value)) return false;  // re-armed every step
+    }
+  }
+  return true;
+}
+
 std::optional<HotContext> TranslationUnitModel::hot_context(const Stmt* s) const {
   HotContext ctx;
   const Stmt* cur = s;
+  // In a branch that leaves the loop (`if (converged) { ...; break; }`): it runs on the last
+  // iteration only, once per run, when the `break` is the hot loop's or the `return` leaves the
+  // function that holds the hot loop.
+  bool pending_break = false, pending_return = false;
   while (true) {
     const Stmt* p = parent(cur);
     if (!p) {
@@ -345,18 +457,27 @@ std::optional<HotContext> TranslationUnitModel::hot_context(const Stmt* s) const
           ctx.amortized = true;
           if (n) ctx.interval = ctx.interval ? std::max(*ctx.interval, *n) : *n;
         }
-      } else if (runs_once(ifs->getCond())) {
+      } else if (runs_once(ifs->getCond()) || clears_own_flag(ifs)) {
         return std::nullopt;
       }
     }
+    if (auto* ifs = dyn_cast<IfStmt>(p); ifs && (cur == ifs->getThen() || cur == ifs->getElse())) {
+      const Stmt* last = cur;
+      if (auto* block = dyn_cast<CompoundStmt>(cur)) last = block->body_empty() ? nullptr : block->body_back();
+      if (last && isa<BreakStmt>(last)) pending_break = true;
+      if (last && isa<ReturnStmt>(last)) pending_return = true;
+    }
+    if (isa<SwitchStmt>(p)) pending_break = false;
     if (is_loop(p)) {
       if (hot_loops_.count(p)) {
+        if (pending_break || pending_return) return std::nullopt;
         ctx.loop = p;
         ctx.scope = p;
         ctx.timing_loop = records_events(p);
         return ctx;
       }
       ctx.repeated = true;
+      pending_break = false;  // it leaves this inner loop, not the hot one
     }
     cur = p;
   }

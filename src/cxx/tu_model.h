@@ -66,6 +66,11 @@ class TranslationUnitModel {
   bool calls_gpu_function(const clang::CallExpr* call) const;
   bool is_loader_loop(const clang::Stmt* loop) const;
   bool records_events(const clang::Stmt* loop) const;
+  std::optional<int64_t> trip_count(const clang::Stmt* loop) const;
+  bool in_hot_region(const clang::Stmt* s) const;
+  bool clears_own_flag(const clang::IfStmt* ifs) const;
+  // Loops with at most this many known iterations are configuration or layer sweeps, not hot.
+  static constexpr int64_t kMaxSweepIterations = 8;
 
   clang::ASTContext& ast_;
   bool compile_database_mode_;

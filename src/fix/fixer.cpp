@@ -1,5 +1,6 @@
 #include "fix/fixer.h"
 
+#include <algorithm>
 #include <set>
 
 #include "python/parser.h"
@@ -9,7 +10,10 @@ namespace stoker::fix {
 ParseErrorCounter parse_error_counter(Language language) {
   if (language == Language::Python)
     return [](const std::string& text, const AnalysisResult&) { return python::count_syntax_errors(text); };
-  return [](const std::string&, const AnalysisResult& analysis) { return analysis.notices.size(); };
+  // C++: every error clang reports counts (the notices group them: one per file).
+  return [](const std::string&, const AnalysisResult& analysis) {
+    return std::max(analysis.parse_errors, analysis.notices.size());
+  };
 }
 
 namespace {

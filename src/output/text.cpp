@@ -117,8 +117,13 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       }
       if (d.impact && d.impact->model != "none") {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
-                      d.impact->profile.c_str());
+        // Below one point, whole numbers would read "+0..0": say "under 1 pp" instead.
+        if (d.impact->gain_high < 0.5)
+          std::snprintf(buf, sizeof buf, "est. under 1 pp GPU busy on %s (with the assumed step time)",
+                        d.impact->profile.c_str());
+        else
+          std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
+                        d.impact->profile.c_str());
         out << "  = " << st("1;35", "impact") << ": " << buf << "\n";
       }
       out << "\n";

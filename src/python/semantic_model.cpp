@@ -389,7 +389,10 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
       static const std::set<std::string, std::less<>> builtins = {"print", "float", "int", "bool", "len", "str",
                                                                   "iter", "next", "enumerate", "zip", "range",
                                                                   "isinstance", "list", "tuple", "sum", "min",
-                                                                  "max", "abs", "round", "format", "repr", "dict"};
+                                                                  "max", "abs", "round", "format", "repr", "dict",
+                                                                  "hasattr", "getattr", "callable", "id", "type",
+                                                                  "sorted", "reversed", "map", "filter", "any", "all",
+                                                                  "setattr", "hash", "vars", "divmod", "pow"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
     }
     return {};
@@ -1059,6 +1062,15 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
         if (is_loader_impl(r, depth + 1)) return true;
+    // Any other (non-builtin) wrapper handed a loader yields its batches:
+    // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
+    // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
+    // device, so host-batch rules must not see them.
+    if (q.rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
+        last != "setup_dataloaders") {
+      for (auto a : named_children(field(expr, "arguments")))
+        if (!is(a, "keyword_argument") && is_loader_impl(a, depth + 1)) return true;
+    }
     return false;
   }
   if (is(expr, "identifier") || is(expr, "attribute")) {
@@ -1066,6 +1078,16 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
     for (const auto& v : values_impl(expr, depth + 1)) {
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr, depth + 1)) return true;
       if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+    }
+    if (unknown && is(expr, "identifier")) {
+      // Rebound to what Accelerate/Fabric return (`model, opt, loader = accelerator.prepare(...)`):
+      // a loader of device batches.
+      for (const Binding* b : lookup(text(expr), start(expr))) {
+        Node v = b->kind == Binding::Kind::Assign ? unparen(b->value) : Node{};
+        Node f = is(v, "call") ? unparen(field(v, "function")) : Node{};
+        auto m = is(f, "attribute") ? text(field(f, "attribute")) : std::string_view{};
+        if (m == "prepare" || m == "prepare_data_loader" || m == "setup_dataloaders") return false;
+      }
     }
     if (unknown) {
       // Unresolvable (a parameter without call sites, an attribute of another object): the
@@ -1106,6 +1128,10 @@ std::vector<int> SemanticModel::loops_iterating_uncached(Node loader_call) const
       for (int f : callees(expr))
         for (Node r : functions_[f].returns)
           if (refers(r, depth + 1)) return true;
+      if (qualified_name(fn).rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
+          last != "setup_dataloaders")
+        for (auto a : named_children(field(expr, "arguments")))
+          if (!is(a, "keyword_argument") && refers(a, depth + 1)) return true;
       return false;
     }
     if (is(expr, "identifier") || is(expr, "attribute")) {
@@ -1636,15 +1662,16 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
   auto k = kind(expr);
   static const std::set<std::string, std::less<>> host_attrs = {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
-      "names", "itemsize", "nbytes"};
+      "names", "itemsize", "nbytes", "param_groups", "defaults"};
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
       "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
-  static const std::set<std::string, std::less<>> host_builtins = {
-      "builtins.print", "builtins.len", "builtins.float", "builtins.int", "builtins.bool", "builtins.str",
-      "builtins.isinstance", "builtins.range", "builtins.round", "builtins.format", "builtins.repr",
-      "builtins.dict"};
+  // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
+  static const std::set<std::string, std::less<>> passing_builtins = {
+      "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
+      "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
+      "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
       if (binding_is_cuda(*b, depth)) {
@@ -1677,11 +1704,13 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       for (auto a : named_children(field(expr, "arguments"))) {
         Node v = is(a, "keyword_argument") ? field(a, "value") : a;
         if (is(v, "list_splat") || is(v, "dictionary_splat")) v = named_child(v, 0);
-        if (is_cuda_impl(v, depth + 1)) return true;
+        // A module passed along (`create_optimizer(model)`, `DDP(model)`) does not make the
+        // result a tensor; calling the module does.
+        if (is_cuda_impl(v, depth + 1) && !is_module_value(v, depth + 1)) return true;
       }
       return false;
     };
-    if (host_builtins.count(q) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
+    if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
         starts_with(q, "torch.cuda.") || starts_with(q, "logging.")) {
       result = false;
     } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
@@ -1726,7 +1755,8 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
     result = is_cuda_impl(field(expr, "argument"), depth + 1);
   } else if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op != "is" && op != "in" && op != "not") {
+    // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans.
+    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not") {
       for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
     }
   } else if (k == "conditional_expression") {
@@ -1761,7 +1791,7 @@ bool SemanticModel::is_cuda_bool_impl(Node expr, int depth) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op == "is" || op == "in" || op == "not") return false;
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return false;
     return is_cuda_impl(expr, depth + 1);
   }
   if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"), depth + 1);

@@ -170,52 +170,79 @@ TEST_CASE("add-ignore suppresses every current finding, the next run is clean") 
   CHECK(again.out.find("Added 0 suppression comments in 0 files.") == 0);
 }
 
-TEST_CASE("pre-commit: this repository's hook rejects a starved script and accepts the fixed one") {
+namespace {
+
+// A throwaway project whose .pre-commit-config.yaml uses one hook of this checkout's
+// .pre-commit-hooks.yaml, installed with the real pre-commit tool.
+struct PreCommitProject {
   TempDir d;
-  fs::path home = d.path, hooks = d / "hooks", proj = d / "proj";
-  std::string env = env_prefix(home);
-  auto git = [&](const fs::path& dir, const std::string& args) { return run_in(dir, env + "git " + args); };
-  // The hook definitions as they are in this checkout, in a repository pre-commit can clone.
-  fs::create_directories(hooks);
-  fs::copy_file(kSource / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml");
-  for (const auto& dir : {hooks, proj}) {
-    fs::create_directories(dir);
-    REQUIRE(git(dir, "init -q -b main").rc == 0);
-    git(dir, "config user.email test@example.com");
-    git(dir, "config user.name test");
-    git(dir, "config commit.gpgsign false");
+  fs::path hooks = d / "hooks", proj = d / "proj";
+  std::string env = env_prefix(d.path);
+  CommandResult git(const fs::path& dir, const std::string& args) { return run_in(dir, env + "git " + args); }
+
+  explicit PreCommitProject(const std::string& hook_id) {
+    fs::create_directories(hooks);
+    fs::copy_file(kSource / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml");
+    for (const auto& dir : {hooks, proj}) {
+      fs::create_directories(dir);
+      REQUIRE(git(dir, "init -q -b main").rc == 0);
+      git(dir, "config user.email test@example.com");
+      git(dir, "config user.name test");
+      git(dir, "config commit.gpgsign false");
+    }
+    REQUIRE(git(hooks, "add .pre-commit-hooks.yaml").rc == 0);
+    REQUIRE(git(hooks, "commit -q -m hooks").rc == 0);
+    std::string rev = git(hooks, "rev-parse HEAD").out;
+    rev.erase(rev.find_last_not_of("\n") + 1);
+    write_text(proj / ".pre-commit-config.yaml", "repos:\n  - repo: " + hooks.string() + "\n    rev: " + rev +
+                                                     "\n    hooks:\n      - id: " + hook_id + "\n");
+    auto install = run_in(proj, env + "pre-commit install");
+    INFO(install.out << install.err);
+    REQUIRE(install.rc == 0);
+    REQUIRE(git(proj, "add .pre-commit-config.yaml").rc == 0);
+    auto first = git(proj, "commit -q -m config");
+    INFO(first.out << first.err);
+    REQUIRE(first.rc == 0);
   }
-  REQUIRE(git(hooks, "add .pre-commit-hooks.yaml").rc == 0);
-  REQUIRE(git(hooks, "commit -q -m hooks").rc == 0);
-  std::string rev = git(hooks, "rev-parse HEAD").out;
-  rev.erase(rev.find_last_not_of("\n") + 1);
+  CommandResult commit(const std::string& file, const std::string& text, const std::string& message) {
+    write_text(proj / file, text);
+    REQUIRE(git(proj, "add " + file).rc == 0);
+    return git(proj, "commit -m " + message);
+  }
+  std::string commits() { return git(proj, "rev-list --count HEAD").out; }
+};
 
-  write_text(proj / ".pre-commit-config.yaml",
-             "repos:\n  - repo: " + hooks.string() + "\n    rev: " + rev + "\n    hooks:\n      - id: stoker\n");
-  auto install = run_in(proj, env + "pre-commit install");
-  INFO(install.out << install.err);
-  REQUIRE(install.rc == 0);
-  REQUIRE(git(proj, "add .pre-commit-config.yaml").rc == 0);
-  auto first = git(proj, "commit -q -m config");
-  INFO(first.out << first.err);
-  REQUIRE(first.rc == 0);
+}  // namespace
 
-  write_text(proj / "train.py", kStarvedScript);
-  REQUIRE(git(proj, "add train.py").rc == 0);
-  auto rejected = git(proj, "commit -m starved");
+TEST_CASE("pre-commit: this repository's hook rejects a starved script and accepts the fixed one") {
+  PreCommitProject p("stoker");
+  auto rejected = p.commit("train.py", kStarvedScript, "starved");
   INFO(rejected.out << rejected.err);
   CHECK(rejected.rc != 0);
   CHECK((rejected.out + rejected.err).find("DL001") != std::string::npos);
-  CHECK(git(proj, "rev-list --count HEAD").out == "1\n");
+  CHECK(p.commits() == "1\n");
 
-  write_text(proj / "train.py", fixed_script());
-  REQUIRE(git(proj, "add train.py").rc == 0);
-  auto accepted = git(proj, "commit -m fixed");
+  auto accepted = p.commit("train.py", fixed_script(), "fixed");
   INFO(accepted.out << accepted.err);
   CHECK(accepted.rc == 0);
   CHECK((accepted.out + accepted.err).find("stoker...") != std::string::npos);
   CHECK((accepted.out + accepted.err).find("Passed") != std::string::npos);
-  CHECK(git(proj, "rev-list --count HEAD").out == "2\n");
+  CHECK(p.commits() == "2\n");
+}
+
+TEST_CASE("pre-commit: the stoker-fix hook fixes the staged script, and the re-staged fix commits") {
+  PreCommitProject p("stoker-fix");
+  auto first = p.commit("train.py", kStarvedScript, "starved");
+  INFO(first.out << first.err);
+  CHECK(first.rc != 0);  // pre-commit fails a hook that modified files
+  std::string fixed = read_text(p.proj / "train.py");
+  CHECK(fixed.find("num_workers=") != std::string::npos);
+  CHECK(fixed.find("pin_memory=True") != std::string::npos);
+  CHECK(p.commits() == "1\n");
+  auto second = p.commit("train.py", fixed, "fixed");
+  INFO(second.out << second.err);
+  CHECK(second.rc == 0);
+  CHECK(p.commits() == "2\n");
 }
 
 TEST_CASE("action.yml: its shell steps install, run and report as a workflow would run them") {

@@ -42,3 +42,14 @@ TEST_CASE("languages come from extensions") {
   CHECK(language_for_path("k.cu") == Language::Cxx);
   CHECK(language_for_path("README.md") == Language::Unknown);
 }
+
+#include "core/analyzer.h"
+
+TEST_CASE("the byte prefilter skips files that cannot have findings") {
+  CHECK_FALSE(stoker::may_have_findings(SourceFile("util.py", "import os\nprint(os.getcwd())\n")));
+  CHECK(stoker::may_have_findings(SourceFile("train.py", "import torch\n")));
+  CHECK(stoker::may_have_findings(SourceFile("lit.py", "import lightning as L\n")));
+  CHECK_FALSE(stoker::may_have_findings(SourceFile("math.cpp", "int add(int a, int b) { return a + b; }\n")));
+  CHECK(stoker::may_have_findings(SourceFile("k.cu", "__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }\n")));
+  CHECK_FALSE(stoker::may_have_findings(SourceFile("notes.txt", "torch cuda")));
+}

@@ -5,8 +5,30 @@
 #pragma once
 #ifndef STOKER_CUDA_SHIM_H
 #define STOKER_CUDA_SHIM_H
+// The include guards of the real headers, which programs and helper headers (cuda-samples'
+// helper_cuda.h) test to know the runtime API is declared.
+#define __DRIVER_TYPES_H__
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __VECTOR_TYPES_H__
 
 #include <stddef.h>
+// The real cuda_runtime.h brings in the C library's memory and string functions (malloc,
+// free, memcpy, memset: what CU002's provenance follows), and programs rely on it. The C
+// library's own headers cost a few milliseconds; libstdc++'s C++ wrapper of <stdlib.h> pulls in
+// <cstdlib>, which costs several times more, so ask libstdc++ for the plain C header (as its
+// <cstdlib> does), and likewise for <math.h> (glibc's costs about 15 ms; <cmath> several times more).
+#ifndef _GLIBCXX_INCLUDE_NEXT_C_HEADERS
+#define _GLIBCXX_INCLUDE_NEXT_C_HEADERS
+#define STOKER_DEFINED_INCLUDE_NEXT_C_HEADERS
+#endif
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef STOKER_DEFINED_INCLUDE_NEXT_C_HEADERS
+#undef _GLIBCXX_INCLUDE_NEXT_C_HEADERS
+#undef STOKER_DEFINED_INCLUDE_NEXT_C_HEADERS
+#endif
 
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
@@ -30,8 +52,20 @@ struct dim3 {
 struct uint3 { unsigned int x, y, z; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
+struct int3 { int x, y, z; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct float3 { float x, y, z; };
+struct double2 { double x, y; };
+struct char4 { signed char x, y, z, w; };
+struct uchar4 { unsigned char x, y, z, w; };
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
+__host__ __device__ float2 make_float2(float x, float y);
+__host__ __device__ float3 make_float3(float x, float y, float z);
+__host__ __device__ float4 make_float4(float x, float y, float z, float w);
+__host__ __device__ int2 make_int2(int x, int y);
+__host__ __device__ uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w);
 extern const __device__ uint3 threadIdx;
 extern const __device__ uint3 blockIdx;
 extern const __device__ dim3 blockDim;
@@ -49,7 +83,12 @@ typedef struct CUgraphExec_st* cudaGraphExec_t;
 typedef struct CUgraph_st* cudaGraph_t;
 typedef struct cudaMemPool_st* cudaMemPool_t;
 struct cudaDeviceProp { char name[256]; size_t totalGlobalMem; int multiProcessorCount; int major; int minor;
-                        size_t sharedMemPerBlock; int maxThreadsPerBlock; };
+                        size_t sharedMemPerBlock; int maxThreadsPerBlock; int maxThreadsPerMultiProcessor;
+                        int l2CacheSize; size_t sharedMemPerMultiprocessor; size_t sharedMemPerBlockOptin;
+                        int warpSize; int regsPerBlock; int clockRate; int memoryClockRate; int memoryBusWidth;
+                        int asyncEngineCount; int concurrentKernels; int canMapHostMemory; int integrated;
+                        int unifiedAddressing; int managedMemory; int pageableMemoryAccess;
+                        int deviceOverlap; int maxGridSize[3]; int maxThreadsDim[3]; int pciBusID; int pciDeviceID; };
 struct cudaPitchedPtr { void* ptr; size_t pitch; size_t xsize; size_t ysize; };
 struct cudaExtent { size_t width; size_t height; size_t depth; };
 struct cudaPos { size_t x; size_t y; size_t z; };
@@ -155,30 +194,116 @@ extern __host__ cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 g
 extern __host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 extern __host__ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, int mode);
 extern __host__ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph);
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
 extern __host__ cudaError_t cudaFuncSetAttribute(const void* func, int attr, int value);
 // What clang lowers `kernel<<<grid, block, shmem, stream>>>(...)` to.
 extern __host__ cudaError_t __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                                                         cudaStream_t stream = 0);
 extern __host__ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                                               cudaStream_t stream = 0);
+// Device attributes and compute modes (values as in the CUDA Runtime API reference).
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+                      cudaDevAttrWarpSize = 10, cudaDevAttrClockRate = 13, cudaDevAttrMultiProcessorCount = 16,
+                      cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+                      cudaDevAttrConcurrentKernels = 31, cudaDevAttrComputeCapabilityMajor = 75,
+                      cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+                      cudaDevAttrCooperativeLaunch = 95, cudaDevAttrManagedMemory = 83,
+                      cudaDevAttrConcurrentManagedAccess = 89, cudaDevAttrPageableMemoryAccess = 88 };
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+                       cudaComputeModeExclusiveProcess = 3 };
+extern __host__ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device);
+// Memory advice, profiler control, occupancy (declarations only).
+enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
+                        cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
+                        cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+extern __host__ cudaError_t cudaMemAdvise(const void* devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
+extern __host__ cudaError_t cudaProfilerStart(void);
+extern __host__ cudaError_t cudaProfilerStop(void);
+extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
+                                                                           int blockSize, size_t dynamicSMemSize);
 }
 
+// Half and bfloat16 types (cuda_fp16.h, cuda_bf16.h), as opaque 16-bit values.
+struct __half { unsigned short x; __host__ __device__ __half(); __host__ __device__ __half(float f);
+                __host__ __device__ operator float() const; };
+struct __half2 { __half x, y; };
+struct __nv_bfloat16 { unsigned short x; __host__ __device__ __nv_bfloat16();
+                       __host__ __device__ __nv_bfloat16(float f); __host__ __device__ operator float() const; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+typedef __half half;
+typedef __half2 half2;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat162 nv_bfloat162;
+__host__ __device__ __half __float2half(float f);
+__host__ __device__ float __half2float(__half h);
+__host__ __device__ __nv_bfloat16 __float2bfloat16(float f);
+__host__ __device__ __nv_bfloat16 __float2bfloat16_rn(float f);
+__host__ __device__ float __bfloat162float(__nv_bfloat16 h);
+
+#ifdef __CUDA__  // device-only declarations: in C++ mode they would redeclare host functions
 // Device-side functions kernels commonly call (declarations only).
+extern "C" __device__ void __assert_fail(const char* expr, const char* file, unsigned int line, const char* function);
+__device__ float __uint_as_float(unsigned int x);
+__device__ unsigned int __float_as_uint(float x);
+__device__ int __float_as_int(float x);
+__device__ float __int_as_float(int x);
+template <typename T> __device__ T __ldcs(const T* p);
+template <typename T> __device__ void __stcs(T* p, T v);
+template <typename T> __device__ T __ldg(const T* p);
+template <typename T> __device__ T __ldcg(const T* p);
+template <typename T> __device__ void __stcg(T* p, T v);
+// CUDA's min and max for any mix of arithmetic types, on host and device (crt/math_functions).
+template <typename A, typename B> __host__ __device__ auto min(A a, B b) -> decltype(a + b);
+template <typename A, typename B> __host__ __device__ auto max(A a, B b) -> decltype(a + b);
+__device__ unsigned int __activemask();
+__device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
+__device__ int __any_sync(unsigned int mask, int predicate);
+__device__ int __all_sync(unsigned int mask, int predicate);
+__device__ float __expf(float);
+__device__ float __fdividef(float, float);
+__device__ long long clock64();
 extern "C" __device__ void __syncthreads(void);
 extern "C" __device__ void __syncwarp(unsigned mask = 0xffffffff);
 __device__ float atomicAdd(float* address, float val);
 __device__ int atomicAdd(int* address, int val);
 __device__ unsigned int atomicAdd(unsigned int* address, unsigned int val);
-__device__ float __shfl_down_sync(unsigned mask, float var, unsigned delta, int width = 32);
-__device__ float __shfl_xor_sync(unsigned mask, float var, int laneMask, int width = 32);
-__device__ __host__ float expf(float);
-__device__ __host__ float logf(float);
-__device__ __host__ float sqrtf(float);
-__device__ __host__ float tanhf(float);
-__device__ __host__ float fmaxf(float, float);
-__device__ __host__ float fminf(float, float);
-__device__ __host__ float fabsf(float);
+__device__ int atomicCAS(int* address, int compare, int val);
+__device__ unsigned int atomicCAS(unsigned int* address, unsigned int compare, unsigned int val);
+__device__ unsigned long long atomicCAS(unsigned long long* address, unsigned long long compare, unsigned long long val);
+__device__ unsigned int atomicInc(unsigned int* address, unsigned int val);
+__device__ int atomicMax(int* address, int val);
+__device__ int atomicExch(int* address, int val);
+template <typename T> __device__ T __shfl_sync(unsigned mask, T var, int srcLane, int width = 32);
+template <typename T> __device__ T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32);
+template <typename T> __device__ T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32);
+// Device overloads only: the host versions come from <math.h> when the program includes it, and
+// a __host__ __device__ declaration would clash with those.
+__device__ float expf(float);
+__device__ float logf(float);
+__device__ float sqrtf(float);
+__device__ float tanhf(float);
+__device__ float fmaxf(float, float);
+__device__ float fminf(float, float);
+__device__ float fabsf(float);
+__device__ float powf(float, float);
+__device__ float coshf(float);
+extern "C" __device__ void* memcpy(void* dst, const void* src, size_t n);
+extern "C" __device__ void* memset(void* dst, int value, size_t n);
+__device__ float sinhf(float);
+__device__ float erff(float);
+__device__ float erfcf(float);
+__device__ float log1pf(float);
+__device__ float expm1f(float);
+__device__ float ceilf(float);
+__device__ float floorf(float);
+__device__ float roundf(float);
+__device__ float sinf(float);
+__device__ float cosf(float);
 __device__ float rsqrtf(float);
+#endif  // __CUDA__
 
 // Template conveniences of cuda_runtime.h.
 template <class T>
@@ -213,6 +338,10 @@ static __inline__ __host__ cudaError_t cudaMemcpyFromSymbol(void* dst, const T& 
                                                            size_t offset = 0,
                                                            cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   return ::cudaMemcpyFromSymbol(dst, (const void*)&symbol, count, offset, kind);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaFuncSetAttribute(T* entry, enum cudaFuncAttribute attr, int value) {
+  return ::cudaFuncSetAttribute((const void*)entry, (int)attr, value);
 }
 template <class T>
 static __inline__ __host__ cudaError_t cudaLaunchKernel(const T* func, dim3 gridDim, dim3 blockDim, void** args,

@@ -7,15 +7,75 @@
 #ifndef STOKER_TORCH_SHIM_H
 #define STOKER_TORCH_SHIM_H
 
+// Self-contained: no standard header but the three smallest, because <string>, <vector> and
+// <memory> would cost more to parse than everything else stoker does with a file. Where LibTorch
+// takes or returns a std:: container or pointer, the shim uses the stand-ins below, which
+// convert from and to any type (so user code that passes a std::vector or keeps a result in a
+// std::shared_ptr still type-checks when it includes those headers itself).
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
+// Real LibTorch includes <vector>, <string>, <memory> and <tuple>, and programs use them without
+// including them. stoker defines these macros when the analyzed file names std:: entities from
+// one of them (a textual scan), so such a file still parses and the others pay nothing.
+#ifdef STOKER_SHIM_STD_VECTOR
 #include <vector>
+#endif
+#ifdef STOKER_SHIM_STD_STRING
+#include <string>
+#endif
+#ifdef STOKER_SHIM_STD_MEMORY
+#include <memory>
+#endif
+#ifdef STOKER_SHIM_STD_TUPLE
+#include <tuple>
+#endif
+
+namespace stoker_shim {
+template <bool B, typename T = void> struct enable_if {};
+template <typename T> struct enable_if<true, T> { using type = T; };
+template <typename T> struct is_arithmetic { static constexpr bool value = __is_arithmetic(T); };
+// std::vector<T> / c10::ArrayRef<T>
+template <typename T>
+struct List {
+  List();
+  List(std::initializer_list<T> values);
+  template <typename Container, typename = decltype(static_cast<const Container*>(nullptr)->begin())>
+  List(const Container& values);
+  template <typename Container> operator Container() const;
+  T* begin() const;
+  T* end() const;
+  size_t size() const;
+  bool empty() const;
+  T& operator[](size_t i) const;
+  T& front() const;
+  T& back() const;
+  void push_back(const T& value);
+  const T* data() const;
+};
+// std::string
+struct String {
+  String(const char* s);
+  template <typename S, typename = decltype(static_cast<const S*>(nullptr)->c_str())>
+  String(const S& s);
+  template <typename S> operator S() const;
+  const char* c_str() const;
+  size_t size() const;
+};
+// std::shared_ptr<T> / std::unique_ptr<T>
+template <typename T>
+struct Ptr {
+  Ptr();
+  Ptr(decltype(nullptr));
+  template <typename P, typename = decltype(static_cast<const P*>(nullptr)->get())>
+  Ptr(const P& p);
+  template <typename P> operator P() const;
+  T* operator->() const;
+  T& operator*() const;
+  T* get() const;
+  explicit operator bool() const;
+};
+}  // namespace stoker_shim
 
 namespace c10 {
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
@@ -33,12 +93,11 @@ constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 struct Device {
   Device(DeviceType type, int8_t index = -1);
-  Device(const std::string& device_string);
   Device(const char* device_string);
   DeviceType type() const;
   bool is_cuda() const;
   bool is_cpu() const;
-  std::string str() const;
+  const char* str() const;
 };
 struct Scalar {
   Scalar(int v);
@@ -49,7 +108,7 @@ struct Scalar {
   Scalar(bool v);
   template <typename T> T to() const;
 };
-using IntArrayRef = std::vector<int64_t>;
+using IntArrayRef = stoker_shim::List<int64_t>;
 }  // namespace c10
 
 namespace at {
@@ -171,8 +230,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target);
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target);
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target);
 Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor cat(std::vector<Tensor> tensors, int64_t dim = 0);
-Tensor stack(std::vector<Tensor> tensors, int64_t dim = 0);
+Tensor cat(stoker_shim::List<Tensor> tensors, int64_t dim = 0);
+Tensor stack(stoker_shim::List<Tensor> tensors, int64_t dim = 0);
 Tensor isnan(const Tensor& x);
 void manual_seed(uint64_t seed);
 
@@ -192,26 +251,26 @@ namespace nn {
 class Module {
  public:
   virtual ~Module();
-  std::vector<Tensor> parameters(bool recurse = true) const;
+  stoker_shim::List<Tensor> parameters(bool recurse = true) const;
   void to(c10::Device device, bool non_blocking = false);
   void to(c10::ScalarType dtype, bool non_blocking = false);
   virtual void train(bool on = true);
   void eval();
   bool is_training() const;
   void zero_grad(bool set_to_none = true);
-  template <typename ModuleType> std::shared_ptr<ModuleType> register_module(std::string name, std::shared_ptr<ModuleType> module);
-  template <typename ModuleType> std::shared_ptr<ModuleType> register_module(std::string name, ModuleType module_holder);
-  Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+  // Returns what it is given: a module holder, or the user's std::shared_ptr.
+  template <typename ModuleType> ModuleType register_module(stoker_shim::String name, ModuleType module);
+  Tensor& register_parameter(stoker_shim::String name, Tensor tensor, bool requires_grad = true);
 };
 template <typename Contained>
 class ModuleHolder {
  public:
-  ModuleHolder(std::nullptr_t);
+  ModuleHolder(decltype(nullptr));
   template <typename... Args> explicit ModuleHolder(Args&&... args);
   Contained* operator->() const;
   Contained& operator*() const;
-  const std::shared_ptr<Contained>& ptr() const;
-  operator std::shared_ptr<Contained>() const;
+  stoker_shim::Ptr<Contained> ptr() const;
+  template <typename P, typename = decltype(static_cast<const P*>(nullptr)->get())> operator P() const;
   template <typename... Args> Tensor operator()(Args&&... args) const;
 };
 class LinearImpl : public Module {
@@ -277,11 +336,11 @@ class Optimizer {
 };
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<Tensor> params, SGDOptions options);
+  SGD(stoker_shim::List<Tensor> params, SGDOptions options);
 };
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<Tensor> params, AdamOptions options = {});
+  Adam(stoker_shim::List<Tensor> params, AdamOptions options = {});
 };
 }  // namespace optim
 
@@ -315,7 +374,7 @@ class BatchDataset : public Dataset<Self, Example<>> {};
 class MNIST : public Dataset<MNIST> {
  public:
   enum class Mode { kTrain, kTest };
-  explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+  explicit MNIST(stoker_shim::String root, Mode mode = Mode::kTrain);
   Example<> get(size_t index);
   size_t size() const;
 };
@@ -350,16 +409,16 @@ class StatelessDataLoader {
   Iterator<BatchType> end();
 };
 template <typename Sampler = samplers::RandomSampler, typename Dataset>
-std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
+stoker_shim::Ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
                                                                        DataLoaderOptions options = DataLoaderOptions());
 template <typename Dataset, typename Sampler,
-          typename = typename std::enable_if<!std::is_arithmetic<Sampler>::value>::type>
-std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
+          typename = typename stoker_shim::enable_if<!stoker_shim::is_arithmetic<Sampler>::value>::type>
+stoker_shim::Ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
                                                                        DataLoaderOptions options = DataLoaderOptions());
 }  // namespace data
 
-template <typename Value> void save(const Value& value, const std::string& path);
-template <typename Value> void load(Value& value, const std::string& path);
+template <typename Value> void save(const Value& value, stoker_shim::String path);
+template <typename Value> void load(Value& value, stoker_shim::String path);
 }  // namespace torch
 
 #endif

@@ -1,0 +1,3 @@
+// stoker shim (header-free mode).
+#pragma once
+#include "../cooperative_groups.h"
