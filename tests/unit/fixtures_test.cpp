@@ -60,3 +60,28 @@ TEST_CASE("fixes converge and keep every fixture parsing") {
     CHECK(converged);
   }
 }
+
+TEST_CASE("fix availability declared in each rule document matches what the checks do") {
+  // Over every fixture: does the rule ever / always attach edits (a safe or unsafe fix)?
+  std::map<std::string, std::pair<size_t, size_t>> seen;  // code -> (findings, findings with edits)
+  for (const char* dir : {"tests/fixtures/python", "tests/fixtures/cxx"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(STOKER_SOURCE_DIR) / dir)) {
+      if (language_for_path(e.path().string()) == Language::Unknown) continue;
+      auto result = test::analyze_text(e.path().string(), test::read_file(e.path()));
+      for (const auto& d : result.diagnostics) {
+        auto& s = seen[d.code];
+        ++s.first;
+        if (d.fix && !d.fix->edits.empty() && d.fix->applicability != Applicability::DisplayOnly) ++s.second;
+      }
+    }
+  }
+  for (const auto& [code, counts] : seen) {
+    const RuleInfo* info = RuleRegistry::builtin().find(code);
+    REQUIRE(info);
+    INFO(code << " declares fix: " << info->fix << "; " << counts.second << " of " << counts.first
+              << " findings carry edits");
+    if (info->fix == "never") CHECK(counts.second == 0);
+    if (info->fix == "always") CHECK(counts.second == counts.first);
+    if (info->fix == "sometimes") CHECK(counts.second > 0);
+  }
+}
