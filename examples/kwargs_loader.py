@@ -43,6 +43,16 @@ def train_epoch(args, model, device, loader, optimizer):
             break
 
 
+def evaluate(model, device, loader):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for data, target in loader:
+            data, target = data.to(device), target.to(device)
+            correct += (model(data).argmax(dim=1) == target).sum()
+    print(f"accuracy {int(correct) / len(loader.dataset):.3f}")
+
+
 def synthetic_mnist(n):
     images = torch.rand(n, 1, 28, 28)
     labels = torch.randint(0, 10, (n,))
@@ -65,12 +75,16 @@ def main():
         train_kwargs.update(cuda_kwargs)
         train_kwargs["pin_memory"] = False
 
+    eval_kwargs = {"batch_size": 256, "num_workers": 2, "pin_memory": True} if use_cuda else {}
+
     dataset = synthetic_mnist(256)
     loader = tud.DataLoader(dataset, **train_kwargs)
+    eval_loader = tud.DataLoader(synthetic_mnist(64), **eval_kwargs)
     model = MLP().to(device)
     optimizer = optim.Adam(model.parameters(), lr=1e-3)
     for epoch in range(1 if args.smoke else args.epochs):
         train_epoch(args, model, device, loader, optimizer)
+        evaluate(model, device, eval_loader)
 
 
 if __name__ == "__main__":

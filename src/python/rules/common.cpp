@@ -22,6 +22,16 @@ Edit set_keyword(const Context& ctx, Node call, std::string_view keyword, std::s
   return ctx.insert_keyword_argument(call, std::string(keyword) + "=" + std::string(value));
 }
 
+std::optional<Edit> persistent_workers_edit(const Context& ctx, Node call, Node workers) {
+  Node existing = ctx.model().keyword_arguments(call).find("persistent_workers");
+  if (!is_null(existing)) return set_keyword(ctx, call, "persistent_workers", "True");
+  if (is_null(workers) || contains(call, workers)) return ctx.insert_keyword_argument(call, "persistent_workers=True");
+  Node pair = parent(workers);
+  if (is(pair, "pair") && is(parent(pair), "dictionary"))
+    return Edit{{end(pair), end(pair)}, ", \"persistent_workers\": True"};
+  return std::nullopt;
+}
+
 bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset) {
   return !ctx.model().lookup(name, offset).empty();
 }

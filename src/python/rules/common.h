@@ -1,6 +1,8 @@
 // Small helpers shared by the Python checks.
 #pragma once
 
+#include <optional>
+
 #include "python/rules/rules.h"
 
 namespace stoker::python::rules {
@@ -41,6 +43,13 @@ inline bool is_literal_argument(Node value) {
   value = unparen(value);
   return is(value, "integer") || is(value, "true") || is(value, "false") || is(value, "none");
 }
+
+// The edit that turns on `persistent_workers=True` next to where `num_workers` is written
+// (`workers`: the num_workers value node, or null when it is missing). persistent_workers
+// without workers is a runtime error, so when num_workers comes from a dict literal (perhaps
+// one used only on the GPU path: `{...} if use_cuda else {}`), the key goes into that dict.
+// Returns nullopt when no such edit is safe to place (num_workers set through `d[k] = v`...).
+std::optional<Edit> persistent_workers_edit(const Context& ctx, Node call, Node workers);
 
 // Is an `import os` (or `os` binding) visible at the offset?
 bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset);

@@ -40,23 +40,16 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   auto loops = m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
   if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
-  // Where num_workers comes from a dict entry, persistent_workers goes into the same dict:
-  // the dict may be used only on some paths (`if use_cuda: kwargs.update(...)`), and
-  // persistent_workers without workers is an error.
-  Node dict_pair = !is_null(workers) && !contains(call, workers) ? parent(workers) : Node{};
-  bool in_dict_literal = is(dict_pair, "pair") && is(parent(dict_pair), "dictionary");
-  bool workers_elsewhere = !is_null(workers) && !contains(call, workers) && !in_dict_literal;
-  if (per_epoch && !workers_elsewhere && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
-    bool missing = is_null(kw.find("persistent_workers"));
-    Edit e = (missing && in_dict_literal) ? Edit{{end(dict_pair), end(dict_pair)}, ", \"persistent_workers\": True"}
-                                          : set_keyword(ctx, call, "persistent_workers", "True");
-    if (e.range.start == fix.edits.back().range.start && e.range.end == fix.edits.back().range.end &&
-        e.range.start == e.range.end) {
-      fix.edits.back().replacement += e.replacement;  // both inserted at the same point
-    } else {
-      fix.edits.push_back(e);
+  if (per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
+    if (auto e = persistent_workers_edit(ctx, call, workers)) {
+      if (e->range.start == fix.edits.back().range.start && e->range.end == fix.edits.back().range.end &&
+          e->range.start == e->range.end) {
+        fix.edits.back().replacement += e->replacement;  // both inserted at the same point
+      } else {
+        fix.edits.push_back(*e);
+      }
+      fix.title += " and `persistent_workers=True`";
     }
-    fix.title += " and `persistent_workers=True`";
   }
   if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(call)))
     fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));

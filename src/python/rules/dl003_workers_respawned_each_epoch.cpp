@@ -23,9 +23,11 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   d.facts.push_back({"num_workers", std::to_string(*n)});
   Node written = m.keyword_arguments(call).find("persistent_workers");
   bool overrides = !is_null(written) && (!is_literal_argument(written) || !contains(call, written));
+  auto edit = persistent_workers_edit(ctx, call, workers);
   d.fix = Fix{"Keep workers between epochs: `persistent_workers=True`",
-              overrides ? Applicability::Unsafe : Applicability::Safe,
-              {set_keyword(ctx, call, "persistent_workers", "True")}};
+              !edit ? Applicability::DisplayOnly : overrides ? Applicability::Unsafe : Applicability::Safe,
+              {}};
+  if (edit) d.fix->edits.push_back(*edit);
 }
 
 }  // namespace stoker::python::rules
