@@ -8,61 +8,33 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
+
 namespace fs = std::filesystem;
+using stoker::testing::run_stoker;
+using stoker::testing::TempSource;
 
-namespace {
-
-struct Run {
-  int rc;
-  std::string out;
-};
-
-Run run(const std::string& args) {
-  std::string cmd = std::string(STOKER_BINARY) + " " + args + " 2>&1";
-  Run r{0, {}};
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-struct TempFile {
-  fs::path path;
-  explicit TempFile(const std::string& text) {
-    std::string tmpl = (fs::temp_directory_path() / "stoker-cli-XXXXXX").string();
-    fs::path dir = ::mkdtemp(tmpl.data());
-    path = dir / "train.py";
-    std::ofstream(path) << text;
-  }
-  ~TempFile() { fs::remove_all(path.parent_path()); }
-};
-
-}  // namespace
 
 TEST_CASE("an unknown GPU profile or workload key is a usage error (exit 2)") {
-  TempFile f("import torch\n");
-  auto r = run("check --gpu tpu-v5 " + f.path.string());
+  TempSource f("train.py", "import torch\n");
+  auto r = run_stoker("check --gpu tpu-v5 " + f.path.string());
   CHECK(r.rc == 2);
   CHECK_THAT(r.out, Catch::Contains("unknown GPU profile `tpu-v5`") && Catch::Contains("h100-sxm"));
-  r = run("check --workload steps=3 " + f.path.string());
+  r = run_stoker("check --workload steps=3 " + f.path.string());
   CHECK(r.rc == 2);
   CHECK_THAT(r.out, Catch::Contains("expected KEY=VALUE") || Catch::Contains("unknown workload key"));
-  r = run("check --workload gpu-count=3 " + f.path.string());
+  r = run_stoker("check --workload gpu-count=3 " + f.path.string());
   CHECK(r.rc == 2);
   CHECK_THAT(r.out, Catch::Contains("unknown workload key `gpu-count`"));
 }
 
 TEST_CASE("diff and fix modes on a file with nothing to fix change nothing and exit 0") {
   const std::string text = "import torch\nx = torch.zeros(3)\n";
-  TempFile f(text);
-  auto r = run("check --diff " + f.path.string());
+  TempSource f("train.py", text);
+  auto r = run_stoker("check --diff " + f.path.string());
   CHECK(r.rc == 0);
   CHECK(r.out.empty());
-  r = run("check --fix --show-fixes --gpu h100-sxm " + f.path.string());
+  r = run_stoker("check --fix --show-fixes --gpu h100-sxm " + f.path.string());
   CHECK(r.rc == 0);
   CHECK_THAT(r.out, Catch::Contains("No fixes applied") || Catch::Contains("All checks passed"));
   std::ifstream in(f.path);
@@ -71,7 +43,7 @@ TEST_CASE("diff and fix modes on a file with nothing to fix change nothing and e
 }
 
 TEST_CASE("stoker impact evaluates one model for given numbers") {
-  auto r = run("impact serial-loader --gpu a100-sxm --workload step-time-ms=50 --workload load-time-ms=100 "
+  auto r = run_stoker("impact serial-loader --gpu a100-sxm --workload step-time-ms=50 --workload load-time-ms=100 "
                "--workload workers=4");
   REQUIRE(r.rc == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -79,8 +51,8 @@ TEST_CASE("stoker impact evaluates one model for given numbers") {
   CHECK(j["profile"] == "a100-sxm");
   CHECK(j["gain_pp"][0].get<double>() == Approx(200.0 / 3));
   CHECK(j["idle_after"][1].get<double>() == 0);
-  CHECK(run("impact warp-drive").rc == 2);
-  CHECK(run("impact sync-bubble --fact amortize_every").rc == 2);
+  CHECK(run_stoker("impact warp-drive").rc == 2);
+  CHECK(run_stoker("impact sync-bubble --fact amortize_every").rc == 2);
 }
 
 namespace {
@@ -99,18 +71,18 @@ TEST_CASE("diff then fix a real fixture saved with a BOM and CRLF line endings")
     crlf += c;
   }
   const std::string original = "\xEF\xBB\xBF" + crlf;
-  TempFile f(original);
+  TempSource f("train.py", original);
   {
     std::ofstream(f.path, std::ios::binary) << original;
   }
   fs::permissions(f.path, fs::perms(0750));
 
-  auto diff = run("check --diff " + f.path.string());
+  auto diff = run_stoker("check --diff " + f.path.string());
   CHECK(diff.rc == 1);
   CHECK_THAT(diff.out, Catch::Contains("non_blocking=True") && Catch::Contains("@@ -"));
   CHECK(slurp(f.path) == original);  // --diff never writes
 
-  auto json = run("check --output-format json --exit-zero " + f.path.string() + " 2>/dev/null");
+  auto json = run_stoker("check --output-format json --exit-zero " + f.path.string() + " 2>/dev/null");
   auto arr = nlohmann::json::parse(json.out.substr(0, json.out.rfind(']') + 1));
   REQUIRE(!arr.empty());
   for (const auto& d : arr) {
@@ -122,7 +94,7 @@ TEST_CASE("diff then fix a real fixture saved with a BOM and CRLF line endings")
     CHECK(!d["impact"]["assumptions"].empty());
   }
 
-  auto fixed = run("check --fix --show-fixes --gpu h100-sxm " + f.path.string());
+  auto fixed = run_stoker("check --fix --show-fixes --gpu h100-sxm " + f.path.string());
   CHECK_THAT(fixed.out, Catch::Contains("Fixed ") && Catch::Contains("TX001"));
   CHECK_THAT(fixed.out, Catch::Contains("est. GPU busy") && Catch::Contains("after all fixes (h100-sxm)"));
   std::string now = slurp(f.path);
@@ -134,7 +106,7 @@ TEST_CASE("diff then fix a real fixture saved with a BOM and CRLF line endings")
   CHECK(bare_lf == 0);
   CHECK((fs::status(f.path).permissions() & fs::perms::all) == fs::perms(0750));
   // Converged: nothing safe is left to fix.
-  auto again = run("check --diff " + f.path.string());
+  auto again = run_stoker("check --diff " + f.path.string());
   CHECK(again.rc == 0);
   CHECK(again.out.empty());
 }

@@ -63,6 +63,20 @@ inline CommandResult run_in(const std::filesystem::path& dir, const std::string&
 
 inline std::string stoker_command(const std::string& args) { return shell_quote(STOKER_BINARY) + " " + args; }
 
+// Runs the stoker binary with `args` from the current directory; stdout and stderr together in
+// `out` (as a user sees them), `err` empty.
+inline CommandResult run_stoker(const std::string& args) {
+  CommandResult r;
+  FILE* pipe = ::popen((stoker_command(args) + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 // A fresh temporary directory, removed when the object goes away.
 struct TempDir {
   std::filesystem::path path;
@@ -75,6 +89,13 @@ struct TempDir {
     std::filesystem::remove_all(path, ec);
   }
   std::filesystem::path operator/(const std::string& rel) const { return path / rel; }
+};
+
+// A temporary directory holding one file with the given text (removed with the object).
+struct TempSource {
+  TempDir dir;
+  std::filesystem::path path;
+  TempSource(const std::string& name, const std::string& text) : path(dir.path / name) { write_text(path, text); }
 };
 
 }  // namespace stoker::testing

@@ -10,26 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
+
 namespace fs = std::filesystem;
+using stoker::testing::run_stoker;
 
 namespace {
-
-struct Run {
-  int status;
-  std::string out;
-};
-
-Run run(const std::string& args) {
-  std::string cmd = std::string(STOKER_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int rc = pclose(p);
-  return {WEXITSTATUS(rc), out};
-}
 
 struct TempDir {
   fs::path path;
@@ -60,21 +46,21 @@ for x in loader:
 TEST_CASE("check reports findings with exit 1, and exit 0 with --exit-zero") {
   TempDir d;
   auto f = d.write("train.py", kStarved);
-  auto r = run("check --no-color " + f.string());
-  CHECK(r.status == 1);
+  auto r = run_stoker("check --no-color " + f.string());
+  CHECK(r.rc == 1);
   CHECK(r.out.find("DL001") != std::string::npos);
   CHECK(r.out.find("train.py:3:10: DL001") != std::string::npos);
   CHECK(r.out.find("^^^") != std::string::npos);
-  CHECK(run("check --exit-zero " + f.string()).status == 0);
-  auto sel = run("check --select SY --no-color " + f.string());
+  CHECK(run_stoker("check --exit-zero " + f.string()).rc == 0);
+  auto sel = run_stoker("check --select SY --no-color " + f.string());
   CHECK(sel.out.find("DL001") == std::string::npos);
-  CHECK(run("check --select XX9 " + f.string()).status == 2);
+  CHECK(run_stoker("check --select XX9 " + f.string()).rc == 2);
 }
 
 TEST_CASE("JSON output has ruff's shape plus severity") {
   TempDir d;
   auto f = d.write("train.py", kStarved);
-  auto r = run("check --output-format json " + f.string() + " 2>/dev/null");
+  auto r = run_stoker("check --output-format json " + f.string() + " 2>/dev/null");
   auto j = nlohmann::json::parse(r.out);
   REQUIRE(j.is_array());
   REQUIRE_FALSE(j.empty());
@@ -93,7 +79,7 @@ TEST_CASE("directories are walked, honouring .gitignore and skipping virtualenvs
   d.write("pkg/node_modules/x/train.py", kStarved);
   d.write("pkg/.gitignore", "ignored/\n");
   REQUIRE(std::system(("git init -q " + (d.path / "pkg").string()).c_str()) == 0);
-  auto r = run("check --output-format concise " + (d.path / "pkg").string());
+  auto r = run_stoker("check --output-format concise " + (d.path / "pkg").string());
   CHECK(r.out.find("pkg/train.py") != std::string::npos);
   CHECK(r.out.find("ignored") == std::string::npos);
   CHECK(r.out.find(".venv") == std::string::npos);
@@ -105,15 +91,15 @@ TEST_CASE("bad input: clear messages, nothing lost, no crash") {
   auto good = d.write("good.py", kStarved);
 
   SECTION("a missing path") {
-    auto r = run("check " + (d.path / "nope.py").string() + " " + good.string());
-    CHECK(r.status == 2);
+    auto r = run_stoker("check " + (d.path / "nope.py").string() + " " + good.string());
+    CHECK(r.rc == 2);
     CHECK(r.out.find("no such file or directory") != std::string::npos);
     CHECK(r.out.find("DL001") != std::string::npos);  // the other file is still analyzed
   }
   SECTION("a directory without Python files") {
     d.write("empty/readme.txt", "hello");
-    auto r = run("check " + (d.path / "empty").string());
-    CHECK(r.status == 0);
+    auto r = run_stoker("check " + (d.path / "empty").string());
+    CHECK(r.rc == 0);
     CHECK(r.out.find("no Python or C++/CUDA files") != std::string::npos);
   }
   SECTION("an unreadable file") {
@@ -121,15 +107,15 @@ TEST_CASE("bad input: clear messages, nothing lost, no crash") {
     chmod(bad.c_str(), 0);
     std::string cmd = "check " + bad.string() + " " + good.string();
     if (geteuid() == 0) cmd = "check " + bad.string() + "/ " + good.string();  // root reads anything: use a path that cannot be opened
-    auto r = run(cmd);
-    CHECK(r.status == 2);
+    auto r = run_stoker(cmd);
+    CHECK(r.rc == 2);
     CHECK(r.out.find("error") != std::string::npos);
     CHECK(r.out.find("good.py") != std::string::npos);
   }
   SECTION("invalid UTF-8 and binary files are skipped with a message") {
     auto latin = d.write("latin.py", "import torch\nx = '\xe9'\n");
     auto bin = d.write("blob.py", std::string("import torch\0\x01\x02", 15));
-    auto r = run("check " + latin.string() + " " + bin.string() + " " + good.string());
+    auto r = run_stoker("check " + latin.string() + " " + bin.string() + " " + good.string());
     CHECK(r.out.find("invalid UTF-8 at byte") != std::string::npos);
     CHECK(r.out.find("binary file") != std::string::npos);
     CHECK(r.out.find("good.py") != std::string::npos);
@@ -137,7 +123,7 @@ TEST_CASE("bad input: clear messages, nothing lost, no crash") {
   SECTION("a syntax error is a notice, and what parses is still analyzed") {
     std::string text = std::string(kStarved) + "def broken(:\n    pass\n";
     auto f = d.write("broken.py", text);
-    auto r = run("check --no-color " + f.string());
+    auto r = run_stoker("check --no-color " + f.string());
     CHECK(r.out.find("notice: syntax error") != std::string::npos);
     CHECK(r.out.find("DL001") != std::string::npos);
   }
@@ -145,8 +131,8 @@ TEST_CASE("bad input: clear messages, nothing lost, no crash") {
     std::string big = kStarved;
     while (big.size() < 10u * 1024 * 1024) big += "value_" + std::to_string(big.size()) + " = [1, 2, 3]\n";
     auto f = d.write("big.py", big);
-    auto r = run("check --output-format concise " + f.string());
-    CHECK(r.status == 1);
+    auto r = run_stoker("check --output-format concise " + f.string());
+    CHECK(r.rc == 1);
     CHECK(r.out.find("DL001") != std::string::npos);
   }
   SECTION("deeply nested expressions") {
@@ -154,20 +140,20 @@ TEST_CASE("bad input: clear messages, nothing lost, no crash") {
     deep += "y = " + std::string(2000, '[') + std::string(2000, ']') + "\n";
     deep += "z = torch.zeros(1).cuda()" + std::string(500, '+') + "1\n";
     auto f = d.write("deep.py", deep);
-    auto r = run("check " + f.string());
-    CHECK((r.status == 0 || r.status == 1));
+    auto r = run_stoker("check " + f.string());
+    CHECK((r.rc == 0 || r.rc == 1));
   }
 }
 
 TEST_CASE("rule and version commands") {
-  auto r = run("rule DL001");
-  CHECK(r.status == 0);
+  auto r = run_stoker("rule DL001");
+  CHECK(r.rc == 0);
   CHECK(r.out.find("## What it does") != std::string::npos);
-  auto all = run("rule --all");
+  auto all = run_stoker("rule --all");
   CHECK(all.out.find("SY004") != std::string::npos);
-  CHECK(run("rule ZZ999").status == 2);
-  CHECK(run("version").out.rfind("stoker ", 0) == 0);
-  CHECK(run("--help").status == 0);
+  CHECK(run_stoker("rule ZZ999").rc == 2);
+  CHECK(run_stoker("version").out.rfind("stoker ", 0) == 0);
+  CHECK(run_stoker("--help").rc == 0);
 }
 
 TEST_CASE("C++ analysis leaves the process working directory alone for the other files") {

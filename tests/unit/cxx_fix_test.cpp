@@ -9,48 +9,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_support.h"
 #include "core/analyzer.h"
 #include "fix/fixer.h"
 
 using namespace stoker;
 namespace fs = std::filesystem;
+using stoker::testing::run_stoker;
+using stoker::testing::TempSource;
 
 namespace {
 
-struct Run {
-  int rc;
-  std::string out;
-};
-
-Run run_stoker(const std::string& args) {
-  std::string cmd = std::string(STOKER_BINARY) + " " + args + " 2>&1";
-  Run r{0, {}};
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-struct TempCu {
-  fs::path path;
-  explicit TempCu(const std::string& text) {
-    std::string tmpl = (fs::temp_directory_path() / "stoker-cxxfix-XXXXXX").string();
-    fs::path dir = ::mkdtemp(tmpl.data());
-    path = dir / "train.cu";
-    std::ofstream(path) << text;
-  }
-  std::string read() const {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  ~TempCu() { fs::remove_all(path.parent_path()); }
-};
 
 const char* kMemsetInLoop = R"(#include <cuda_runtime.h>
 __global__ void step_kernel(float* p, int n) {}
@@ -71,7 +40,7 @@ int main() {
 }  // namespace
 
 TEST_CASE("stoker check --fix rewrites a CU006 memset to cudaMemsetAsync, and the result parses cleanly") {
-  TempCu f(kMemsetInLoop);
+  TempSource f("train.cu", kMemsetInLoop);
   auto before = run_stoker("check --output-format concise " + f.path.string());
   CHECK(before.rc == 1);
   CHECK_THAT(before.out, Catch::Contains("CU006"));
@@ -79,7 +48,7 @@ TEST_CASE("stoker check --fix rewrites a CU006 memset to cudaMemsetAsync, and th
   auto fixed = run_stoker("check --fix " + f.path.string());
   INFO(fixed.out);
   CHECK(fixed.rc == 0);
-  std::string text = f.read();
+  std::string text = stoker::testing::read_text(f.path);
   CHECK_THAT(text, Catch::Contains("cudaMemsetAsync(d, 0, 1 << 20, stream);"));
   CHECK_THAT(text, !Catch::Contains("cudaMemset(d"));
 
