@@ -1378,6 +1378,12 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
 
 void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                                  Node hot_region) const {
+  // `step % N`: the guarded code runs once every N steps (N unknown: -1; N = 1: every step).
+  auto amortize = [&](Node modulo) {
+    auto n = constant_int(field(modulo, "right"));
+    if (n && *n == 1) return;
+    ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+  };
   std::function<void(Node, bool)> apply = [&](Node cond, bool positive) {
     cond = unparen(cond);
     auto k = kind(cond);
@@ -1389,13 +1395,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     if (k == "not_operator") {
       Node arg = unparen(field(cond, "argument"));
       if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
-        if (positive) apply_guards(ctx, {}, 0, hot_region);  // no-op; handled below
-        cond = arg;
-        k = kind(cond);
-        if (!positive) return;
-        auto n = constant_int(field(cond, "right"));
-        if (n && *n == 1) return;
-        ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+        if (positive) amortize(arg);  // `not i % N`: once every N steps
         return;
       }
       apply(arg, !positive);
@@ -1409,9 +1409,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         Node l = unparen(parts[0]), r = unparen(parts[1]);
         if (is(r, "binary_operator") && text(field(r, "operator")) == "%") std::swap(l, r);
         if (is(l, "binary_operator") && text(field(l, "operator")) == "%") {
-          auto n = constant_int(field(l, "right"));
-          if (n && *n == 1) return;
-          ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+          amortize(l);
           return;
         }
         // step == 0, batch_idx == 0: one step per epoch or run
@@ -1884,12 +1882,5 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
   return false;
 }
 
-std::string SemanticModel::cuda_key(Node expr) const {
-  expr = unparen(expr);
-  if (is(expr, "identifier")) return std::string(text(expr));
-  if (is(expr, "attribute") && text(field(expr, "object")) == "self")
-    return "self." + std::string(text(field(expr, "attribute")));
-  return {};
-}
 
 }  // namespace stoker::python

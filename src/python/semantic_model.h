@@ -259,7 +259,6 @@ class SemanticModel {
   void build_indexes();
   bool is_module_value(Node expr, int depth) const;
   bool is_optimizer_value(Node expr) const;
-  std::string cuda_key(Node expr) const;  // "x", "self.x"; empty when not trackable
   int class_of_self(Node attr) const;
   // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,

@@ -14,11 +14,6 @@ inline std::string_view method_name(const Context& ctx, Node call) {
 }
 inline Node receiver(Node call) { return unparen(field(unparen(field(call, "function")), "object")); }
 
-// A keyword argument's node, or a positional one at `position` (-1: keyword only).
-inline Node loader_argument(const Context& ctx, Node call, int position, std::string_view keyword) {
-  return ctx.model().argument(call, position, keyword);
-}
-
 // Positions of DataLoader's parameters (torch/utils/data/dataloader.py).
 constexpr int kBatchSizePos = 1, kBatchSamplerPos = 4, kNumWorkersPos = 5, kCollatePos = 6, kPinMemoryPos = 7;
 
@@ -28,9 +23,6 @@ int bool_argument_state(const Context& ctx, Node call, int position, std::string
 
 // Does a Dataset's __getitem__/__iter__ or a collate_fn in this file do CUDA work?
 bool dataset_does_cuda_work(const Context& ctx);
-
-// Is the call's first statement-level ancestor within `region`? (cheap containment)
-inline bool inside(Node region, Node n) { return contains(region, n); }
 
 // The edit that sets a keyword argument to `value`: replaces an existing keyword's value, or
 // inserts `keyword=value`.

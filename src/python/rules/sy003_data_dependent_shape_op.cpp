@@ -67,7 +67,6 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
   static const std::set<std::string, std::less<>> always = {"nonzero", "argwhere", "unique", "unique_consecutive",
                                                             "masked_select"};
   if (always.count(name)) {
-    if (name == "nonzero" && !is_null(m.keyword_arguments(node).find("as_tuple")) && false) return;
     report(ctx, node, "`" + std::string(name) + "`", display("Use a fixed-size formulation (masking, `torch.where` with three arguments)"));
     return;
   }
@@ -84,10 +83,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     for (const char* candidate : {"num_classes", "n_classes", "NUM_CLASSES", "nclasses"}) {
       auto bindings = m.lookup(candidate, start(node));
       if (bindings.empty()) continue;
-      Node ident{};
-      (void)ident;
       // The name resolves to a constant: pass it.
-      auto vals = std::vector<Value>{};
       bool known = true;
       for (const auto* b : bindings)
         if (b->kind != Binding::Kind::Assign) known = false;
