@@ -78,7 +78,7 @@ class TableReader {
   void read(const toml::table& t, Settings& s) {
     static const std::vector<std::string_view> keys{
         "select",  "extend-select", "ignore", "per-file-ignores", "exclude",   "extend-exclude",        "gpu",
-        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx"};
+        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx", "analysis-budget"};
     for (auto&& [k, v] : t) {
       std::string key(k.str());
       if (key == "select") s.rules.select = codes(v, key);
@@ -103,6 +103,7 @@ class TableReader {
         else fail(v, key, std::string("expected an integer or a Python expression string, found ") + type_name(v));
       } else if (key == "report-unused-ignores") s.report_unused_ignores = boolean(v, key);
       else if (key == "workload") workload(v, s);
+      else if (key == "analysis-budget") s.analysis_budget = static_cast<unsigned long long>(integer(v, key, 0));
       else if (key == "cxx") cxx(v, s);
       else fail_key(k, key, "unknown key" + suggestion(key, keys));
     }
@@ -485,6 +486,7 @@ void write_effective_config(std::ostream& out, const Settings& s, const std::str
   t.insert("min-batch-size", s.min_batch_size);
   t.insert("default-workers", s.default_workers);
   t.insert("report-unused-ignores", s.report_unused_ignores);
+  t.insert("analysis-budget", static_cast<int64_t>(s.analysis_budget));
   toml::table w;
   if (s.workload.step_time_ms) w.insert("step-time-ms", *s.workload.step_time_ms);
   if (s.workload.load_time_ms) w.insert("load-time-ms", *s.workload.load_time_ms);

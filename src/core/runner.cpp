@@ -29,6 +29,10 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
       if (!may_have_findings(*source)) continue;
       Settings settings = opts.settings_for ? opts.settings_for(path) : base;
       AnalysisResult result = analyze(*source, settings);
+      if (!result.errors.empty()) {
+        read_errors[i] = result.errors.front();
+        result.errors.clear();
+      }
       if (result.diagnostics.empty() && result.notices.empty()) continue;
       slots[i] = FileReport{std::move(source), std::move(result)};
     }
