@@ -173,7 +173,7 @@ DiscoveryResult discover_files(const std::vector<std::string>& paths,
           continue;
         }
         if (gitignore.ignored(path) || (exclude && exclude(path.string()))) continue;
-        add_file(path.string(), found);
+        found.push_back(path.string());
       }
       if (ec) {
         out.errors.push_back({dir.string(), "cannot read directory: " + ec.message()});
@@ -183,10 +183,12 @@ DiscoveryResult discover_files(const std::vector<std::string>& paths,
       std::sort(subdirs.rbegin(), subdirs.rend());
       for (auto& s : subdirs) pending.push_back(std::move(s));
     }
+    // Sorted before duplicates (a file and a link to it) are dropped: the first spelling in
+    // name order is kept, whatever order the directories were read in.
     std::sort(found.begin(), found.end());
     if (found.empty() && !any_error)
       out.warnings.push_back({p, "no Python or C++/CUDA files found in this directory"});
-    out.files.insert(out.files.end(), found.begin(), found.end());
+    for (const auto& f : found) add_file(f, out.files);
   }
   return out;
 }

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli_support.h"
 #include "lsp_client.h"
@@ -211,6 +213,7 @@ TEST_CASE("bad input: 64 and more indentation levels are valid Python and analyz
         text += indent + "if x:\n";
         indent += unit;
       }
+      text += indent + "doc = \"\"\"\n" + std::string(300, ' ') + "inside a string\n\"\"\"  # comment\n";
       text += indent + "y = torch.zeros(1).cuda()\n";
       text += indent + "for b in loader:\n" + indent + unit + "b.cuda().sum().backward()\n";
       // Back out of the blocks: the dedents must land where they belong.
@@ -260,12 +263,14 @@ TEST_CASE("bad input: walking directories") {
     fs::create_symlink("a.py", d / "src/b.py");
     fs::create_symlink(".", d / "src/again");   // a directory cycle
     fs::create_symlink("..", d / "src/up");
+    fs::create_symlink("good.py", d / "src/link_to_good.py");  // the same file again: analyzed once
     auto r = stoker_in(d.path, "check --no-color --output-format concise src");
     INFO(r.out);
     CHECK(r.rc == 1);
     CHECK(has(r.out, "a.py: warning: symbolic link loop; skipped"));
     CHECK(has(r.out, "b.py: warning: symbolic link loop; skipped"));
     CHECK(count(r.out, "good.py:3:10: DL001") == 1);
+    CHECK(has(r.out, "src/good.py:3:10: DL001"));  // the first spelling in name order
     CHECK(json_results(d.path, "src").size() == findings);
     auto named = stoker_in(d.path, "check --no-color src/a.py src/good.py");
     CHECK(named.rc == 2);
@@ -349,4 +354,56 @@ TEST_CASE("bad input: unreadable directories are errors, not empty directories")
     CHECK(has(r.out, "top/zz/after.py:3:"));
   }
   chmod((d / "top/locked").c_str(), 0755);
+}
+
+TEST_CASE("bad input: the language server analyzes every bad document and keeps serving") {
+  using lsp_test::json;
+  lsp_test::LspProcess server;
+  server.initialize();
+  std::string deep_indent = kStarved, indent;
+  for (int i = 0; i < 80; ++i) {
+    deep_indent += indent + "if x:\n";
+    indent += "\t";
+  }
+  deep_indent += indent + "s = '''\n" + std::string(300, ' ') + "text\n'''\n" + indent + "y = torch.zeros(1).cuda()\n";
+  std::string long_line = "table = [";
+  while (long_line.size() < (1u << 20)) long_line += "1, ";
+  const std::vector<std::tuple<std::string, std::string, std::string>> documents = {
+      {"nul.py", "python", std::string(kStarved) + std::string("x = '\0'\n", 8)},
+      {"parens.py", "python", std::string(kStarved) + "x = " + std::string(100000, '(') + std::string(100000, ')') + "\n"},
+      {"long.py", "python", std::string(kStarved) + long_line + "]\n"},
+      {"indent.py", "python", deep_indent},
+      {"braces.cu", "cuda-cpp", std::string(kCudaSync) + "void f() " + std::string(10000, '{') + std::string(10000, '}') + "\n"},
+  };
+  for (const auto& [name, language, text] : documents) {
+    std::string uri = "file:///tmp/stoker-robust-" + name;
+    server.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", uri}, {"languageId", language}, {"version", 1}, {"text", text}}}});
+    json diags = server.diagnostics_for(uri, 60000);
+    INFO(name);
+    REQUIRE(diags.is_object());
+    CHECK_FALSE(diags["params"]["diagnostics"].empty());  // the findings outside the bad part
+  }
+  CHECK(server.request("shutdown", nullptr).contains("result"));
+  server.notify("exit", nullptr);
+  CHECK(server.wait_exit() == 0);
+}
+
+TEST_CASE("isolation: a fix whose re-analysis throws costs that file's fixes only") {
+  TempDir d;
+  write_text(d / "a_loader.py", kStarved);
+  const std::string copies = R"(import torch
+def train(loader, model):
+    for x in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+)";
+  write_text(d / "b_copies.py", copies);
+  // The marker appears only in the fixed text of a_loader.py (DL001's fix adds num_workers).
+  auto r = stoker_in(d.path, "check --no-color --fix --unsafe-fixes .", "STOKER_TEST_FAIL_ON=exception:num_workers");
+  INFO(r.out);
+  CHECK(r.rc == 2);
+  CHECK(has(r.out, "a_loader.py: error: fix not applied: internal error while analyzing this file ("));
+  CHECK(stoker::testing::read_text(d / "a_loader.py") == kStarved);  // untouched
+  CHECK(has(stoker::testing::read_text(d / "b_copies.py"), "non_blocking=True"));  // fixed
 }
