@@ -64,7 +64,31 @@ void encode_indent(uint32_t width, size_t bytes, std::string& out) {
 }
 
 // Returns true (and fills `patched` from `text`) when the indentation had to be renumbered.
+// The widest indentation in the file, without storing anything (the common, shallow case).
+uint32_t deepest_indentation(std::string_view text) {
+  uint32_t deepest = 0;
+  bool at_line_start = true;
+  uint32_t width = 0;
+  for (char c : text) {
+    if (at_line_start) {
+      if (c == ' ') ++width;
+      else if (c == '\t') width += 8;
+      else if (c == '\f' || c == '\r') width = 0;
+      else {
+        if (c != '\n') deepest = std::max(deepest, width);
+        at_line_start = false;
+      }
+    }
+    if (c == '\n') {
+      at_line_start = true;
+      width = 0;
+    }
+  }
+  return deepest;
+}
+
 bool renumber_deep_indentation(std::string_view text, std::string& patched) {
+  if (deepest_indentation(text) <= kMaxScannerIndent) return false;
   std::vector<Indent> lines;
   uint32_t deepest = 0;
   for (size_t pos = 0; pos < text.size();) {

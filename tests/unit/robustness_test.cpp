@@ -16,6 +16,7 @@
 
 #include "cli_support.h"
 #include "lsp_client.h"
+#include "python/parser.h"
 
 namespace fs = std::filesystem;
 using stoker::testing::CommandResult;
@@ -429,4 +430,37 @@ TEST_CASE("isolation: a C++ file that runs out of memory is an error for that fi
   CHECK(r.rc == 2);
   CHECK(has(r.out, "bomb.cu: error: internal error while analyzing this file (out of memory)"));
   CHECK(has(r.out, "good.cu:6:"));
+}
+
+TEST_CASE("deep indentation parses to the same tree as the same code indented one column per level") {
+  // Only the order of indentation widths matters to Python; the renumbering must not change the
+  // tree (ts_node_string has node kinds and fields, no positions).
+  auto program = [](const std::string& unit, int levels) {
+    std::string text = "import torch\n", indent;
+    for (int i = 0; i < levels; ++i) {
+      text += indent + "for x in range(" + std::to_string(i) + "):\n";
+      indent += unit;
+      if (i % 7 == 3) text += indent + "# a comment\n" + indent + "s = \"\"\"\n" + std::string(200, ' ') + "text\n\"\"\"\n";
+    }
+    text += indent + "y = x\n";
+    for (int i = levels - 1; i > 0; i -= 9) text += std::string(unit.size() == 1 && unit[0] == '\t' ? i : i * unit.size(), unit[0]) + "z = " + std::to_string(i) + "\n";
+    return text;
+  };
+  auto tree = [](const std::string& text) {
+    stoker::python::ParsedModule m(text);
+    char* s = ts_node_string(m.root());
+    std::string out = s;
+    std::free(s);
+    return std::make_pair(out, m.has_errors());
+  };
+  for (int levels : {64, 80, 99}) {
+    auto [reference, reference_errors] = tree(program(" ", levels));
+    REQUIRE_FALSE(reference_errors);
+    for (std::string unit : {"    ", "\t", "        "}) {
+      INFO(levels << " levels, unit of " << unit.size());
+      auto [deep, errors] = tree(program(unit, levels));
+      CHECK_FALSE(errors);
+      CHECK(deep == reference);
+    }
+  }
 }
