@@ -118,8 +118,12 @@ bool renumber_deep_indentation(std::string_view text, std::string& patched) {
   std::map<uint32_t, uint32_t> renumbered;
   uint32_t previous = 0;  // column 0 is the module level
   for (const auto& [width, counts] : byte_counts) {
+    if (width == 0) {  // a line that starts with a form feed: stays at the module level
+      renumbered[0] = 0;
+      continue;
+    }
     uint32_t v = previous + 1;
-    for (; v < width; ++v) {
+    for (; v < width && v <= kMaxScannerIndent; ++v) {
       bool all = true;
       for (size_t b : counts) all = all && encodable(v, b);
       if (all) break;
