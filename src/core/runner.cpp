@@ -5,14 +5,30 @@
 #include <thread>
 
 #include "core/discover.h"
+#include "core/test_hooks.h"
 
 namespace stoker {
+
+std::string describe_analysis_failure(std::exception_ptr failure) {
+  std::string what;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::bad_alloc&) {
+    what = "out of memory";
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "unknown exception";
+  }
+  return "internal error while analyzing this file (" + what + "); its results are missing";
+}
 
 Report run_analysis(const RunOptions& opts, const Settings& base) {
   Report report;
   DiscoveryResult found = discover_files(opts.paths, opts.exclude);
   report.errors = std::move(found.errors);
   report.warnings = std::move(found.warnings);
+  test_hooks::sync_after_discovery();
   const size_t n = found.files.size();
   std::vector<FileReport> slots(n);
   std::vector<std::optional<Notice>> read_errors(n);
@@ -20,21 +36,28 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) {
       const std::string& path = found.files[i];
-      std::string text, error;
-      if (!read_source_file(path, text, error)) {
-        read_errors[i] = Notice{path, error, std::nullopt};
-        continue;
+      // Isolation: whatever goes wrong with this file is its error; the others go on.
+      std::optional<std::string> failure;
+      try {
+        std::string text, error;
+        if (!read_source_file(path, text, error)) {
+          read_errors[i] = Notice{path, error, std::nullopt};
+          continue;
+        }
+        auto source = std::make_shared<SourceFile>(path, std::move(text));
+        if (!may_have_findings(*source)) continue;
+        Settings settings = opts.settings_for ? opts.settings_for(path) : base;
+        AnalysisResult result = analyze(*source, settings);
+        if (!result.errors.empty()) {
+          read_errors[i] = result.errors.front();
+          result.errors.clear();
+        }
+        if (result.diagnostics.empty() && result.notices.empty()) continue;
+        slots[i] = FileReport{std::move(source), std::move(result)};
+      } catch (...) {
+        slots[i] = FileReport{};
+        read_errors[i] = Notice{path, describe_analysis_failure(std::current_exception()), std::nullopt};
       }
-      auto source = std::make_shared<SourceFile>(path, std::move(text));
-      if (!may_have_findings(*source)) continue;
-      Settings settings = opts.settings_for ? opts.settings_for(path) : base;
-      AnalysisResult result = analyze(*source, settings);
-      if (!result.errors.empty()) {
-        read_errors[i] = result.errors.front();
-        result.errors.clear();
-      }
-      if (result.diagnostics.empty() && result.notices.empty()) continue;
-      slots[i] = FileReport{std::move(source), std::move(result)};
     }
   };
   unsigned threads = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());

@@ -1,6 +1,7 @@
 // Analyzes many files on a thread pool: discovery, reading, prefilter, analysis.
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct RunOptions {
   std::function<Settings(const std::string& path)> settings_for;
 };
 
+// Every file is isolated: an exception of any kind while reading or analyzing one file becomes
+// an entry of `Report::errors` naming it (the CLI exits 2), and every other file is reported.
 Report run_analysis(const RunOptions& opts, const Settings& base);
+
+// The message for a file whose analysis threw `failure` (any type), shared with the server.
+std::string describe_analysis_failure(std::exception_ptr failure);
 
 }  // namespace stoker

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/runner.h"
 #include "fix/atomic_write.h"
 #include "fix/diff.h"
 
@@ -36,38 +37,44 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
   FixRunSummary summary;
   for (auto& f : report.files) {
     if (!f.source || !has_applicable_fix(f.result, options.unsafe)) continue;
-    const SourceFile& src = *f.source;
-    const std::string path = src.path;
-    const Settings settings = settings_for(path);
-    const bool bom = src.has_bom;
-    auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
-    FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
-    FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
+    // Isolation, as in the runner: a re-analysis that throws costs this file's fixes only.
+    try {
+      const SourceFile& src = *f.source;
+      const std::string path = src.path;
+      const Settings settings = settings_for(path);
+      const bool bom = src.has_bom;
+      auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
+      FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
+      FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
 
-    FileFixOutcome outcome;
-    outcome.path = path;
-    const std::string prefix = bom ? "\xEF\xBB\xBF" : "";
-    outcome.before = prefix + src.text;
-    outcome.after = prefix + loop.text;
-    outcome.applied = loop.applied;
-    outcome.error = loop.error;
-    for (const auto& w : loop.warnings) f.result.notices.push_back({path, w, std::nullopt});
-    if (!loop.error.empty()) {
-      f.result.notices.push_back({path, "fix not applied: " + loop.error, std::nullopt});
-    } else if (options.write && outcome.before != outcome.after) {
-      std::string error;
-      if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
-        outcome.error = error;
-        report.errors.push_back({path, "fix not written: " + error, std::nullopt});
-      } else {
-        report.fixed += loop.applied.size();
-        auto fixed = std::make_shared<SourceFile>(path, loop.text);
-        fixed->has_bom = bom;
-        f.source = std::move(fixed);
-        f.result = std::move(loop.analysis);
+      FileFixOutcome outcome;
+      outcome.path = path;
+      const std::string prefix = bom ? "\xEF\xBB\xBF" : "";
+      outcome.before = prefix + src.text;
+      outcome.after = prefix + loop.text;
+      outcome.applied = loop.applied;
+      outcome.error = loop.error;
+      for (const auto& w : loop.warnings) f.result.notices.push_back({path, w, std::nullopt});
+      if (!loop.error.empty()) {
+        f.result.notices.push_back({path, "fix not applied: " + loop.error, std::nullopt});
+      } else if (options.write && outcome.before != outcome.after) {
+        std::string error;
+        if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
+          outcome.error = error;
+          report.errors.push_back({path, "fix not written: " + error, std::nullopt});
+        } else {
+          report.fixed += loop.applied.size();
+          auto fixed = std::make_shared<SourceFile>(path, loop.text);
+          fixed->has_bom = bom;
+          f.source = std::move(fixed);
+          f.result = std::move(loop.analysis);
+        }
       }
+      summary.files.push_back(std::move(outcome));
+    } catch (...) {
+      report.errors.push_back({f.source->path, "fix not applied: " + describe_analysis_failure(std::current_exception()),
+                               std::nullopt});
     }
-    summary.files.push_back(std::move(outcome));
   }
   if (options.write)
     std::erase_if(report.files, [](const FileReport& f) {

@@ -140,6 +140,8 @@ void handle_request(Session& session, const Incoming& in, Inbox& inbox) {
     session.send(make_error(in.id, error_code::InvalidParams, std::string("invalid params: ") + e.what()));
   } catch (const std::exception& e) {
     session.send(make_error(in.id, error_code::InternalError, e.what()));
+  } catch (...) {
+    session.send(make_error(in.id, error_code::InternalError, "internal error (unknown exception)"));
   }
 }
 
@@ -155,6 +157,8 @@ void handle_notification(Session& session, const Incoming& in) {
     it->second(session, params);
   } catch (const std::exception& e) {
     session.log(2, "stoker: bad `" + in.method + "` notification: " + e.what());
+  } catch (...) {
+    session.log(1, "stoker: internal error handling `" + in.method + "` (unknown exception)");
   }
 }
 

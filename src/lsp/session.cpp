@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/analyzer.h"
+#include "core/runner.h"
 #include "lsp/convert.h"
 
 namespace stoker::lsp {
@@ -23,7 +24,14 @@ std::shared_ptr<Analysis> analyze_snapshot(const Snapshot& snap, const Settings&
   if (snap.text.size() > kMaxAnalyzedBytes) {
     a->skipped = true;
   } else {
-    a->result = analyze(*source, settings);
+    // Isolation: a document whose analysis throws (of any type) gets no diagnostics and a
+    // failure message; the server goes on serving it and every other document.
+    try {
+      a->result = analyze(*source, settings);
+    } catch (...) {
+      a->result = AnalysisResult{};
+      a->failure = describe_analysis_failure(std::current_exception());
+    }
   }
   a->source = std::move(source);
   return a;
@@ -123,10 +131,23 @@ void Session::run_worker() {
         log(2, "stoker: " + snap->path + " is " + std::to_string(snap->text.size() >> 20) +
                    " MiB; documents over " + std::to_string(kMaxAnalyzedBytes >> 20) + " MiB are not analyzed");
       for (const auto& n : analysis->result.notices) log(4, n.file + ": " + n.message);
+      for (const auto& e : analysis->result.errors) log(1, "stoker: " + e.file + ": " + e.message);
+      if (!analysis->failure.empty()) log(1, "stoker: " + snap->path + ": " + analysis->failure);
+      if (!analysis->failure.empty() || !analysis->result.errors.empty()) {
+        // A pop-up once per document until it analyzes again, not on every keystroke.
+        if (failed_.insert(uri).second && state == State::Running)
+          send(make_notification("window/showMessage",
+                                 {{"type", 1},
+                                  {"message", "stoker could not analyze " + snap->path + ": " +
+                                                  (analysis->failure.empty() ? analysis->result.errors.front().message
+                                                                             : analysis->failure)}}));
+      } else {
+        failed_.erase(uri);
+      }
       // Published only if no newer text (or settings) arrived meanwhile.
       documents.commit(uri, analysis, [this](const Snapshot& s, const Analysis& a) { publish(s, a); });
-    } catch (const std::exception& e) {
-      log(1, "stoker: analysis of " + snap->path + " failed: " + e.what());
+    } catch (...) {
+      log(1, "stoker: analysis of " + snap->path + " failed: " + describe_analysis_failure(std::current_exception()));
     }
   }
 }

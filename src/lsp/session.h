@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -74,6 +75,7 @@ class Session {
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
   std::deque<std::string> queue_;
+  std::set<std::string> failed_;  // documents whose last analysis failed (worker thread only)
   bool stopping_ = false;
   bool worker_done_ = false;
   std::thread worker_;
