@@ -2,6 +2,7 @@
 """Whole-repository figures (docs/reliability.md, "Real repositories").
 
     python3 bench/scaling/repo_files.py build/stoker REPO_DIR [--json OUT] [--timeout 300]
+                                        [--pybench build/stoker_pybench]
 
 1. The whole tree in ONE `stoker check --output-format json` process: exit status, wall time,
    findings, notices; a crash, invalid JSON or a budget / internal-error notice is reported.
@@ -10,9 +11,13 @@
    1-4 KiB, 4-16 KiB, 16-64 KiB, 64-256 KiB, 256 KiB and more) per language; for each class the
    median and the slowest file, and the slowest file's ratio to the median, both of the raw
    process time and of the analysis time (process time minus that of a file holding only
-   `import torch`, the start-up cost every process pays).
-Exit status 1 when the whole-tree run failed, any file crashed, a budget notice appeared, or a
-class's slowest file took more than 20x its median (analysis time, classes of 5 or more files).
+   `import torch`, the start-up cost every process pays). A file killed at --timeout counts
+   as taking the timeout.
+3. With --pybench: every Python file's analyze() time measured in one process (stoker_pybench
+   --tsv, the best of 3 runs per file, no start-up cost), grouped and compared the same way.
+Exit status 1 when the whole-tree run failed, any file crashed or timed out, a budget notice
+appeared, or a class's slowest file took more than 20x its median (process time; with --pybench
+also in-process analysis time; classes of 5 or more files).
 """
 import argparse
 import json
@@ -26,7 +31,7 @@ import time
 
 PY = (".py", ".pyi")
 CXX = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".h")
-SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", "build", "dist"}
+SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 CLASSES = [(0, 1 << 10), (1 << 10, 4 << 10), (4 << 10, 16 << 10), (16 << 10, 64 << 10), (64 << 10, 256 << 10),
            (256 << 10, 1 << 62)]
 
@@ -71,6 +76,7 @@ def main():
     ap.add_argument("repo")
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--pybench", help="stoker_pybench, for in-process per-file analysis times")
     args = ap.parse_args()
     stoker = os.path.abspath(args.stoker)
     repo = os.path.abspath(args.repo)
@@ -113,7 +119,7 @@ def main():
                                                args.timeout, cwd=repo)
         rel = os.path.relpath(path, repo)
         row = {"file": rel, "lang": "python" if path.endswith(PY) else "cxx", "bytes": os.path.getsize(path),
-               "cpu_s": cpu, "max_rss_mb": rss, "exit": status}
+               "cpu_s": cpu if status is not None else max(cpu, args.timeout), "max_rss_mb": rss, "exit": status}
         rows.append(row)
         if status is None or status < 0 or status > 2:
             failures.append(f"{rel}: exit {status} (crash or timeout)")
@@ -139,9 +145,45 @@ def main():
             classes.append(c)
             print(f"| {lang} | {c['class']} | {len(group)} | {med:.3f} | {slow['cpu_s']:.3f} | {ratio:.1f}x | "
                   f"{aratio:.1f}x | {slow['file']} |")
-            if len(group) >= 5 and aratio > 20:
-                failures.append(f"{lang} {c['class']}: slowest file {slow['file']} takes {aratio:.1f}x the median "
-                                "analysis time")
+            if len(group) >= 5 and ratio > 20:
+                failures.append(f"{lang} {c['class']}: slowest file {slow['file']} takes {ratio:.1f}x the median "
+                                "process time")
+    inproc = []
+    if args.pybench:
+        tsv = base_path + ".tsv"
+        pb = subprocess.run([os.path.abspath(args.pybench), "--repeat", "3", "--top", "0", "--tsv", tsv, "."],
+                            cwd=repo, capture_output=True, text=True)
+        if pb.returncode != 0:
+            failures.append(f"stoker_pybench exited {pb.returncode}: {pb.stderr[-500:]}")
+        else:
+            prows = []
+            with open(tsv) as f:
+                for line in f:
+                    path, size, lines, parse_s, full_s, diags = line.rstrip("\n").split("\t")
+                    prows.append({"file": os.path.relpath(os.path.join(repo, path), repo), "bytes": int(size),
+                                  "full_s": float(full_s), "parse_s": float(parse_s)})
+            print(f"in-process analyze() per file (stoker_pybench, best of 3): {len(prows)} Python files, "
+                  f"{sum(r['full_s'] for r in prows):.2f} s in all")
+            print("| size class | files | median ms | slowest ms | slowest / median | slowest file |")
+            print("|---|---|---|---|---|---|")
+            for lo, hi in CLASSES:
+                group = [r for r in prows if lo <= r["bytes"] < hi]
+                if not group:
+                    continue
+                med = statistics.median(r["full_s"] for r in group)
+                slow = max(group, key=lambda r: r["full_s"])
+                ratio = slow["full_s"] / med if med > 0 else float("inf")
+                inproc.append({"class": class_name(lo, hi), "files": len(group), "median_s": med,
+                               "slowest_s": slow["full_s"], "ratio": ratio, "slowest_file": slow["file"]})
+                print(f"| {class_name(lo, hi)} | {len(group)} | {med * 1e3:.2f} | {slow['full_s'] * 1e3:.2f} | "
+                      f"{ratio:.1f}x | {slow['file']} |")
+                if len(group) >= 5 and ratio > 20:
+                    failures.append(f"in-process {class_name(lo, hi)}: slowest file {slow['file']} takes "
+                                    f"{ratio:.1f}x the median analysis time")
+            top = sorted(prows, key=lambda r: -r["full_s"])[:10]
+            print("slowest files in-process:")
+            for r in top:
+                print(f"  {r['full_s'] * 1e3:9.2f} ms  {r['bytes']:>8} B  {r['file']}")
     slowest = sorted(rows, key=lambda r: -r["cpu_s"])[:10]
     print("slowest files:")
     for r in slowest:
@@ -149,6 +191,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"repo": repo, "whole_tree": whole, "baseline_cpu_s": baseline, "classes": classes,
+                       "in_process_classes": inproc,
                        "files": rows, "failures": failures}, f, indent=1)
     if failures:
         print("FAILURES:\n  " + "\n  ".join(failures[:50]))

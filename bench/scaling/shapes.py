@@ -2,8 +2,9 @@
 
 Each generator takes a size n and returns the text of one Python file that starts with
 `import torch` (so the prefilter lets it through to the full analysis) and ends with code the
-rules look at (a DataLoader whose arguments depend on the shape, loops over loaders), so that
-the resolution the shape stresses is actually asked for.
+rules report on (a DataLoader, where the shape allows with a batch size resolved through the
+shape, and a loop over it copying batches to the GPU), so that the resolution the shape stresses
+is actually asked for and a file whose analysis was cut short shows it.
 """
 import os
 
@@ -75,7 +76,7 @@ def mutual_recursion(n):
             "",
         ]
     lines += ["f0(DataLoader(ds, batch_size=32), 3)"]
-    return _file(lines)
+    return _file(lines + _loader_tail("64"))
 
 
 def dict_literal(n):
@@ -100,7 +101,8 @@ def call_chain(n):
 
 
 def method_chain(n):
-    """One expression: a tensor method chain n calls long (an n-deep attribute/call tree)."""
+    """One expression: a tensor method chain n calls long (an n-deep attribute/call tree; CPython
+    itself compiles chains up to about 1,000 calls, tree-sitter and stoker take any length)."""
     chain = "torch.zeros(3)" + ".add(1)" * n
     return _file([f"y = {chain}", "print(y.cuda().sum().item())"] + _loader_tail("32"))
 
@@ -112,7 +114,7 @@ def small_functions(n):
         lines += [f"def step{i}(loader):", "    for (x,) in loader:", "        x = x.cuda()",
                   "        print(x.sum().item())", "    return x", ""]
     lines += [f"step{i}(DataLoader(ds, batch_size={8 + i % 32}))" for i in range(0, n, max(1, n // 50))]
-    return _file(lines)
+    return _file(lines + _loader_tail("64"))
 
 
 def training_module(n):
@@ -153,7 +155,7 @@ def k_self_calls(n):
     """The issue's exponential shape: a function with n self-calls and a loop calling its
     callback parameter."""
     lines = ["def f(cb):", "    for _ in range(3):", "        cb()"] + ["    f(cb)"] * n
-    return _file(lines + ["f(lambda: torch.zeros(1).cuda())"])
+    return _file(lines + ["f(lambda: torch.zeros(1).cuda())"] + _loader_tail("64"))
 
 
 def two_recursive_returns(n):
@@ -163,7 +165,7 @@ def two_recursive_returns(n):
     for i in range(n):
         lines += [f"def f{i}():", "    if g():", f"        return f{i}()", f"    return f{(i + 1) % n}()", ""]
     lines += ["for x in f0():", "    pass"]
-    return _file(lines)
+    return _file(lines + _loader_tail("64"))
 
 
 def recursive_elif_branches(n):
@@ -175,7 +177,7 @@ def recursive_elif_branches(n):
         lines += [f"        {kw} op == {i}:", f"            _compile(code, av[{i % 3}], flags | {i})"]
     lines += ["        else:", "            code.append(op)", "    return code", "",
               "for c in _compile([], [(0, [1, 2, 3])], 0):", "    torch.zeros(c).cuda()"]
-    return _file(lines)
+    return _file(lines + _loader_tail("64"))
 
 
 def helper_many_callers(n):
@@ -184,7 +186,7 @@ def helper_many_callers(n):
     for i in range(n):
         lines += [f"def run{i}():", f"    a = make({8 + i % 32})", f"    b = make(workers={i % 4})",
                   "    for (x,), (y,) in zip(a, b):", "        print((x.cuda() + y.cuda()).sum().item())", ""]
-    return _file(lines)
+    return _file(lines + _loader_tail("64"))
 
 
 def _examples_text():
@@ -218,7 +220,7 @@ SHAPES = {
     "dict_literal": (dict_literal, _doubling(5000), "entries"),
     "list_literal": (list_literal, _doubling(5000), "entries"),
     "call_chain": (call_chain, _doubling(500), "functions"),
-    "method_chain": (method_chain, _doubling(125), "calls"),
+    "method_chain": (method_chain, _doubling(1000), "calls"),
     "small_functions": (small_functions, _doubling(1000), "functions"),
     "training_module": (training_module, _doubling(6250), "lines"),
     "k_self_calls": (k_self_calls, _doubling(4), "self-calls"),
