@@ -12,7 +12,7 @@ fitting: the fitted exponent is the least-squares slope of log(time - baseline) 
 log(size) over the sizes, and the last-doubling exponent is log2 of the ratio of the two
 largest sizes' times. Memory is fitted the same way on (max RSS - baseline RSS). A run past
 --timeout is killed and ends that shape's series (later sizes are not tried).
-Any notice other than a syntax error (a budget notice, an internal error) is reported.
+Any notice or error other than a syntax error (a budget notice, an internal error) is reported.
 """
 import argparse
 import json
@@ -102,8 +102,9 @@ def main():
                 if status not in (0, 1):
                     notes.append(f"exit {status}")
                 for line in stderr.splitlines():
-                    if ": notice: " in line and "syntax error" not in line:
-                        notes.append(line.split(": notice: ", 1)[1])
+                    for tag in (": notice: ", ": error: "):
+                        if tag in line and "syntax error" not in line:
+                            notes.append(line.split(tag, 1)[1])
                 if status not in (0, 1) or notes:
                     break
             row = {"size": n, "lines": text.count("\n"), "bytes": len(text), "cpu_s": best, "max_rss_mb": rss,
@@ -112,9 +113,10 @@ def main():
             shown = "timeout" if best is None else f"{best:.3f} s"
             print(f"{name:26} {n:>7} {unit:13} {row['lines']:>7} lines  {shown:>10}  {rss:7.1f} MB"
                   + (f"  [{'; '.join(row['notes'])}]" if row["notes"] else ""), flush=True)
-            if best is None:
+            if best is None or row["notes"]:
                 break
-        done = [r for r in rows if r["cpu_s"] is not None]
+        # A size cut short by the budget (or failing otherwise) is left out of the fit.
+        done = [r for r in rows if r["cpu_s"] is not None and not r["notes"]]
         xs = [r["size"] for r in done]
         t_exp = slope(xs, [r["cpu_s"] - base_t for r in done])
         m_exp = slope(xs, [r["max_rss_mb"] - base_rss for r in done])
@@ -123,7 +125,7 @@ def main():
             last = math.log(max(done[-1]["cpu_s"] - base_t, 1e-9) / (done[-2]["cpu_s"] - base_t)) / math.log(
                 done[-1]["size"] / done[-2]["size"])
         # A series that ran into the timeout: the step to the killed size took at least this long.
-        if len(rows) > len(done) and done and done[-1]["cpu_s"] - base_t > 0:
+        if len(rows) > len(done) and rows[len(done)]["cpu_s"] is None and done and done[-1]["cpu_s"] - base_t > 0:
             bound = math.log((args.timeout - base_t) / (done[-1]["cpu_s"] - base_t)) / math.log(
                 rows[len(done)]["size"] / done[-1]["size"])
             last = max(last or 0, bound)
