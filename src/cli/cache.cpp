@@ -19,6 +19,17 @@ namespace {
 // Bump when the entry layout or the meaning of a stored field changes.
 constexpr int kSchema = 1;
 
+// A field added to Settings, AnalysisResult or the diagnostic types must reach the key
+// (settings_fingerprint) or the entry (to_json/from_json), or the cache would return stale or
+// incomplete results: these sizes make such an addition fail to compile until both are
+// updated (then update the sizes too). x86-64 Linux with libstdc++, the supported platform.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(Settings) == 464, "Settings changed: update settings_fingerprint() in src/cli/cache.cpp");
+static_assert(sizeof(AnalysisResult) == 56, "AnalysisResult changed: update to_json/from_json in src/cli/cache.cpp");
+static_assert(sizeof(Diagnostic) == 360 && sizeof(Notice) == 80 && sizeof(Impact) == 120 && sizeof(Fix) == 64,
+              "a diagnostic type changed: update to_json/from_json in src/cli/cache.cpp");
+#endif
+
 std::string sha1_hex(std::string_view bytes) {
   static std::once_flag init;
   std::call_once(init, [] { git_libgit2_init(); });

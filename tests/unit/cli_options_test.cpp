@@ -212,6 +212,13 @@ TEST_CASE("standard input: --stdin-filename NAME - reads the source; with --fix 
   auto from_file = run_in(d.path, nc("check --output-format json train.py"));
   auto from_stdin = run_in(d.path, nc("check --output-format json --stdin-filename train.py < input.py"));
   CHECK(from_file.out == from_stdin.out);
+  // C++/CUDA too: the name's extension decides.
+  const fs::path cu = fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/cxx/cu_small_copies.cu";
+  write_text(d / "k.cu", read_text(cu));
+  auto cu_file = run_in(d.path, nc("check --output-format json k.cu"));
+  auto cu_stdin = run_in(d.path, nc("check --output-format json --stdin-filename k.cu - < " + shell_quote(cu.string())));
+  CHECK(cu_stdin.rc == 1);
+  CHECK(cu_stdin.out == cu_file.out);
   // `-` alone is Python.
   auto dash = run_in(d.path, nc("check --output-format concise - < input.py"));
   CHECK_THAT(dash.out, Catch::Contains("-:") && Catch::Contains("TX001"));
