@@ -340,6 +340,7 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   AnalysisResult remaining_result = loop.error.empty() ? std::move(loop.analysis) : std::move(initial);
   if (!loop.error.empty()) remaining_result.notices.push_back({name, "fix not applied: " + loop.error, std::nullopt});
   Report remaining = make_report(make_source(fixed), std::move(remaining_result));
+  remaining.fixed = applied;
   if (a.do_diff) {
     out << fix::unified_diff(text, fixed, name == "-" ? "stdin" : output::relative_path(name));
     if (!a.quiet && !a.silent && applied) write_fixed_line(std::cerr, applied, 0, true);
@@ -465,8 +466,9 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
     else if (!a.silent)
       for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
     if (!a.quiet && !a.silent) {
+      // Text output already says "(N fixed, M remaining)"; otherwise say what was fixed.
       if (a.show_fixes) fix::write_applied_fixes(human, summary, false);
-      else if (report.fixed || a.fix_only)
+      else if ((report.fixed && !human_format(a.format)) || a.fix_only)
         write_fixed_line(human, report.fixed, a.unsafe_fixes ? 0 : hidden_unsafe_fixes(report), false);
     }
     return exit_code(a, report, applied);

@@ -157,7 +157,12 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
   const size_t failed = report.errors.size();
   auto plural = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   std::string files = plural(report.files_analyzed, "file", "files");
-  if (total == 0 && failed == 0) {
+  if (report.fixed) {  // after --fix, as ruff: "Found 5 findings (3 fixed, 2 remaining)."
+    out << "Found " << plural(total + report.fixed, "finding", "findings") << " (" << report.fixed << " fixed, "
+        << total << " remaining) in " << files << ".";
+    if (failed) out << " " << plural(failed, "input", "inputs") << " could not be analyzed (errors above).";
+    out << "\n";
+  } else if (total == 0 && failed == 0) {
     out << st("1;32", "All checks passed!") << " (" << files << " analyzed)\n";
   } else if (total == 0) {
     out << "No findings in " << files << " analyzed, but " << plural(failed, "input", "inputs")

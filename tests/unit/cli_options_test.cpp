@@ -160,7 +160,12 @@ TEST_CASE("summary lines and exit codes follow ruff's") {
     auto r = run_in(d.path, nc("check --fix --no-color train.py"));
     CHECK(r.rc == 1);
     CHECK_THAT(r.out, Catch::Contains("No fixes available (" + std::to_string(unsafe) + " hidden fix"));
-    CHECK_THAT(r.out, Catch::Contains("Fixed " + std::to_string(safe) + " finding"));
+    CHECK_THAT(r.out, Catch::Contains("(" + std::to_string(safe) + " fixed, "));
+    auto left = run_in(d.path, nc("check --output-format json train.py"));
+    size_t remaining = nlohmann::json::parse(left.out).size();
+    CHECK_THAT(r.out, Catch::Contains("Found " + std::to_string(safe + remaining) + " findings (" +
+                                      std::to_string(safe) + " fixed, " + std::to_string(remaining) +
+                                      " remaining) in 1 file."));
   }
   SECTION("no \"All checks passed!\" after a read error, and exit 2") {
     write_text(d / "clean.py", "import torch\nx = torch.zeros(3)\n");
