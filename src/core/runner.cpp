@@ -32,12 +32,21 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
   const size_t n = found.files.size();
   std::vector<FileReport> slots(n);
   std::vector<std::optional<Notice>> read_errors(n);
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, done{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) {
       const std::string& path = found.files[i];
+      struct Done {  // reports the file as done however the body below leaves it
+        const RunOptions& o;
+        std::atomic<size_t>& d;
+        size_t total;
+        const std::string& p;
+        ~Done() {
+          size_t k = d.fetch_add(1) + 1;
+          if (o.on_file_done) o.on_file_done(k, total, p);
+        }
+      } report_done{opts, done, n, path};
       // Isolation: whatever goes wrong with this file is its error; the others go on.
-      std::optional<std::string> failure;
       try {
         std::string text, error;
         if (!read_source_file(path, text, error)) {
@@ -47,7 +56,8 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
         auto source = std::make_shared<SourceFile>(path, std::move(text));
         if (!may_have_findings(*source)) continue;
         Settings settings = opts.settings_for ? opts.settings_for(path) : base;
-        AnalysisResult result = analyze(*source, settings);
+        AnalysisResult result =
+            opts.analyze_file ? opts.analyze_file(*source, settings) : analyze(*source, settings);
         if (!result.errors.empty()) {
           read_errors[i] = result.errors.front();
           result.errors.clear();

@@ -17,6 +17,10 @@ struct RunOptions {
   std::function<bool(const std::string&)> exclude;
   // Settings for one file (configuration may differ per directory); default: `base`.
   std::function<Settings(const std::string& path)> settings_for;
+  // Analyzes one file (the CLI's cache wraps analyze() here); default: analyze().
+  std::function<AnalysisResult(const SourceFile&, const Settings&)> analyze_file;
+  // Called after each file (from the worker threads, concurrently): files done, total, path.
+  std::function<void(size_t done, size_t total, const std::string& path)> on_file_done;
 };
 
 // Every file is isolated: an exception of any kind while reading or analyzing one file becomes

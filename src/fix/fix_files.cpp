@@ -5,6 +5,7 @@
 #include "core/runner.h"
 #include "fix/atomic_write.h"
 #include "fix/diff.h"
+#include "output/paths.h"
 
 namespace stoker::fix {
 
@@ -85,7 +86,9 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
 
 void write_diffs(std::ostream& out, const FixRunSummary& summary) {
   for (const auto& f : summary.files)
-    if (f.error.empty()) out << unified_diff(f.before, f.after, f.path);
+    // Relative to the working directory and normalized (`a/train.py`, never `a/./train.py`),
+    // so that `git apply` at the repository root takes it.
+    if (f.error.empty()) out << unified_diff(f.before, f.after, output::relative_path(f.path));
 }
 
 void write_applied_fixes(std::ostream& out, const FixRunSummary& summary, bool would) {

@@ -29,6 +29,8 @@ struct TextOptions {
   bool color = false;
   bool show_source = true;   // false: concise, one line per finding
   bool statistics = false;
+  bool unsafe_fixes = false;  // --unsafe-fixes: unsafe fixes count as applicable ([*])
+  bool summary = true;        // false (--quiet): findings only, no summary lines
 };
 
 // A diagnostic's 1-based start and end positions.

@@ -180,7 +180,8 @@ struct PreCommitProject {
   std::string env = env_prefix(d.path);
   CommandResult git(const fs::path& dir, const std::string& args) { return run_in(dir, env + "git " + args); }
 
-  explicit PreCommitProject(const std::string& hook_id) {
+  // `args`: a YAML flow list for the hook's `args:` (none when empty).
+  explicit PreCommitProject(const std::string& hook_id, const std::string& args = "") {
     fs::create_directories(hooks);
     fs::copy_file(kSource / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml");
     for (const auto& dir : {hooks, proj}) {
@@ -195,7 +196,8 @@ struct PreCommitProject {
     std::string rev = git(hooks, "rev-parse HEAD").out;
     rev.erase(rev.find_last_not_of("\n") + 1);
     write_text(proj / ".pre-commit-config.yaml", "repos:\n  - repo: " + hooks.string() + "\n    rev: " + rev +
-                                                     "\n    hooks:\n      - id: " + hook_id + "\n");
+                                                     "\n    hooks:\n      - id: " + hook_id + "\n" +
+                                                     (args.empty() ? "" : "        args: " + args + "\n"));
     auto install = run_in(proj, env + "pre-commit install");
     INFO(install.out << install.err);
     REQUIRE(install.rc == 0);
@@ -281,4 +283,16 @@ TEST_CASE("action.yml: its shell steps install, run and report as a workflow wou
   r = run_in(d / "proj", run_env + "STOKER_FORMAT=sarif bash -e ../step_run.sh");
   CHECK(r.rc == 2);
   CHECK(r.err.find("stoker.toml:1:1: `nonsense`: unknown key") != std::string::npos);
+}
+
+TEST_CASE("pre-commit: args with selectors go before the staged file names, which stay file names") {
+  // pre-commit runs `entry args... files...`: `--select` must take its one value only.
+  PreCommitProject p("stoker", "[--select, \"DL,TX\", --ignore, DL002]");
+  auto rejected = p.commit("train.py", kStarvedScript, "starved");
+  INFO(rejected.out << rejected.err);
+  CHECK(rejected.rc != 0);
+  CHECK((rejected.out + rejected.err).find("DL001") != std::string::npos);
+  CHECK((rejected.out + rejected.err).find("DL002") == std::string::npos);
+  CHECK((rejected.out + rejected.err).find("unknown rule selector") == std::string::npos);
+  CHECK(p.commits() == "1\n");
 }
