@@ -12,6 +12,7 @@
 #include "core/runner.h"
 #include "core/suppression.h"
 #include "fix/fix_files.h"
+#include "fix/notebook_fix.h"
 #include "lsp/server.h"
 #include "output/impact_json.h"
 #include "output/report.h"
@@ -275,7 +276,9 @@ int main(int argc, char** argv) {
     for (const auto& f : report.files) {
       std::string error;
       size_t n = 0, s = 0;
-      if (!write_ignore_comments(*f.source, f.result.diagnostics, n, s, error)) {
+      bool ok = f.source->notebook ? fix::write_notebook_ignore_comments(*f.source, f.result.diagnostics, n, s, error)
+                                   : write_ignore_comments(*f.source, f.result.diagnostics, n, s, error);
+      if (!ok) {
         std::cerr << f.source->path << ": error: " << error << "\n";
         return 2;
       }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/discover.h"
+#include "core/notebook.h"
 
 namespace stoker {
 
@@ -25,7 +26,11 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
         read_errors[i] = Notice{path, error, std::nullopt};
         continue;
       }
-      auto source = std::make_shared<SourceFile>(path, std::move(text));
+      std::shared_ptr<SourceFile> source = make_source_file(path, std::move(text), error);  // notebooks too
+      if (!source) {
+        read_errors[i] = Notice{path, error, std::nullopt};
+        continue;
+      }
       if (!may_have_findings(*source)) continue;
       Settings settings = opts.settings_for ? opts.settings_for(path) : base;
       AnalysisResult result = analyze(*source, settings);

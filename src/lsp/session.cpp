@@ -109,6 +109,12 @@ void Session::run_worker() {
       uri = std::move(queue_.front());
       queue_.pop_front();
     }
+    // A notebook (or one of its cells) is analyzed whole and published per cell.
+    if (auto nb = notebooks.notebook_of(uri)) uri = *nb;
+    if (notebooks.is_open(uri)) {
+      publish_notebook(uri);
+      continue;
+    }
     // The snapshot is taken now, not when the change arrived: a burst of changes queued the
     // document once, and only its latest text is analyzed.
     auto snap = documents.snapshot(uri);
@@ -147,6 +153,11 @@ void Session::clear_diagnostics(const std::string& uri) {
 
 std::shared_ptr<const Analysis> Session::analysis_now(const std::string& uri) {
   if (auto a = documents.current_analysis(uri)) return a;
+  if (auto nb = notebooks.notebook_of(uri)) {
+    for (auto& cell : analyze_notebook(*nb))
+      if (cell.snap.uri == uri) return cell.analysis;
+    return nullptr;
+  }
   auto snap = documents.snapshot(uri);
   if (!snap) return nullptr;
   return analyze_snapshot(*snap, settings_for(*snap));
