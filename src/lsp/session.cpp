@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/analyzer.h"
+#include "core/notebook.h"
 #include "lsp/convert.h"
 
 namespace stoker::lsp {
@@ -19,8 +20,12 @@ std::shared_ptr<Analysis> analyze_snapshot(const Snapshot& snap, const Settings&
   auto a = std::make_shared<Analysis>();
   a->generation = snap.generation;
   auto source = std::make_shared<SourceFile>(snap.path, snap.text);
+  // An .ipynb opened as a text document is JSON, not Python: notebooks come as notebook
+  // documents (notebook_analysis.cpp).
   if (source->language == Language::Unknown) source->language = language_from_id(snap.language_id);
-  if (snap.text.size() > kMaxAnalyzedBytes) {
+  if (is_notebook_path(snap.path)) {
+    // nothing to analyze in the JSON text
+  } else if (snap.text.size() > kMaxAnalyzedBytes) {
     a->skipped = true;
   } else {
     a->result = analyze(*source, settings);

@@ -169,3 +169,25 @@ TEST_CASE("lsp notebook: malformed notebook notifications are logged, the server
   server.notify("exit", nullptr);
   CHECK(server.wait_exit() == 0);
 }
+
+TEST_CASE("lsp notebook: an .ipynb opened as a plain text document is JSON, not analyzed as Python") {
+  LspProcess server;
+  server.initialize();
+  // Text that stoker would report on as Python (the .py control below shows it does).
+  std::string text =
+      "import torch\nfrom torch.utils.data import DataLoader\n"
+      "{\"y\": [x.cuda().item() for x in DataLoader(ds)]}\n";
+  std::string uri = "file:///tmp/stoker-lsp-nb/plain.ipynb", control = "file:///tmp/stoker-lsp-nb/plain.py";
+  for (const auto& u : {uri, control})
+    server.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", u}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json pub = server.diagnostics_for(uri);
+  REQUIRE(pub.is_object());
+  CHECK(pub["params"]["diagnostics"].empty());
+  json pub_py = server.diagnostics_for(control);
+  REQUIRE(pub_py.is_object());
+  CHECK_FALSE(find_code(pub_py["params"]["diagnostics"], "DL001").is_null());
+  server.request("shutdown", nullptr);
+  server.notify("exit", nullptr);
+  CHECK(server.wait_exit() == 0);
+}
