@@ -22,8 +22,9 @@ DEBIAN_PACKAGES=(
 )
 # Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a
 # self-contained .NET program from npm, tests/tools), Neovim (LSP client test), PyTorch and
-# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check).
-TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip)
+# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check),
+# nbformat (fixed notebooks are validated with Jupyter's own schema).
+TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-nbformat)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

@@ -29,6 +29,7 @@
 #include "fix/fix_files.h"
 #include "fix/fixer.h"
 #include "output/paths.h"
+#include "fix/notebook_fix.h"
 #include "lsp/server.h"
 #include "output/impact_json.h"
 #include "output/report.h"
@@ -428,7 +429,9 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
     for (const auto& f : report.files) {
       std::string error;
       size_t n = 0, s = 0;
-      if (!write_ignore_comments(*f.source, f.result.diagnostics, n, s, error)) {
+      bool ok = f.source->notebook ? fix::write_notebook_ignore_comments(*f.source, f.result.diagnostics, n, s, error)
+                                   : write_ignore_comments(*f.source, f.result.diagnostics, n, s, error);
+      if (!ok) {
         std::cerr << f.source->path << ": error: " << error << "\n";
         return 2;
       }

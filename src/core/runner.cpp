@@ -6,6 +6,7 @@
 
 #include "core/discover.h"
 #include "core/test_hooks.h"
+#include "core/notebook.h"
 
 namespace stoker {
 
@@ -53,7 +54,11 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
           read_errors[i] = Notice{path, error, std::nullopt};
           continue;
         }
-        auto source = std::make_shared<SourceFile>(path, std::move(text));
+        std::shared_ptr<SourceFile> source = make_source_file(path, std::move(text), error);  // notebooks too
+        if (!source) {
+          read_errors[i] = Notice{path, error, std::nullopt};
+          continue;
+        }
         if (!may_have_findings(*source)) continue;
         Settings settings = opts.settings_for ? opts.settings_for(path) : base;
         AnalysisResult result =

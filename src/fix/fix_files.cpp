@@ -5,6 +5,7 @@
 #include "core/runner.h"
 #include "fix/atomic_write.h"
 #include "fix/diff.h"
+#include "fix/notebook_fix.h"
 #include "output/paths.h"
 
 namespace stoker::fix {
@@ -46,6 +47,26 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
       const bool bom = src.has_bom;
       auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
       FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
+      if (src.notebook) {  // the cells are fixed; the JSON around them stays as it is
+        NotebookFixResult nb = fix_notebook(src, f.result, settings, loop_opts);
+        FileFixOutcome outcome{path, src.notebook->raw, nb.bytes, nb.applied, nb.error};
+        for (const auto& w : nb.warnings) f.result.notices.push_back({path, w, std::nullopt});
+        if (!nb.error.empty()) {
+          f.result.notices.push_back({path, "fix not applied: " + nb.error, std::nullopt});
+        } else if (options.write && outcome.before != outcome.after) {
+          std::string error;
+          if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
+            outcome.error = error;
+            report.errors.push_back({path, "fix not written: " + error, std::nullopt});
+          } else {
+            report.fixed += nb.applied.size();
+            f.source = std::move(nb.source);
+            f.result = std::move(nb.analysis);
+          }
+        }
+        summary.files.push_back(std::move(outcome));
+        continue;
+      }
       FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
 
       FileFixOutcome outcome;

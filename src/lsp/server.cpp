@@ -38,6 +38,10 @@ const std::map<std::string, NotificationHandler>& notification_handlers() {
       {"textDocument/didChange", handlers::did_change},
       {"textDocument/didSave", handlers::did_save},
       {"textDocument/didClose", handlers::did_close},
+      {"notebookDocument/didOpen", handlers::notebook_did_open},
+      {"notebookDocument/didChange", handlers::notebook_did_change},
+      {"notebookDocument/didSave", handlers::notebook_did_save},
+      {"notebookDocument/didClose", handlers::notebook_did_close},
       {"workspace/didChangeConfiguration", handlers::did_change_configuration},
   };
   return table;

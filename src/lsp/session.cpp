@@ -4,6 +4,7 @@
 
 #include "core/analyzer.h"
 #include "core/runner.h"
+#include "core/notebook.h"
 #include "lsp/convert.h"
 
 namespace stoker::lsp {
@@ -20,8 +21,12 @@ std::shared_ptr<Analysis> analyze_snapshot(const Snapshot& snap, const Settings&
   auto a = std::make_shared<Analysis>();
   a->generation = snap.generation;
   auto source = std::make_shared<SourceFile>(snap.path, snap.text);
+  // An .ipynb opened as a text document is JSON, not Python: notebooks come as notebook
+  // documents (notebook_analysis.cpp).
   if (source->language == Language::Unknown) source->language = language_from_id(snap.language_id);
-  if (snap.text.size() > kMaxAnalyzedBytes) {
+  if (is_notebook_path(snap.path)) {
+    // nothing to analyze in the JSON text
+  } else if (snap.text.size() > kMaxAnalyzedBytes) {
     a->skipped = true;
   } else {
     // Isolation: a document whose analysis throws (of any type) gets no diagnostics and a
@@ -117,6 +122,12 @@ void Session::run_worker() {
       uri = std::move(queue_.front());
       queue_.pop_front();
     }
+    // A notebook (or one of its cells) is analyzed whole and published per cell.
+    if (auto nb = notebooks.notebook_of(uri)) uri = *nb;
+    if (notebooks.is_open(uri)) {
+      publish_notebook(uri);
+      continue;
+    }
     // The snapshot is taken now, not when the change arrived: a burst of changes queued the
     // document once, and only its latest text is analyzed.
     auto snap = documents.snapshot(uri);
@@ -168,6 +179,11 @@ void Session::clear_diagnostics(const std::string& uri) {
 
 std::shared_ptr<const Analysis> Session::analysis_now(const std::string& uri) {
   if (auto a = documents.current_analysis(uri)) return a;
+  if (auto nb = notebooks.notebook_of(uri)) {
+    for (auto& cell : analyze_notebook(*nb))
+      if (cell.snap.uri == uri) return cell.analysis;
+    return nullptr;
+  }
   auto snap = documents.snapshot(uri);
   if (!snap) return nullptr;
   return analyze_snapshot(*snap, settings_for(*snap));

@@ -16,6 +16,7 @@
 #include "core/rules.h"
 #include "lsp/document_settings.h"
 #include "lsp/documents.h"
+#include "lsp/notebooks.h"
 #include "lsp/protocol.h"
 
 namespace stoker::lsp {
@@ -36,6 +37,7 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   DocumentStore documents;
+  NotebookStore notebooks;
   const RuleRegistry& rules;
   std::atomic<State> state{State::Uninitialized};  // written by the message loop only
 
@@ -56,6 +58,13 @@ class Session {
   // (the process is about to exit; a long analysis must not hold up `exit`).
   bool finish_worker(std::chrono::milliseconds wait);
 
+  // A notebook analyzed as one program, split into one Analysis per code cell (notebook_analysis.cpp).
+  struct CellAnalysis {
+    Snapshot snap;
+    std::shared_ptr<Analysis> analysis;
+  };
+  std::vector<CellAnalysis> analyze_notebook(const std::string& notebook_uri);
+
   void send(const json& message) { writer_.write(message); }
   // 1 error, 2 warning, 3 info, 4 log (LSP MessageType).
   void log(int type, const std::string& message);
@@ -64,6 +73,7 @@ class Session {
   void worker_loop();
   void run_worker();
   void publish(const Snapshot& snap, const Analysis& analysis);
+  void publish_notebook(const std::string& notebook_uri);
 
   FrameWriter& writer_;
   std::ostream& log_;

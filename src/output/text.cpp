@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/impact.h"
+#include "core/notebook.h"
 #include "output/report.h"
 
 namespace stoker::output {
@@ -49,7 +50,7 @@ void write_frame(std::ostream& out, const SourceFile& file, const Diagnostic& d,
   uint32_t row = file.lines.row_of(d.range.start);
   uint32_t ls = file.lines.line_start(row), le = file.lines.line_end(file.text, row);
   std::string_view line = std::string_view(file.text).substr(ls, le - ls);
-  std::string gutter = std::to_string(row);
+  std::string gutter = std::to_string(file.notebook ? source_position(file, d.range.start).row : row);
   std::string pad(gutter.size(), ' ');
   uint32_t cstart = d.range.start - ls;
   uint32_t cend = std::min<uint32_t>(std::max(d.range.end, d.range.start + 1), le) - ls;
@@ -78,7 +79,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
     for (const auto& n : f.result.notices) {
       out << st("1", n.file);
       if (n.range) {
-        auto p = file.lines.position(file.text, n.range->start);
+        auto p = source_position(file, n.range->start);
+        if (p.cell) out << ":cell " << p.cell;
         out << ":" << p.row << ":" << p.column;
       }
       out << ": " << st("1;35", "notice") << ": " << n.message << "\n";
@@ -99,7 +101,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
         gain_per_rule[d.code].second += d.impact->gain_high;
       }
       auto [start, end] = diagnostic_span(file, d);
-      out << st("1", d.file) << ":" << start.row << ":" << start.column << ": "
+      out << st("1", d.file) << (start.cell ? ":cell " + std::to_string(start.cell) : std::string()) << ":"
+          << start.row << ":" << start.column << ": "
           << st(severity_color(d.severity), d.code) << " " << d.message;
       if (!opts.show_source) {
         if (can_fix) out << " " << st("1;32", "[*]");
@@ -111,7 +114,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       for (const auto& r : d.related) {
         std::string where = r.file;
         if (r.file == d.file) {
-          auto p = file.lines.position(file.text, r.range.start);
+          auto p = source_position(file, r.range.start);
+          if (p.cell) where.append(":cell ").append(std::to_string(p.cell));
           where.append(":").append(std::to_string(p.row)).append(":").append(std::to_string(p.column));
         }
         out << "  = " << st("1", "note") << ": " << r.message << " (" << where << ")\n";
