@@ -5,6 +5,7 @@
 # Needs root or unprivileged mount namespaces; exits 77 (ctest: skipped) when neither works.
 #   hide_libs.sh COMMAND [ARG...]
 set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"  # chroot, mount: ctest may run without sbin on PATH
 if ! unshare -m true 2>/dev/null; then
   echo "hide_libs: cannot create a mount namespace here (not root?); skipped" >&2
   exit 77

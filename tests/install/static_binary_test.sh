@@ -9,6 +9,7 @@
 #  3. in a chroot holding only the binary and glibc, it checks Python and header-free CUDA.
 #   static_binary_test.sh STATIC DYNAMIC SOURCE_DIR WORK_DIR
 set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"  # chroot, mount: ctest may run without sbin on PATH
 static="$(realpath "$1")" dynamic="$(realpath "$2")" src="$(realpath "$3")" work="$4"
 here="$src/tests/install"
 rm -rf "$work" && mkdir -p "$work"
@@ -59,12 +60,16 @@ hidden python3 "$here/lsp_roundtrip.py" "$static" "$work/train.py" --expect DL00
 root="$work/chroot"
 mkdir -p "$root/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu" "$root/src" "$root/tmp"
 cp "$static" "$root/bin/stoker"
-for lib in $needed; do
-  real="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')"
-  [ -n "$real" ] || real="/lib/x86_64-linux-gnu/$lib"
+# ldd shows where the loader finds each (and nothing else: "not found" would fail above).
+ldd "$static" | tee "$work/ldd.out"
+! grep -q "not found" "$work/ldd.out" || fail "ldd: a library is not found"
+for lib in libc.so.6 libm.so.6; do
+  real="$(awk -v l="$lib" '$1 == l { print $3 }' "$work/ldd.out")"
+  [ -f "$real" ] || fail "ldd names no file for $lib"
   cp -L "$real" "$root/lib/x86_64-linux-gnu/$lib"
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+[ "$(grep -c '=>' "$work/ldd.out")" = 2 ] || fail "ldd lists other libraries than libc and libm"
 cp "$work/train.py" "$root/src/train.py"
 cat > "$root/src/step.cu" <<'CU'
 // Header-free CUDA: only the runtime API (the embedded shim).
