@@ -34,14 +34,16 @@ bool is_skipped_directory(const fs::path& dir) {
   return fs::exists(dir / "pyvenv.cfg", ec) || fs::exists(dir / "CMakeCache.txt", ec);
 }
 
-// Caches one libgit2 repository per work tree; answers "is this path ignored".
+// Caches one libgit2 repository per work tree; answers "is this path ignored". libgit2 is
+// initialized on the first question only (a directory walk): its initialization reads the
+// system's CA bundle for TLS, most of a Python-only run's startup (bench/startup/README.md).
 class GitIgnore {
  public:
-  GitIgnore() { git_libgit2_init(); }
+  GitIgnore() = default;
   ~GitIgnore() {
     for (auto& [_, repo] : repos_)
       if (repo) git_repository_free(repo);
-    git_libgit2_shutdown();
+    if (initialized_) git_libgit2_shutdown();
   }
   bool ignored(const fs::path& path) {
     std::error_code ec;
@@ -65,12 +67,17 @@ class GitIgnore {
     auto key = dir.string();
     auto it = repos_.find(key);
     if (it != repos_.end()) return it->second;
+    if (!initialized_) {
+      git_libgit2_init();
+      initialized_ = true;
+    }
     git_repository* repo = nullptr;
     if (git_repository_open_ext(&repo, key.c_str(), 0, nullptr) != 0) repo = nullptr;
     repos_[key] = repo;  // note: one handle per directory; repositories are small objects
     return repo;
   }
   std::map<std::string, git_repository*> repos_;
+  bool initialized_ = false;
 };
 
 const char* file_type_name(fs::file_type t) {

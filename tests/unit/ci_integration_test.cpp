@@ -217,7 +217,9 @@ struct PreCommitProject {
 }  // namespace
 
 TEST_CASE("pre-commit: this repository's hook rejects a starved script and accepts the fixed one") {
-  PreCommitProject p("stoker");
+  // The language-system hook, with the built binary on PATH; the language-python `stoker` hook
+  // (the wheel) is tested from a clean cache in tests/install/pre_commit_python_hook_test.sh.
+  PreCommitProject p("stoker-system");
   auto rejected = p.commit("train.py", kStarvedScript, "starved");
   INFO(rejected.out << rejected.err);
   CHECK(rejected.rc != 0);
@@ -233,7 +235,7 @@ TEST_CASE("pre-commit: this repository's hook rejects a starved script and accep
 }
 
 TEST_CASE("pre-commit: the stoker-fix hook fixes the staged script, and the re-staged fix commits") {
-  PreCommitProject p("stoker-fix");
+  PreCommitProject p("stoker-fix-system");
   auto first = p.commit("train.py", kStarvedScript, "starved");
   INFO(first.out << first.err);
   CHECK(first.rc != 0);  // pre-commit fails a hook that modified files
@@ -261,9 +263,11 @@ TEST_CASE("action.yml: its shell steps install, run and report as a workflow wou
                               shell_quote((kSource / "action.yml").string()));
   INFO(r.err);
   REQUIRE(r.rc == 0);
-  CHECK(r.out == "github/codeql-action/upload-sarif@v3\n"
-                 "['args', 'category', 'fail-on-findings', 'format', 'paths', 'sarif-file', 'stoker']\n");
+  CHECK(r.out == "actions/cache@v4\ngithub/codeql-action/upload-sarif@v3\n"
+                 "['args', 'category', 'fail-on-findings', 'format', 'paths', 'sarif-file', 'stoker', 'version']\n");
   std::string outputs = (d / "github_output").string();
+  // With `stoker:` set, the install step uses that binary (the download path is tested with a
+  // local release in tests/install/release_and_action_test.sh).
   r = run_in(d / "proj", "env GITHUB_OUTPUT=" + shell_quote(outputs) + " STOKER_INPUT=" + shell_quote(STOKER_BINARY) +
                              " bash -e ../step_install.sh");
   CHECK(r.rc == 0);
