@@ -54,9 +54,9 @@ if(STOKER_STATIC_MISSING)
 endif()
 
 if(STOKER_STATIC)
-  add_executable(stoker-static src/cli/main.cpp src/static/git_network_stubs.cpp src/static/glibc_compat.cpp)
+  add_executable(stoker-static ${STOKER_CLI_SOURCES} src/static/git_network_stubs.cpp src/static/glibc_compat.cpp)
 else()
-  add_executable(stoker-static EXCLUDE_FROM_ALL src/cli/main.cpp src/static/git_network_stubs.cpp src/static/glibc_compat.cpp)
+  add_executable(stoker-static EXCLUDE_FROM_ALL ${STOKER_CLI_SOURCES} src/static/git_network_stubs.cpp src/static/glibc_compat.cpp)
 endif()
 set_target_properties(stoker-static PROPERTIES STOKER_STATIC_LINK ON)
 # The archives belong after stoker's own (libstoker_lib.a, libstoker_cxx.a, which reference

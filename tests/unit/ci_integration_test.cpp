@@ -291,7 +291,7 @@ TEST_CASE("action.yml: its shell steps install, run and report as a workflow wou
 
 TEST_CASE("pre-commit: args with selectors go before the staged file names, which stay file names") {
   // pre-commit runs `entry args... files...`: `--select` must take its one value only.
-  PreCommitProject p("stoker", "[--select, \"DL,TX\", --ignore, DL002]");
+  PreCommitProject p("stoker-system", "[--select, \"DL,TX\", --ignore, DL002]");
   auto rejected = p.commit("train.py", kStarvedScript, "starved");
   INFO(rejected.out << rejected.err);
   CHECK(rejected.rc != 0);
