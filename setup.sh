@@ -22,8 +22,9 @@ DEBIAN_PACKAGES=(
 )
 # Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a
 # self-contained .NET program from npm, tests/tools), Neovim (LSP client test), PyTorch and
-# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check).
-TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip)
+# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check), clang 22
+# with its compiler-rt (the sanitizer and libFuzzer build of .ci/run, build-asan/).
+TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip clang-22 libclang-rt-22-dev)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
