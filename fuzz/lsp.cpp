@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "lsp/protocol.h"
@@ -12,11 +13,20 @@
 
 namespace {
 
-// run_server leaves its reader thread running when `exit` comes before the end of input (see
-// lsp/server.h), and that thread still reads the stream: streams are kept for a few more
-// inputs instead of being destroyed at once. An istringstream is read to its end in far less
-// than the time of 16 more inputs.
-std::deque<std::unique_ptr<std::istringstream>> recent_streams;
+// The streams one run_server call uses. run_server can leave threads behind that still use
+// them after it returns (lsp/server.h, session.h): the reader thread when `exit` comes before
+// the end of input (it reads `in` to its end, which takes far less than the time of 16 more
+// inputs), and the analysis worker, with the session and its writer, when `exit` comes during
+// an analysis that lasts more than 500 ms (the server logs "exiting during an analysis"; the
+// real server is then about to exit). So the streams of the last 16 runs are kept, and those of
+// a run that left its worker behind are never destroyed.
+struct Streams {
+  std::istringstream in;
+  std::ostringstream out, log;
+  explicit Streams(const std::string& text) : in(text) {}
+};
+std::deque<std::unique_ptr<Streams>> recent;
+std::vector<std::unique_ptr<Streams>> abandoned;
 
 }  // namespace
 
@@ -34,9 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!m.is_discarded()) classify(m);
     }
   }
-  recent_streams.push_back(std::make_unique<std::istringstream>(text));
-  if (recent_streams.size() > 16) recent_streams.pop_front();
-  std::ostringstream out, log;
-  run_server(*recent_streams.back(), out, log);
+  auto streams = std::make_unique<Streams>(text);
+  Streams& s = *streams;
+  run_server(s.in, s.out, s.log);
+  if (s.log.str().find("exiting during an analysis") != std::string::npos) {
+    abandoned.push_back(std::move(streams));
+  } else {
+    recent.push_back(std::move(streams));
+    if (recent.size() > 16) recent.pop_front();
+  }
   return 0;
 }
