@@ -19,12 +19,17 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
   libclang-cpp22-dev libclang-22-dev llvm-22-dev
+  libzstd-dev    # the static archive stoker-static links (docs/install.md)
 )
 # Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a
 # self-contained .NET program from npm, tests/tools), Neovim (LSP client test), PyTorch and
-# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check), clang 22
-# with its compiler-rt (the sanitizer and libFuzzer build of .ci/run, build-asan/).
-TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip clang-22 libclang-rt-22-dev)
+# patch (examples run before and after --fix, diffs applied), unzip (the .vsix check), venv and
+# Debian's pip/setuptools wheels (the wheel installed offline, docs/install.md), util-linux's
+# unshare (the self-contained binary run with the LLVM libraries hidden), nbformat (fixed
+# notebooks are validated with Jupyter's own schema), clang 22 with its compiler-rt (the sanitizer
+# and libFuzzer build of .ci/run, build-asan/).
+TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-venv python3-pip-whl
+               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

@@ -1,7 +1,20 @@
 # Writes a C++ source holding every shim header under SHIMS_DIR as (relative path, text) pairs,
 # so that header-free mode works from any working directory without installed files.
+# With RESOURCE_INCLUDE (clang's builtin headers: stddef.h, the x86 intrinsics, cuda_wrappers/),
+# those are embedded too, under clang-resource/include/, so that the binary parses C++ and CUDA
+# where no LLVM is installed (the front end's -resource-dir points there, compile_flags.cpp).
 file(GLOB_RECURSE shims RELATIVE ${SHIMS_DIR} ${SHIMS_DIR}/*.h)
 list(SORT shims)
+set(resource_headers "")
+if(RESOURCE_INCLUDE)
+  file(GLOB top RELATIVE ${RESOURCE_INCLUDE} ${RESOURCE_INCLUDE}/*.h)
+  file(GLOB_RECURSE wrappers RELATIVE ${RESOURCE_INCLUDE} ${RESOURCE_INCLUDE}/cuda_wrappers/*)
+  # Other targets' headers (ARM, RISC-V, PowerPC, Hexagon, ...) and OpenCL are never reached by an
+  # x86_64 host parse: left out (they are 9 MB of the 13 MB).
+  list(FILTER top EXCLUDE REGEX "^(arm|riscv|sifive|andes|hexagon|hvx|altivec|htm|msa|opencl|vec|s390|wasm|lasx|lsx|larch|velintrin|amo|nvptx|__clang_hip|amdgpu|spirv|__clang_spirv|ptrauth|mma)")
+  set(resource_headers ${top} ${wrappers})
+  list(SORT resource_headers)
+endif()
 set(body "// Generated from src/cxx/shims by cmake/embed_shims.cmake. Do not edit.\nnamespace stoker::cxx {\nstruct EmbeddedShim { const char* path; const char* text; };\nextern const EmbeddedShim kEmbeddedShims[];\nextern const unsigned kEmbeddedShimCount;\nconst EmbeddedShim kEmbeddedShims[] = {\n")
 set(count 0)
 foreach(rel ${shims})
@@ -11,6 +24,15 @@ foreach(rel ${shims})
     message(FATAL_ERROR "${rel} contains the raw-string delimiter")
   endif()
   string(APPEND body "{\"${rel}\", R\"stoker_shim(${content})stoker_shim\"},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+foreach(rel ${resource_headers})
+  file(READ ${RESOURCE_INCLUDE}/${rel} content)
+  string(FIND "${content}" ")stoker_shim\"" bad)
+  if(NOT bad EQUAL -1)
+    message(FATAL_ERROR "${rel} contains the raw-string delimiter")
+  endif()
+  string(APPEND body "{\"clang-resource/include/${rel}\", R\"stoker_shim(${content})stoker_shim\"},\n")
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND body "};\nconst unsigned kEmbeddedShimCount = ${count};\n}  // namespace stoker::cxx\n")

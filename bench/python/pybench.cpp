@@ -1,7 +1,7 @@
 // Python analysis throughput on a corpus, as a ratio against plain tree-sitter parsing of the
 // same files, measured in one run (so that a shared, noisy machine affects both alike).
 //
-//   build/stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...
+//   build/stoker_pybench [--repeat N] [--top K] [--verify-index] [--tsv OUT] PATH...
 //
 // For every .py file under PATH (discovered as `stoker check` does): the text is read once;
 // then, interleaved file by file and repeated N times, (a) parse only: tree-sitter parses the
@@ -9,7 +9,8 @@
 // with default settings. The minimum over the repetitions is kept per file and phase. Prints
 // files/s and MB/s of each phase, the full/parse ratio, and the K slowest files by full time.
 // --verify-index first checks that python::ChildIndex answers children, parents and fields
-// exactly as tree-sitter does, on every node of the corpus.
+// exactly as tree-sitter does, on every node of the corpus. --tsv OUT writes one line per file
+// (path, bytes, lines, parse s, full s, diagnostics) for per-file figures (bench/scaling).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   int repeat = 3;
   size_t top = 5;
   bool verify_index = false;
+  std::string tsv;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -55,17 +57,19 @@ int main(int argc, char** argv) {
       }
       if (a == "--repeat") repeat = v;
       else top = static_cast<size_t>(v);
+    } else if (a == "--tsv" && i + 1 < argc) {
+      tsv = argv[++i];
     } else if (a == "--verify-index") {
       verify_index = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...\n");
+      std::printf("usage: stoker_pybench [--repeat N] [--top K] [--verify-index] [--tsv OUT] PATH...\n");
       return 0;
     } else {
       paths.push_back(a);
     }
   }
   if (paths.empty()) {
-    std::fprintf(stderr, "usage: stoker_pybench [--repeat N] [--top K] [--verify-index] PATH...\n");
+    std::fprintf(stderr, "usage: stoker_pybench [--repeat N] [--top K] [--verify-index] [--tsv OUT] PATH...\n");
     return 2;
   }
   auto found = discover_files(paths);
@@ -156,6 +160,17 @@ int main(int argc, char** argv) {
   std::printf("full analysis (analyze):  %8.3f s  %9.0f files/s  %7.1f MB/s\n", full, entries.size() / full,
               mb / full);
   std::printf("full / parse: %.2fx\n", full / parse);
+  if (!tsv.empty()) {
+    FILE* out = std::fopen(tsv.c_str(), "w");
+    if (!out) {
+      std::fprintf(stderr, "pybench: cannot write %s\n", tsv.c_str());
+      return 2;
+    }
+    for (const auto& e : entries)
+      std::fprintf(out, "%s\t%zu\t%u\t%.9f\t%.9f\t%zu\n", e.file.path.c_str(), e.file.text.size(),
+                   e.file.lines.line_count(), e.parse_s, e.full_s, e.diagnostics);
+    std::fclose(out);
+  }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.full_s > b.full_s; });
   for (size_t i = 0; i < std::min(top, entries.size()); ++i) {
     const auto& e = entries[i];

@@ -13,6 +13,12 @@ struct AnalysisResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
   std::vector<Notice> notices;          // syntax errors and similar; never findings
   size_t parse_errors = 0;              // C++: the errors clang reported (notices group them per file)
+  // The analysis of this file failed or stopped (e.g. its work budget ran out): reported as
+  // errors naming the file, so the exit code says so; the file's findings are dropped.
+  std::vector<Notice> errors;
+  // Python: the work units the semantic model spent (resolution steps; see analysis_budget).
+  // Deterministic, so tests and benches compare it across input sizes instead of timing.
+  unsigned long long work = 0;
 };
 
 // Analyzes one file whose text is already in memory. Never throws for bad input: problems

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -75,18 +76,28 @@ class TableReader {
   TableReader(std::string file, std::string prefix, const fs::path& root, const RuleRegistry& rules)
       : file_(std::move(file)), prefix_(std::move(prefix)), root_(root), rules_(rules) {}
 
-  void read(const toml::table& t, Settings& s) {
+  // `extending`: `s` holds the settings of the file named by `extend`, and this table is merged
+  // onto them as ruff merges: a `select` here starts the rule selection afresh, otherwise
+  // `extend-select` and `ignore` add to the base's (and win over its less specific entries);
+  // `extend-exclude` adds; every other key replaces.
+  void read(const toml::table& t, Settings& s, bool extending = false) {
     static const std::vector<std::string_view> keys{
         "select",  "extend-select", "ignore", "per-file-ignores", "exclude",   "extend-exclude",        "gpu",
-        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx"};
+        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx", "extend", "analysis-budget"};
+    std::optional<std::vector<std::string>> select, extend_select, ignore;
     for (auto&& [k, v] : t) {
       std::string key(k.str());
-      if (key == "select") s.rules.select = codes(v, key);
-      else if (key == "extend-select") s.rules.extend_select = codes(v, key);
-      else if (key == "ignore") s.rules.ignore = codes(v, key);
+      if (key == "extend") continue;  // read by the caller
+      else if (key == "select") select = codes(v, key);
+      else if (key == "extend-select") extend_select = codes(v, key);
+      else if (key == "ignore") ignore = codes(v, key);
       else if (key == "per-file-ignores") per_file_ignores(v, s);
       else if (key == "exclude") s.exclude = strings(v, key);
-      else if (key == "extend-exclude") s.extend_exclude = strings(v, key);
+      else if (key == "extend-exclude") {
+        auto more = strings(v, key);
+        if (!extending) s.extend_exclude.clear();
+        s.extend_exclude.insert(s.extend_exclude.end(), more.begin(), more.end());
+      }
       else if (key == "gpu") {
         std::string g = string(v, key);
         const auto& known = known_gpu_profiles();
@@ -103,8 +114,35 @@ class TableReader {
         else fail(v, key, std::string("expected an integer or a Python expression string, found ") + type_name(v));
       } else if (key == "report-unused-ignores") s.report_unused_ignores = boolean(v, key);
       else if (key == "workload") workload(v, s);
+      else if (key == "analysis-budget") s.analysis_budget = static_cast<unsigned long long>(integer(v, key, 0));
       else if (key == "cxx") cxx(v, s);
       else fail_key(k, key, "unknown key" + suggestion(key, keys));
+    }
+    RuleSelection& r = s.rules;
+    if (!extending || select) {
+      if (select) r.select = *select;
+      if (extending || extend_select) r.extend_select = extend_select.value_or(std::vector<std::string>{});
+      if (extending || ignore) r.ignore = ignore.value_or(std::vector<std::string>{});
+      return;
+    }
+    // Later wins: what this file enables is no longer ignored by the base, what it ignores is no
+    // longer enabled by the base (selectors of the base that the new one covers are dropped).
+    auto covers = [](const std::string& outer, const std::string& inner) {
+      return outer == "ALL" || inner.rfind(outer, 0) == 0;
+    };
+    auto drop_covered = [&](std::vector<std::string>& list, const std::vector<std::string>& by) {
+      std::erase_if(list, [&](const std::string& code) {
+        return std::any_of(by.begin(), by.end(), [&](const std::string& b) { return covers(b, code); });
+      });
+    };
+    if (extend_select) {
+      drop_covered(r.ignore, *extend_select);
+      r.extend_select.insert(r.extend_select.end(), extend_select->begin(), extend_select->end());
+    }
+    if (ignore) {
+      drop_covered(r.select, *ignore);
+      drop_covered(r.extend_select, *ignore);
+      r.ignore.insert(r.ignore.end(), ignore->begin(), ignore->end());
     }
   }
 
@@ -205,8 +243,12 @@ fs::path absolute_of(const std::string& p) {
   return (ec ? fs::path(p) : a).lexically_normal();
 }
 
+std::optional<Settings> load_chain(const std::string& path, const Settings& base, const RuleRegistry& rules,
+                                   const fs::path& root, std::vector<std::string>& chain);
+
 std::optional<Settings> parse_with_root(const std::string& path, std::string_view text, const Settings& base,
-                                        const RuleRegistry& rules, const fs::path& root) {
+                                        const RuleRegistry& rules, const fs::path& root,
+                                        std::vector<std::string>& chain) {
   toml::table doc;
   try {
     doc = toml::parse(text, path);
@@ -229,10 +271,53 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
     prefix = "tool.stoker.";
   }
   Settings s = base;
+  bool extending = false;
+  if (const toml::node* ext = table->get("extend")) {
+    auto fail = [&](const std::string& msg) {
+      throw ConfigError(path, ext->source().begin.line, ext->source().begin.column, prefix + "extend", msg);
+    };
+    if (!ext->is_string()) fail(std::string("expected a path string, found ") + type_name(*ext));
+    std::string target = *ext->value<std::string>();
+    if (target.rfind("~/", 0) == 0)
+      if (const char* home = std::getenv("HOME")) target = std::string(home) + target.substr(1);
+    fs::path p = target;
+    // As ruff: relative to the directory of the file that says `extend`.
+    p = (p.is_absolute() ? p : absolute_of(path).parent_path() / p).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) fail("cannot read `" + p.string() + "` (no such file)");
+    if (std::find(chain.begin(), chain.end(), p.string()) != chain.end()) fail("`extend` cycle through `" + p.string() + "`");
+    chain.push_back(p.string());
+    std::optional<Settings> parent;
+    try {
+      // The base file's own paths (cxx.*) are relative to its directory.
+      parent = load_chain(p.string(), base, rules, p.parent_path(), chain);
+    } catch (const ConfigError& e) {
+      fail("in the extended configuration: " + e.describe());
+    }
+    chain.pop_back();
+    if (!parent) fail("`" + p.string() + "` has no [tool.stoker] table");
+    s = std::move(*parent);
+    extending = true;
+  }
   s.config_file = path;
-  s.config_root = root.string();
-  TableReader(path, prefix, root, rules).read(*table, s);
+  s.config_root = root.string();  // globs of the whole chain are relative to this file's directory
+  TableReader(path, prefix, root, rules).read(*table, s, extending);
   return s;
+}
+
+std::optional<Settings> parse_with_root(const std::string& path, std::string_view text, const Settings& base,
+                                        const RuleRegistry& rules, const fs::path& root) {
+  std::vector<std::string> chain{absolute_of(path).string()};
+  return parse_with_root(path, text, base, rules, root, chain);
+}
+
+std::optional<Settings> load_chain(const std::string& path, const Settings& base, const RuleRegistry& rules,
+                                   const fs::path& root, std::vector<std::string>& chain) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, 0, "", "cannot read configuration file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_with_root(path, ss.str(), base, rules, root, chain);
 }
 
 }  // namespace
@@ -244,11 +329,8 @@ std::optional<Settings> parse_config_text(const std::string& path, std::string_v
 
 static std::optional<Settings> load_with_root(const std::string& path, const Settings& base, const RuleRegistry& rules,
                                               const fs::path& root) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, "", "cannot read configuration file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_with_root(path, ss.str(), base, rules, root);
+  std::vector<std::string> chain{absolute_of(path).string()};
+  return load_chain(path, base, rules, root, chain);
 }
 
 std::optional<Settings> load_config_file(const std::string& path, const Settings& base, const RuleRegistry& rules) {
@@ -485,6 +567,7 @@ void write_effective_config(std::ostream& out, const Settings& s, const std::str
   t.insert("min-batch-size", s.min_batch_size);
   t.insert("default-workers", s.default_workers);
   t.insert("report-unused-ignores", s.report_unused_ignores);
+  t.insert("analysis-budget", static_cast<int64_t>(s.analysis_budget));
   toml::table w;
   if (s.workload.step_time_ms) w.insert("step-time-ms", *s.workload.step_time_ms);
   if (s.workload.load_time_ms) w.insert("load-time-ms", *s.workload.load_time_ms);

@@ -40,6 +40,9 @@ struct Settings {
   bool report_unused_ignores = false;
   bool show_parse_errors = false;     // list every clang error instead of one notice per file
   std::string cxx_default_workers = "4";  // workers written by the LibTorch DL001 fix
+  // Python: work units (resolution steps) one file may spend before its analysis stops with
+  // "analysis stopped: budget exceeded". A safety net, never the mechanism; 0 = unlimited.
+  unsigned long long analysis_budget = 10'000'000;
 };
 
 }  // namespace stoker

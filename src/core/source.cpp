@@ -8,7 +8,7 @@ Language language_for_path(std::string_view path) {
   auto dot = path.rfind('.');
   if (dot == std::string_view::npos) return Language::Unknown;
   std::string_view ext = path.substr(dot + 1);
-  if (ext == "py" || ext == "pyi") return Language::Python;
+  if (ext == "py" || ext == "pyi" || ext == "ipynb") return Language::Python;  // notebooks: core/notebook.h
   static constexpr std::string_view cxx[] = {"cu", "cuh", "cpp", "cc", "cxx", "h", "hpp", "hh", "hxx"};
   for (auto e : cxx)
     if (ext == e) return Language::Cxx;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@ struct TextRange {
 struct Position {
   uint32_t row = 1;     // 1-based
   uint32_t column = 1;  // 1-based, in code points
+  uint32_t cell = 0;    // notebooks: the 1-based cell the row and column are in (0: not a notebook)
 };
 
 class LineIndex {
@@ -44,12 +46,16 @@ class LineIndex {
   std::vector<uint32_t> starts_;
 };
 
+struct Notebook;  // core/notebook.h
+
 struct SourceFile {
   std::string path;     // as given on the command line or by the editor
   std::string text;     // UTF-8 (a BOM is stripped into has_bom)
   bool has_bom = false;
   Language language = Language::Unknown;
   LineIndex lines{std::string_view{}};
+  // Set for a Jupyter notebook: `text` is then the program of its code cells (core/notebook.h).
+  std::shared_ptr<const Notebook> notebook;
 
   SourceFile() = default;
   SourceFile(std::string path, std::string text);

@@ -300,6 +300,22 @@ void parse_comment(std::string_view t, const Comment& c, uint32_t row, bool pyth
       if (t.substr(i, 8) == "NEXTLINE") {
         s.kind = Suppression::Kind::NolintNextLine;
         i += 8;
+      } else if (t.substr(i, 5) == "BEGIN") {
+        s.kind = Suppression::Kind::NolintBegin;
+        i += 5;
+      } else if (t.substr(i, 3) == "END") {
+        s.kind = Suppression::Kind::NolintEnd;
+        i += 3;
+      }
+      bool range_marker = s.kind == Suppression::Kind::NolintBegin || s.kind == Suppression::Kind::NolintEnd;
+      if (range_marker && (i >= c.end || t[i] != '(')) {
+        // Bare NOLINTBEGIN / NOLINTEND: every check, as clang-tidy (so every stoker code too).
+        if (i < c.end && ident_char(t[i])) continue;  // NOLINTBEGINX: not a directive
+        s.blanket = true;
+        s.list = {i, i};
+        s.directive.end = i;
+        add(std::move(s));
+        continue;
       }
       if (i >= c.end || t[i] != '(') continue;  // bare NOLINT: clang-tidy's, not ours
       size_t close = t.substr(i, c.end - i).find(')');
@@ -326,7 +342,8 @@ void parse_comment(std::string_view t, const Comment& c, uint32_t row, bool pyth
         }
       }
       s.directive.end = s.list.end + 1;
-      if (any) add(std::move(s));
+      // Range markers are kept even without a stoker code: they pair BEGIN with END.
+      if (any || range_marker) add(std::move(s));
     }
   }
 }
@@ -389,6 +406,35 @@ Diagnostic unused_diagnostic(const SourceFile& file, std::string_view t, const S
   return d;
 }
 
+// Pairs NOLINTBEGIN with NOLINTEND as clang-tidy does: an END closes the most recent open BEGIN
+// with the same check list. Returns, per suppression, the row of the END that closes it (0: not
+// a BEGIN, or unmatched). Unmatched markers are notices worded as clang-tidy's errors; an
+// unmatched BEGIN suppresses nothing.
+std::vector<uint32_t> pair_nolint_ranges(const SourceFile& file, const std::vector<Suppression>& sups,
+                                         std::vector<Notice>& notices) {
+  std::vector<uint32_t> end(sups.size(), 0);
+  std::vector<size_t> open;
+  for (size_t i = 0; i < sups.size(); ++i) {
+    const Suppression& s = sups[i];
+    if (s.kind == Suppression::Kind::NolintBegin) {
+      open.push_back(i);
+    } else if (s.kind == Suppression::Kind::NolintEnd) {
+      auto it = std::find_if(open.rbegin(), open.rend(), [&](size_t b) { return sups[b].tokens == s.tokens; });
+      if (it == open.rend()) {
+        notices.push_back({file.path, "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment",
+                           s.directive});
+        continue;
+      }
+      end[*it] = s.row;
+      open.erase(std::next(it).base());
+    }
+  }
+  for (size_t b : open)
+    notices.push_back({file.path, "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment",
+                       sups[b].directive});
+  return end;
+}
+
 }  // namespace
 
 SuppressionScan scan_suppressions(const SourceFile& file, const RuleRegistry& rules) {
@@ -422,6 +468,7 @@ void apply_suppressions(const SourceFile& file, const Settings& settings, Analys
   std::vector<std::vector<bool>> used(scan.suppressions.size());
   std::vector<bool> blanket_used(scan.suppressions.size(), false);
   for (size_t i = 0; i < scan.suppressions.size(); ++i) used[i].assign(scan.suppressions[i].tokens.size(), false);
+  std::vector<uint32_t> range_end = pair_nolint_ranges(file, scan.suppressions, result.notices);
 
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
     uint32_t r0 = file.lines.row_of(d.range.start);
@@ -434,6 +481,8 @@ void apply_suppressions(const SourceFile& file, const Settings& settings, Analys
         case Suppression::Kind::IgnoreFile: covers = true; break;
         case Suppression::Kind::NolintNextLine: covers = s.row + 1 == r0; break;
         case Suppression::Kind::Nolint: covers = s.row >= r0 && s.row <= r1; break;
+        case Suppression::Kind::NolintBegin: covers = range_end[i] && s.row <= r0 && r0 <= range_end[i]; break;
+        case Suppression::Kind::NolintEnd: break;
         case Suppression::Kind::Ignore:
         case Suppression::Kind::Noqa: covers = (s.row >= r0 && s.row <= r1) || (s.own_line && s.row + 1 == r0); break;
       }
@@ -454,6 +503,12 @@ void apply_suppressions(const SourceFile& file, const Settings& settings, Analys
   if (!settings.report_unused_ignores || !settings.rules.enabled(kUnusedSuppressionCode)) return;
   for (size_t i = 0; i < scan.suppressions.size(); ++i) {
     const Suppression& s = scan.suppressions[i];
+    if (s.kind == Suppression::Kind::NolintEnd) continue;
+    if (s.kind == Suppression::Kind::NolintBegin) {
+      // Bare ranges belong to clang-tidy as much as to stoker: never "unused". Unmatched ones
+      // were reported above.
+      if (s.blanket || !range_end[i]) continue;
+    }
     if (s.blanket) {
       if (!blanket_used[i]) result.diagnostics.push_back(unused_diagnostic(file, file.text, s, {}, true));
       continue;
@@ -463,7 +518,12 @@ void apply_suppressions(const SourceFile& file, const Settings& settings, Analys
       if (s.selectors[k] && !used[i][k] && selector_enabled(*s.selectors[k], settings, rules)) unused.push_back(k);
     if (unused.empty()) continue;
     // Entries that are not ours (another tool's noqa codes, other NOLINT checks) always stay.
-    result.diagnostics.push_back(unused_diagnostic(file, file.text, s, unused, false));
+    Diagnostic d = unused_diagnostic(file, file.text, s, unused, false);
+    if (s.kind == Suppression::Kind::NolintBegin) {
+      // Its NOLINTEND must change with it: say so, edit nothing.
+      d.fix = Fix{"Remove the unused code from this NOLINTBEGIN and its NOLINTEND", Applicability::DisplayOnly, {}};
+    }
+    result.diagnostics.push_back(std::move(d));
   }
   sort_diagnostics(result.diagnostics);
 }

@@ -2,7 +2,9 @@
 //   Python: `# stoker: ignore[DL001, SY] -- reason`, `# noqa: DL001` (codes of other tools in a
 //           noqa list are left alone; a blanket `# noqa` is not honoured: it belongs to flake8)
 //   C++:    `// stoker: ignore[CU003] -- reason`, `// NOLINT(stoker-CU003)`,
-//           `// NOLINTNEXTLINE(stoker-CU003)`
+//           `// NOLINTNEXTLINE(stoker-CU003)`, `// NOLINTBEGIN(stoker-CU003)` ... `// NOLINTEND(stoker-CU003)`
+//           (clang-tidy's ranges: an END closes the last open BEGIN with the same list; bare
+//           NOLINTBEGIN/NOLINTEND cover every code; unmatched ones are notices, suppressing nothing)
 //   Both:   `stoker: ignore-file[CODES]` (or bare `ignore-file`: every code) in the comments that
 //           open the file, before any code.
 // A line suppression covers a diagnostic when it sits on any line of the diagnostic's range, or
@@ -22,7 +24,7 @@ namespace stoker {
 inline constexpr const char* kUnusedSuppressionCode = "ST001";
 
 struct Suppression {
-  enum class Kind { Ignore, IgnoreFile, Noqa, Nolint, NolintNextLine };
+  enum class Kind { Ignore, IgnoreFile, Noqa, Nolint, NolintNextLine, NolintBegin, NolintEnd };
   Kind kind = Kind::Ignore;
   uint32_t row = 0;         // 1-based line of the comment
   bool own_line = false;    // nothing but whitespace before the comment on its line

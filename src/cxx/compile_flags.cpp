@@ -18,10 +18,19 @@ static bool is_header_path(const std::string& path) {
   return ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx" || ext == ".cuh";
 }
 
-// Flags every mode shares: syntax only, clang's own builtin headers wherever the binary runs,
-// no error limit (a fatal "too many errors" would end the analysis), quiet.
-static void common_tail(std::vector<std::string>& args) {
-  args.insert(args.end(), {"-fsyntax-only", "-resource-dir", STOKER_CLANG_RESOURCE_DIR, "-ferror-limit=0",
+// Flags every mode shares: syntax only, clang's own builtin headers (stddef.h, the intrinsics,
+// cuda_wrappers/) from the copy embedded in the binary (cmake/embed_shims.cmake), so that they
+// are found wherever it runs, LLVM installed or not; no error limit (a fatal "too many errors"
+// would end the analysis), quiet. The driver's builtin include directory is turned off
+// (-nobuiltininc): Debian's clang takes it from /usr/include/clang/VERSION/include, not from
+// -resource-dir. The embedded ones come as -isystem: after the user's and the shims' -isystem
+// directories, before the C++ standard library's (cuda_wrappers/ must precede <new> and
+// <algorithm>, which it wraps), and before the C library's.
+static void common_tail(std::vector<std::string>& args, bool cuda) {
+  const std::string resource = std::string(kShimRoot) + "/clang-resource";
+  args.insert(args.end(), {"-fsyntax-only", "-resource-dir", resource, "-nobuiltininc"});
+  if (cuda) args.insert(args.end(), {"-isystem", resource + "/include/cuda_wrappers"});
+  args.insert(args.end(), {"-isystem", resource + "/include", "-ferror-limit=0",
                            "-fno-spell-checking", "-w", "-Wno-unknown-cuda-version"});
 }
 
@@ -58,7 +67,7 @@ static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Se
   } else {
     a.insert(a.end(), {"-isystem", shim_dir("cuda"), "-isystem", shim_dir("libtorch")});
   }
-  common_tail(a);
+  common_tail(a, is_cuda_path(abs_path));
   for (const auto& x : settings.cxx_extra_args) a.push_back(x);
   a.push_back(abs_path);
   return f;
@@ -88,7 +97,7 @@ static std::vector<std::string> translate_nvcc(const std::vector<std::string>& i
   }
   if (!has_std) out.push_back("-std=c++17");
   out.insert(out.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch")});
-  common_tail(out);
+  common_tail(out, true);
   out.push_back(abs_path);
   return out;
 }
@@ -137,7 +146,7 @@ CompileFlags compile_flags_for(const std::string& abs_path, const Settings& sett
       // Real headers first; the shims stand in for what the build machine lacks.
       kept.insert(kept.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch"),
                                "-Wno-unknown-warning-option"});
-      common_tail(kept);
+      common_tail(kept, is_cuda_path(abs_path));
       for (const auto& x : settings.cxx_extra_args) kept.push_back(x);
       kept.push_back(abs_path);
       f.command_line = std::move(kept);

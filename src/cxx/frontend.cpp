@@ -1,11 +1,16 @@
 // Runs clang on one file (text from memory, shims from the binary) and the checks on its AST.
 #include <filesystem>
+#include <new>
 #include <mutex>
 #include <algorithm>
 
 #include "cxx/check.h"
 #include "cxx/checker.h"
 #include "cxx/compile_flags.h"
+#include "core/test_hooks.h"
+
+#include <clang/Lex/Preprocessor.h>
+#include <llvm/Support/ErrorHandling.h>
 
 namespace stoker::cxx {
 
@@ -82,10 +87,27 @@ class AnalysisConsumer : public ASTConsumer {
   std::vector<stoker::Diagnostic>& out_;
 };
 
+// A translation unit may expand to at most this many tokens (the file, its headers and every
+// macro expansion, as the parser receives them). Real files, even with the CUDA and LibTorch
+// headers of a compilation database, stay far below; a macro that doubles 25 times does not.
+// Past the budget, macro expansion is switched off: the expansions in progress run dry at
+// once, the parse ends in errors, and the file is reported as "analysis stopped".
+constexpr uint64_t kMaxPreprocessedTokens = uint64_t{1} << 24;
+
 class AnalysisAction : public ASTFrontendAction {
  public:
-  AnalysisAction(const SourceFile& file, const Settings& settings, bool database, std::vector<stoker::Diagnostic>& out)
-      : file_(file), settings_(settings), database_(database), out_(out) {}
+  AnalysisAction(const SourceFile& file, const Settings& settings, bool database, std::vector<stoker::Diagnostic>& out,
+                 bool& over_budget)
+      : file_(file), settings_(settings), database_(database), out_(out), over_budget_(over_budget) {}
+  bool BeginSourceFileAction(CompilerInstance& ci) override {
+    Preprocessor& pp = ci.getPreprocessor();
+    pp.setTokenWatcher([&pp, this, tokens = uint64_t{0}](const Token&) mutable {
+      if (++tokens <= kMaxPreprocessedTokens) return;
+      over_budget_ = true;
+      pp.SetMacroExpansionOnlyInDirectives();  // again on every token: a nested lex may restore it
+    });
+    return true;
+  }
   bool BeginInvocation(CompilerInstance& ci) override {
     // Keep going after an unknown #include: the rest of the file is still analyzed.
     ci.getDiagnostics().setFatalsAsError(true);
@@ -103,7 +125,14 @@ class AnalysisAction : public ASTFrontendAction {
   const Settings& settings_;
   bool database_;
   std::vector<stoker::Diagnostic>& out_;
+  bool& over_budget_;
 };
+
+// LLVM's own allocations (SmallVector growth, BumpPtrAllocator slabs) call this when memory runs
+// out; by default it prints "LLVM ERROR: out of memory" and aborts the whole process. Throwing
+// std::bad_alloc instead (the use LLVM documents for this handler; it must not allocate) lets
+// the runner report this one file and go on with the others.
+void throw_bad_alloc(void*, const char*, bool) { throw std::bad_alloc(); }
 
 // The LibTorch shim includes no standard header (they cost more to parse than the rest of the
 // analysis); a file that uses what real LibTorch includes for it gets those headers back.
@@ -134,6 +163,9 @@ std::string absolute_path(const std::string& path) {
 }  // namespace
 
 AnalysisResult check(const SourceFile& file, const Settings& settings) {
+  static std::once_flag handler_installed;
+  std::call_once(handler_installed, [] { llvm::install_bad_alloc_error_handler(throw_bad_alloc); });
+  test_hooks::fail_if_requested(file.text);
   AnalysisResult result;
   const std::string abs = absolute_path(file.path);
   CompileFlags flags = compile_flags_for(abs, settings);
@@ -153,13 +185,23 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   auto files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), overlay);
 
   std::vector<stoker::Diagnostic> diagnostics;
+  bool over_budget = false;
   ErrorCollector errors;
   tooling::ToolInvocation invocation(
       flags.command_line,
-      std::make_unique<AnalysisAction>(file, settings, flags.source == FlagSource::CompilationDatabase, diagnostics),
+      std::make_unique<AnalysisAction>(file, settings, flags.source == FlagSource::CompilationDatabase, diagnostics,
+                                       over_budget),
       files.get());
   invocation.setDiagnosticConsumer(&errors);
   bool ok = invocation.run();
+  if (over_budget) {
+    result.errors.push_back(Notice{file.path,
+                                   "analysis stopped: the file expands to more than " +
+                                       std::to_string(kMaxPreprocessedTokens) +
+                                       " preprocessed tokens (a macro that expands too far?)",
+                                   std::nullopt});
+    return result;
+  }
   result.diagnostics = std::move(diagnostics);
   for (auto& d : result.diagnostics) d.file = file.path;
   result.parse_errors = errors.errors.size();

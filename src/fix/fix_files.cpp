@@ -2,8 +2,11 @@
 
 #include <map>
 
+#include "core/runner.h"
 #include "fix/atomic_write.h"
 #include "fix/diff.h"
+#include "fix/notebook_fix.h"
+#include "output/paths.h"
 
 namespace stoker::fix {
 
@@ -36,38 +39,64 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
   FixRunSummary summary;
   for (auto& f : report.files) {
     if (!f.source || !has_applicable_fix(f.result, options.unsafe)) continue;
-    const SourceFile& src = *f.source;
-    const std::string path = src.path;
-    const Settings settings = settings_for(path);
-    const bool bom = src.has_bom;
-    auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
-    FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
-    FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
-
-    FileFixOutcome outcome;
-    outcome.path = path;
-    const std::string prefix = bom ? "\xEF\xBB\xBF" : "";
-    outcome.before = prefix + src.text;
-    outcome.after = prefix + loop.text;
-    outcome.applied = loop.applied;
-    outcome.error = loop.error;
-    for (const auto& w : loop.warnings) f.result.notices.push_back({path, w, std::nullopt});
-    if (!loop.error.empty()) {
-      f.result.notices.push_back({path, "fix not applied: " + loop.error, std::nullopt});
-    } else if (options.write && outcome.before != outcome.after) {
-      std::string error;
-      if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
-        outcome.error = error;
-        report.errors.push_back({path, "fix not written: " + error, std::nullopt});
-      } else {
-        report.fixed += loop.applied.size();
-        auto fixed = std::make_shared<SourceFile>(path, loop.text);
-        fixed->has_bom = bom;
-        f.source = std::move(fixed);
-        f.result = std::move(loop.analysis);
+    // Isolation, as in the runner: a re-analysis that throws costs this file's fixes only.
+    try {
+      const SourceFile& src = *f.source;
+      const std::string path = src.path;
+      const Settings settings = settings_for(path);
+      const bool bom = src.has_bom;
+      auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
+      FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
+      if (src.notebook) {  // the cells are fixed; the JSON around them stays as it is
+        NotebookFixResult nb = fix_notebook(src, f.result, settings, loop_opts);
+        FileFixOutcome outcome{path, src.notebook->raw, nb.bytes, nb.applied, nb.error};
+        for (const auto& w : nb.warnings) f.result.notices.push_back({path, w, std::nullopt});
+        if (!nb.error.empty()) {
+          f.result.notices.push_back({path, "fix not applied: " + nb.error, std::nullopt});
+        } else if (options.write && outcome.before != outcome.after) {
+          std::string error;
+          if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
+            outcome.error = error;
+            report.errors.push_back({path, "fix not written: " + error, std::nullopt});
+          } else {
+            report.fixed += nb.applied.size();
+            f.source = std::move(nb.source);
+            f.result = std::move(nb.analysis);
+          }
+        }
+        summary.files.push_back(std::move(outcome));
+        continue;
       }
+      FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
+
+      FileFixOutcome outcome;
+      outcome.path = path;
+      const std::string prefix = bom ? "\xEF\xBB\xBF" : "";
+      outcome.before = prefix + src.text;
+      outcome.after = prefix + loop.text;
+      outcome.applied = loop.applied;
+      outcome.error = loop.error;
+      for (const auto& w : loop.warnings) f.result.notices.push_back({path, w, std::nullopt});
+      if (!loop.error.empty()) {
+        f.result.notices.push_back({path, "fix not applied: " + loop.error, std::nullopt});
+      } else if (options.write && outcome.before != outcome.after) {
+        std::string error;
+        if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
+          outcome.error = error;
+          report.errors.push_back({path, "fix not written: " + error, std::nullopt});
+        } else {
+          report.fixed += loop.applied.size();
+          auto fixed = std::make_shared<SourceFile>(path, loop.text);
+          fixed->has_bom = bom;
+          f.source = std::move(fixed);
+          f.result = std::move(loop.analysis);
+        }
+      }
+      summary.files.push_back(std::move(outcome));
+    } catch (...) {
+      report.errors.push_back({f.source->path, "fix not applied: " + describe_analysis_failure(std::current_exception()),
+                               std::nullopt});
     }
-    summary.files.push_back(std::move(outcome));
   }
   if (options.write)
     std::erase_if(report.files, [](const FileReport& f) {
@@ -78,7 +107,9 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
 
 void write_diffs(std::ostream& out, const FixRunSummary& summary) {
   for (const auto& f : summary.files)
-    if (f.error.empty()) out << unified_diff(f.before, f.after, f.path);
+    // Relative to the working directory and normalized (`a/train.py`, never `a/./train.py`),
+    // so that `git apply` at the repository root takes it.
+    if (f.error.empty()) out << unified_diff(f.before, f.after, output::relative_path(f.path));
 }
 
 void write_applied_fixes(std::ostream& out, const FixRunSummary& summary, bool would) {

@@ -32,6 +32,7 @@ struct Analysis {
   std::shared_ptr<const SourceFile> source;  // the text analyzed (BOM stripped)
   AnalysisResult result;
   bool skipped = false;  // too large to analyze
+  std::string failure;   // set when the analysis threw: `result` is then empty
   uint64_t generation = 0;
 };
 

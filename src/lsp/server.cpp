@@ -38,6 +38,10 @@ const std::map<std::string, NotificationHandler>& notification_handlers() {
       {"textDocument/didChange", handlers::did_change},
       {"textDocument/didSave", handlers::did_save},
       {"textDocument/didClose", handlers::did_close},
+      {"notebookDocument/didOpen", handlers::notebook_did_open},
+      {"notebookDocument/didChange", handlers::notebook_did_change},
+      {"notebookDocument/didSave", handlers::notebook_did_save},
+      {"notebookDocument/didClose", handlers::notebook_did_close},
       {"workspace/didChangeConfiguration", handlers::did_change_configuration},
   };
   return table;
@@ -140,6 +144,8 @@ void handle_request(Session& session, const Incoming& in, Inbox& inbox) {
     session.send(make_error(in.id, error_code::InvalidParams, std::string("invalid params: ") + e.what()));
   } catch (const std::exception& e) {
     session.send(make_error(in.id, error_code::InternalError, e.what()));
+  } catch (...) {
+    session.send(make_error(in.id, error_code::InternalError, "internal error (unknown exception)"));
   }
 }
 
@@ -155,6 +161,8 @@ void handle_notification(Session& session, const Incoming& in) {
     it->second(session, params);
   } catch (const std::exception& e) {
     session.log(2, "stoker: bad `" + in.method + "` notification: " + e.what());
+  } catch (...) {
+    session.log(1, "stoker: internal error handling `" + in.method + "` (unknown exception)");
   }
 }
 

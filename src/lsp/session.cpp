@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/analyzer.h"
+#include "core/runner.h"
+#include "core/notebook.h"
 #include "lsp/convert.h"
 
 namespace stoker::lsp {
@@ -19,11 +21,22 @@ std::shared_ptr<Analysis> analyze_snapshot(const Snapshot& snap, const Settings&
   auto a = std::make_shared<Analysis>();
   a->generation = snap.generation;
   auto source = std::make_shared<SourceFile>(snap.path, snap.text);
+  // An .ipynb opened as a text document is JSON, not Python: notebooks come as notebook
+  // documents (notebook_analysis.cpp).
   if (source->language == Language::Unknown) source->language = language_from_id(snap.language_id);
-  if (snap.text.size() > kMaxAnalyzedBytes) {
+  if (is_notebook_path(snap.path)) {
+    // nothing to analyze in the JSON text
+  } else if (snap.text.size() > kMaxAnalyzedBytes) {
     a->skipped = true;
   } else {
-    a->result = analyze(*source, settings);
+    // Isolation: a document whose analysis throws (of any type) gets no diagnostics and a
+    // failure message; the server goes on serving it and every other document.
+    try {
+      a->result = analyze(*source, settings);
+    } catch (...) {
+      a->result = AnalysisResult{};
+      a->failure = describe_analysis_failure(std::current_exception());
+    }
   }
   a->source = std::move(source);
   return a;
@@ -109,6 +122,12 @@ void Session::run_worker() {
       uri = std::move(queue_.front());
       queue_.pop_front();
     }
+    // A notebook (or one of its cells) is analyzed whole and published per cell.
+    if (auto nb = notebooks.notebook_of(uri)) uri = *nb;
+    if (notebooks.is_open(uri)) {
+      publish_notebook(uri);
+      continue;
+    }
     // The snapshot is taken now, not when the change arrived: a burst of changes queued the
     // document once, and only its latest text is analyzed.
     auto snap = documents.snapshot(uri);
@@ -123,10 +142,23 @@ void Session::run_worker() {
         log(2, "stoker: " + snap->path + " is " + std::to_string(snap->text.size() >> 20) +
                    " MiB; documents over " + std::to_string(kMaxAnalyzedBytes >> 20) + " MiB are not analyzed");
       for (const auto& n : analysis->result.notices) log(4, n.file + ": " + n.message);
+      for (const auto& e : analysis->result.errors) log(1, "stoker: " + e.file + ": " + e.message);
+      if (!analysis->failure.empty()) log(1, "stoker: " + snap->path + ": " + analysis->failure);
+      if (!analysis->failure.empty() || !analysis->result.errors.empty()) {
+        // A pop-up once per document until it analyzes again, not on every keystroke.
+        if (failed_.insert(uri).second && state == State::Running)
+          send(make_notification("window/showMessage",
+                                 {{"type", 1},
+                                  {"message", "stoker could not analyze " + snap->path + ": " +
+                                                  (analysis->failure.empty() ? analysis->result.errors.front().message
+                                                                             : analysis->failure)}}));
+      } else {
+        failed_.erase(uri);
+      }
       // Published only if no newer text (or settings) arrived meanwhile.
       documents.commit(uri, analysis, [this](const Snapshot& s, const Analysis& a) { publish(s, a); });
-    } catch (const std::exception& e) {
-      log(1, "stoker: analysis of " + snap->path + " failed: " + e.what());
+    } catch (...) {
+      log(1, "stoker: analysis of " + snap->path + " failed: " + describe_analysis_failure(std::current_exception()));
     }
   }
 }
@@ -147,6 +179,11 @@ void Session::clear_diagnostics(const std::string& uri) {
 
 std::shared_ptr<const Analysis> Session::analysis_now(const std::string& uri) {
   if (auto a = documents.current_analysis(uri)) return a;
+  if (auto nb = notebooks.notebook_of(uri)) {
+    for (auto& cell : analyze_notebook(*nb))
+      if (cell.snap.uri == uri) return cell.analysis;
+    return nullptr;
+  }
   auto snap = documents.snapshot(uri);
   if (!snap) return nullptr;
   return analyze_snapshot(*snap, settings_for(*snap));

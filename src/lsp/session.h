@@ -9,12 +9,14 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
+#include <set>
 #include <string>
 #include <thread>
 
 #include "core/rules.h"
 #include "lsp/document_settings.h"
 #include "lsp/documents.h"
+#include "lsp/notebooks.h"
 #include "lsp/protocol.h"
 
 namespace stoker::lsp {
@@ -35,6 +37,7 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   DocumentStore documents;
+  NotebookStore notebooks;
   const RuleRegistry& rules;
   std::atomic<State> state{State::Uninitialized};  // written by the message loop only
 
@@ -55,6 +58,13 @@ class Session {
   // (the process is about to exit; a long analysis must not hold up `exit`).
   bool finish_worker(std::chrono::milliseconds wait);
 
+  // A notebook analyzed as one program, split into one Analysis per code cell (notebook_analysis.cpp).
+  struct CellAnalysis {
+    Snapshot snap;
+    std::shared_ptr<Analysis> analysis;
+  };
+  std::vector<CellAnalysis> analyze_notebook(const std::string& notebook_uri);
+
   void send(const json& message) { writer_.write(message); }
   // 1 error, 2 warning, 3 info, 4 log (LSP MessageType).
   void log(int type, const std::string& message);
@@ -63,6 +73,7 @@ class Session {
   void worker_loop();
   void run_worker();
   void publish(const Snapshot& snap, const Analysis& analysis);
+  void publish_notebook(const std::string& notebook_uri);
 
   FrameWriter& writer_;
   std::ostream& log_;
@@ -74,6 +85,7 @@ class Session {
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
   std::deque<std::string> queue_;
+  std::set<std::string> failed_;  // documents whose last analysis failed (worker thread only)
   bool stopping_ = false;
   bool worker_done_ = false;
   std::thread worker_;

@@ -46,14 +46,17 @@ void write_github(std::ostream& out, const Report& report, const RuleRegistry& r
     const SourceFile& file = *f.source;
     for (const auto& n : f.result.notices) {
       out << "::notice file=" << escape_property(relative_path(n.file));
-      if (n.range) out << ",line=" << file.lines.position(file.text, n.range->start).row;
+      if (n.range) out << ",line=" << file_span(file, *n.range).first.row;
       out << ",title=stoker::" << escape_data(n.message) << "\n";
     }
     for (const auto& d : f.result.diagnostics) {
-      auto [start, end] = diagnostic_span(file, d);
+      auto [start, end] = file_span(file, d.range);
       const RuleInfo* info = rules.find(d.code);
       std::string title = "stoker " + d.code + (info ? " (" + info->name + ")" : std::string());
       std::string message = d.code + " " + d.message;
+      if (auto in_cell = diagnostic_span(file, d).first; in_cell.cell)  // lines below are the .ipynb's
+        message = "cell " + std::to_string(in_cell.cell) + ":" + std::to_string(in_cell.row) + ":" +
+                  std::to_string(in_cell.column) + ": " + message;
       if (d.fix) message += "\nFix (" + std::string(to_string(d.fix->applicability)) + "): " + d.fix->title;
       if (info) message += "\n" + info->url();
       out << "::" << command(d.severity) << " file=" << escape_property(relative_path(d.file)) << ",line=" << start.row

@@ -50,14 +50,18 @@ void write_gitlab(std::ostream& out, const Report& report, const RuleRegistry& r
     const SourceFile& file = *f.source;
     std::map<std::string, int> seen;
     for (const auto& d : f.result.diagnostics) {
-      auto [start, end] = diagnostic_span(file, d);
+      auto [start, end] = file_span(file, d.range);  // a notebook: lines of its JSON text
       std::string path = relative_path(d.file);
-      std::string key = d.code + "\x1f" + path + "\x1f" + trimmed_line(file, start.row);
+      std::string key = d.code + "\x1f" + path + "\x1f" + trimmed_line(file, file.lines.row_of(d.range.start));
+      Position in_cell = diagnostic_span(file, d).first;
+      std::string where = in_cell.cell ? "cell " + std::to_string(in_cell.cell) + ":" + std::to_string(in_cell.row) +
+                                             ":" + std::to_string(in_cell.column) + ": "
+                                       : std::string();
       int occurrence = seen[key]++;
       const RuleInfo* info = rules.find(d.code);
       nlohmann::json issue = {
           {"type", "issue"},
-          {"description", d.code + " " + d.message},
+          {"description", where + d.code + " " + d.message},
           {"check_name", info ? d.code + " " + info->name : d.code},
           {"categories", nlohmann::json::array({d.code.rfind("ST", 0) == 0 ? "Style" : "Performance"})},
           {"fingerprint", fingerprint(key + "\x1f" + std::to_string(occurrence))},

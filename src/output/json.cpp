@@ -1,12 +1,21 @@
 // ruff-shaped JSON (so existing tooling reads it) plus `severity` and `impact`.
 #include <nlohmann/json.hpp>
 
+#include "core/notebook.h"
 #include "output/report.h"
 
 namespace stoker {
 
 std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diagnostic& d) {
-  return {file.lines.position(file.text, d.range.start), file.lines.position(file.text, d.range.end)};
+  return {source_position(file, d.range.start), source_position(file, d.range.end)};
+}
+
+std::pair<Position, Position> file_span(const SourceFile& file, TextRange r) {
+  if (file.notebook) {
+    Position s = file.notebook->file_position(r.start), e = file.notebook->file_position(r.end);
+    if (s.row) return {s, e.row ? e : s};
+  }
+  return {file.lines.position(file.text, r.start), file.lines.position(file.text, r.end)};
 }
 
 namespace output {
@@ -25,8 +34,8 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
     nlohmann::json edits = nlohmann::json::array();
     for (const auto& e : d.fix->edits) {
       edits.push_back({{"content", e.replacement},
-                       {"location", location(file.lines.position(file.text, e.range.start))},
-                       {"end_location", location(file.lines.position(file.text, e.range.end))}});
+                       {"location", location(source_position(file, e.range.start))},
+                       {"end_location", location(source_position(file, e.range.end))}});
     }
     j["fix"] = {{"applicability", to_string(d.fix->applicability)}, {"message", d.fix->title}, {"edits", edits}};
   } else if (d.fix) {
@@ -37,6 +46,8 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
   const RuleInfo* info = rules.find(d.code);
   j["url"] = info ? nlohmann::json(info->url()) : nlohmann::json(nullptr);
   j["noqa_row"] = start.row;
+  // ruff's notebook field: the 1-based cell, rows and columns then being within the cell.
+  j["cell"] = start.cell ? nlohmann::json(start.cell) : nlohmann::json(nullptr);
   j["severity"] = to_string(d.severity);
   if (d.impact) {
     j["impact"] = {{"model", d.impact->model},
@@ -51,8 +62,8 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
     for (const auto& r : d.related) {
       nlohmann::json item = {{"filename", r.file}, {"message", r.message}};
       if (r.file == d.file) {
-        item["location"] = location(file.lines.position(file.text, r.range.start));
-        item["end_location"] = location(file.lines.position(file.text, r.range.end));
+        item["location"] = location(source_position(file, r.range.start));
+        item["end_location"] = location(source_position(file, r.range.end));
       }
       rel.push_back(item);
     }

@@ -44,7 +44,7 @@ void write_junit(std::ostream& out, const Report& report, const RuleRegistry& ru
     for (const auto& d : f.result.diagnostics) {
       auto [start, end] = diagnostic_span(file, d);
       std::ostringstream line;
-      line << relative_path(d.file) << ":" << start.row << ":" << start.column << ": " << d.code << " " << d.message;
+      line << relative_path(d.file) << (start.cell ? ":cell " + std::to_string(start.cell) : std::string()) << ":" << start.row << ":" << start.column << ": " << d.code << " " << d.message;
       c.findings.push_back(line.str());
     }
   }

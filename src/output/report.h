@@ -29,10 +29,16 @@ struct TextOptions {
   bool color = false;
   bool show_source = true;   // false: concise, one line per finding
   bool statistics = false;
+  bool unsafe_fixes = false;  // --unsafe-fixes: unsafe fixes count as applicable ([*])
+  bool summary = true;        // false (--quiet): findings only, no summary lines
 };
 
 // A diagnostic's 1-based start and end positions.
+// In a notebook these are within the cell (Position::cell says which), as ruff reports them.
 std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diagnostic& d);
+// Positions in the file's own bytes: the same as diagnostic_span except in a notebook, where
+// they are in its JSON text (for consumers that show the raw file: SARIF, GitHub, GitLab).
+std::pair<Position, Position> file_span(const SourceFile& file, TextRange range);
 
 namespace output {
 void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts);

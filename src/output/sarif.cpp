@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/notebook.h"
 #include "output/paths.h"
 #include "output/report.h"
 
@@ -37,10 +38,18 @@ json artifact_location(const std::string& path) {
   return {{"uri", "file://" + uri_escape(relative_path(path))}};
 }
 
+// In the artifact's own text; for a notebook, its JSON (see cell_properties for the cell).
 json region(const SourceFile& file, TextRange r) {
-  auto s = file.lines.position(file.text, r.start);
-  auto e = file.lines.position(file.text, r.end);
+  auto [s, e] = file_span(file, r);
+  if (e.row < s.row || (e.row == s.row && e.column < s.column)) e = s;
   return {{"startLine", s.row}, {"startColumn", s.column}, {"endLine", e.row}, {"endColumn", e.column}};
+}
+
+// A notebook location's cell and its region within the cell (what the notebook shows).
+json cell_properties(const SourceFile& file, TextRange r) {
+  Position s = source_position(file, r.start), e = source_position(file, r.end);
+  return {{"cell", s.cell},
+          {"cellRegion", {{"startLine", s.row}, {"startColumn", s.column}, {"endLine", e.row}, {"endColumn", e.column}}}};
 }
 
 json rule_descriptor(const RuleInfo& r) {
@@ -65,8 +74,9 @@ json result_json(const SourceFile& file, const Diagnostic& d, const std::map<std
   if (it != rule_index.end()) res["ruleIndex"] = it->second;
   TextRange r = d.range;
   if (r.end <= r.start) r.end = std::min<uint32_t>(r.start + 1, static_cast<uint32_t>(file.text.size()));
-  res["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", artifact_location(d.file)},
-                                                         {"region", region(file, r)}}}}});
+  json location = {{"physicalLocation", {{"artifactLocation", artifact_location(d.file)}, {"region", region(file, r)}}}};
+  if (file.notebook) location["properties"] = cell_properties(file, r);
+  res["locations"] = json::array({location});
   if (!d.related.empty()) {
     json rel = json::array();
     int id = 1;
@@ -75,12 +85,13 @@ json result_json(const SourceFile& file, const Diagnostic& d, const std::map<std
       json phys = {{"artifactLocation", artifact_location(rl.file)}};
       if (rl.file == d.file) phys["region"] = region(file, rl.range);
       loc["physicalLocation"] = phys;
+      if (rl.file == d.file && file.notebook) loc["properties"] = cell_properties(file, rl.range);
       rel.push_back(loc);
     }
     res["relatedLocations"] = rel;
   }
   json props = {{"severity", to_string(d.severity)}};
-  if (d.fix && !d.fix->edits.empty()) {
+  if (d.fix && !d.fix->edits.empty() && !file.notebook) {
     json replacements = json::array();
     for (const auto& e : d.fix->edits)
       replacements.push_back({{"deletedRegion", region(file, e.range)}, {"insertedContent", {{"text", e.replacement}}}});
@@ -88,6 +99,10 @@ json result_json(const SourceFile& file, const Diagnostic& d, const std::map<std
         {{{"description", {{"text", sentence(d.fix->title)}}},
           {"artifactChanges", json::array({{{"artifactLocation", artifact_location(d.file)}, {"replacements", replacements}}})}}});
     props["fixApplicability"] = to_string(d.fix->applicability);
+  } else if (d.fix && file.notebook) {
+    // A notebook's fix edits the cells, not the JSON text a SARIF replacement would address.
+    props["fixApplicability"] = to_string(d.fix->applicability);
+    props["suggestion"] = d.fix->title;
   } else if (d.fix) {
     props["suggestion"] = d.fix->title;
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/impact.h"
+#include "core/notebook.h"
 #include "output/report.h"
 
 namespace stoker::output {
@@ -49,7 +50,7 @@ void write_frame(std::ostream& out, const SourceFile& file, const Diagnostic& d,
   uint32_t row = file.lines.row_of(d.range.start);
   uint32_t ls = file.lines.line_start(row), le = file.lines.line_end(file.text, row);
   std::string_view line = std::string_view(file.text).substr(ls, le - ls);
-  std::string gutter = std::to_string(row);
+  std::string gutter = std::to_string(file.notebook ? source_position(file, d.range.start).row : row);
   std::string pad(gutter.size(), ' ');
   uint32_t cstart = d.range.start - ls;
   uint32_t cend = std::min<uint32_t>(std::max(d.range.end, d.range.start + 1), le) - ls;
@@ -68,7 +69,7 @@ void write_frame(std::ostream& out, const SourceFile& file, const Diagnostic& d,
 
 void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts) {
   Style st{opts.color};
-  size_t total = 0, fixable = 0;
+  size_t total = 0, fixable = 0, hidden_unsafe = 0;
   std::map<std::string, std::pair<size_t, size_t>> per_rule;  // code -> (count, fixable)
   std::map<std::string, std::pair<double, double>> gain_per_rule;  // code -> summed gain_pp [low, high]
   for (const auto& e : report.errors) out << st("1", e.file) << ": " << st("1;31", "error") << ": " << e.message << "\n";
@@ -78,15 +79,20 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
     for (const auto& n : f.result.notices) {
       out << st("1", n.file);
       if (n.range) {
-        auto p = file.lines.position(file.text, n.range->start);
+        auto p = source_position(file, n.range->start);
+        if (p.cell) out << ":cell " << p.cell;
         out << ":" << p.row << ":" << p.column;
       }
       out << ": " << st("1;35", "notice") << ": " << n.message << "\n";
     }
     for (const auto& d : f.result.diagnostics) {
       ++total;
-      bool can_fix = d.fix && d.fix->applicability != Applicability::DisplayOnly && !d.fix->edits.empty();
+      // As ruff: [*] and the fixable count mean what `--fix` applies; unsafe fixes count only
+      // with --unsafe-fixes, and are otherwise said separately ("hidden").
+      bool has_edit = d.fix && d.fix->applicability != Applicability::DisplayOnly && !d.fix->edits.empty();
+      bool can_fix = has_edit && (d.fix->applicability == Applicability::Safe || opts.unsafe_fixes);
       if (can_fix) ++fixable;
+      else if (has_edit) ++hidden_unsafe;
       auto& pr = per_rule[d.code];
       ++pr.first;
       if (can_fix) ++pr.second;
@@ -95,7 +101,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
         gain_per_rule[d.code].second += d.impact->gain_high;
       }
       auto [start, end] = diagnostic_span(file, d);
-      out << st("1", d.file) << ":" << start.row << ":" << start.column << ": "
+      out << st("1", d.file) << (start.cell ? ":cell " + std::to_string(start.cell) : std::string()) << ":"
+          << start.row << ":" << start.column << ": "
           << st(severity_color(d.severity), d.code) << " " << d.message;
       if (!opts.show_source) {
         if (can_fix) out << " " << st("1;32", "[*]");
@@ -107,7 +114,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       for (const auto& r : d.related) {
         std::string where = r.file;
         if (r.file == d.file) {
-          auto p = file.lines.position(file.text, r.range.start);
+          auto p = source_position(file, r.range.start);
+          if (p.cell) where.append(":cell ").append(std::to_string(p.cell));
           where.append(":").append(std::to_string(p.row)).append(":").append(std::to_string(p.column));
         }
         out << "  = " << st("1", "note") << ": " << r.message << " (" << where << ")\n";
@@ -149,15 +157,33 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       out << "\n";
     }
   }
-  if (total == 0) {
-    out << st("1;32", "All checks passed!") << " (" << report.files_analyzed << " file"
-        << (report.files_analyzed == 1 ? "" : "s") << " analyzed)\n";
+  if (!opts.summary) return;
+  const size_t failed = report.errors.size();
+  auto plural = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+  std::string files = plural(report.files_analyzed, "file", "files");
+  if (report.fixed) {  // after --fix, as ruff: "Found 5 findings (3 fixed, 2 remaining)."
+    out << "Found " << plural(total + report.fixed, "finding", "findings") << " (" << report.fixed << " fixed, "
+        << total << " remaining) in " << files << ".";
+    if (failed) out << " " << plural(failed, "input", "inputs") << " could not be analyzed (errors above).";
+    out << "\n";
+  } else if (total == 0 && failed == 0) {
+    out << st("1;32", "All checks passed!") << " (" << files << " analyzed)\n";
+  } else if (total == 0) {
+    out << "No findings in " << files << " analyzed, but " << plural(failed, "input", "inputs")
+        << " could not be analyzed (errors above).\n";
   } else {
-    out << "Found " << total << " finding" << (total == 1 ? "" : "s") << " in " << report.files_analyzed << " file"
-        << (report.files_analyzed == 1 ? "" : "s") << ".";
-    if (fixable) out << " " << st("1;32", "[*]") << " " << fixable << " fixable with `--fix`.";
+    out << "Found " << plural(total, "finding", "findings") << " in " << files << ".";
+    if (failed) out << " " << plural(failed, "input", "inputs") << " could not be analyzed (errors above).";
     out << "\n";
   }
+  // ruff's wording: the count of what --fix applies, then the unsafe fixes it leaves.
+  std::string hidden = plural(hidden_unsafe, "hidden fix", "hidden fixes") + " can be enabled with the `--unsafe-fixes` option";
+  if (fixable && hidden_unsafe)
+    out << st("1;32", "[*]") << " " << fixable << " fixable with the `--fix` option (" << hidden << ").\n";
+  else if (fixable)
+    out << st("1;32", "[*]") << " " << fixable << " fixable with the `--fix` option.\n";
+  else if (hidden_unsafe)
+    out << "No fixes available (" << hidden << ").\n";
 }
 
 }  // namespace stoker::output

@@ -6,6 +6,11 @@
 
 namespace stoker::python {
 
+namespace {
+void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
+                std::vector<Diagnostic>& out);
+}
+
 AnalysisResult check(const SourceFile& file, const Settings& settings) {
   AnalysisResult result;
   ParsedModule module(file.text);
@@ -20,8 +25,27 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   // Children and parents of every node, recorded once for the model and the checks.
   ChildIndex children(module.root());
   ScopedChildIndex use_children(&children);
-  SemanticModel model(file.text, module.root(), settings);
-  Context ctx(file, model, settings, result.diagnostics);
+  try {
+    SemanticModel model(file.text, module.root(), settings);
+    run_checks(file, model, settings, result.diagnostics);
+    result.work = model.work();
+  } catch (const BudgetExceeded& e) {
+    // The safety net: the file's findings so far are dropped (a cut analysis must not report),
+    // and the file is named as an error so the run's exit code says so.
+    result.diagnostics.clear();
+    result.work = settings.analysis_budget;
+    result.errors.push_back({file.path,
+                             std::string(e.what()) + " (" + std::to_string(settings.analysis_budget) +
+                                 " work units; raise `analysis-budget` to analyze this file)",
+                             std::nullopt});
+  }
+  return result;
+}
+
+namespace {
+void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
+                std::vector<Diagnostic>& out) {
+  Context ctx(file, model, settings, out);
   // One walk; each node kind goes to the checks that declare it.
   model.walk([&](Node n, const WalkFrame& frame) {
     ctx.set_frame(&frame);
@@ -50,7 +74,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
       rules::sy003_data_dependent_shape_op(ctx, n);
     }
   });
-  return result;
 }
+}  // namespace
 
 }  // namespace stoker::python

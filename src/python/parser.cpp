@@ -1,5 +1,10 @@
 #include "python/parser.h"
 
+#include "core/test_hooks.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -20,6 +25,121 @@ bool comment_only_line(std::string_view line, size_t& hash_at) {
   if (i == std::string_view::npos || line[i] != '#') return false;
   if (line.find_first_of("'\"\\{}", i) != std::string_view::npos) return false;
   hash_at = i;
+  return true;
+}
+
+// tree-sitter-python's scanner keeps each indentation width in one byte when it saves its state,
+// so a width of 256 columns or more (64 levels of four spaces, 32 tabs) comes back wrong and
+// valid code gets syntax errors. Only the order of the widths matters to the parse (INDENT when
+// wider than the enclosing block, DEDENT when narrower), so when a line is indented that deep,
+// every distinct width is renumbered to a small value, in the same order and in the same number
+// of bytes: the scanner counts a space as 1 column and a tab as 8, and a form feed resets the count
+// (as in CPython), so "  \f " measures 1 column in 4 bytes. Offsets do not change, and the tree
+// has the same shape. A file whose widths cannot all be renumbered below 256 (about 255
+// distinct widths or more) is parsed as it is (CPython allows 100 levels; such a file gets syntax
+// errors where the widths wrap).
+constexpr uint32_t kMaxScannerIndent = 255;
+
+struct Indent {
+  size_t start, bytes;  // the leading whitespace of a line
+  uint32_t width;       // as the scanner measures it
+};
+
+// `bytes` bytes of leading whitespace that the scanner measures as `width` columns: spaces and
+// tabs, or anything, then a form feed, then tabs and spaces.
+bool encodable(uint32_t width, size_t bytes) {
+  if (width >= bytes && (width - bytes) % 7 == 0 && (width - bytes) / 7 <= bytes) return true;
+  return bytes >= 1 && width / 8 + width % 8 <= bytes - 1;
+}
+
+void encode_indent(uint32_t width, size_t bytes, std::string& out) {
+  out.clear();
+  if (width >= bytes && (width - bytes) % 7 == 0 && (width - bytes) / 7 <= bytes) {
+    size_t tabs = (width - bytes) / 7;  // tabs + spaces == bytes, 8 * tabs + spaces == width
+    out.append(tabs, '\t').append(bytes - tabs, ' ');
+    return;
+  }
+  size_t tabs = width / 8, spaces = width % 8;
+  out.append(bytes - 1 - tabs - spaces, ' ').append(1, '\f').append(tabs, '\t').append(spaces, ' ');
+}
+
+// Returns true (and fills `patched` from `text`) when the indentation had to be renumbered.
+// The widest indentation in the file, without storing anything (the common, shallow case).
+uint32_t deepest_indentation(std::string_view text) {
+  uint32_t deepest = 0;
+  bool at_line_start = true;
+  uint32_t width = 0;
+  for (char c : text) {
+    if (at_line_start) {
+      if (c == ' ') ++width;
+      else if (c == '\t') width += 8;
+      else if (c == '\f' || c == '\r') width = 0;
+      else {
+        if (c != '\n') deepest = std::max(deepest, width);
+        at_line_start = false;
+      }
+    }
+    if (c == '\n') {
+      at_line_start = true;
+      width = 0;
+    }
+  }
+  return deepest;
+}
+
+bool renumber_deep_indentation(std::string_view text, std::string& patched) {
+  if (deepest_indentation(text) <= kMaxScannerIndent) return false;
+  std::vector<Indent> lines;
+  uint32_t deepest = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t i = pos;
+    uint32_t width = 0;
+    for (; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == ' ') ++width;
+      else if (c == '\t') width += 8;
+      else if (c == '\f' || c == '\r') width = 0;
+      else break;
+    }
+    bool blank = i == text.size() || text[i] == '\n';
+    if (!blank && i > pos) {
+      lines.push_back({pos, i - pos, width});
+      deepest = std::max(deepest, width);
+    }
+    size_t nl = text.find('\n', i);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  if (deepest <= kMaxScannerIndent) return false;
+  // The new width of each old one: in increasing order, the smallest value above the previous
+  // one that every line of that width can spell in its own bytes (the old width itself always
+  // can, so the new one is never larger). Greedy is optimal: a smaller value leaves more room.
+  std::map<uint32_t, std::set<size_t>> byte_counts;  // width -> the byte counts of its lines
+  for (const Indent& l : lines) byte_counts[l.width].insert(l.bytes);
+  std::map<uint32_t, uint32_t> renumbered;
+  uint32_t previous = 0;  // column 0 is the module level
+  for (const auto& [width, counts] : byte_counts) {
+    if (width == 0) {  // a line that starts with a form feed: stays at the module level
+      renumbered[0] = 0;
+      continue;
+    }
+    uint32_t v = previous + 1;
+    for (; v < width && v <= kMaxScannerIndent; ++v) {
+      bool all = true;
+      for (size_t b : counts) all = all && encodable(v, b);
+      if (all) break;
+    }
+    if (v > kMaxScannerIndent) return false;  // too many distinct widths: parsed as it is
+    renumbered[width] = previous = v;
+  }
+  std::string result(text);
+  std::string enc;
+  for (const Indent& l : lines) {
+    uint32_t v = renumbered[l.width];
+    if (v == l.width) continue;
+    encode_indent(v, l.bytes, enc);
+    result.replace(l.start, l.bytes, enc);
+  }
+  patched = std::move(result);
   return true;
 }
 
@@ -52,12 +172,20 @@ std::string_view parse_input(std::string_view text, std::string& patched) {
     pos = end + 1;
   }
   flush();
-  return copied ? std::string_view(patched) : text;
+  std::string_view out = copied ? std::string_view(patched) : text;
+  std::string renumbered;
+  if (renumber_deep_indentation(out, renumbered)) {
+    patched = std::move(renumbered);
+    return patched;
+  }
+  return out;
 }
+
 
 }  // namespace
 
 ParsedModule::ParsedModule(std::string_view original) {
+  test_hooks::fail_if_requested(original);
   std::string patched;
   std::string_view text = parse_input(original, patched);
   TSParser* parser = ts_parser_new();

@@ -10,7 +10,38 @@ const std::vector<int> SemanticModel::kNoCallers;
 
 namespace {
 
-constexpr int kMaxDepth = 24;  // resolution depth: cycles and pathological chains stop here
+constexpr int kMaxPatternDepth = 64;    // nested target patterns bound deeper than this are not bound
+constexpr size_t kMaxQualifiedName = 512;  // longer dotted names are not API names
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::Unknown:
+    case Value::Kind::None: return true;
+    case Value::Kind::Int: return a.i == b.i;
+    case Value::Kind::Float: return a.f == b.f;
+    case Value::Kind::Str: return a.s == b.s;
+    case Value::Kind::Bool: return a.b == b.b;
+    case Value::Kind::Expr: return ts_node_eq(a.expr, b.expr);
+  }
+  return false;
+}
+
+// Adds candidates without duplicates; past kMaxCandidates the value is unknown.
+void add_values(std::vector<Value>& out, const std::vector<Value>& in) {
+  if (out.size() == 1 && out.front().kind == Value::Kind::Unknown && out.front().s == "saturated") return;
+  for (const auto& v : in) {
+    bool dup = false;
+    for (const auto& o : out) dup = dup || same_value(o, v);
+    if (dup) continue;
+    if (out.size() >= SemanticModel::kMaxCandidates) {
+      out.assign(1, Value::unknown());
+      out.front().s = "saturated";
+      return;
+    }
+    out.push_back(v);
+  }
+}
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -27,8 +58,27 @@ const char* const kLoaderNames[] = {
 
 }  // namespace
 
+SemanticModel::Step::Step(const SemanticModel& m) : m_(m) {
+  if (m.budget_ && ++m.work_ > m.budget_) throw BudgetExceeded();
+  if (!m.budget_) ++m.work_;
+  ok_ = m.active_depth_ < kMaxActiveDepth;
+  if (ok_) ++m.active_depth_;
+}
+
+template <class F>
+bool SemanticModel::memo_bool(std::unordered_map<const void*, char>& cache, Node expr, F&& compute) const {
+  auto cached = cache.find(expr.id);
+  if (cached != cache.end()) return cached->second == 1;
+  Step step(*this);
+  if (!step) return false;  // too deep: unknown, not remembered
+  cache[expr.id] = 2;       // in progress: a cycle answers "no"
+  bool result = compute();
+  cache[expr.id] = result ? 1 : 0;
+  return result;
+}
+
 SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings)
-    : src_(src), root_(root), settings_(settings) {
+    : src_(src), root_(root), settings_(settings), budget_(settings.analysis_budget) {
   collect();
   std::vector<int> order(scopes_.size());
   for (size_t i = 0; i < scopes_.size(); ++i) {
@@ -64,9 +114,11 @@ void SemanticModel::collect() {
     if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
   };
   // Binds every identifier in a target pattern.
-  std::function<void(Node, int, Binding, int)> bind_target = [&](Node t, int scope, Binding b, int idx) {
+  std::function<void(Node, int, Binding, int, int)> bind_target_at = [&](Node t, int scope, Binding b, int idx,
+                                                                         int depth) {
     t = unparen(t);
     auto k = kind(t);
+    if (depth > kMaxPatternDepth) return;
     if (k == "identifier") {
       b.target = t;
       b.unpack_index = idx;
@@ -74,11 +126,12 @@ void SemanticModel::collect() {
     } else if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
                k == "tuple" || k == "list") {
       int i = 0;
-      for (auto c : named_children(t)) bind_target(c, scope, b, i++);
+      for (auto c : named_children(t)) bind_target_at(c, scope, b, i++, depth + 1);
     } else if (k == "list_splat_pattern" || k == "list_splat") {
-      if (named_count(t)) bind_target(named_child(t, 0), scope, b, -1);
+      if (named_count(t)) bind_target_at(named_child(t, 0), scope, b, -1, depth + 1);
     }
   };
+  auto bind_target = [&](Node t, int scope, Binding b, int idx) { bind_target_at(t, scope, std::move(b), idx, 0); };
 
   while (!stack.empty()) {
     Item it = stack.back();
@@ -279,7 +332,7 @@ void SemanticModel::collect() {
           }
           if (dest.empty()) dest = !first_long.empty() ? first_long : first_short;
           std::replace(dest.begin(), dest.end(), '-', '_');
-          if (!dest.empty()) argparse_args_.push_back({dest, n});
+          if (!dest.empty()) argparse_args_[dest].push_back(n);
         } else if (attr == "update") {
           update_calls_.push_back(n);
         }
@@ -349,12 +402,16 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
       int last = -1;
       for (int i = 0; i < static_cast<int>(list.size()); ++i)
         if (list[i].at <= use_at && (late || list[i].at < offset)) last = i;
+      // At most kMaxCandidates + 1 bindings: callers read more than kMaxCandidates as unknown.
       if (last < 0) {
         // Bound only after the use (a loop-carried value, or a use before assignment).
-        for (const auto& b : list) out.push_back(&b);
+        for (const auto& b : list) {
+          if (out.size() > kMaxCandidates) break;
+          out.push_back(&b);
+        }
         return out;
       }
-      for (int i = last; i >= 0; --i) {
+      for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
@@ -371,8 +428,29 @@ const std::string& SemanticModel::qualified_name(Node expr) const {
   if (is_null(expr)) return kEmpty;
   auto cached = qualified_cache_.find(expr.id);
   if (cached != qualified_cache_.end()) return cached->second;
-  std::string q = qualified_name_uncached(expr);
-  return qualified_cache_.emplace(expr.id, std::move(q)).first->second;
+  // Down the attribute chain (iteratively: a chain may be as long as the file) to a node
+  // already named or the root, then up again, naming each level once.
+  std::vector<Node> chain{expr};
+  for (Node n = unparen(expr); is(n, "attribute");) {
+    n = field(n, "object");
+    if (qualified_cache_.count(n.id)) break;
+    chain.push_back(n);
+    n = unparen(n);
+  }
+  const std::string* below = nullptr;
+  for (size_t i = chain.size(); i-- > 0;) {
+    Node n = unparen(chain[i]);
+    std::string q;
+    if (is(n, "attribute")) {
+      if (!below) below = &qualified_name(field(n, "object"));  // the node where the walk stopped
+      if (!below->empty() && below->size() < kMaxQualifiedName)
+        q = *below + "." + std::string(text(field(n, "attribute")));
+    } else {
+      q = qualified_name_uncached(n);
+    }
+    below = &qualified_cache_.emplace(chain[i].id, std::move(q)).first->second;
+  }
+  return *below;
 }
 
 std::string SemanticModel::qualified_name_uncached(Node expr) const {
@@ -380,6 +458,7 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
+    if (bindings.size() > kMaxCandidates) return {};
     // Several reaching imports (try/except ImportError fallbacks): the first one written is
     // the canonical module.
     bool all_imports = !bindings.empty();
@@ -397,12 +476,7 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
     }
     return {};
   }
-  if (k == "attribute") {
-    const std::string& base = qualified_name(field(expr, "object"));
-    if (base.empty()) return {};
-    return base + "." + std::string(text(field(expr, "attribute")));
-  }
-  return {};
+  return {};  // attributes are named by qualified_name()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -433,11 +507,15 @@ Node SemanticModel::argument(Node call, int position, std::string_view keyword) 
 }
 
 SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
+  auto cached = kwargs_cache_.find(call.id);
+  if (cached != kwargs_cache_.end()) return cached->second;
   Kwargs out;
   Node args = field(call, "arguments");
-  std::function<void(Node, int)> add_dict = [&](Node d, int depth) {
+  std::unordered_set<const void*> visited;  // each dictionary expression is read once
+  std::function<void(Node)> add_dict = [&](Node d) {
     d = unparen(d);
-    if (depth > kMaxDepth) {
+    Step step(*this);
+    if (!step || !visited.insert(d.id).second) {
       out.complete = false;
       return;
     }
@@ -448,15 +526,15 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
           if (string_literal_value(field(pair, "key"), src_, key)) out.items.push_back({key, field(pair, "value")});
           else out.complete = false;
         } else if (is(pair, "dictionary_splat")) {
-          add_dict(named_child(pair, 0), depth + 1);
+          add_dict(named_child(pair, 0));
         }
       }
       return;
     }
     if (is(d, "conditional_expression") && named_count(d) == 3) {
       // `{...} if use_cuda else {}`: the GPU path's keys count as present.
-      add_dict(named_child(d, 0), depth + 1);
-      add_dict(named_child(d, 2), depth + 1);
+      add_dict(named_child(d, 0));
+      add_dict(named_child(d, 2));
       return;
     }
     if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
@@ -468,7 +546,7 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
     }
     if (is(d, "identifier")) {
       auto bindings = lookup(text(d), start(d));
-      if (bindings.empty()) {
+      if (bindings.empty() || bindings.size() > kMaxCandidates) {
         out.complete = false;
         return;
       }
@@ -477,10 +555,10 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
       for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
         const Binding* b = *it;
         if (b->kind == Binding::Kind::Assign) {
-          add_dict(b->value, depth + 1);
+          add_dict(b->value);
           any = true;
         } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
-          add_dict(field(b->value, "right"), depth + 1);
+          add_dict(field(b->value, "right"));
           any = true;
         } else {
           out.complete = false;
@@ -496,7 +574,7 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
         if (scope_at(start(u)) != scope_at(start(d))) continue;
         for (auto a : named_children(field(u, "arguments"))) {
           if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-          else add_dict(a, depth + 1);
+          else add_dict(a);
         }
       }
       for (Node s : subscript_assignments_) {
@@ -514,12 +592,28 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
   };
   for (auto a : named_children(args)) {
     if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-    else if (is(a, "dictionary_splat")) add_dict(named_child(a, 0), 0);
+    else if (is(a, "dictionary_splat")) add_dict(named_child(a, 0));
   }
-  return out;
+  return kwargs_cache_.emplace(call.id, std::move(out)).first->second;
 }
 
-std::vector<Value> SemanticModel::values(Node expr) const { return values_impl(expr, 0); }
+// Values are memoized per node; a node met again while its own values are being computed (a
+// recursion through parameters, `x = f(x)` in a loop) is unknown there.
+std::vector<Value> SemanticModel::values(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return {Value::unknown()};
+  auto cached = values_cache_.find(expr.id);
+  if (cached != values_cache_.end()) return cached->second.done ? cached->second.values : std::vector<Value>{Value::unknown()};
+  Step step(*this);
+  if (!step) return {Value::unknown()};  // too deep: unknown, not remembered
+  values_cache_[expr.id];                // in progress
+  std::vector<Value> out;
+  add_values(out, values_uncached(expr));
+  ValuesEntry& e = values_cache_[expr.id];
+  e.done = true;
+  e.values = out;
+  return out;
+}
 
 std::optional<Value> SemanticModel::constant(Node expr) const {
   auto vs = values(expr);
@@ -556,9 +650,7 @@ static Value make_int(long long i) {
   return v;
 }
 
-std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
-  expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return {Value::unknown()};
+std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   auto k = kind(expr);
   Value v;
   if (k == "integer") {
@@ -600,7 +692,7 @@ std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
     return {Value::unknown()};
   }
   if (k == "unary_operator") {
-    auto inner = values_impl(field(expr, "argument"), depth + 1);
+    auto inner = values(field(expr, "argument"));
     std::string_view op = text(ts_node_child(expr, 0));
     for (auto& x : inner) {
       if (op == "-" && x.kind == Value::Kind::Int) x.i = -x.i;
@@ -610,8 +702,8 @@ std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
     return inner;
   }
   if (k == "binary_operator") {
-    auto l = values_impl(field(expr, "left"), depth + 1);
-    auto r = values_impl(field(expr, "right"), depth + 1);
+    auto l = values(field(expr, "left"));
+    auto r = values(field(expr, "right"));
     std::string_view op = text(field(expr, "operator"));
     std::vector<Value> out;
     for (const auto& a : l)
@@ -634,28 +726,25 @@ std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
     auto parts = named_children(expr);
     if (parts.size() == 3) {
       auto c = constant(parts[1]);
-      if (c && c->kind == Value::Kind::Bool) return values_impl(c->b ? parts[0] : parts[2], depth + 1);
-      auto a = values_impl(parts[0], depth + 1), b = values_impl(parts[2], depth + 1);
-      a.insert(a.end(), b.begin(), b.end());
+      if (c && c->kind == Value::Kind::Bool) return values(c->b ? parts[0] : parts[2]);
+      auto a = values(parts[0]);
+      add_values(a, values(parts[2]));
       return a;
     }
     return {Value::unknown()};
   }
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
-    if (bindings.empty()) return {Value::unknown()};
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
     std::vector<Value> out;
-    for (const Binding* b : bindings) {
-      auto bv = binding_values(*b, depth + 1);
-      out.insert(out.end(), bv.begin(), bv.end());
-    }
+    for (const Binding* b : bindings) add_values(out, binding_values(*b));
     return out;
   }
-  if (k == "attribute") return attribute_values(expr, depth);
+  if (k == "attribute") return attribute_values(expr);
   if (k == "call") {
     std::string callee = callee_name(expr);
     if (callee == "builtins.int" || callee == "builtins.float") {
-      auto inner = values_impl(argument(expr, 0, ""), depth + 1);
+      auto inner = values(argument(expr, 0, ""));
       for (auto& x : inner) {
         if (callee == "builtins.int" && x.kind == Value::Kind::Float) x = make_int(static_cast<long long>(x.f));
         if (x.kind == Value::Kind::Str) x = Value::unknown();
@@ -676,7 +765,7 @@ std::vector<Value> SemanticModel::values_impl(Node expr, int depth) const {
   return {v};
 }
 
-std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) const {
+std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
   switch (b.kind) {
     case Binding::Kind::Assign:
     case Binding::Kind::With: {
@@ -684,12 +773,12 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) co
         Node v = unparen(b.value);
         if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
             b.unpack_index < static_cast<int>(named_count(v)))
-          return values_impl(named_child(v, b.unpack_index), depth);
+          return values(named_child(v, b.unpack_index));
         return {Value::unknown()};
       }
-      return values_impl(b.value, depth);
+      return values(b.value);
     }
-    case Binding::Kind::Param: return param_values(b.function, b.param_index, depth);
+    case Binding::Kind::Param: return param_values(b.function, b.param_index);
     case Binding::Kind::LoopTarget: {
       // `for loader in (train_loader, val_loader):` takes each element's values.
       Node iterable = unparen(b.value);
@@ -698,8 +787,7 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) co
         std::vector<Value> out;
         for (auto e : named_children(iterable)) {
           if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
-          auto vs = values_impl(e, depth + 1);
-          out.insert(out.end(), vs.begin(), vs.end());
+          add_values(out, values(e));
         }
         if (!out.empty()) return out;
       }
@@ -716,7 +804,22 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b, int depth) co
   }
 }
 
-std::vector<Value> SemanticModel::param_values(int f, int pi, int depth) const {
+std::vector<Value> SemanticModel::param_values(int f, int pi) const {
+  auto [it, fresh] = param_cache_.try_emplace({f, pi});
+  if (!fresh) return it->second.done ? it->second.values : std::vector<Value>{Value::unknown()};
+  Step step(*this);
+  if (!step) {
+    param_cache_.erase(it);
+    return {Value::unknown()};
+  }
+  auto out = param_values_uncached(f, pi);
+  ValuesEntry& e = param_cache_[{f, pi}];
+  e.done = true;
+  e.values = out;
+  return out;
+}
+
+std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   const Function& fn = functions_[f];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return {Value::unknown()};
@@ -734,19 +837,15 @@ std::vector<Value> SemanticModel::param_values(int f, int pi, int depth) const {
       bool splat = false;
       for (auto c : named_children(field(call, "arguments")))
         if (is(c, "list_splat") || is(c, "dictionary_splat")) splat = true;
-      if (splat) out.push_back(Value::unknown());
+      if (splat) add_values(out, {Value::unknown()});
       else default_used = true;
       continue;
     }
-    auto av = values_impl(a, depth + 1);
-    out.insert(out.end(), av.begin(), av.end());
+    add_values(out, values(a));
   }
   if (default_used) {
-    if (is_null(p.default_value)) out.push_back(Value::unknown());
-    else {
-      auto dv = values_impl(p.default_value, depth + 1);
-      out.insert(out.end(), dv.begin(), dv.end());
-    }
+    if (is_null(p.default_value)) add_values(out, {Value::unknown()});
+    else add_values(out, values(p.default_value));
   }
   if (out.empty()) out.push_back(Value::unknown());
   return out;
@@ -754,12 +853,14 @@ std::vector<Value> SemanticModel::param_values(int f, int pi, int depth) const {
 
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
   std::vector<Value> out;
-  for (const auto& [d, call] : argparse_args_) {
-    if (d != dest) continue;
+  std::string key(dest);
+  if (auto cached = argparse_cache_.find(key); cached != argparse_cache_.end()) return cached->second;
+  auto found = argparse_args_.find(key);
+  static const std::vector<Node> kNone;
+  for (Node call : found == argparse_args_.end() ? kNone : found->second) {
     Node def = argument(call, -1, "default");
     if (!is_null(def)) {
-      auto dv = values_impl(def, 1);
-      out.insert(out.end(), dv.begin(), dv.end());
+      add_values(out, values(def));
       continue;
     }
     std::string action;
@@ -771,9 +872,10 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
     } else {
       v.kind = Value::Kind::None;
     }
-    out.push_back(v);
+    add_values(out, {v});
   }
   if (out.empty()) out.push_back(Value::unknown());
+  argparse_cache_[key] = out;
   return out;
 }
 
@@ -784,7 +886,7 @@ int SemanticModel::class_of_self(Node attr) const {
   return f >= 0 ? functions_[f].klass : -1;
 }
 
-std::vector<Value> SemanticModel::attribute_values(Node attr, int depth) const {
+std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   std::string_view name = text(field(attr, "attribute"));
   int klass = class_of_self(attr);
@@ -798,17 +900,16 @@ std::vector<Value> SemanticModel::attribute_values(Node attr, int depth) const {
       // Only __init__ assignments define the attribute's value for the rest of the class.
       int f = function_at(start(v));
       if (f < 0 || functions_[f].name != "__init__") {
-        out.push_back(Value::unknown());
+        add_values(out, {Value::unknown()});
         continue;
       }
-      auto vv = values_impl(v, depth + 1);
-      out.insert(out.end(), vv.begin(), vv.end());
+      add_values(out, values(v));
     }
     if (out.empty()) out.push_back(Value::unknown());
     return out;
   }
   // args.<dest> where args comes from parse_args() (or parse_known_args()[0]).
-  auto objs = values_impl(obj, depth + 1);
+  auto objs = values(obj);
   bool from_argparse = !objs.empty();
   for (const auto& o : objs) {
     if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) {
@@ -866,7 +967,7 @@ void SemanticModel::resolve_calls() {
     };
     auto instance_class = [&](Node expr) -> int {
       // The class whose instance the expression holds: Net(), Net().to(dev), ...
-      for (const auto& v : values_impl(expr, 1)) {
+      for (const auto& v : values(expr)) {
         if (v.kind != Value::Kind::Expr) continue;
         Node e = v.expr;
         for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
@@ -878,7 +979,7 @@ void SemanticModel::resolve_calls() {
               continue;
             }
           }
-          for (const auto& cv : values_impl(f, 1))
+          for (const auto& cv : values(f))
             if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
               auto c = class_by_node_.find(cv.expr.id);
               if (c != class_by_node_.end()) return c->second;
@@ -889,7 +990,7 @@ void SemanticModel::resolve_calls() {
       return -1;
     };
     if (is(fn, "identifier")) {
-      for (const auto& v : values_impl(fn, 1)) {
+      for (const auto& v : values(fn)) {
         if (v.kind != Value::Kind::Expr) continue;
         if (is(v.expr, "function_definition")) {
           auto f = function_by_node_.find(v.expr.id);
@@ -1010,6 +1111,8 @@ bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_
 }
 
 bool SemanticModel::is_lightning_module(int klass) const {
+  if (klass < 0) return false;
+  if (static_cast<size_t>(klass) < lightning_class_.size()) return lightning_class_[klass] != 0;
   return is_subclass_of(klass, {"pytorch_lightning.LightningModule", "lightning.LightningModule",
                                 "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule",
                                 "lightning.pytorch.core.LightningModule"});
@@ -1037,11 +1140,15 @@ bool SemanticModel::is_loader_call(Node call) const {
   return false;
 }
 
-bool SemanticModel::is_loader_expr(Node expr) const { return is_loader_impl(expr, 0); }
+bool SemanticModel::is_loader_expr(Node expr) const { return is_loader_impl(expr); }
 
-bool SemanticModel::is_loader_impl(Node expr, int depth) const {
+bool SemanticModel::is_loader_impl(Node expr) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return false;
+  if (is_null(expr)) return false;
+  return memo_bool(loader_cache_, expr, [&] { return is_loader_uncached(expr); });
+}
+
+bool SemanticModel::is_loader_uncached(Node expr) const {
   if (is(expr, "call")) {
     if (is_loader_call(expr)) return true;
     Node fn = unparen(field(expr, "function"));
@@ -1052,16 +1159,16 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
         last == "trange" || q == "builtins.iter") {
       for (auto a : named_children(field(expr, "arguments"))) {
         if (is(a, "keyword_argument")) continue;
-        if (is_loader_impl(a, depth + 1)) return true;
+        if (is_loader_impl(a)) return true;
         if (last != "zip") break;
       }
       return false;
     }
-    if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"), depth + 1);
+    if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
     // A function defined here that returns a loader.
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
-        if (is_loader_impl(r, depth + 1)) return true;
+        if (is_loader_impl(r)) return true;
     // Any other (non-builtin) wrapper handed a loader yields its batches:
     // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
     // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
@@ -1069,14 +1176,14 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
     if (q.rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
         last != "setup_dataloaders") {
       for (auto a : named_children(field(expr, "arguments")))
-        if (!is(a, "keyword_argument") && is_loader_impl(a, depth + 1)) return true;
+        if (!is(a, "keyword_argument") && is_loader_impl(a)) return true;
     }
     return false;
   }
   if (is(expr, "identifier") || is(expr, "attribute")) {
     bool unknown = false;
-    for (const auto& v : values_impl(expr, depth + 1)) {
-      if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr, depth + 1)) return true;
+    for (const auto& v : values(expr)) {
+      if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr)) return true;
       if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
     }
     if (unknown && is(expr, "identifier")) {
@@ -1101,67 +1208,85 @@ bool SemanticModel::is_loader_impl(Node expr, int depth) const {
   return false;
 }
 
-std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
-  if (is_null(loader_call)) return loops_iterating_uncached(loader_call);
-  auto it = loops_iterating_cache_.find(loader_call.id);
-  if (it != loops_iterating_cache_.end()) return it->second;
-  auto out = loops_iterating_uncached(loader_call);
-  loops_iterating_cache_.emplace(loader_call.id, out);
-  return out;
-}
-
-std::vector<int> SemanticModel::loops_iterating_uncached(Node loader_call) const {
-  std::vector<int> out;
-  std::function<bool(Node, int)> refers = [&](Node expr, int depth) -> bool {
-    expr = unparen(expr);
-    if (is_null(expr) || depth > kMaxDepth) return false;
-    if (same(expr, loader_call)) return true;
-    if (is(expr, "call")) {
-      Node fn = unparen(field(expr, "function"));
-      std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
-      if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
-          last == "trange") {
-        for (auto a : named_children(field(expr, "arguments")))
-          if (!is(a, "keyword_argument") && refers(a, depth + 1)) return true;
-        return false;
-      }
+// Loader identity, from the loops' side: each loop's iterable is resolved once to the loader
+// constructions it may evaluate to, and the loops are indexed by construction. O(loops x
+// origins) after the memoized resolution, instead of every loop resolved for every loader.
+const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
+  static const std::vector<Node> kNone;
+  expr = unparen(expr);
+  if (is_null(expr)) return kNone;
+  auto cached = origins_cache_.find(expr.id);
+  if (cached != origins_cache_.end()) return cached->second;
+  if (origins_active_.count(expr.id)) return kNone;  // a cycle
+  Step step(*this);
+  if (!step) return kNone;
+  origins_active_.insert(expr.id);
+  std::vector<Node> out;
+  auto add = [&](Node e) {
+    for (Node o : loader_origins(e)) {
+      bool dup = false;
+      for (Node x : out) dup = dup || same(x, o);
+      if (!dup && out.size() < kMaxCandidates) out.push_back(o);
+    }
+  };
+  if (is(expr, "call")) {
+    Node fn = unparen(field(expr, "function"));
+    std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+    if (is_loader_call(expr)) {
+      out.push_back(expr);
+    } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
+               last == "trange") {
+      for (auto a : named_children(field(expr, "arguments")))
+        if (!is(a, "keyword_argument")) add(a);
+    } else {
       for (int f : callees(expr))
-        for (Node r : functions_[f].returns)
-          if (refers(r, depth + 1)) return true;
+        for (Node r : functions_[f].returns) add(r);
       if (qualified_name(fn).rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
           last != "setup_dataloaders")
         for (auto a : named_children(field(expr, "arguments")))
-          if (!is(a, "keyword_argument") && refers(a, depth + 1)) return true;
-      return false;
+          if (!is(a, "keyword_argument")) add(a);
     }
-    if (is(expr, "identifier") || is(expr, "attribute")) {
-      for (const auto& v : values_impl(expr, depth + 1))
-        if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && refers(v.expr, depth + 1)) return true;
-    }
-    return false;
-  };
-  for (size_t i = 0; i < loops_.size(); ++i) {
-    Node n = loops_[i].node;
-    if (is(n, "for_statement") && refers(field(n, "right"), 0)) out.push_back(static_cast<int>(i));
+  } else if (is(expr, "identifier") || is(expr, "attribute")) {
+    for (const auto& v : values(expr))
+      if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
   }
-  // `it = iter(loader)` consumed with next(it) in a while loop.
-  for (size_t i = 0; i < loops_.size(); ++i) {
-    if (!is(loops_[i].node, "while_statement")) continue;
-    for (int ci : calls_in_loop_[i]) {
-      const CallSite& cs = calls_[ci];
-      if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
-      if (refers(argument(cs.call, 0, ""), 0)) {
-        out.push_back(static_cast<int>(i));
-        break;
+  origins_active_.erase(expr.id);
+  return origins_cache_.emplace(expr.id, std::move(out)).first->second;
+}
+
+std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
+  if (!loops_by_loader_built_) {
+    loops_by_loader_built_ = true;
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      Node n = loops_[i].node;
+      if (!is(n, "for_statement")) continue;
+      for (Node o : loader_origins(field(n, "right"))) loops_by_loader_[o.id].push_back(static_cast<int>(i));
+    }
+    // `it = iter(loader)` consumed with next(it) in a while loop.
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      if (!is(loops_[i].node, "while_statement")) continue;
+      std::vector<Node> seen;
+      for (int ci : calls_in_loop_[i]) {
+        const CallSite& cs = calls_[ci];
+        if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
+        for (Node o : loader_origins(argument(cs.call, 0, ""))) {
+          bool dup = false;
+          for (Node x : seen) dup = dup || same(x, o);
+          if (dup) continue;
+          seen.push_back(o);
+          loops_by_loader_[o.id].push_back(static_cast<int>(i));
+        }
       }
     }
   }
-  return out;
+  if (is_null(loader_call)) return {};
+  auto it = loops_by_loader_.find(loader_call.id);
+  return it == loops_by_loader_.end() ? std::vector<int>{} : it->second;
 }
 
 bool SemanticModel::is_optimizer_value(Node expr) const {
   expr = unparen(expr);
-  for (const auto& v : values_impl(expr, 1)) {
+  for (const auto& v : values(expr)) {
     if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
     std::string q = callee_name(v.expr);
     if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos) return true;
@@ -1176,10 +1301,14 @@ bool SemanticModel::is_optimizer_value(Node expr) const {
          (lower.size() > 4 && lower.substr(lower.size() - 4) == "_opt");
 }
 
-bool SemanticModel::is_module_value(Node expr, int depth) const {
+bool SemanticModel::is_module_value(Node expr) const {
   expr = unparen(expr);
-  if (depth > kMaxDepth) return false;
-  for (const auto& v : values_impl(expr, depth + 1)) {
+  if (is_null(expr)) return false;
+  return memo_bool(module_cache_, expr, [&] { return is_module_uncached(expr); });
+}
+
+bool SemanticModel::is_module_uncached(Node expr) const {
+  for (const auto& v : values(expr)) {
     if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
     Node e = v.expr;
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
@@ -1196,7 +1325,7 @@ bool SemanticModel::is_module_value(Node expr, int depth) const {
       if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
         return true;
       if (starts_with(q, "torchvision.models.") || starts_with(q, "timm.")) return true;
-      for (const auto& cv : values_impl(f, depth + 1))
+      for (const auto& cv : values(f))
         if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
           auto c = class_by_node_.find(cv.expr.id);
           if (c != class_by_node_.end() &&
@@ -1217,7 +1346,7 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
     if (m == "backward") return true;
     if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
   }
-  return allow_forward && is_module_value(fn, 0);
+  return allow_forward && is_module_value(fn);
 }
 
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
@@ -1226,33 +1355,61 @@ bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   return memo == 1;
 }
 
-bool SemanticModel::function_performs_step(int f, std::set<int>& seen, bool allow_forward) const {
-  if (f < 0 || !seen.insert(f).second) return false;
-  for (int ci : calls_by_caller_[f]) {
-    const CallSite& cs = calls_[ci];
-    if (cs.lambda_depth > 0) continue;
-    bool in_hot = false;
-    for (int l : cs.loops) in_hot |= loops_[l].kind == LoopKind::Hot;
-    if (in_hot) continue;
-    if (is_step_call_at(ci, allow_forward)) return true;
-    for (int c : callees(cs.call))
-      if (function_performs_step(c, seen, allow_forward)) return true;
-  }
+bool SemanticModel::loop_contains_hot_loop(int li) const {
+  if (nested_hot_[li]) return true;
+  for (int ci : calls_in_loop_[li])
+    for (int c : callees_by_call_[ci])
+      if (function_has_hot_loop_[c]) return true;
   return false;
 }
 
-bool SemanticModel::loop_contains_hot_loop(int li) const {
-  for (int j = 0; j < static_cast<int>(loops_.size()); ++j) {
+// Call-graph reachability for the current loop kinds, each by one worklist over the reverse
+// call edges: O(loops + functions + calls).
+void SemanticModel::compute_reachability() {
+  const size_t nf = functions_.size();
+  nested_hot_.assign(loops_.size(), 0);
+  for (size_t j = 0; j < loops_.size(); ++j) {
     if (loops_[j].kind != LoopKind::Hot) continue;
-    for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
-      if (p == li) return true;
+    for (int p = loops_[j].parent_loop; p >= 0 && !nested_hot_[p]; p = loops_[p].parent_loop) nested_hot_[p] = 1;
   }
-  for (int ci : calls_in_loop_[li]) {
-    std::set<int> seen;
-    for (int c : callees_by_call_[ci])
-      if (function_contains_hot_loop(c, seen)) return true;
+  // Backwards from the seeds to every caller through the call sites `through` accepts.
+  auto propagate = [&](std::vector<char>& reach, auto&& through) {
+    std::vector<int> work;
+    for (size_t f = 0; f < nf; ++f)
+      if (reach[f]) work.push_back(static_cast<int>(f));
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : callers_[f]) {
+        int caller = calls_[ci].caller;
+        if (caller < 0 || reach[caller] || !through(ci)) continue;
+        reach[caller] = 1;
+        work.push_back(caller);
+      }
+    }
+  };
+  function_has_hot_loop_.assign(nf, 0);
+  for (size_t f = 0; f < nf; ++f)
+    for (int l : loops_by_function_[f])
+      if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
+  propagate(function_has_hot_loop_, [](int) { return true; });
+  // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
+  // function that does.
+  auto outside_hot = [&](int ci) {
+    const CallSite& cs = calls_[ci];
+    if (cs.lambda_depth > 0) return false;
+    for (int l : cs.loops)
+      if (loops_[l].kind == LoopKind::Hot) return false;
+    return true;
+  };
+  for (int allow = 0; allow < 2; ++allow) {
+    auto& steps = function_steps_[allow];
+    steps.assign(nf, 0);
+    for (size_t f = 0; f < nf; ++f)
+      for (int ci : calls_by_caller_[f])
+        if (!steps[f] && outside_hot(ci) && is_step_call_at(ci, allow == 1)) steps[f] = 1;
+    propagate(steps, outside_hot);
   }
-  return false;
 }
 
 bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
@@ -1264,20 +1421,9 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
     for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
     if (nested_hot) continue;
     if (is_step_call_at(ci, allow_forward)) return true;
-    std::set<int> seen;
     for (int c : callees_by_call_[ci])
-      if (function_performs_step(c, seen, allow_forward)) return true;
+      if (function_steps_[allow_forward ? 1 : 0][c]) return true;
   }
-  return false;
-}
-
-bool SemanticModel::function_contains_hot_loop(int f, std::set<int>& seen) const {
-  if (f < 0 || !seen.insert(f).second) return false;
-  for (int l : loops_by_function_[f])
-    if (loops_[l].kind == LoopKind::Hot) return true;
-  for (int ci : calls_by_caller_[f])
-    for (int c : callees_by_call_[ci])
-      if (function_contains_hot_loop(c, seen)) return true;
   return false;
 }
 
@@ -1285,6 +1431,7 @@ void SemanticModel::classify_loops() {
   for (auto& l : loops_)
     l.iterates_loader = is(l.node, "for_statement") && is_loader_expr(field(l.node, "right"));
   for (int pass = 0; pass < 4; ++pass) {
+    compute_reachability();
     bool changed = false;
     for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
       // A loop around training loops (an epoch loop) is hot only if it also steps the
@@ -1298,38 +1445,38 @@ void SemanticModel::classify_loops() {
     }
     if (!changed) break;
   }
-  for (int i = 0; i < static_cast<int>(loops_.size()); ++i) {
-    if (loops_[i].kind == LoopKind::Hot) continue;
-    bool epoch = false;
-    for (int j = 0; j < static_cast<int>(loops_.size()) && !epoch; ++j) {
-      if (loops_[j].kind != LoopKind::Hot) continue;
-      for (int p = loops_[j].parent_loop; p >= 0; p = loops_[p].parent_loop)
-        if (p == i) epoch = true;
-    }
-    for (int ci : calls_in_loop_[i]) {
-      if (epoch) break;
-      std::set<int> seen;
-      for (int c : callees_by_call_[ci])
-        if (function_contains_hot_loop(c, seen)) epoch = true;
-    }
-    if (epoch) loops_[i].kind = LoopKind::Epoch;
-  }
+  compute_reachability();
+  for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
+    if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
 }
 
 bool SemanticModel::loop_runs_per_epoch(int li) const {
   if (li < 0) return false;
   if (loops_[li].parent_loop >= 0) return true;
-  // In a function called from a loop (or from a function called from a loop).
-  std::set<int> seen;
-  std::function<bool(int)> called_in_loop = [&](int f) -> bool {
-    if (f < 0 || !seen.insert(f).second) return false;
-    for (int ci : callers(f)) {
-      if (!calls_[ci].loops.empty()) return true;
-      if (called_in_loop(calls_[ci].caller)) return true;
+  if (called_in_loop_.empty()) {
+    // Forwards from functions called in a loop to everything they call: O(functions + calls).
+    called_in_loop_.assign(functions_.size(), 0);
+    std::vector<int> work;
+    for (size_t ci = 0; ci < calls_.size(); ++ci)
+      if (!calls_[ci].loops.empty())
+        for (int c : callees_by_call_[ci])
+          if (!called_in_loop_[c]) {
+            called_in_loop_[c] = 1;
+            work.push_back(c);
+          }
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : calls_by_caller_[f])
+        for (int c : callees_by_call_[ci])
+          if (!called_in_loop_[c]) {
+            called_in_loop_[c] = 1;
+            work.push_back(c);
+          }
     }
-    return false;
-  };
-  return called_in_loop(loops_[li].function);
+  }
+  int f = loops_[li].function;
+  return f >= 0 && called_in_loop_[f];
 }
 
 bool SemanticModel::loader_feeds_training(Node loader_call) const {
@@ -1358,18 +1505,22 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   if (f >= 0 && functions_[f].name.size() > 11 &&
       functions_[f].name.substr(functions_[f].name.size() - 11) == "_dataloader" && returns_it(f))
     return true;
-  for (const auto& cs : calls_) {
-    Node fn = unparen(field(cs.call, "function"));
-    if (!is(fn, "attribute")) continue;
-    auto m = text(field(fn, "attribute"));
-    if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
-    for (auto a : named_children(field(cs.call, "arguments"))) {
-      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
-      for (const auto& val : values(v))
-        if (val.kind == Value::Kind::Expr && same(val.expr, loader_call)) return true;
-      if (same(unparen(v), loader_call)) return true;
+  if (!fit_arguments_built_) {
+    fit_arguments_built_ = true;
+    for (const auto& cs : calls_) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto m = text(field(fn, "attribute"));
+      if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+      for (auto a : named_children(field(cs.call, "arguments"))) {
+        Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+        for (const auto& val : values(v))
+          if (val.kind == Value::Kind::Expr) fit_arguments_.insert(val.expr.id);
+        fit_arguments_.insert(unparen(v).id);
+      }
     }
   }
+  if (fit_arguments_.count(loader_call.id)) return true;
   return false;
 }
 
@@ -1426,13 +1577,19 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       }
       // A first-iteration flag: set False inside the hot region.
       if (k == "identifier" && !is_null(hot_region)) {
-        auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
-        if (it != scopes_[scope_at(start(cond))].bindings.end())
-          for (const auto& b : it->second)
-            if (b.kind == Binding::Kind::Assign && contains(hot_region, b.target) && is(unparen(b.value), "false")) {
-              ctx.once_per_epoch = true;
-              return;
-            }
+        // Every node under the guard asks: decided once per (condition, hot region).
+        auto [memo, fresh] = first_iteration_flag_.try_emplace({cond.id, hot_region.id}, false);
+        if (fresh) {
+          auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
+          if (it != scopes_[scope_at(start(cond))].bindings.end())
+            for (const auto& b : it->second)
+              if (b.kind == Binding::Kind::Assign && contains(hot_region, b.target) && is(unparen(b.value), "false"))
+                memo->second = true;
+        }
+        if (memo->second) {
+          ctx.once_per_epoch = true;
+          return;
+        }
       }
       // A configuration flag (`args.x`, `cfg.x`, `self.x`) whose value is unknown.
       if (k == "attribute") ctx.flag_guarded = true;
@@ -1513,7 +1670,11 @@ void SemanticModel::compute_cuda() {
   // Evidence that the program uses CUDA.
   std::vector<Node> stack{root_};
   bool lightning_cpu = false, lightning_module = false;
-  for (size_t c = 0; c < classes_.size(); ++c) lightning_module |= is_lightning_module(static_cast<int>(c));
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    bool l = is_lightning_module(static_cast<int>(c));
+    lightning_class_.push_back(l);
+    lightning_module |= l;
+  }
   while (!stack.empty() && !uses_cuda_) {
     Node n = stack.back();
     stack.pop_back();
@@ -1541,11 +1702,23 @@ void SemanticModel::compute_cuda() {
   }
 }
 
-SemanticModel::DeviceKind SemanticModel::device_kind(Node expr) const { return device_kind_impl(expr, 0); }
+SemanticModel::DeviceKind SemanticModel::device_kind(Node expr) const { return device_kind_impl(expr); }
 
-SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr, int depth) const {
+SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return DeviceKind::Unknown;
+  if (is_null(expr)) return DeviceKind::Unknown;
+  auto cached = device_cache_.find(expr.id);
+  if (cached != device_cache_.end())
+    return cached->second ? static_cast<DeviceKind>(cached->second - 1) : DeviceKind::Unknown;
+  Step step(*this);
+  if (!step) return DeviceKind::Unknown;
+  device_cache_[expr.id] = 0;  // in progress: a cycle answers unknown
+  DeviceKind d = device_kind_uncached(expr);
+  device_cache_[expr.id] = static_cast<char>(static_cast<int>(d) + 1);
+  return d;
+}
+
+SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   auto from_string = [](const std::string& s) {
     if (s == "cuda" || starts_with(s, "cuda:")) return DeviceKind::Cuda;
     if (s == "cpu" || s == "mps" || s == "meta" || starts_with(s, "cpu:")) return DeviceKind::Cpu;
@@ -1571,8 +1744,8 @@ SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr, int depth) 
     auto parts = named_children(expr);
     if (parts.size() == 3) {
       auto c = constant(parts[1]);
-      if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2], depth + 1);
-      auto a = device_kind_impl(parts[0], depth + 1), b = device_kind_impl(parts[2], depth + 1);
+      if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2]);
+      auto a = device_kind_impl(parts[0]), b = device_kind_impl(parts[2]);
       if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;
       if (a == b) return a;
       return DeviceKind::Unknown;
@@ -1580,19 +1753,19 @@ SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr, int depth) 
   }
   if (k == "call") {
     std::string q = callee_name(expr);
-    if (q == "torch.device") return device_kind_impl(argument(expr, 0, "type"), depth + 1);
+    if (q == "torch.device") return device_kind_impl(argument(expr, 0, "type"));
     if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
     return DeviceKind::Unknown;
   }
   if (k == "identifier" || k == "attribute") {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
     bool any_cuda = false, all_cpu = true, any = false;
-    for (const auto& v : values_impl(expr, depth + 1)) {
+    for (const auto& v : values(expr)) {
       any = true;
       DeviceKind d = DeviceKind::Unknown;
       if (v.kind == Value::Kind::Str) d = from_string(v.s);
       else if (v.kind == Value::Kind::Int) d = DeviceKind::Cuda;
-      else if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) d = device_kind_impl(v.expr, depth + 1);
+      else if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) d = device_kind_impl(v.expr);
       if (d == DeviceKind::NotDevice) return d;
       any_cuda |= d == DeviceKind::Cuda;
       all_cpu &= d == DeviceKind::Cpu;
@@ -1617,9 +1790,9 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
 }
 
-bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr, 0); }
+bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr); }
 
-bool SemanticModel::binding_is_cuda(const Binding& b, int depth) const {
+bool SemanticModel::binding_is_cuda(const Binding& b) const {
   switch (b.kind) {
     case Binding::Kind::Assign:
     case Binding::Kind::With:
@@ -1627,11 +1800,11 @@ bool SemanticModel::binding_is_cuda(const Binding& b, int depth) const {
         Node v = unparen(b.value);
         if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
             b.unpack_index < static_cast<int>(named_count(v)))
-          return is_cuda_impl(named_child(v, b.unpack_index), depth + 1);
+          return is_cuda_impl(named_child(v, b.unpack_index));
       }
-      return is_cuda_impl(b.value, depth + 1);
-    case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"), depth + 1);
-    case Binding::Kind::LoopTarget: return is_cuda_impl(b.value, depth + 1);
+      return is_cuda_impl(b.value);
+    case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
+    case Binding::Kind::LoopTarget: return is_cuda_impl(b.value);
     case Binding::Kind::Param: {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
@@ -1642,7 +1815,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b, int depth) const {
       if (position < 0 || p.is_variadic) return false;
       for (int ci : callers(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
-        if (!is_null(a) && is_cuda_impl(a, depth + 1)) return true;
+        if (!is_null(a) && is_cuda_impl(a)) return true;
       }
       return false;
     }
@@ -1650,14 +1823,14 @@ bool SemanticModel::binding_is_cuda(const Binding& b, int depth) const {
   }
 }
 
-bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
+bool SemanticModel::is_cuda_impl(Node expr) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return false;
-  auto cached = cuda_cache_.find(expr.id);
-  if (cached != cuda_cache_.end()) return cached->second == 1;
-  cuda_cache_[expr.id] = 2;  // in progress: a cycle answers "no"
+  if (is_null(expr)) return false;
+  return memo_bool(cuda_cache_, expr, [&] { return is_cuda_uncached(expr, kind(expr)); });
+}
+
+bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   bool result = false;
-  auto k = kind(expr);
   static const std::set<std::string, std::less<>> host_attrs = {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
       "names", "itemsize", "nbytes", "param_groups", "defaults"};
@@ -1672,7 +1845,7 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
-      if (binding_is_cuda(*b, depth)) {
+      if (binding_is_cuda(*b)) {
         result = true;
         break;
       }
@@ -1686,15 +1859,15 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
       auto indexed = self_assignments_by_key_.find(key);
       if (indexed != self_assignments_by_key_.end())
         for (int ai : indexed->second)
-          if (is_cuda_impl(self_assignments_[ai].second, depth + 1)) {
+          if (is_cuda_impl(self_assignments_[ai].second)) {
             result = true;
             break;
           }
     } else if (!starts_with(qualified_name(expr), "torch")) {
-      result = is_cuda_impl(field(expr, "object"), depth + 1);
+      result = is_cuda_impl(field(expr, "object"));
     }
   } else if (k == "subscript") {
-    result = is_cuda_impl(field(expr, "value"), depth + 1);
+    result = is_cuda_impl(field(expr, "value"));
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
@@ -1704,7 +1877,7 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
         if (is(v, "list_splat") || is(v, "dictionary_splat")) v = named_child(v, 0);
         // A module passed along (`create_optimizer(model)`, `DDP(model)`) does not make the
         // result a tensor; calling the module does.
-        if (is_cuda_impl(v, depth + 1) && !is_module_value(v, depth + 1)) return true;
+        if (is_cuda_impl(v) && !is_module_value(v)) return true;
       }
       return false;
     };
@@ -1724,16 +1897,16 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
         DeviceKind d = is_null(dev) ? DeviceKind::NotDevice : device_kind(dev);
         if (d == DeviceKind::Cuda || d == DeviceKind::Unknown) result = true;
         else if (d == DeviceKind::Cpu) result = false;
-        else result = is_cuda_impl(recv, depth + 1) || any_arg_cuda();
+        else result = is_cuda_impl(recv) || any_arg_cuda();
       } else if (host_methods.count(m)) {
         result = false;
       } else if (m == "append" || m == "extend") {
         result = false;
       } else {
-        result = is_cuda_impl(recv, depth + 1) || any_arg_cuda() || is_cuda_impl(fn, depth + 1);
+        result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
       }
     } else {
-      result = any_arg_cuda() || is_cuda_impl(fn, depth + 1);
+      result = any_arg_cuda() || is_cuda_impl(fn);
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
     // `.item()` hands back a Python float).
@@ -1741,62 +1914,65 @@ bool SemanticModel::is_cuda_impl(Node expr, int depth) const {
     if (!targets.empty()) {
       bool returns_cuda = false;
       for (int f : targets)
-        for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r, depth + 1);
+        for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r);
       result = returns_cuda;
     }
   } else if (k == "binary_operator") {
     // `"%s" % t` is a host string (the formatting itself is the readback).
     bool formatting = text(field(expr, "operator")) == "%" && is(unparen(field(expr, "left")), "string");
     result = !formatting &&
-             (is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1));
+             (is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right")));
   } else if (k == "unary_operator") {
-    result = is_cuda_impl(field(expr, "argument"), depth + 1);
+    result = is_cuda_impl(field(expr, "argument"));
   } else if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
     // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans.
     if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not") {
-      for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
+      for (auto c : named_children(expr)) result |= is_cuda_impl(c);
     }
   } else if (k == "conditional_expression") {
     auto parts = named_children(expr);
-    if (parts.size() == 3) result = is_cuda_impl(parts[0], depth + 1) || is_cuda_impl(parts[2], depth + 1);
+    if (parts.size() == 3) result = is_cuda_impl(parts[0]) || is_cuda_impl(parts[2]);
   } else if (k == "boolean_operator") {
-    result = is_cuda_impl(field(expr, "left"), depth + 1) || is_cuda_impl(field(expr, "right"), depth + 1);
+    result = is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right"));
   } else if (k == "list" || k == "tuple" || k == "expression_list") {
-    for (auto c : named_children(expr)) result |= is_cuda_impl(c, depth + 1);
+    for (auto c : named_children(expr)) result |= is_cuda_impl(c);
   } else if (k == "list_comprehension" || k == "generator_expression") {
-    result = is_cuda_impl(field(expr, "body"), depth + 1);
+    result = is_cuda_impl(field(expr, "body"));
   }
   // A container appended CUDA values: `losses.append(loss)` taints `losses`.
   if (!result && k == "identifier") {
     auto found = appends_.find({scope_at(start(expr)), std::string(text(expr))});
     if (found != appends_.end())
       for (Node call : found->second)
-        if (is_cuda_impl(argument(call, 0, ""), depth + 1)) {
+        if (is_cuda_impl(argument(call, 0, ""))) {
           result = true;
           break;
         }
   }
-  cuda_cache_[expr.id] = result ? 1 : 0;
   return result;
 }
 
-bool SemanticModel::is_cuda_bool(Node expr) const { return uses_cuda_ && is_cuda_bool_impl(expr, 0); }
+bool SemanticModel::is_cuda_bool(Node expr) const { return uses_cuda_ && is_cuda_bool_impl(expr); }
 
-bool SemanticModel::is_cuda_bool_impl(Node expr, int depth) const {
+bool SemanticModel::is_cuda_bool_impl(Node expr) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return false;
+  if (is_null(expr)) return false;
+  return memo_bool(cuda_bool_cache_, expr, [&] { return is_cuda_bool_uncached(expr); });
+}
+
+bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
     if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return false;
-    return is_cuda_impl(expr, depth + 1);
+    return is_cuda_impl(expr);
   }
-  if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"), depth + 1);
+  if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"));
   if (k == "binary_operator") {
     auto op = text(field(expr, "operator"));
     if (op == "&" || op == "|" || op == "^")
-      return is_cuda_bool_impl(field(expr, "left"), depth + 1) || is_cuda_bool_impl(field(expr, "right"), depth + 1);
+      return is_cuda_bool_impl(field(expr, "left")) || is_cuda_bool_impl(field(expr, "right"));
     return false;
   }
   if (k == "call") {
@@ -1805,43 +1981,44 @@ bool SemanticModel::is_cuda_bool_impl(Node expr, int depth) const {
     static const std::set<std::string, std::less<>> bool_fns = {
         "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
         "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
-    if (bool_fns.count(q)) return is_cuda_impl(expr, depth + 1);
+    if (bool_fns.count(q)) return is_cuda_impl(expr);
     if (is(fn, "attribute")) {
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
                                                                       "isnan", "isinf", "logical_not", "logical_and",
                                                                       "logical_or"};
-      if (bool_methods.count(text(field(fn, "attribute")))) return is_cuda_impl(expr, depth + 1);
+      if (bool_methods.count(text(field(fn, "attribute")))) return is_cuda_impl(expr);
     }
     return false;
   }
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
-      if ((b->kind == Binding::Kind::Assign) && b->unpack_index < 0 && is_cuda_bool_impl(b->value, depth + 1))
+      if ((b->kind == Binding::Kind::Assign) && b->unpack_index < 0 && is_cuda_bool_impl(b->value))
         return true;
   }
   return false;
 }
 
-bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr, 0); }
+bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
 
-bool SemanticModel::is_batch_impl(Node expr, int depth) const {
+bool SemanticModel::is_batch_impl(Node expr) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return false;
-  auto cached = batch_cache_.find(expr.id);
-  if (cached != batch_cache_.end()) return cached->second == 1;
-  batch_cache_[expr.id] = 2;
+  if (is_null(expr)) return false;
+  return memo_bool(batch_cache_, expr, [&] { return is_batch_uncached(expr); });
+}
+
+bool SemanticModel::is_batch_uncached(Node expr) const {
   bool result = false;
   auto k = kind(expr);
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
-        result = is_loader_impl(b->value, depth + 1) || is_batch_impl(b->value, depth + 1);
+        result = is_loader_impl(b->value) || is_batch_impl(b->value);
       } else if (b->kind == Binding::Kind::Assign) {
         Node v = unparen(b->value);
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
             b->unpack_index < static_cast<int>(named_count(v)))
           v = named_child(v, b->unpack_index);
-        result = is_batch_impl(v, depth + 1);
+        result = is_batch_impl(v);
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
@@ -1849,21 +2026,20 @@ bool SemanticModel::is_batch_impl(Node expr, int depth) const {
         if (position >= 0 && !p.is_variadic)
           for (int ci : callers(b->function)) {
             Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
-            if (!is_null(a) && is_batch_impl(a, depth + 1)) result = true;
+            if (!is_null(a) && is_batch_impl(a)) result = true;
           }
       }
       if (result) break;
     }
   } else if (k == "subscript") {
-    result = is_batch_impl(field(expr, "value"), depth + 1);
+    result = is_batch_impl(field(expr, "value"));
   } else if (k == "attribute") {
-    result = is_batch_impl(field(expr, "object"), depth + 1);
+    result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
-    if (qualified_name(fn) == "builtins.next") result = is_loader_impl(argument(expr, 0, ""), depth + 1);
-    else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"), depth + 1);
+    if (qualified_name(fn) == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
+    else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
   }
-  batch_cache_[expr.id] = result ? 1 : 0;
   return result;
 }
 

@@ -4,6 +4,7 @@
 // tensors. Built once per file; every check reads it.
 #pragma once
 
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -91,6 +92,13 @@ struct Loop {
 
 struct WalkFrame;
 
+// Thrown by the model when a file's work budget (Settings::analysis_budget) runs out; the
+// checker turns it into "analysis stopped: budget exceeded" for that file.
+class BudgetExceeded : public std::exception {
+ public:
+  const char* what() const noexcept override { return "analysis stopped: budget exceeded"; }
+};
+
 struct CallSite {
   Node call{};
   int caller = -1;  // enclosing function or -1
@@ -126,6 +134,14 @@ class SemanticModel {
  public:
   SemanticModel(std::string_view src, Node root, const Settings& settings);
 
+  // Resolution bounds (see "Bounded resolution" in docs/architecture.md): every resolver
+  // entry is one work unit; nested resolver entries, across all resolvers, are at most
+  // kMaxActiveDepth deep (past that the answer is unknown); a value has at most
+  // kMaxCandidates candidates (past that it is unknown).
+  static constexpr int kMaxActiveDepth = 48;
+  static constexpr size_t kMaxCandidates = 16;
+  unsigned long long work() const { return work_; }
+
   std::string_view src() const { return src_; }
   Node root() const { return root_; }
   const Settings& settings() const { return settings_; }
@@ -136,6 +152,7 @@ class SemanticModel {
   int scope_at(uint32_t offset) const;
   int function_at(uint32_t offset) const;
   // Bindings that may reach a use of `name` at `offset` (see the .cpp for the approximation).
+  // At most kMaxCandidates + 1: more than kMaxCandidates means "too many to tell" (unknown).
   std::vector<const Binding*> lookup(std::string_view name, uint32_t offset) const;
   // "torch.utils.data.DataLoader" for `DataLoader`, `tud.DataLoader`, `data.DataLoader`...
   // Empty when the expression is not rooted in an import (local bindings shadow imports).
@@ -169,6 +186,13 @@ class SemanticModel {
   const std::vector<Loop>& loops() const { return loops_; }
   const std::vector<CallSite>& calls() const { return calls_; }
   int loop_index(Node loop_node) const;
+  // Indices into calls() of the calls nested in a loop (its body and nested loops), in order.
+  const std::vector<int>& calls_in_loop(int loop) const { return calls_in_loop_[loop]; }
+  // The functions() index of a function definition node, or -1.
+  int function_of(Node definition) const {
+    auto it = function_by_node_.find(definition.id);
+    return it == function_by_node_.end() ? -1 : it->second;
+  }
   // Functions defined in the file that a call may invoke.
   std::vector<int> callees(Node call) const;
   // Call sites (indices into calls()) that may invoke function f.
@@ -206,7 +230,7 @@ class SemanticModel {
   bool is_move_to_cuda(Node call) const;
   // Does the expression evaluate to an nn.Module (a torch.nn class, a model zoo constructor,
   // or a subclass of nn.Module defined in the file)?
-  bool is_module(Node expr) const { return is_module_value(expr, 0); }
+  bool is_module(Node expr) const { return is_module_value(expr); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
@@ -233,31 +257,57 @@ class SemanticModel {
   void classify_loops();
   void compute_hot_functions();
   void compute_cuda();
+  // One resolver entry: counts a work unit (throws BudgetExceeded past the budget) and holds a
+  // level of the shared depth; false (nothing held) when the depth limit is reached.
+  class Step {
+   public:
+    explicit Step(const SemanticModel& m);
+    ~Step() {
+      if (ok_) --m_.active_depth_;
+    }
+    Step(const Step&) = delete;
+    Step& operator=(const Step&) = delete;
+    explicit operator bool() const { return ok_; }
+
+   private:
+    const SemanticModel& m_;
+    bool ok_;
+  };
   std::string qualified_name_uncached(Node expr) const;
-  std::vector<Value> values_impl(Node expr, int depth) const;
-  std::vector<Value> binding_values(const Binding& b, int depth) const;
-  std::vector<Value> param_values(int function, int param_index, int depth) const;
-  std::vector<Value> attribute_values(Node attr, int depth) const;
-  bool is_cuda_impl(Node expr, int depth) const;
-  bool is_cuda_bool_impl(Node expr, int depth) const;
-  bool is_batch_impl(Node expr, int depth) const;
-  bool is_loader_impl(Node expr, int depth) const;
-  bool binding_is_cuda(const Binding& b, int depth) const;
-  DeviceKind device_kind_impl(Node expr, int depth) const;
+  std::vector<Value> values_uncached(Node expr) const;
+  std::vector<Value> binding_values(const Binding& b) const;
+  std::vector<Value> param_values(int function, int param_index) const;
+  std::vector<Value> param_values_uncached(int function, int param_index) const;
+  std::vector<Value> attribute_values(Node attr) const;
+  bool is_cuda_impl(Node expr) const;
+  bool is_cuda_uncached(Node expr, std::string_view k) const;
+  bool is_cuda_bool_impl(Node expr) const;
+  bool is_cuda_bool_uncached(Node expr) const;
+  bool is_batch_impl(Node expr) const;
+  bool is_batch_uncached(Node expr) const;
+  bool is_loader_impl(Node expr) const;
+  bool is_loader_uncached(Node expr) const;
+  bool binding_is_cuda(const Binding& b) const;
+  DeviceKind device_kind_impl(Node expr) const;
+  DeviceKind device_kind_uncached(Node expr) const;
+  // The loader constructions an expression may evaluate to (through names, wrappers, returns).
+  const std::vector<Node>& loader_origins(Node expr) const;
+  // A memoized boolean fact per node: 0 no, 1 yes, 2 in progress (a cycle answers no).
+  template <class F>
+  bool memo_bool(std::unordered_map<const void*, char>& cache, Node expr, F&& compute) const;
   HotContext frame_hot_context(int function, const std::vector<int>& loops,
                                const std::vector<std::pair<Node, bool>>& guards,
                                const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const;
   bool loop_performs_step(int loop, bool allow_forward) const;
-  bool function_performs_step(int f, std::set<int>& seen, bool allow_forward) const;
   bool loop_contains_hot_loop(int loop) const;
-  bool function_contains_hot_loop(int f, std::set<int>& seen) const;
-  bool region_contains_hot_loop(Node region, int function, std::set<int>& seen) const;
+  // Per classification pass, from the current loop kinds, in O(loops + functions + calls).
+  void compute_reachability();
   bool is_step_call(Node call, bool allow_forward = true) const;
   bool is_step_call_at(int call_index, bool allow_forward) const;  // memoized is_step_call
-  std::vector<int> loops_iterating_uncached(Node loader_call) const;
   bool loader_feeds_training_uncached(Node loader_call) const;
   void build_indexes();
-  bool is_module_value(Node expr, int depth) const;
+  bool is_module_value(Node expr) const;
+  bool is_module_uncached(Node expr) const;
   bool is_optimizer_value(Node expr) const;
   int class_of_self(Node attr) const;
   // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
@@ -277,7 +327,8 @@ class SemanticModel {
   std::vector<std::vector<int>> callers_;              // function -> call indices
   std::vector<std::vector<int>> callees_by_call_;      // call index -> functions
   std::vector<HotContext> hot_function_;
-  std::vector<std::pair<std::string, Node>> argparse_args_;  // dest -> add_argument call
+  std::unordered_map<std::string, std::vector<Node>> argparse_args_;  // dest -> add_argument calls, in order
+  mutable std::unordered_map<std::string, std::vector<Value>> argparse_cache_;  // dest -> defaults
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls
@@ -293,12 +344,40 @@ class SemanticModel {
   std::vector<std::vector<int>> calls_in_loop_;    // loop -> indices of calls nested in it, in order
   std::vector<std::vector<int>> loops_by_function_;
   mutable std::vector<signed char> step_call_[2];  // per call index, allow_forward: -1 unknown
-  mutable std::unordered_map<const void*, std::vector<int>> loops_iterating_cache_;
+  // Reachability over the call graph for the current loop kinds (compute_reachability).
+  std::vector<char> nested_hot_;               // per loop: a loop nested in it is hot
+  std::vector<char> function_has_hot_loop_;    // per function: it or a function it calls has a hot loop
+  std::vector<char> function_steps_[2];        // per function, allow_forward: it or a callee steps
+  mutable std::vector<signed char> called_in_loop_;  // per function (lazy): called from a loop
+  // Loader identity: for-loop / while-next loops per loader construction (built on first use).
+  mutable bool loops_by_loader_built_ = false;
+  mutable std::unordered_map<const void*, std::vector<int>> loops_by_loader_;
+  mutable std::unordered_map<const void*, std::vector<Node>> origins_cache_;  // in progress: absent from done
+  mutable std::unordered_set<const void*> origins_active_;
   mutable std::unordered_map<const void*, bool> feeds_training_cache_;
+  mutable bool fit_arguments_built_ = false;
+  mutable std::unordered_set<const void*> fit_arguments_;  // loader calls passed to fit/validate/...
   mutable std::unordered_map<std::string, int> memo_;
+  mutable std::map<std::pair<const void*, const void*>, bool> first_iteration_flag_;  // (condition, hot region)
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
+  // Value memo: done entries hold the candidates; an entry in progress answers unknown.
+  struct ValuesEntry {
+    bool done = false;
+    std::vector<Value> values;
+  };
+  mutable std::unordered_map<const void*, ValuesEntry> values_cache_;
+  mutable std::map<std::pair<int, int>, ValuesEntry> param_cache_;
+  mutable std::unordered_map<const void*, Kwargs> kwargs_cache_;
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
+  mutable std::unordered_map<const void*, char> cuda_bool_cache_;
   mutable std::unordered_map<const void*, char> batch_cache_;
+  mutable std::unordered_map<const void*, char> loader_cache_;
+  mutable std::unordered_map<const void*, char> module_cache_;
+  mutable std::unordered_map<const void*, char> device_cache_;  // DeviceKind + 1; 0 in progress
+  std::vector<char> lightning_class_;  // per class: a LightningModule
+  mutable int active_depth_ = 0;
+  mutable unsigned long long work_ = 0;
+  unsigned long long budget_ = 0;
   bool uses_cuda_ = false;
   bool lightning_gpu_ = false;
   static const std::vector<int> kNoCallers;
@@ -355,7 +434,7 @@ void SemanticModel::walk(F&& visit) const {
     // The one child that opens a context (a loop or function body, a guarded branch).
     Push special_push = None;
     Node special{}, special_ctx{};
-    if (k == "for_statement" || k == "while_statement") {
+    if ((k == "for_statement" || k == "while_statement") && loop_index(n) >= 0) {
       special_push = LoopBody;
       special = field(n, "body");
       special_ctx = n;
@@ -381,7 +460,9 @@ void SemanticModel::walk(F&& visit) const {
     all_children(n, kids);
     for (size_t i = kids.size(); i-- > 0;) {
       Node c = kids[i];
-      if (!ts_node_is_named(c)) continue;
+      // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
+      // nodes as extras; what they hold is not analyzed (collect() never indexed it).
+      if (!is_named_code(c)) continue;
       Push push = None;
       Node ctx{};
       if (special_push != None && !is_null(special) && same(c, special)) {

@@ -180,7 +180,8 @@ struct PreCommitProject {
   std::string env = env_prefix(d.path);
   CommandResult git(const fs::path& dir, const std::string& args) { return run_in(dir, env + "git " + args); }
 
-  explicit PreCommitProject(const std::string& hook_id) {
+  // `args`: a YAML flow list for the hook's `args:` (none when empty).
+  explicit PreCommitProject(const std::string& hook_id, const std::string& args = "") {
     fs::create_directories(hooks);
     fs::copy_file(kSource / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml");
     for (const auto& dir : {hooks, proj}) {
@@ -195,7 +196,8 @@ struct PreCommitProject {
     std::string rev = git(hooks, "rev-parse HEAD").out;
     rev.erase(rev.find_last_not_of("\n") + 1);
     write_text(proj / ".pre-commit-config.yaml", "repos:\n  - repo: " + hooks.string() + "\n    rev: " + rev +
-                                                     "\n    hooks:\n      - id: " + hook_id + "\n");
+                                                     "\n    hooks:\n      - id: " + hook_id + "\n" +
+                                                     (args.empty() ? "" : "        args: " + args + "\n"));
     auto install = run_in(proj, env + "pre-commit install");
     INFO(install.out << install.err);
     REQUIRE(install.rc == 0);
@@ -215,7 +217,9 @@ struct PreCommitProject {
 }  // namespace
 
 TEST_CASE("pre-commit: this repository's hook rejects a starved script and accepts the fixed one") {
-  PreCommitProject p("stoker");
+  // The language-system hook, with the built binary on PATH; the language-python `stoker` hook
+  // (the wheel) is tested from a clean cache in tests/install/pre_commit_python_hook_test.sh.
+  PreCommitProject p("stoker-system");
   auto rejected = p.commit("train.py", kStarvedScript, "starved");
   INFO(rejected.out << rejected.err);
   CHECK(rejected.rc != 0);
@@ -231,7 +235,7 @@ TEST_CASE("pre-commit: this repository's hook rejects a starved script and accep
 }
 
 TEST_CASE("pre-commit: the stoker-fix hook fixes the staged script, and the re-staged fix commits") {
-  PreCommitProject p("stoker-fix");
+  PreCommitProject p("stoker-fix-system");
   auto first = p.commit("train.py", kStarvedScript, "starved");
   INFO(first.out << first.err);
   CHECK(first.rc != 0);  // pre-commit fails a hook that modified files
@@ -259,9 +263,11 @@ TEST_CASE("action.yml: its shell steps install, run and report as a workflow wou
                               shell_quote((kSource / "action.yml").string()));
   INFO(r.err);
   REQUIRE(r.rc == 0);
-  CHECK(r.out == "github/codeql-action/upload-sarif@v3\n"
-                 "['args', 'category', 'fail-on-findings', 'format', 'paths', 'sarif-file', 'stoker']\n");
+  CHECK(r.out == "actions/cache@v4\ngithub/codeql-action/upload-sarif@v3\n"
+                 "['args', 'category', 'fail-on-findings', 'format', 'paths', 'sarif-file', 'stoker', 'version']\n");
   std::string outputs = (d / "github_output").string();
+  // With `stoker:` set, the install step uses that binary (the download path is tested with a
+  // local release in tests/install/release_and_action_test.sh).
   r = run_in(d / "proj", "env GITHUB_OUTPUT=" + shell_quote(outputs) + " STOKER_INPUT=" + shell_quote(STOKER_BINARY) +
                              " bash -e ../step_install.sh");
   CHECK(r.rc == 0);
@@ -281,4 +287,16 @@ TEST_CASE("action.yml: its shell steps install, run and report as a workflow wou
   r = run_in(d / "proj", run_env + "STOKER_FORMAT=sarif bash -e ../step_run.sh");
   CHECK(r.rc == 2);
   CHECK(r.err.find("stoker.toml:1:1: `nonsense`: unknown key") != std::string::npos);
+}
+
+TEST_CASE("pre-commit: args with selectors go before the staged file names, which stay file names") {
+  // pre-commit runs `entry args... files...`: `--select` must take its one value only.
+  PreCommitProject p("stoker", "[--select, \"DL,TX\", --ignore, DL002]");
+  auto rejected = p.commit("train.py", kStarvedScript, "starved");
+  INFO(rejected.out << rejected.err);
+  CHECK(rejected.rc != 0);
+  CHECK((rejected.out + rejected.err).find("DL001") != std::string::npos);
+  CHECK((rejected.out + rejected.err).find("DL002") == std::string::npos);
+  CHECK((rejected.out + rejected.err).find("unknown rule selector") == std::string::npos);
+  CHECK(p.commits() == "1\n");
 }

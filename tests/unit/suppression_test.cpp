@@ -252,3 +252,68 @@ TEST_CASE("add-ignore in C++ uses // comments") {
   auto edits = add_ignore_edits(f, {at(f, "CU003", "cudaDeviceSynchronize")}, nullptr, test_rules());
   CHECK(apply_edits(f.text, edits) == "void f() {\n  cudaDeviceSynchronize();  // stoker: ignore[CU003]\n}\n");
 }
+
+TEST_CASE("C++: NOLINTBEGIN / NOLINTEND ranges, with codes or bare, as clang-tidy") {
+  SourceFile f("k.cu",
+               "void f() {\n"
+               "  cudaDeviceSynchronize();\n"
+               "  // NOLINTBEGIN(stoker-CU003)\n"
+               "  cudaDeviceSynchronize();\n"
+               "  cudaMemcpy(a, b, n, k);\n"
+               "  // NOLINTEND(stoker-CU003)\n"
+               "  cudaDeviceSynchronize();\n"
+               "  // NOLINTBEGIN\n"
+               "  cudaDeviceSynchronize();\n"
+               "  cudaMemcpy(a, b, n, k);\n"
+               "  // NOLINTEND -- bare: every check\n"
+               "  // NOLINTBEGIN(stoker-CU, google-runtime-int)\n"
+               "  cudaDeviceSynchronize();\n"
+               "  // NOLINTEND(stoker-CU, google-runtime-int)\n"
+               "}\n");
+  std::vector<Diagnostic> diags;
+  for (int i = 1; i <= 5; ++i) diags.push_back(at(f, "CU003", "cudaDeviceSynchronize();", i));
+  diags.push_back(at(f, "CU001", "cudaMemcpy", 1));
+  diags.push_back(at(f, "CU001", "cudaMemcpy", 2));
+  std::vector<Notice> notices;
+  CHECK(remaining(f, diags, false, &notices) == Codes{"CU003@2", "CU003@7", "CU001@5"});
+  CHECK(notices.empty());
+}
+
+TEST_CASE("C++: unmatched NOLINTBEGIN / NOLINTEND are notices and suppress nothing") {
+  SourceFile f("k.cu",
+               "// NOLINTEND(stoker-CU003)\n"
+               "void f() {\n"
+               "  // NOLINTBEGIN(stoker-CU003)\n"
+               "  cudaDeviceSynchronize();\n"
+               "  // NOLINTEND(stoker-SY001)\n"
+               "}\n");
+  std::vector<Notice> notices;
+  CHECK(remaining(f, {at(f, "CU003", "cudaDeviceSynchronize();")}, false, &notices) == Codes{"CU003@4"});
+  std::vector<std::string> messages;
+  for (const auto& n : notices) messages.push_back(n.message);
+  CHECK(messages == std::vector<std::string>{
+                        "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment",
+                        "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment",
+                        "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment"});
+  REQUIRE(notices[0].range);
+  CHECK(f.lines.row_of(notices[0].range->start) == 1);
+}
+
+TEST_CASE("C++: an unused NOLINTBEGIN code is ST001 without an edit (its NOLINTEND must change too)") {
+  SourceFile f("k.cu",
+               "// NOLINTBEGIN(stoker-CU003)\n"
+               "void f() {}\n"
+               "// NOLINTEND(stoker-CU003)\n"
+               "// NOLINTBEGIN\n"
+               "void g() {}\n"
+               "// NOLINTEND\n");
+  AnalysisResult r;
+  Settings s;
+  s.report_unused_ignores = true;
+  apply_suppressions(f, s, r, test_rules());
+  REQUIRE(r.diagnostics.size() == 1);  // the bare range may be clang-tidy's: never "unused"
+  CHECK(r.diagnostics[0].code == "ST001");
+  CHECK(f.lines.row_of(r.diagnostics[0].range.start) == 1);
+  REQUIRE(r.diagnostics[0].fix);
+  CHECK(r.diagnostics[0].fix->edits.empty());
+}

@@ -27,6 +27,8 @@ function setStatus(icon: string, tooltip: string): void {
   status.show();
 }
 
+let bundledBinary: string | undefined;
+
 async function start(): Promise<void> {
   const config = vscode.workspace.getConfiguration("stoker");
   if (!config.get<boolean>("enable", true)) {
@@ -35,6 +37,8 @@ async function start(): Promise<void> {
   }
   const resolved = resolveServerCommand({
     path: config.get("path"),
+    importStrategy: config.get("importStrategy"),
+    bundled: bundledBinary,
     args: config.get("args"),
     workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     home: os.homedir(),
@@ -99,6 +103,8 @@ async function restart(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  // A platform package (vsce package --target linux-x64) carries the binary here.
+  bundledBinary = context.asAbsolutePath(process.platform === "win32" ? "bundled/bin/stoker.exe" : "bundled/bin/stoker");
   output = vscode.window.createOutputChannel("stoker");
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   status.command = "stoker.showOutput";
@@ -110,6 +116,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       // stoker.gpu reaches a running server through didChangeConfiguration; these need a new process.
       if (e.affectsConfiguration("stoker.path") || e.affectsConfiguration("stoker.args") ||
+          e.affectsConfiguration("stoker.importStrategy") ||
           e.affectsConfiguration("stoker.enable")) {
         void restart();
       }

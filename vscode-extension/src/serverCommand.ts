@@ -3,8 +3,15 @@
 import * as path from "path";
 
 export interface ResolveInput {
-  /** `stoker.path`: empty means "stoker" on PATH. `${workspaceFolder}` and a leading `~` are expanded. */
+  /** `stoker.path`: empty means "use importStrategy". `${workspaceFolder}` and a leading `~` are expanded. */
   path: unknown;
+  /**
+   * `stoker.importStrategy` (ruff's extension's setting and order): "fromEnvironment" (default)
+   * takes `stoker` from PATH and falls back to the bundled binary; "useBundled" takes the bundled one.
+   */
+  importStrategy?: unknown;
+  /** The binary shipped inside a platform .vsix (bundled/bin/stoker), when it is there. */
+  bundled?: string;
   /** `stoker.args`: extra arguments after `server`. */
   args: unknown;
   workspaceFolder?: string;
@@ -18,7 +25,7 @@ export interface ResolveInput {
 
 export type Resolved = { ok: true; command: string; args: string[] } | { ok: false; message: string };
 
-const INSTALL_HINT = "Build it with ./setup.sh in the stoker repository, or set `stoker.path` to the binary.";
+const INSTALL_HINT = "Install the platform extension (it bundles the binary), `pip install stoker`, or set `stoker.path` to the binary.";
 
 export function resolveServerCommand(input: ResolveInput): Resolved {
   const p = input.platform === "win32" ? path.win32 : path.posix;
@@ -37,9 +44,18 @@ export function resolveServerCommand(input: ResolveInput): Resolved {
   let configured = ((input.path as string | undefined) ?? "").trim();
 
   if (configured === "") {
-    const found = searchPath("stoker" + exe, input, p);
+    const strategy = input.importStrategy ?? "fromEnvironment";
+    if (strategy !== "fromEnvironment" && strategy !== "useBundled") {
+      return { ok: false, message: "`stoker.importStrategy` must be \"fromEnvironment\" or \"useBundled\"." };
+    }
+    const bundled = input.bundled && input.isExecutable(input.bundled) ? input.bundled : undefined;
+    if (strategy === "useBundled") {
+      if (bundled) return { ok: true, command: bundled, args };
+      return { ok: false, message: `\`stoker.importStrategy\` is "useBundled", but this build of the extension bundles no binary. ${INSTALL_HINT}` };
+    }
+    const found = searchPath("stoker" + exe, input, p) ?? bundled;
     if (found) return { ok: true, command: found, args };
-    return { ok: false, message: `The stoker executable was not found on PATH. ${INSTALL_HINT}` };
+    return { ok: false, message: `The stoker executable was not found on PATH, and this build of the extension bundles none. ${INSTALL_HINT}` };
   }
 
   if (configured.includes("${workspaceFolder}")) {

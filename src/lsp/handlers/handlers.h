@@ -16,6 +16,12 @@ void did_change(Session& s, const json& params);
 void did_save(Session& s, const json& params);
 void did_close(Session& s, const json& params);
 
+// LSP 3.17 notebook documents (notebook_sync.cpp).
+void notebook_did_open(Session& s, const json& params);
+void notebook_did_change(Session& s, const json& params);
+void notebook_did_save(Session& s, const json& params);
+void notebook_did_close(Session& s, const json& params);
+
 json code_action(Session& s, const json& params);
 json hover(Session& s, const json& params);
 

@@ -18,6 +18,10 @@ json initialize(Session& s, const json& params) {
       {"textDocumentSync", {{"openClose", true}, {"change", 1 /* full */}, {"save", {{"includeText", false}}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source.fixAll.stoker"}}, {"resolveProvider", false}}},
       {"hoverProvider", true},
+      // Jupyter notebooks: the Python cells are synced and analyzed as one program.
+      {"notebookDocumentSync",
+       {{"notebookSelector", json::array({{{"notebook", "jupyter-notebook"}, {"cells", json::array({{{"language", "python"}}})}}})},
+        {"save", true}}},
   };
   return {{"capabilities", capabilities}, {"serverInfo", {{"name", "stoker"}, {"version", STOKER_VERSION}}}};
 }

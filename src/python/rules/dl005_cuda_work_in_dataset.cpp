@@ -25,8 +25,7 @@ bool is_collate_fn(const SemanticModel& m, int f) {
       if (is_null(c)) continue;
       for (const auto& v : m.values(c)) {
         if (v.kind != Value::Kind::Expr) continue;
-        for (size_t g = 0; g < m.functions().size(); ++g)
-          if (same(v.expr, m.functions()[g].node)) m.memo("collate_fn:" + std::to_string(g), [] { return 1; });
+        if (int g = m.function_of(v.expr); g >= 0) m.memo("collate_fn:" + std::to_string(g), [] { return 1; });
       }
     }
     return 1;

@@ -33,9 +33,9 @@ void sy004_explicit_sync_in_hot_loop(Context& ctx, Node call) {
   // Timing loops (events recorded in the same loop) measure on purpose: info.
   HotContext h = ctx.hot();
   if (h.loop >= 0) {
-    Node body = m.loops()[h.loop].body;
-    for (const auto& cs : m.calls())
-      if (contains(body, cs.call) && ctx.text(field(field(cs.call, "function"), "attribute")) == "record") {
+    for (int ci : m.calls_in_loop(h.loop))
+      if (const CallSite& cs = m.calls()[ci];
+          ctx.text(field(field(cs.call, "function"), "attribute")) == "record") {
         d->severity = Severity::Info;
         d->message += " (timing loop)";
         break;

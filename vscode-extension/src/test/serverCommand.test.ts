@@ -71,3 +71,30 @@ test("settings sent to the server: gpu only when set, enable defaults to true", 
   assert.deepEqual(serverSettings({ gpu: " h100-sxm ", enable: undefined }), { stoker: { gpu: "h100-sxm", enable: true } });
   assert.deepEqual(serverSettings({ gpu: "", enable: false }), { stoker: { gpu: undefined, enable: false } });
 });
+
+test("bundled binary: PATH's stoker first (fromEnvironment, the default), else the bundled one", () => {
+  const bundled = "/ext/bundled/bin/stoker";
+  assert.deepEqual(resolveServerCommand(input({ bundled }, ["/usr/bin/stoker", bundled])),
+    { ok: true, command: "/usr/bin/stoker", args: ["server"] });
+  assert.deepEqual(resolveServerCommand(input({ bundled }, [bundled])),
+    { ok: true, command: bundled, args: ["server"] });
+  // A bundled path that is not there (the platform-neutral package) is not used.
+  const none = resolveServerCommand(input({ bundled }, []));
+  assert.equal(none.ok, false);
+  assert.match((none as { message: string }).message, /bundles none/);
+});
+
+test("useBundled takes the bundled binary over PATH; stoker.path wins over both", () => {
+  const bundled = "/ext/bundled/bin/stoker";
+  const exes = ["/usr/bin/stoker", bundled, "/opt/stoker"];
+  assert.deepEqual(resolveServerCommand(input({ bundled, importStrategy: "useBundled" }, exes)),
+    { ok: true, command: bundled, args: ["server"] });
+  assert.deepEqual(resolveServerCommand(input({ bundled, importStrategy: "useBundled", path: "/opt/stoker" }, exes)),
+    { ok: true, command: "/opt/stoker", args: ["server"] });
+  const missing = resolveServerCommand(input({ bundled, importStrategy: "useBundled" }, ["/usr/bin/stoker"]));
+  assert.equal(missing.ok, false);
+  assert.match((missing as { message: string }).message, /useBundled/);
+  const bad = resolveServerCommand(input({ importStrategy: "fromPython" }, exes));
+  assert.equal(bad.ok, false);
+  assert.match((bad as { message: string }).message, /importStrategy/);
+});
