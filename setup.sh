@@ -26,9 +26,10 @@ DEBIAN_PACKAGES=(
 # patch (examples run before and after --fix, diffs applied), unzip (the .vsix check), venv and
 # Debian's pip/setuptools wheels (the wheel installed offline, docs/install.md), util-linux's
 # unshare (the self-contained binary run with the LLVM libraries hidden), nbformat (fixed
-# notebooks are validated with Jupyter's own schema).
+# notebooks are validated with Jupyter's own schema), clang 22 with its compiler-rt (the sanitizer
+# and libFuzzer build of .ci/run, build-asan/).
 TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-venv python3-pip-whl
-               python3-setuptools-whl util-linux python3-nbformat)
+               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

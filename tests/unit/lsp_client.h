@@ -25,6 +25,20 @@ namespace lsp_test {
 
 using json = nlohmann::json;
 
+// The deadlines below bound how long a test waits for the server before failing; they are not
+// speed checks. Under AddressSanitizer (build-asan) everything runs several times slower.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr int kDeadlineScale = 8;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr int kDeadlineScale = 8;
+#else
+inline constexpr int kDeadlineScale = 1;
+#endif
+#else
+inline constexpr int kDeadlineScale = 1;
+#endif
+
 inline std::string frame(const std::string& body) {
   return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
@@ -95,7 +109,8 @@ class LspProcess {
 
   // The next message, or null after timeout_ms / end of output. Anything on stdout that is not a
   // well-formed frame throws: stdout must carry protocol only.
-  json read(int timeout_ms = 10000) {
+  json read(int timeout_ms = 10000) { return read_unscaled(timeout_ms * kDeadlineScale); }
+  json read_unscaled(int timeout_ms) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (true) {
       if (auto m = take_frame()) return *m;
@@ -112,11 +127,11 @@ class LspProcess {
 
   // Reads until a message satisfies `pred`; the messages skipped are kept in `skipped`.
   json wait_for(const std::function<bool(const json&)>& pred, int timeout_ms = 10000) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms * kDeadlineScale);
     while (true) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return nullptr;
-      json m = read(static_cast<int>(left.count()));
+      json m = read_unscaled(static_cast<int>(left.count()));
       if (m.is_null()) return nullptr;
       if (pred(m)) return m;
       skipped.push_back(m);
@@ -146,7 +161,7 @@ class LspProcess {
 
   // The exit code, or -1 if the process did not end within timeout_ms.
   int wait_exit(int timeout_ms = 10000) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms * kDeadlineScale);
     while (exit_code_ == kRunning) {
       int status;
       pid_t r = waitpid(pid_, &status, WNOHANG);

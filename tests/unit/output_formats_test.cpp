@@ -132,7 +132,7 @@ TEST_CASE("GitLab Code Quality: fields and fingerprints that survive moved lines
   CHECK(a["location"]["positions"]["begin"] == json{{"line", 2}, {"column", 10}});
   std::string fp = a["fingerprint"];
   CHECK(fp.size() == 32);
-  CHECK(fp != issues[1]["fingerprint"]);
+  CHECK(fp != issues[1]["fingerprint"].get<std::string>());
   // Two blank lines inserted above: same fingerprints.
   json moved = json::parse(
       render(output::write_gitlab, sample_report("import torch\n\n\nloader = DataLoader(ds)  # é\nx = y.item()\n")));

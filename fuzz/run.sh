@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of a STOKER_FUZZ=ON build for a bounded time each, one after the
+# other (one process: the CI machine has 2 cores), starting from the seed corpora
+# (make_corpus.py). Prints libFuzzer's final figures per target and fails when any target finds
+# a crash, a leak, a timeout (an input taking longer than the per-input limit) or runs out of
+# memory; the input that did it is left in ARTIFACTS/<target>/.
+#   fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]     (targets: python suppression config lsp cxx)
+# Environment: FUZZ_WORK (corpora and artifacts; default BUILD_DIR/fuzz/work), FUZZ_SEED (default
+# 1, for repeatable CI runs; 0 lets libFuzzer pick one).
+set -uo pipefail
+build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]}
+seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]}
+shift 2
+targets=("$@")
+((${#targets[@]})) || targets=(python suppression config lsp cxx)
+here=$(cd "$(dirname "$0")" && pwd)
+work=${FUZZ_WORK:-$build/fuzz/work}
+seed=${FUZZ_SEED:-1}
+
+python3 "$here/make_corpus.py" "$here/.." "$work/seeds" >/dev/null || exit 2
+# Leaks are reported (libFuzzer checks each input that allocates more than it frees).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+failed=0
+for t in "${targets[@]}"; do
+  bin=$build/fuzz/fuzz_$t
+  [ -x "$bin" ] || { echo "fuzz: $bin not built (cmake -DSTOKER_FUZZ=ON)"; exit 2; }
+  corpus=$work/corpus/$t
+  artifacts=$work/artifacts/$t
+  mkdir -p "$corpus" "$artifacts"
+  args=(-max_total_time="$seconds" -seed="$seed" -print_final_stats=1 -rss_limit_mb=4096
+        -artifact_prefix="$artifacts/")
+  case $t in
+    python) args+=(-dict="$here/python.dict" -max_len=8192 -timeout=25) ;;
+    suppression) args+=(-dict="$here/python.dict" -max_len=8192 -timeout=25) ;;
+    config) args+=(-dict="$here/config.dict" -max_len=4096 -timeout=25) ;;
+    lsp) args+=(-dict="$here/lsp.dict" -max_len=16384 -timeout=25) ;;
+    cxx) args+=(-dict="$here/cxx.dict" -max_len=4096 -timeout=60) ;;
+  esac
+  # The server leaks its session on purpose when `exit` comes during an analysis (the process
+  # is about to end; lsp/session.h): leaks are not checked for the LSP target.
+  [ "$t" = lsp ] && args+=(-detect_leaks=0)
+  log=$work/$t.log
+  echo "fuzz: $t for ${seconds}s"
+  "$bin" "${args[@]}" "$corpus" "$work/seeds/$t" >"$log" 2>&1
+  rc=$?
+  # The last status line (#N ... cov: ft: corp: exec/s:) and the final statistics.
+  grep -E '^#[0-9]+' "$log" | tail -1
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" | tr '\n' ' '
+  echo
+  if [ "$rc" -ne 0 ]; then
+    failed=1
+    echo "fuzz: $t FAILED (exit $rc); its log: $log; the input: $(ls "$artifacts")"
+    grep -E 'ERROR: |SUMMARY: |runtime error' "$log" | head -5
+  fi
+done
+exit $failed
