@@ -47,52 +47,43 @@ FixRunSummary fix_report(Report& report, const std::function<Settings(const std:
       const bool bom = src.has_bom;
       auto reanalyze = [&](const std::string& text) { return analyze(SourceFile(path, text), settings); };
       FixLoopOptions loop_opts{options.unsafe, options.max_rounds};
-      if (src.notebook) {  // the cells are fixed; the JSON around them stays as it is
-        NotebookFixResult nb = fix_notebook(src, f.result, settings, loop_opts);
-        FileFixOutcome outcome{path, src.notebook->raw, nb.bytes, nb.applied, nb.error};
-        for (const auto& w : nb.warnings) f.result.notices.push_back({path, w, std::nullopt});
-        if (!nb.error.empty()) {
-          f.result.notices.push_back({path, "fix not applied: " + nb.error, std::nullopt});
+      // One outcome for both kinds of file: notices, the atomic write, and on success the fixed
+      // source and its analysis in place of the old (`install` runs only after a write).
+      auto settle = [&](FileFixOutcome outcome, const std::vector<std::string>& warnings, size_t applied,
+                        auto&& install) {
+        for (const auto& w : warnings) f.result.notices.push_back({path, w, std::nullopt});
+        if (!outcome.error.empty()) {
+          f.result.notices.push_back({path, "fix not applied: " + outcome.error, std::nullopt});
         } else if (options.write && outcome.before != outcome.after) {
           std::string error;
           if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
             outcome.error = error;
             report.errors.push_back({path, "fix not written: " + error, std::nullopt});
           } else {
-            report.fixed += nb.applied.size();
-            f.source = std::move(nb.source);
-            f.result = std::move(nb.analysis);
+            report.fixed += applied;
+            install();
           }
         }
         summary.files.push_back(std::move(outcome));
+      };
+      if (src.notebook) {  // the cells are fixed; the JSON around them stays as it is
+        NotebookFixResult nb = fix_notebook(src, f.result, settings, loop_opts);
+        settle(FileFixOutcome{path, src.notebook->raw, nb.bytes, nb.applied, nb.error}, nb.warnings,
+               nb.applied.size(), [&] {
+                 f.source = std::move(nb.source);
+                 f.result = std::move(nb.analysis);
+               });
         continue;
       }
       FixLoopResult loop = fix_until_stable(src.text, f.result, reanalyze, parse_error_counter(src.language), loop_opts);
-
-      FileFixOutcome outcome;
-      outcome.path = path;
       const std::string prefix = bom ? "\xEF\xBB\xBF" : "";
-      outcome.before = prefix + src.text;
-      outcome.after = prefix + loop.text;
-      outcome.applied = loop.applied;
-      outcome.error = loop.error;
-      for (const auto& w : loop.warnings) f.result.notices.push_back({path, w, std::nullopt});
-      if (!loop.error.empty()) {
-        f.result.notices.push_back({path, "fix not applied: " + loop.error, std::nullopt});
-      } else if (options.write && outcome.before != outcome.after) {
-        std::string error;
-        if (!replace_file_atomically(path, outcome.after, outcome.before, error)) {
-          outcome.error = error;
-          report.errors.push_back({path, "fix not written: " + error, std::nullopt});
-        } else {
-          report.fixed += loop.applied.size();
-          auto fixed = std::make_shared<SourceFile>(path, loop.text);
-          fixed->has_bom = bom;
-          f.source = std::move(fixed);
-          f.result = std::move(loop.analysis);
-        }
-      }
-      summary.files.push_back(std::move(outcome));
+      settle(FileFixOutcome{path, prefix + src.text, prefix + loop.text, loop.applied, loop.error}, loop.warnings,
+             loop.applied.size(), [&] {
+               auto fixed = std::make_shared<SourceFile>(path, loop.text);
+               fixed->has_bom = bom;
+               f.source = std::move(fixed);
+               f.result = std::move(loop.analysis);
+             });
     } catch (...) {
       report.errors.push_back({f.source->path, "fix not applied: " + describe_analysis_failure(std::current_exception()),
                                std::nullopt});
