@@ -16,8 +16,6 @@ ParseErrorCounter parse_error_counter(Language language) {
   };
 }
 
-namespace {
-
 std::string describe(const std::vector<AppliedFix>& fixes) {
   std::set<std::string> codes;
   for (const auto& f : fixes) codes.insert(f.code);
@@ -25,8 +23,6 @@ std::string describe(const std::vector<AppliedFix>& fixes) {
   for (const auto& c : codes) out += (out.empty() ? "" : ", ") + c;
   return out;
 }
-
-}  // namespace
 
 FixLoopResult fix_until_stable(const std::string& original, AnalysisResult initial, const Reanalyze& reanalyze,
                                const ParseErrorCounter& parse_errors, const FixLoopOptions& options) {

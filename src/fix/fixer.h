@@ -37,6 +37,9 @@ struct FixLoopResult {
   std::vector<std::string> warnings; // fixes skipped as malformed (rule bugs)
 };
 
+// The codes of the fixes, sorted and comma-separated (for refusal messages).
+std::string describe(const std::vector<AppliedFix>& fixes);
+
 FixLoopResult fix_until_stable(const std::string& original, AnalysisResult initial, const Reanalyze& reanalyze,
                                const ParseErrorCounter& parse_errors, const FixLoopOptions& options);
 

@@ -10,18 +10,6 @@
 
 namespace stoker::fix {
 
-namespace {
-
-std::string describe(const std::vector<AppliedFix>& fixes) {
-  std::set<std::string> codes;
-  for (const auto& f : fixes) codes.insert(f.code);
-  std::string out;
-  for (const auto& c : codes) out += (out.empty() ? "" : ", ") + c;
-  return out;
-}
-
-}  // namespace
-
 NotebookFixResult fix_notebook(const SourceFile& source, AnalysisResult initial, const Settings& settings,
                                const FixLoopOptions& options) {
   NotebookFixResult out;
