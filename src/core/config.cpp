@@ -36,6 +36,78 @@ const std::vector<std::string>& known_gpu_profiles() {
 
 namespace {
 
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() when it asks whether one of these code
+// points is whitespace (its generated table has holes: U+00A1-U+0499, U+2C5E-U+2FFF,
+// U+3001-U+3057, U+FB26-U+FEFE), which it does for a comment's text, after a value and after a
+// line-ending backslash: `# café` crashes a build with checks and is undefined behaviour in any
+// other. None of them is whitespace, so the text is parsed with each one swapped for a code point
+// of the supplementary private use area (U+F0000 up), which toml++ tests safely and treats alike,
+// and every string read back is swapped again. The swap is its own inverse, so text that holds
+// those private code points already round-trips too. Lines and columns (counted in code points)
+// do not move.
+constexpr std::pair<char32_t, char32_t> kTomlUnsafe[] = {
+    {0x00A1, 0x0499}, {0x2C5E, 0x2FFF}, {0x3001, 0x3057}, {0xFB26, 0xFEFE}};
+constexpr char32_t kTomlSwapBase = 0xF0000;
+
+char32_t toml_swap(char32_t c) {
+  char32_t index = 0;
+  for (auto [lo, hi] : kTomlUnsafe) {
+    if (c >= lo && c <= hi) return kTomlSwapBase + index + (c - lo);
+    index += hi - lo + 1;
+  }
+  if (c >= kTomlSwapBase && c < kTomlSwapBase + index) {
+    char32_t i = c - kTomlSwapBase;
+    for (auto [lo, hi] : kTomlUnsafe) {
+      if (i <= hi - lo) return lo + i;
+      i -= hi - lo + 1;
+    }
+  }
+  return c;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) out += static_cast<char>(c);
+  else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// Swaps every well-formed 2- to 4-byte sequence of a code point above; other bytes (ASCII,
+// invalid UTF-8, which toml++ reports) are copied as they are.
+std::string toml_swapped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  auto cont = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  for (size_t i = 0; i < text.size();) {
+    unsigned char b = static_cast<unsigned char>(text[i]);
+    size_t n = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 1;
+    bool ok = n > 1 && cont(i + 1) && (n < 3 || cont(i + 2)) && (n < 4 || cont(i + 3));
+    if (!ok) {
+      out += text[i++];
+      continue;
+    }
+    char32_t c = n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    bool minimal = (n == 2 && c >= 0x80) || (n == 3 && c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) ||
+                   (n == 4 && c >= 0x10000 && c <= 0x10FFFF);
+    char32_t swapped = minimal ? toml_swap(c) : c;
+    if (swapped == c) out.append(text.substr(i, n));
+    else append_utf8(out, swapped);
+    i += n;
+  }
+  return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -86,7 +158,7 @@ class TableReader {
         "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx", "extend", "analysis-budget"};
     std::optional<std::vector<std::string>> select, extend_select, ignore;
     for (auto&& [k, v] : t) {
-      std::string key(k.str());
+      std::string key = toml_swapped(k.str());
       if (key == "extend") continue;  // read by the caller
       else if (key == "select") select = codes(v, key);
       else if (key == "extend-select") extend_select = codes(v, key);
@@ -110,7 +182,7 @@ class TableReader {
       } else if (key == "min-batch-size") s.min_batch_size = static_cast<int>(integer(v, key, 1));
       else if (key == "default-workers") {
         if (v.is_integer()) s.default_workers = std::to_string(integer(v, key, 0));
-        else if (v.is_string() && !v.value<std::string>()->empty()) s.default_workers = *v.value<std::string>();
+        else if (v.is_string() && !v.value<std::string>()->empty()) s.default_workers = toml_swapped(*v.value<std::string>());
         else fail(v, key, std::string("expected an integer or a Python expression string, found ") + type_name(v));
       } else if (key == "report-unused-ignores") s.report_unused_ignores = boolean(v, key);
       else if (key == "workload") workload(v, s);
@@ -155,7 +227,7 @@ class TableReader {
   }
   std::string string(const toml::node& v, const std::string& key) const {
     if (!v.is_string()) fail(v, key, std::string("expected a string, found ") + type_name(v));
-    return *v.value<std::string>();
+    return toml_swapped(*v.value<std::string>());
   }
   bool boolean(const toml::node& v, const std::string& key) const {
     if (!v.is_boolean()) fail(v, key, std::string("expected a boolean, found ") + type_name(v));
@@ -181,7 +253,7 @@ class TableReader {
     for (const auto& item : *a) {
       if (!item.is_string()) fail(item, key, std::string("expected an array of strings, found ") + type_name(item) +
                                                  " in the array");
-      out.push_back(*item.value<std::string>());
+      out.push_back(toml_swapped(*item.value<std::string>()));
     }
     return out;
   }
@@ -198,15 +270,15 @@ class TableReader {
     if (!t) fail(v, "per-file-ignores", std::string("expected a table of glob = [codes], found ") + type_name(v));
     s.per_file_ignores.clear();
     for (auto&& [glob, codes_node] : *t)
-      s.per_file_ignores.emplace_back(std::string(glob.str()),
-                                      codes(codes_node, "per-file-ignores." + std::string(glob.str())));
+      s.per_file_ignores.emplace_back(toml_swapped(glob.str()),
+                                      codes(codes_node, "per-file-ignores." + toml_swapped(glob.str())));
   }
   void workload(const toml::node& v, Settings& s) const {
     const toml::table* t = v.as_table();
     if (!t) fail(v, "workload", std::string("expected a table, found ") + type_name(v));
     static const std::vector<std::string_view> keys{"step-time-ms", "load-time-ms", "batch-bytes", "workers"};
     for (auto&& [k, item] : *t) {
-      std::string key(k.str()), full = "workload." + key;
+      std::string key = toml_swapped(k.str()), full = "workload." + key;
       if (key == "step-time-ms") s.workload.step_time_ms = number(item, full, false);
       else if (key == "load-time-ms") s.workload.load_time_ms = number(item, full, true);
       else if (key == "batch-bytes") s.workload.batch_bytes = number(item, full, false);
@@ -219,7 +291,7 @@ class TableReader {
     if (!t) fail(v, "cxx", std::string("expected a table, found ") + type_name(v));
     static const std::vector<std::string_view> keys{"compile-commands", "extra-args", "cuda-path"};
     for (auto&& [k, item] : *t) {
-      std::string key(k.str()), full = "cxx." + key;
+      std::string key = toml_swapped(k.str()), full = "cxx." + key;
       if (key == "compile-commands") s.compile_commands_dir = path(item, full);
       else if (key == "extra-args") s.cxx_extra_args = strings(item, full);
       else if (key == "cuda-path") s.cuda_path = path(item, full);
@@ -251,10 +323,10 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
                                         std::vector<std::string>& chain) {
   toml::table doc;
   try {
-    doc = toml::parse(text, path);
+    doc = toml::parse(toml_swapped(text), path);
   } catch (const toml::parse_error& e) {
     throw ConfigError(path, e.source().begin.line, e.source().begin.column, "",
-                      "invalid TOML: " + std::string(e.description()));
+                      "invalid TOML: " + toml_swapped(e.description()));
   }
   bool pyproject = fs::path(path).filename() == "pyproject.toml";
   const toml::table* table = &doc;
@@ -277,7 +349,7 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
       throw ConfigError(path, ext->source().begin.line, ext->source().begin.column, prefix + "extend", msg);
     };
     if (!ext->is_string()) fail(std::string("expected a path string, found ") + type_name(*ext));
-    std::string target = *ext->value<std::string>();
+    std::string target = toml_swapped(*ext->value<std::string>());
     if (target.rfind("~/", 0) == 0)
       if (const char* home = std::getenv("HOME")) target = std::string(home) + target.substr(1);
     fs::path p = target;
