@@ -47,6 +47,9 @@ def load_manifest(path):
 
 def load_labels(path):
     labels = []
+    if not os.path.exists(path):
+        print(f"score: no labels at {path}: every finding is UNLABELED (a list to label)", file=sys.stderr)
+        return labels
     with open(path, encoding="utf-8", newline="") as f:
         rows = csv.reader((line for line in f if not line.startswith("#")), delimiter="\t")
         header = next(rows)
@@ -73,6 +76,12 @@ def load_labels(path):
 
 def family_scored(code, families):
     return any(code.startswith(f) for f in families)
+
+
+def analyzed_files(stoker, checkout):
+    p = subprocess.run([stoker, "check", ".", "--show-files"], cwd=checkout, capture_output=True, text=True)
+    return {os.path.normpath(os.path.relpath(os.path.join(checkout, line.strip()), checkout)).replace(os.sep, "/")
+            for line in p.stdout.splitlines() if line.strip()}
 
 
 def run_stoker(stoker, checkout, verbose):
@@ -166,6 +175,10 @@ def cmd_score(args):
                   file=sys.stderr)
             return 2
         counted = set(r["files"])
+        unanalyzed = sorted(counted - analyzed_files(args.stoker, checkout))
+        if unanalyzed:
+            print(f"score: warning: {r['name']}: counted files stoker does not analyze: {unanalyzed}",
+                  file=sys.stderr)
         for f in run_stoker(args.stoker, checkout, args.verbose):
             if f["path"] not in counted:
                 continue
