@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -154,7 +155,9 @@ def cmd_score(args):
     corpus = args.corpus or m["corpus"]
     families = m.get("codes", ["DL", "TX", "SY", "BS"])
     labels = load_labels(args.labels or os.path.splitext(args.manifest)[0] + ".tsv")
-    if not os.access(args.stoker, os.X_OK):
+    # The binary runs inside each checkout: a relative path (build/stoker) is taken from here.
+    args.stoker = os.path.abspath(args.stoker) if os.sep in args.stoker else args.stoker
+    if not os.access(args.stoker, os.X_OK) and not shutil.which(args.stoker):
         print(f"score: {args.stoker} is not an executable", file=sys.stderr)
         return 2
     by_key = {(d["repo"], d["path"], d["line"], d["code"]): d for d in labels}
