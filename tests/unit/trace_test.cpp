@@ -168,6 +168,17 @@ for x in loader:
                                                  want["kinds"]["sync"]["idle_ms"].get<double>(), "idle");
   }
   REQUIRE(found);
+  // SARIF carries the same on the result, and the trace's summary on the run.
+  auto s = run_in(dir.path, stoker_command("check train.py --no-cache --select SY --output-format sarif --profile " +
+                                           shell_quote((kTraces / "event_sync.json.gz").string())));
+  json sarif = json::parse(s.out);
+  const json& run = sarif["runs"][0];
+  REQUIRE(run["properties"]["profile"]["steps"] == 1);
+  REQUIRE(run["properties"]["profile"]["findings_joined"] == 1);
+  bool carried = false;
+  for (const auto& res : run["results"])
+    if (res["ruleId"] == "SY001") carried = res["properties"]["measured"]["match"] == "pattern";
+  REQUIRE(carried);
 }
 
 TEST_CASE("check --profile joins a CPU-recorded trace with Python stacks by source line", "[trace][torch]") {
@@ -283,4 +294,63 @@ TEST_CASE("profile: malformed and truncated traces are clear errors", "[trace]")
   REQUIRE(r.rc == 2);
   REQUIRE(r.out.empty());
   REQUIRE(r.err.find("cut.json.gz: cannot read the trace: truncated gzip data") != std::string::npos);
+}
+
+TEST_CASE("check --profile: Kineto python_function frames join findings in the function they name", "[trace]") {
+  // The shape torch.profiler (Kineto, with_stack=True) writes: each Python call is an event of
+  // category python_function named "file(first line): function", nested on the thread; an op
+  // is inside the frames that contain it. Times in microseconds; one step of 100 us, the GPU
+  // busy for its first 50.
+  TempDir dir;
+  write_text(dir / "train.py", R"(import torch
+model = torch.nn.Linear(8, 1).cuda()
+
+
+def read_loss(loss):
+    value = 0
+    return loss.item() + value
+
+
+def other(loss):
+    return loss.item()
+
+
+for x in loader:
+    loss = model(x.cuda(non_blocking=True)).sum()
+    loss.backward()
+    print(read_loss(loss))
+
+for x in val_loader:
+    print(other(model(x.cuda(non_blocking=True)).sum()))
+)");
+  write_text(dir / "trace.json", R"({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 5, "tid": 5, "ts": 1000, "dur": 100},
+    {"ph": "X", "cat": "python_function", "name": "/somewhere/else/proj/train.py(1): <module>", "pid": 5, "tid": 5, "ts": 990, "dur": 200},
+    {"ph": "X", "cat": "python_function", "name": "/somewhere/else/proj/train.py(5): read_loss", "pid": 5, "tid": 5, "ts": 1060, "dur": 30},
+    {"ph": "X", "cat": "python_function", "name": "<built-in method item of Tensor object at 0x7f00>", "pid": 5, "tid": 5, "ts": 1061, "dur": 28},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 5, "tid": 5, "ts": 1062, "dur": 20},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_local_scalar_dense", "pid": 5, "tid": 5, "ts": 1063, "dur": 18},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 5, "tid": 5, "ts": 1064, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1000, "dur": 50},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#7", "pid": 0, "tid": 7, "ts": 1000, "dur": 100}
+  ]})");
+  auto r = run_in(dir.path, stoker_command("check train.py --no-cache --select SY001 --output-format json --profile trace.json"));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 1);
+  json findings = json::parse(r.out);
+  REQUIRE(findings.size() == 2);
+  for (const auto& f : findings) {
+    if (f["location"]["row"] == 7) {  // in read_loss: the frames name it
+      const json& m = f["measured"];
+      REQUIRE(m["match"] == "function");
+      REQUIRE(m["function"] == "read_loss");
+      REQUIRE(m["events"] == json::array({"aten::item"}));
+      require_close(m["host_ms_per_step"], 0.020, "host");     // aten::item, its callees inside it
+      require_close(m["gpu_idle_ms_per_step"], 0.020, "idle");  // all after the kernel
+      require_close(m["step_ms"], 0.100, "step");
+    } else {
+      REQUIRE(f["location"]["row"] == 11);  // other(): never ran
+      REQUIRE(f["measured"].is_null());
+    }
+  }
 }
