@@ -356,7 +356,11 @@ std::vector<std::string> summary_lines(const MeasuredReport& m) {
       break;
     }
     double f = u.step_ms > 0 ? (p.has_gpu ? u.idle_ms : u.host_ms) / u.step_ms : 0;
-    std::string what = p.has_gpu ? "GPU idle " + percent(f) + " of the step" : "host " + percent(f) + " of the step";
+    if (!p.has_gpu) {
+      lines.push_back("  " + percent(f) + " of the step on the host in " + u.name + " (" + u.why + ")");
+      continue;
+    }
+    std::string what = "GPU idle " + percent(f) + " of the step";
     if (u.kind == "none") lines.push_back("  " + what + " with no host op recorded (launch gaps, Python overhead)");
     else lines.push_back("  " + what + " while the host runs " + u.name + " (" + u.why + ")");
   }

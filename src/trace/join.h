@@ -1,6 +1,6 @@
 // `stoker check --profile TRACE`: the measurement of a trace (profile.h) joined to the findings
 // of a report. By source line when the trace has Python stacks (with_stack=True), else by
-// pattern (the kind of host wait a rule's impact model describes). docs/impact-model.md,
+// pattern (the kind of host wait a rule's impact model describes). docs/cli.md,
 // "Measured costs".
 #pragma once
 

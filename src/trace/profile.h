@@ -1,5 +1,5 @@
 // Measurement of a trace (trace.h): the steps, GPU busy and idle per step, and the idle time
-// attributed to the host events running then. docs/impact-model.md ("Measured costs").
+// attributed to the host events running then. docs/cli.md ("Measured costs").
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // pass (nlohmann_json's SAX interface over a zlib stream; never a DOM of the whole trace).
 // What is kept is compact: GPU activity intervals, step windows, the host events that can keep
 // a GPU waiting, the other host ops (to say what ran during unexplained idle time) and Python
-// frames. docs/impact-model.md ("Measured costs") describes the measurement.
+// frames. docs/cli.md ("Measured costs") describes the measurement.
 #pragma once
 
 #include <cstdint>

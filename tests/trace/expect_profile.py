@@ -1,7 +1,7 @@
 """Expected measurement of a PyTorch profiler trace, computed without stoker.
 
 Reads the trace with Python's gzip and json modules (a whole DOM: fine for a test), and
-computes, from the rules in docs/impact-model.md ("Measured costs"):
+computes, from the rules in docs/cli.md ("Measured costs"):
   - the steps (ProfilerStep#N windows on the host, once each),
   - GPU busy time per step (union of kernel, memcpy and memset intervals over every stream),
   - per host kind, the GPU idle time attributed to it and its host time (kinds in priority

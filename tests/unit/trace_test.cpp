@@ -3,6 +3,10 @@
 // with Debian's PyTorch (tests/trace/record_cpu_trace.py). Expectations come from
 // tests/trace/expect_profile.py and the recorder, which read the traces with Python's gzip and
 // json modules (or torch's own events), never from stoker.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
@@ -83,7 +87,40 @@ void compare(const fs::path& trace) {
   }
 }
 
+// Peak resident memory (KB) of `stoker profile TRACE`, from wait4's rusage of that one child.
+long peak_kb(const fs::path& trace) {
+  std::string bin = STOKER_BINARY, sub = "profile", path = trace.string();
+  char* argv[] = {bin.data(), sub.data(), path.data(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv, environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(wait4(pid, &status, 0, &usage) == pid);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  return usage.ru_maxrss;
+}
+
 }  // namespace
+
+TEST_CASE("profile: memory does not grow with the JSON (a stream, not a document)", "[trace]") {
+  if (!have_traces()) return;
+#if defined(__SANITIZE_ADDRESS__)
+  return;  // ASan's quarantine keeps freed memory: peak memory says nothing there
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return;
+#endif
+#endif
+  // 92 events against 109,000 (35 MB of JSON): a DOM of the large one would take hundreds of
+  // MB; the compact records it keeps, a few.
+  long small = peak_kb(kTraces / "event_sync.json.gz"), large = peak_kb(kTraces / "trace_diff_control.json.gz");
+  INFO("peak KB: " << small << " vs " << large);
+  REQUIRE(large - small < 16 * 1024);
+}
 
 TEST_CASE("profile: busy, idle and its attribution per step match an independent computation", "[trace]") {
   if (!have_traces()) return;
