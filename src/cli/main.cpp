@@ -33,6 +33,7 @@
 #include "lsp/server.h"
 #include "output/impact_json.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 using namespace stoker;
 namespace fs = std::filesystem;
@@ -128,6 +129,8 @@ struct CheckArgs {
   bool show_parse_errors = false, quiet = false, silent = false, fix_only = false, exit_non_zero_on_fix = false;
   bool show_files = false, show_settings = false, watch = false, no_cache = false, verbose = false;
   unsigned threads = 0;
+  std::string profile_path;                        // --profile TRACE
+  std::shared_ptr<const trace::Profile> profile;  // its measurement, read before the analysis
 };
 
 // What one run needs besides the arguments: the checked selectors and settings.
@@ -248,8 +251,17 @@ size_t hidden_unsafe_fixes(const Report& r) {
 
 // Writes the findings of `report` in the chosen format to `out` (machine formats: the
 // problems that are not findings go to stderr, so that `out` stays parseable).
-void write_report(std::ostream& out, bool out_is_terminal, const Report& report, const RuleRegistry& rules,
+void write_report(std::ostream& out, bool out_is_terminal, const Report& unjoined, const RuleRegistry& rules,
                   const CheckArgs& a) {
+  // --profile: the trace's measurement joined to the findings about to be written.
+  Report joined;
+  const Report* chosen = &unjoined;
+  if (a.profile) {
+    joined = unjoined;
+    joined.measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    chosen = &joined;
+  }
+  const Report& report = *chosen;
   const std::string& format = a.format;
   if (!human_format(format)) {
     if (format == "json") output::write_json(out, report, rules);
@@ -524,6 +536,14 @@ int check_watch(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
 int run_check(CheckArgs& a, const RuleRegistry& rules) {
   Prepared p;
   if (!prepare(a, rules, p)) return 2;
+  if (!a.profile_path.empty()) {
+    try {
+      a.profile = std::make_shared<trace::Profile>(trace::measure(trace::read_trace(a.profile_path)));
+    } catch (const trace::TraceError& e) {
+      std::cerr << "stoker: " << e.what() << "\n";
+      return 2;
+    }
+  }
   bool from_stdin = !a.stdin_filename.empty() || (a.paths.size() == 1 && a.paths[0] == "-");
   if (from_stdin) {
     for (const auto& path : a.paths)
@@ -633,6 +653,13 @@ int main(int argc, char** argv) {
                     "C++: directory with compile_commands.json (default: found upwards from each file)");
   check->add_option("--cuda-path", a.cuda_path, "C++: parse CUDA files against this toolkit's headers (toolkit mode)");
   check->add_flag("--show-parse-errors", a.show_parse_errors, "C++: list every error clang reports");
+  check->add_option("--profile", a.profile_path,
+                    "A PyTorch profiler trace (.json or .json.gz) of this code's run: join measured costs to the findings");
+
+  auto* profile_cmd = app.add_subcommand("profile", "Measure GPU busy and idle per step in a PyTorch profiler trace");
+  std::string profile_trace, profile_format = "text";
+  profile_cmd->add_option("trace", profile_trace, "Chrome trace from torch.profiler (.json or .json.gz)")->required();
+  profile_cmd->add_option("--output-format", profile_format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
   std::string impact_model, impact_gpu = "generic";
@@ -708,6 +735,17 @@ int main(int argc, char** argv) {
     if (report_config_errors(resolver)) return 2;
     write_effective_config(std::cout, s, config_for);
     return 0;
+  }
+
+  if (app.got_subcommand(profile_cmd)) {
+    try {
+      trace::Profile prof = trace::measure(trace::read_trace(profile_trace));
+      std::cout << (profile_format == "json" ? trace::profile_json(prof) + "\n" : trace::profile_text(prof));
+      return 0;
+    } catch (const trace::TraceError& e) {
+      std::cerr << "stoker: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   if (app.got_subcommand(impact_cmd)) {
