@@ -65,6 +65,12 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
       rules::sy003_data_dependent_shape_op(ctx, n);
       rules::sy004_explicit_sync_in_hot_loop(ctx, n);
       rules::bs001_small_batch(ctx, n);
+      rules::dd001_accumulation_without_no_sync(ctx, n);
+      rules::dd002_find_unused_parameters(ctx, n);
+      rules::dd003_gloo_with_cuda(ctx, n);
+      rules::dd004_collective_readback_in_hot_loop(ctx, n);
+      rules::dd005_nccl_transport_disabled(ctx, n);
+      rules::dd006_sampler_epoch_not_set(ctx, n);
     } else if (k == "interpolation" || k == "binary_operator") {
       rules::sy001_host_readback_in_hot_loop(ctx, n);
     } else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
@@ -72,6 +78,7 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
       rules::sy002_tensor_value_control_flow(ctx, n);
     } else if (k == "subscript") {
       rules::sy003_data_dependent_shape_op(ctx, n);
+      rules::dd005_nccl_transport_disabled(ctx, n);
     }
   });
 }

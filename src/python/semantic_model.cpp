@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 
+#include "python/frameworks.h"
+#include "python/types.h"
+
 namespace stoker::python {
 
 const std::vector<int> SemanticModel::kNoCallers;
@@ -92,10 +95,13 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   build_indexes();
   resolve_calls();
   index_calls();
+  types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   classify_loops();
   compute_hot_functions();
 }
+
+SemanticModel::~SemanticModel() = default;
 
 // ---------------------------------------------------------------------------------------
 // Collection: scopes, bindings, functions, classes, loops.
@@ -471,7 +477,9 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
                                                                   "max", "abs", "round", "format", "repr", "dict",
                                                                   "hasattr", "getattr", "callable", "id", "type",
                                                                   "sorted", "reversed", "map", "filter", "any", "all",
-                                                                  "setattr", "hash", "vars", "divmod", "pow"};
+                                                                  "setattr", "hash", "vars", "divmod", "pow",
+                                                                  "set", "frozenset", "exit", "quit", "open",
+                                                                  "ord", "chr", "issubclass"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
     }
     return {};
@@ -1173,8 +1181,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
     // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
     // device, so host-batch rules must not see them.
-    if (q.rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
-        last != "setup_dataloaders") {
+    if (q.rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last)) {
       for (auto a : named_children(field(expr, "arguments")))
         if (!is(a, "keyword_argument") && is_loader_impl(a)) return true;
     }
@@ -1193,7 +1200,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
         Node v = b->kind == Binding::Kind::Assign ? unparen(b->value) : Node{};
         Node f = is(v, "call") ? unparen(field(v, "function")) : Node{};
         auto m = is(f, "attribute") ? text(field(f, "attribute")) : std::string_view{};
-        if (m == "prepare" || m == "prepare_data_loader" || m == "setup_dataloaders") return false;
+        if (FrameworkTable::get().is_prepare_method(m)) return false;
       }
     }
     if (unknown) {
@@ -1241,14 +1248,23 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
     } else {
       for (int f : callees(expr))
         for (Node r : functions_[f].returns) add(r);
-      if (qualified_name(fn).rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
-          last != "setup_dataloaders")
+      Node source = types_->prepared_source(expr, Node{});
+      if (!is_null(source)) add(source);  // the loader handed to `accelerator.prepare(loader)`
+      else if (qualified_name(fn).rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last))
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);
     }
   } else if (is(expr, "identifier") || is(expr, "attribute")) {
     for (const auto& v : values(expr))
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
+    // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
+    // prepared train_loader (same workers and pinning).
+    if (is(expr, "identifier"))
+      for (const Binding* b : lookup(text(expr), start(expr)))
+        if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
+          Node source = types_->prepared_source(b->value, b->target);
+          if (!is_null(source)) add(source);
+        }
   }
   origins_active_.erase(expr.id);
   return origins_cache_.emplace(expr.id, std::move(out)).first->second;
@@ -1346,7 +1362,8 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
     if (m == "backward") return true;
     if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
   }
-  return allow_forward && is_module_value(fn);
+  // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
+  return allow_forward && (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module);
 }
 
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
@@ -1543,6 +1560,32 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       apply(field(cond, "right"), true);
       return;
     }
+    if (k == "boolean_operator" && positive && text(field(cond, "operator")) == "or") {
+      // `i % 100 == 99 or i == 0`: amortized when each side is amortized or runs once; the
+      // period is the shortest side's.
+      HotContext outer = ctx, sides[2];
+      Node parts[2] = {field(cond, "left"), field(cond, "right")};
+      for (int i = 0; i < 2; ++i) {
+        ctx = HotContext{};
+        apply(parts[i], true);
+        sides[i] = ctx;
+      }
+      ctx = outer;
+      auto rare = [](const HotContext& h) { return h.every != 0 || h.once_per_epoch; };
+      if (!rare(sides[0]) || !rare(sides[1])) return;
+      if (sides[0].once_per_epoch && sides[1].once_per_epoch) {
+        ctx.once_per_epoch = true;
+        return;
+      }
+      long long every = 0;
+      for (const auto& h : sides) {
+        if (h.once_per_epoch && h.every == 0) continue;
+        if (h.every < 0 || every < 0) every = -1;
+        else every = every == 0 ? h.every : std::min(every, h.every);
+      }
+      ctx.every = every > 0 ? std::max(ctx.every, every) : (ctx.every == 0 ? -1 : ctx.every);
+      return;
+    }
     if (k == "not_operator") {
       Node arg = unparen(field(cond, "argument"));
       if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
@@ -1552,7 +1595,14 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       apply(arg, !positive);
       return;
     }
-    if (!positive) return;
+    if (!positive) {
+      // The else branch of a condition that always holds never runs (`if use_cuda: ... else:`).
+      if (k == "identifier" || k == "attribute") {
+        auto c = constant(cond);
+        if (c && c->kind == Value::Kind::Bool && c->b) ctx.once_per_epoch = true;
+      }
+      return;
+    }
     if (k == "comparison_operator") {
       auto parts = named_children(cond);
       std::string_view op = text(ts_node_child(cond, 1));
@@ -1566,6 +1616,16 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         // step == 0, batch_idx == 0: one step per epoch or run
         if (is(l, "identifier") && is(r, "integer")) ctx.once_per_epoch = true;
         if (is(r, "identifier") && is(l, "integer")) ctx.once_per_epoch = true;
+      }
+      // `if features is None: features = ...`: a lazy initialization, once.
+      if (parts.size() == 2 && op == "is" && ts_node_child_count(cond) == 3 && is(unparen(parts[1]), "none")) {
+        Node name = unparen(parts[0]);
+        Node owner = parent(cond);
+        while (is(owner, "parenthesized_expression")) owner = parent(owner);
+        Node branch = field(owner, "consequence");
+        if ((is(name, "identifier") || is(name, "attribute")) && !is_null(branch) &&
+            assigned_within(text(name), branch))
+          ctx.once_per_epoch = true;
       }
       return;
     }
@@ -1595,7 +1655,31 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       if (k == "attribute") ctx.flag_guarded = true;
     }
   };
-  for (size_t i = from; i < guards.size(); ++i) apply(guards[i].first, guards[i].second);
+  for (size_t i = from; i < guards.size(); ++i) {
+    if (branch_ends_run(guards[i].first, guards[i].second)) ctx.once_per_epoch = true;  // at most once
+    apply(guards[i].first, guards[i].second);
+  }
+}
+
+// Does the branch an if-condition guards (the consequence, or the else body for a negative
+// guard) end the run: its last statement a `raise`, `sys.exit()`, `exit()`, `quit()`, `os._exit()`?
+bool SemanticModel::branch_ends_run(Node condition, bool positive) const {
+  Node owner = parent(condition);
+  Node block{};
+  if (positive) {
+    block = field(owner, "consequence");
+  } else if (is(owner, "if_statement")) {
+    for (Node c : named_children(owner))
+      if (is(c, "else_clause")) block = field(c, "body");
+  }
+  if (!is(block, "block") || !named_count(block)) return false;
+  Node last = named_child(block, named_count(block) - 1);
+  if (is(last, "raise_statement")) return true;
+  if (!is(last, "expression_statement") || !named_count(last)) return false;
+  Node call = unparen(named_child(last, 0));
+  if (!is(call, "call")) return false;
+  const std::string& q = callee_name(call);
+  return q == "sys.exit" || q == "builtins.exit" || q == "builtins.quit" || q == "os._exit" || q == "os.abort";
 }
 
 HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>& loops,
@@ -1689,6 +1773,7 @@ void SemanticModel::compute_cuda() {
       if (is(fn, "attribute") && text(field(fn, "attribute")) == "cuda") uses_cuda_ = true;
       std::string q = qualified_name(fn);
       if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
+      if (FrameworkTable::get().uses_cuda(q)) uses_cuda_ = true;  // Accelerate, Fabric, HF Trainer
       if (last_part(q) == "Trainer") {
         std::string acc;
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
@@ -1739,6 +1824,8 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
     }
     if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
+    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`
+    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
   }
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
@@ -1826,7 +1913,14 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
 bool SemanticModel::is_cuda_impl(Node expr) const {
   expr = unparen(expr);
   if (is_null(expr)) return false;
-  return memo_bool(cuda_cache_, expr, [&] { return is_cuda_uncached(expr, kind(expr)); });
+  // The expression's abstract type decides where it is known; the CUDA taint below otherwise.
+  return memo_bool(cuda_cache_, expr, [&] {
+    switch (types_->cuda(expr)) {
+      case CudaAnswer::Host: return false;
+      case CudaAnswer::Cuda: return true;
+      default: return is_cuda_uncached(expr, kind(expr));
+    }
+  });
 }
 
 bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {

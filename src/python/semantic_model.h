@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -91,6 +92,7 @@ struct Loop {
 };
 
 struct WalkFrame;
+class TypeInference;  // python/types.h
 
 // Thrown by the model when a file's work budget (Settings::analysis_budget) runs out; the
 // checker turns it into "analysis stopped: budget exceeded" for that file.
@@ -133,6 +135,7 @@ struct WalkFrame {
 class SemanticModel {
  public:
   SemanticModel(std::string_view src, Node root, const Settings& settings);
+  ~SemanticModel();
 
   // Resolution bounds (see "Bounded resolution" in docs/architecture.md): every resolver
   // entry is one work unit; nested resolver entries, across all resolvers, are at most
@@ -220,6 +223,8 @@ class SemanticModel {
 
   // --- CUDA ---------------------------------------------------------------------------
   bool uses_cuda() const { return uses_cuda_; }
+  // The abstract types of expressions (python/types.h); is_cuda() asks them first.
+  const TypeInference& types() const { return *types_; }
   // May the expression evaluate to a tensor (or module) on a CUDA device?
   bool is_cuda(Node expr) const;
   // Is it a CUDA boolean tensor (a mask)?
@@ -251,6 +256,7 @@ class SemanticModel {
   void walk(F&& visit) const;
 
  private:
+  friend class TypeInference;
   void collect();
   void resolve_calls();
   void index_calls();
@@ -313,6 +319,7 @@ class SemanticModel {
   // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
+  bool branch_ends_run(Node condition, bool positive) const;
 
   std::string_view src_;
   Node root_;
@@ -380,6 +387,7 @@ class SemanticModel {
   unsigned long long budget_ = 0;
   bool uses_cuda_ = false;
   bool lightning_gpu_ = false;
+  std::unique_ptr<TypeInference> types_;
   static const std::vector<int> kNoCallers;
 };
 
