@@ -67,12 +67,29 @@ std::optional<std::pair<Node, bool>> modulo_guard(const Context& ctx, const Call
   return std::nullopt;
 }
 
+// Can a step under `step_guards` follow a backward under `backward_guards` in the same
+// iteration? Each condition the backward is under (inside the loop, other than an accumulation
+// condition with a `%`) must hold for the step too: a step in the other branch of
+// `if accum > 1: ... else: ...` belongs to the other way of training.
+bool same_branch(const Context& ctx, const WalkFrame& backward, const CallSite& step) {
+  for (size_t g = 0; g < backward.guards.size(); ++g) {
+    if (backward.guard_loop_depth[g] < backward.loops.size()) continue;
+    const auto& [cond, polarity] = backward.guards[g];
+    if (has_modulo(ctx, cond)) continue;
+    bool found = false;
+    for (const auto& sg : step.guards) found |= same(sg.first, cond) && sg.second == polarity;
+    if (!found) return false;
+  }
+  return true;
+}
+
 AccumulationStep accumulation_step(const Context& ctx, int loop, int function) {
   const auto& m = ctx.model();
   for (int ci : m.calls_in_loop(loop)) {
     const CallSite& cs = m.calls()[ci];
     if (cs.caller != function || cs.loops.empty() || cs.loops.back() != loop) continue;
     if (method_name(ctx, cs.call) != "step") continue;
+    if (!same_branch(ctx, ctx.frame(), cs)) continue;
     std::string recv(ctx.text(receiver(cs.call)));
     std::transform(recv.begin(), recv.end(), recv.begin(), [](unsigned char c) { return static_cast<char>(::tolower(c)); });
     if (recv.find("sched") != std::string::npos) continue;

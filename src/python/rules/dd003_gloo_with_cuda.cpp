@@ -34,6 +34,21 @@ CollectiveOperands collective_operands(const SemanticModel& m) {
 }
 }  // namespace
 
+// Is the call under a condition about the platform (`if sys.platform == "win32":`,
+// `os.name == "nt"`)? NCCL exists only on Linux: there gloo is the GPU backend.
+bool platform_branch(const Context& ctx, Node call) {
+  for (Node p = parent(call); !is_null(p); p = parent(p)) {
+    Node cond{};
+    if (is(p, "if_statement") || is(p, "elif_clause")) cond = field(p, "condition");
+    else if (is(p, "else_clause") && is(parent(p), "if_statement")) cond = field(parent(p), "condition");
+    if (is_null(cond)) continue;
+    std::string_view t = ctx.text(cond);
+    for (std::string_view w : {"platform", "win32", "os.name", "windows", "darwin"})
+      if (t.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 void dd003_gloo_with_cuda(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda() || m.callee_name(call) != "torch.distributed.init_process_group") return;
@@ -47,6 +62,7 @@ void dd003_gloo_with_cuda(Context& ctx, Node call) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(::tolower(c)); });
     if (s != "gloo") return;  // nccl, a device map ("cpu:gloo,cuda:nccl"), or mixed candidates
   }
+  if (platform_branch(ctx, call)) return;
   auto ops = collective_operands(m);
   if (!ops.any_cuda) return;
   Diagnostic& d = ctx.report("DD003", backend,

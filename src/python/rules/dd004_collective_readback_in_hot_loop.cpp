@@ -12,13 +12,14 @@ bool mentions(const Context& ctx, Node expr, std::string_view name) {
   return false;
 }
 // The first host read of `name` after `after` within `region` by the same function: `.item()`,
-// `.tolist()`, `.cpu()`, `.numpy()`, `float(...)`/`int(...)`.
+// `.tolist()`, `float(...)`/`int(...)` (a value for the host; a `.cpu()` copy may be where the
+// program keeps its data, as feature banks gathered for k-NN evaluation are).
 Node host_read_after(const Context& ctx, std::string_view name, Node after, Node region, int function) {
   const auto& m = ctx.model();
   for (const auto& cs : m.calls()) {
     if (cs.caller != function || start(cs.call) < end(after) || !contains(region, cs.call)) continue;
     std::string_view meth = method_name(ctx, cs.call);
-    if (meth == "item" || meth == "tolist" || meth == "cpu" || meth == "numpy") {
+    if (meth == "item" || meth == "tolist") {
       if (mentions(ctx, receiver(cs.call), name)) return cs.call;
       continue;
     }
