@@ -128,6 +128,7 @@ struct CheckArgs {
   bool force_exclude = false, do_fix = false, unsafe_fixes = false, do_diff = false, show_fixes = false;
   bool show_parse_errors = false, quiet = false, silent = false, fix_only = false, exit_non_zero_on_fix = false;
   bool show_files = false, show_settings = false, watch = false, no_cache = false, verbose = false;
+  bool no_project = false;
   unsigned threads = 0;
   std::string profile_path;                        // --profile TRACE
   std::shared_ptr<const trace::Profile> profile;  // its measurement, read before the analysis
@@ -420,7 +421,14 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   if (!a.no_cache && !a.add_ignore) {
     cache.emplace(a.cache_dir);
     run.analyze_file = [&](const SourceFile& f, const Settings& s) { return cache->analyze(f, s); };
+    run.load_module = [&](const SourceFile& f, const Settings& s, std::string& state) {
+      return cache->load_module(f, s, state);
+    };
+    run.store_module = [&](const SourceFile& f, const Settings& s, const AnalysisResult& r, const std::string& state) {
+      cache->store_module(f, s, r, state);
+    };
   }
+  run.project = !a.no_project;
   std::optional<cli::Progress> progress;
   if (human_format(a.format) && !a.quiet && !a.silent && isatty(STDERR_FILENO)) {
     progress.emplace(stderr);
@@ -644,6 +652,8 @@ int main(int argc, char** argv) {
   check->add_flag("--show-settings", a.show_settings, "Show the settings of the first file that would be analyzed");
   check->add_flag("-w,--watch", a.watch, "Check again whenever a file changes");
   check->add_flag("-n,--no-cache", a.no_cache, "Neither read nor write the result cache");
+  check->add_flag("--no-project", a.no_project,
+                  "Analyze each file alone (default: Python files with the modules they import and that import them)");
   check->add_option("--cache-dir", a.cache_dir, "Cache directory (default: .stoker_cache)")->envname("STOKER_CACHE_DIR");
   check->add_option("--gpu", a.gpu, "Hardware profile for impact estimates (h100-sxm, a100-pcie, ..., generic)");
   check->add_option("--workload", a.workload_kv,

@@ -11,7 +11,7 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
                 std::vector<Diagnostic>& out);
 }
 
-AnalysisResult check(const SourceFile& file, const Settings& settings) {
+AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
   ParsedModule module(file.text);
   auto errors = module.error_ranges();
@@ -26,8 +26,9 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   ChildIndex children(module.root());
   ScopedChildIndex use_children(&children);
   try {
-    SemanticModel model(file.text, module.root(), settings);
+    SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);
+    if (project.summary && project.is_project_name) *project.summary = model.summarize(project.is_project_name);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
     // The safety net: the file's findings so far are dropped (a cut analysis must not report),
