@@ -1,5 +1,6 @@
 #include "python/checker.h"
 
+#include "python/facts.h"
 #include "python/parser.h"
 #include "python/rules/rules.h"
 #include "python/semantic_model.h"
@@ -28,6 +29,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   try {
     SemanticModel model(file.text, module.root(), settings);
     run_checks(file, model, settings, result.diagnostics);
+    attach_facts(file, model, result.diagnostics);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
     // The safety net: the file's findings so far are dropped (a cut analysis must not report),
