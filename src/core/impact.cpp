@@ -523,7 +523,8 @@ struct Composer {
   // Per-member gains (busy fraction) at one corner. The fixes of one group are applied
   // together (they pay together: DL002 with the TX001s of its batch), groups greedily, the
   // largest gain first; a group's gain is split among its reported members in proportion to
-  // what each fix removes. With many groups, the loop's gain is split that way directly.
+  // what each fix removes. With many groups and members, the loop's gain is split that way
+  // directly.
   std::vector<double> attribute(const Corner& c) const {
     size_t n = c.now.size();
     std::vector<double> gain(n, 0), cur = c.now;
@@ -536,7 +537,8 @@ struct Composer {
         if (in(k) && loop.members[k].reported)
           gain[k] = removed > 0 ? total * std::max(0.0, c.now[k] - c.after[k]) / removed : total / count;
     };
-    if (groups > 40) {
+    // Greedy costs groups^2 * members per corner: past a bound, split the loop's gain directly.
+    if (groups * groups * n > 20000) {
       split(busy(c.gpu, host_ms(fixed(c))) - b_cur, [](size_t) { return true; });
       return gain;
     }
