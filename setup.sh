@@ -28,9 +28,11 @@ DEBIAN_PACKAGES=(
 # Debian's pip/setuptools wheels (the wheel installed offline, docs/install.md), util-linux's
 # unshare (the self-contained binary run with the LLVM libraries hidden), nbformat (fixed
 # notebooks are validated with Jupyter's own schema), clang 22 with its compiler-rt (the sanitizer
-# and libFuzzer build of .ci/run, build-asan/).
+# and libFuzzer build of .ci/run, build-asan/), Chromium and PIL (the HTML report rendered
+# headless: DOM and screenshot checks, tests/html/).
 TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-venv python3-pip-whl
-               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev)
+               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev
+               chromium python3-pil)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

@@ -269,6 +269,7 @@ void write_report(std::ostream& out, bool out_is_terminal, const Report& unjoine
     else if (format == "sarif") output::write_sarif(out, report, rules);
     else if (format == "github") output::write_github(out, report, rules);
     else if (format == "gitlab") output::write_gitlab(out, report, rules);
+    else if (format == "html") output::write_html(out, report, rules);
     else output::write_junit(out, report, rules);
     if (a.silent) return;
     for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
@@ -622,7 +623,7 @@ int main(int argc, char** argv) {
   check->add_option("--ignore", a.ignore, "Rule codes or prefixes to disable (comma-separated)")->allow_extra_args(false);
   check->add_option("--output-format", a.format, "Output format (default: $STOKER_OUTPUT_FORMAT or text)")
       ->envname("STOKER_OUTPUT_FORMAT")
-      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit"}));
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit", "html"}));
   check->add_option("-o,--output-file", a.output_file, "Write the output to this file instead of stdout");
   check->add_option("--config", a.config_file, "Use this configuration file for every file (no discovery)")
       ->check(CLI::ExistingFile);

@@ -43,10 +43,13 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings, const P
   } else if (file.language == Language::Cxx) {
     result = cxx::check(file, settings);
   }
+  // The step models see every finding (busy now does not move with --select or a noqa); the
+  // fixes of the reported ones make "after".
+  std::vector<Diagnostic> all = result.diagnostics;
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   apply_suppressions(file, settings, result);
   sort_diagnostics(result.diagnostics);
-  attach_impact(result, settings);
+  attach_impact(result, settings, all);
   return result;
 }
 

@@ -34,6 +34,9 @@ struct AnalysisResult {
   // Python: the work units the semantic model spent (resolution steps; see analysis_budget).
   // Deterministic, so tests and benches compare it across input sizes instead of timing.
   unsigned long long work = 0;
+  // The step model of each hot loop with findings (core/impact.h), in source order; built from
+  // every finding of the file, selected or not, so "busy now" does not move with --select.
+  std::vector<LoopStep> loops;
 };
 
 // Analyzes one file whose text is already in memory. Never throws for bad input: problems

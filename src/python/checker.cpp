@@ -1,5 +1,6 @@
 #include "python/checker.h"
 
+#include "python/facts.h"
 #include "python/parser.h"
 #include "python/rules/rules.h"
 #include "python/semantic_model.h"
@@ -28,6 +29,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
   try {
     SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);
+    attach_facts(file, model, result.diagnostics);
     if (project.summary && project.is_project_name) *project.summary = model.summarize(project.is_project_name);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
