@@ -24,7 +24,7 @@ constexpr int kSchema = 3;
 // incomplete results: these sizes make such an addition fail to compile until both are
 // updated (then update the sizes too). x86-64 Linux with libstdc++, the supported platform.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Settings) == 472, "Settings changed: update settings_fingerprint() in src/cli/cache.cpp");
+static_assert(sizeof(Settings) == 504, "Settings changed: update settings_fingerprint() in src/cli/cache.cpp");
 static_assert(sizeof(AnalysisResult) == 112 && sizeof(LoopStep) == 280 && sizeof(StepMember) == 104, "AnalysisResult changed: update to_json/from_json in src/cli/cache.cpp");
 static_assert(sizeof(Diagnostic) == 360 && sizeof(Notice) == 80 && sizeof(Impact) == 120 && sizeof(Fix) == 64,
               "a diagnostic type changed: update to_json/from_json in src/cli/cache.cpp");
@@ -237,6 +237,7 @@ std::string settings_fingerprint(const Settings& s) {
   add(out, "show-parse-errors", s.show_parse_errors ? "1" : "0");
   add(out, "cxx-default-workers", s.cxx_default_workers);
   add(out, "analysis-budget", std::to_string(s.analysis_budget));
+  add(out, "target-torch-version", s.target_torch_version);
   add(out, "config-root", s.config_root);
   return out;
 }

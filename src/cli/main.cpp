@@ -25,6 +25,7 @@
 #include "core/rules.h"
 #include "core/runner.h"
 #include "core/suppression.h"
+#include "core/torch_version.h"
 #include "fix/diff.h"
 #include "fix/fix_files.h"
 #include "fix/fixer.h"
@@ -122,6 +123,7 @@ bool human_format(const std::string& format) { return format == "text" || format
 // Everything `stoker check` was given.
 struct CheckArgs {
   std::vector<std::string> paths, select, ignore, extend_select, workload_kv;
+  std::string target_torch_version;
   std::string format = "text", config_file, gpu, compile_commands_dir, cuda_path, stdin_filename, output_file;
   std::string cache_dir = ".stoker_cache";
   bool statistics = false, exit_zero = false, no_color = false, report_unused_ignores = false, add_ignore = false;
@@ -225,6 +227,16 @@ bool prepare(const CheckArgs& a, const RuleRegistry& rules, Prepared& p) {
   if (!a.workload_kv.empty()) o.workload = settings.workload;
   if (!a.compile_commands_dir.empty()) o.compile_commands_dir = a.compile_commands_dir;
   if (!a.cuda_path.empty()) o.cuda_path = a.cuda_path;
+  if (!a.target_torch_version.empty()) {
+    auto v = parse_torch_version(a.target_torch_version);
+    if (!v) {
+      std::cerr << "stoker: --target-torch-version: expected a PyTorch version MAJOR.MINOR such as 2.1, got `"
+                << a.target_torch_version << "`\n";
+      return false;
+    }
+    o.target_torch_version = v->str();
+    settings.target_torch_version = v->str();
+  }
   o.show_parse_errors = a.show_parse_errors;
   return true;
 }
@@ -671,6 +683,9 @@ int main(int argc, char** argv) {
   std::string profile_trace, profile_format = "text";
   profile_cmd->add_option("trace", profile_trace, "Chrome trace from torch.profiler (.json or .json.gz)")->required();
   profile_cmd->add_option("--output-format", profile_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  check->add_option("--target-torch-version", a.target_torch_version,
+                    "PyTorch version the code targets, MAJOR.MINOR (default: the project's torch requirement, "
+                    "else the newest)");
 
   auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
   std::string impact_model, impact_gpu = "generic";
