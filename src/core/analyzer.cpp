@@ -11,7 +11,9 @@ namespace stoker {
 
 bool may_have_findings(const SourceFile& file) {
   static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda"};
-  static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA"};
+  // C++: CUDA API, LibTorch, ATen/c10 (extensions), a kernel launch; a .cu/.cuh file always
+  // (its CUDA calls may all come from a project header's macros).
+  static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA", "ATen", "at::", "c10", "<<<"};
   std::string_view text = file.text;
   if (file.language == Language::Python) {
     for (auto n : python_needles)
@@ -19,6 +21,8 @@ bool may_have_findings(const SourceFile& file) {
     return false;
   }
   if (file.language == Language::Cxx) {
+    std::string_view path = file.path;
+    if (path.ends_with(".cu") || path.ends_with(".cuh")) return true;
     for (auto n : cxx_needles)
       if (text.find(n) != std::string_view::npos) return true;
     return false;
