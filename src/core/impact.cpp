@@ -398,7 +398,9 @@ StepTerm term_of(std::string_view model) {
   if (model == "sync-bubble") return StepTerm::Syncs;
   if (model == "alloc-in-loop") return StepTerm::Allocations;
   if (model == "respawn") return StepTerm::Respawns;
-  return StepTerm::Overhead;  // small-batch
+  // small-batch, and the DD models (exposed all-reduces, the unused-parameter search): time
+  // per step that is neither GPU work nor one of the waits above.
+  return StepTerm::Overhead;
 }
 
 // What a member overlaps with: the same loader's wait, the same batch's copy (DL002 pins the
@@ -411,8 +413,8 @@ std::string group_of(const StepMember& m) {
   std::string by_loader = std::to_string(static_cast<int>(t)) + ":loader:" + *loader;
   switch (t) {
     case StepTerm::LoaderWait:
-    case StepTerm::Respawns:
-    case StepTerm::Overhead: return by_loader;
+    case StepTerm::Respawns: return by_loader;
+    case StepTerm::Overhead: return m.model == "small-batch" ? by_loader : own;
     case StepTerm::Copies:
       if (m.code == "DL002" || m.code == "DL006" || m.code == "TX001") return by_loader;
       return own;
@@ -463,6 +465,7 @@ struct Composer {
   const LoopStep& loop;
   std::vector<int> group, code;  // per member: group index, code index within the group
   std::vector<StepTerm> group_term;
+  std::vector<std::optional<IdleRange>> ranges;  // per member, for models without a point form
   size_t groups = 0;
 
   Composer(const HardwareProfile& h, const LoopStep& l, const Settings& s) : hw(h), loop(l) {
@@ -470,6 +473,7 @@ struct Composer {
     std::vector<std::map<std::string, int>> ci;
     for (const auto& m : l.members) {
       work.push_back(make_workload(hw, m.facts, s));
+      ranges.push_back(is_distributed_model(m.model) ? evaluate_model(m.model, hw, work.back()) : std::nullopt);
       auto [it, fresh] = gi.try_emplace(group_of(m), static_cast<int>(gi.size()));
       if (fresh) {
         ci.emplace_back();
@@ -498,6 +502,13 @@ struct Composer {
       Point p{pick(0), pick(6), pick(7), pick(1), pick(2), pick(3), pick(4), pick(5)};
       if (k == 0) c.gpu = p.t_gpu;
       auto idle = evaluate_point(loop.members[k].model, hw, w, p);
+      if (!idle && ranges[k]) {
+        // A model without a point form (the DD models): its own range, high idle with a short step.
+        const IdleRange& r = *ranges[k];
+        idle = mode[0] == 0   ? Idle{r.now_hi, r.after_hi}
+               : mode[0] == 1 ? Idle{r.now_lo, r.after_lo}
+                              : Idle{(r.now_lo + r.now_hi) / 2, (r.after_lo + r.after_hi) / 2};
+      }
       c.now.push_back(idle ? idle_to_ms(idle->now, p.t_gpu) : 0);
       c.after.push_back(idle ? idle_to_ms(idle->after, p.t_gpu) : 0);
     }

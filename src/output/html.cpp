@@ -10,6 +10,7 @@
 #include "core/impact.h"
 #include "core/notebook.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 namespace stoker::output {
 namespace {
@@ -125,6 +126,12 @@ void write_html(std::ostream& out, const Report& report, const RuleRegistry& rul
     out << "<div class=\"headline\" id=\"project-busy\">No finding with a GPU-time estimate.</div>\n";
   }
   out << "</section>\n";
+  if (report.measured) {
+    // `--profile TRACE`: what the trace measured (trace/join.h), beside the estimate.
+    out << "<section id=\"measured\">\n<h2>Measured (profiler trace)</h2>\n<pre>";
+    for (const auto& line : trace::summary_lines(*report.measured)) out << esc(line) << "\n";
+    out << "</pre>\n</section>\n";
+  }
 
   // Hot loops.
   out << "<section id=\"loops\">\n<h2>Hot loops: step time now and after the fixes</h2>\n";
@@ -161,8 +168,12 @@ void write_html(std::ostream& out, const Report& report, const RuleRegistry& rul
 
   // Findings ranked by gain; those without an estimate after them.
   std::vector<std::pair<const FileReport*, const Diagnostic*>> ranked;
+  std::map<const Diagnostic*, size_t> index_in_file;
   for (const auto& f : report.files)
-    for (const auto& d : f.result.diagnostics) ranked.push_back({&f, &d});
+    for (size_t i = 0; i < f.result.diagnostics.size(); ++i) {
+      ranked.push_back({&f, &f.result.diagnostics[i]});
+      index_in_file[&f.result.diagnostics[i]] = i;
+    }
   auto key = [](const Diagnostic* d) {
     return d->impact && d->impact->model != "none" ? d->impact->gain_low + d->impact->gain_high : -1.0;
   };
@@ -184,6 +195,8 @@ void write_html(std::ostream& out, const Report& report, const RuleRegistry& rul
     out << "<pre>" << esc(std::string_view(file.text).substr(ls, le - ls)) << "</pre>";
     if (auto it = loop_of.find(d); it != loop_of.end())
       out << "<a href=\"#" << it->second->id << "\">in " << esc(loop_label(file, *it->second->loop)) << "</a>";
+    if (const trace::Measured* m = report.measured ? report.measured->find(d->file, index_in_file[d]) : nullptr)
+      out << "<p class=\"measured\">" << esc(trace::measured_text(*m)) << "</p>";
     out << "</td><td>";
     if (d->fix) out << esc(d->fix->title) << " <span class=\"muted\">(" << to_string(d->fix->applicability) << ")</span>";
     out << "</td><td>";
