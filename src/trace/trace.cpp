@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -333,8 +334,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   }
   bool finish() {
     if (raw_.ph != "X" || !raw_.has_ts || raw_.dur < 0) return true;
-    if (!std::isfinite(raw_.ts) || !std::isfinite(raw_.dur)) return true;
     const double start = raw_.ts, end = raw_.ts + raw_.dur;
+    if (!std::isfinite(start) || !std::isfinite(end)) return true;
     std::string cat = raw_.cat;
     std::transform(cat.begin(), cat.end(), cat.begin(), [](unsigned char c) { return std::tolower(c); });
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" || cat == "memset") {
