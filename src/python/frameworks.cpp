@@ -62,6 +62,10 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       add_class(cols[1]);
       t.prepare_first_.insert(member_key(cols[1], cols[2]));
       t.prepare_names_.insert(cols[2]);
+    } else if (kind == "device-loader" || kind == "device-result") {
+      need(3);
+      add_class(cols[1]);
+      (kind == "device-loader" ? t.device_loader_ : t.device_result_).insert(member_key(cols[1], cols[2]));
     } else if (kind == "device") {
       need(3);
       add_class(cols[1]);
@@ -98,6 +102,14 @@ bool FrameworkTable::prepares(int klass, std::string_view method) const {
 
 bool FrameworkTable::prepares_first(int klass, std::string_view method) const {
   return klass >= 0 && prepare_first_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::returns_device_loader(int klass, std::string_view method) const {
+  return klass >= 0 && device_loader_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::returns_device_tensors(int klass, std::string_view method) const {
+  return klass >= 0 && device_result_.count(member_key(classes_[klass], method)) > 0;
 }
 
 bool FrameworkTable::is_device_attribute(int klass, std::string_view attribute) const {

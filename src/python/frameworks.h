@@ -34,6 +34,10 @@ class FrameworkTable {
   bool prepares(int klass, std::string_view method) const;
   // Does it hand back its first argument prepared (`accelerator.skip_first_batches(loader, n)`)?
   bool prepares_first(int klass, std::string_view method) const;
+  // Does the method return a loader whose batches are on the device (`trainer.get_eval_dataloader`)?
+  bool returns_device_loader(int klass, std::string_view method) const;
+  // Does the method return tensors (or a tuple of them) on the device (`trainer.prediction_step`)?
+  bool returns_device_tensors(int klass, std::string_view method) const;
   // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
   bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
   // Is `attribute` of framework class `klass` its (CUDA) device?
@@ -50,7 +54,7 @@ class FrameworkTable {
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
-  std::unordered_set<std::string> prepare_, prepare_first_, device_;  // "class\0member"
+  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_;  // "class\0member"
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
   size_t rows_ = 0;

@@ -1470,7 +1470,8 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
 
 void SemanticModel::classify_loops() {
   for (auto& l : loops_)
-    l.iterates_loader = is(l.node, "for_statement") && is_loader_expr(field(l.node, "right"));
+    l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
+                                                        types_->is_loader_iteration(field(l.node, "right")));
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;

@@ -634,6 +634,21 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
   return it == moves_.end() ? TypeDevice::Unresolved : it->second;
 }
 
+bool TypeInference::is_loader_iteration(Node iterable) const {
+  Node e = unparen(iterable);
+  for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+    Node fn = unparen(field(e, "function"));
+    std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), m_.src()) : text(fn, m_.src());
+    if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "islice" && name != "zip" &&
+        name != "trange")
+      break;
+    Node first = m_.argument(e, 0, "");
+    if (is_null(first)) return false;
+    e = unparen(first);
+  }
+  return value(e, Path{}).kind == Kind::Loader;
+}
+
 Node TypeInference::prepared_source(Node call, Node target) const {
   call = unparen(call);
   if (!is(call, "call")) return Node{};
@@ -825,6 +840,9 @@ AbstractType TypeInference::call_type(Node call) const {
       case Kind::Object:
         if (recv.framework >= 0) {
           if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+          if (table.returns_device_tensors(recv.framework, meth))
+            return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
           if (table.prepares(recv.framework, meth)) {
             int positional = 0;
             Node only{};

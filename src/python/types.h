@@ -77,6 +77,9 @@ class TypeInference {
   CudaAnswer cuda(Node expr) const { return cuda_answer(type_of(expr)); }
   // The type of the elements an iteration over `iterable` yields.
   AbstractType element_of(Node iterable) const { return iter(iterable, Path{}); }
+  // Does iterating the expression iterate a data loader by its type (a loader a framework
+  // prepared or built: device batches), also through enumerate/tqdm/zip/iter/islice?
+  bool is_loader_iteration(Node iterable) const;
   // For a framework `prepare` call (`accelerator.prepare(a, b, c)`): the argument that the
   // target (an identifier in the assignment's target pattern; null: the whole result of a
   // one-argument call) receives prepared. Null otherwise.
