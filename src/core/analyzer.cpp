@@ -10,7 +10,10 @@
 namespace stoker {
 
 bool may_have_findings(const SourceFile& file) {
-  static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda"};
+  // Frameworks that run PyTorch for the program (data/frameworks.txt) count: a Trainer script
+  // need not import torch.
+  static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda", "transformers",
+                                                        "accelerate"};
   // C++: CUDA API, LibTorch, ATen/c10 (extensions), a kernel launch; a .cu/.cuh file always
   // (its CUDA calls may all come from a project header's macros).
   static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA", "ATen", "at::", "c10", "<<<"};
