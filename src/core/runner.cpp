@@ -9,6 +9,8 @@
 #include "core/notebook.h"
 #include "python/project.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -67,7 +69,14 @@ void run_project(const RunOptions& opts, const Settings& base, const std::vector
     if (!read_source_file(c, text, error)) return std::nullopt;
     return text;
   };
+  // Only for files named on the command line: a directory's files are all in the project already.
+  std::set<std::string> named;
+  for (const auto& p : opts.paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) named.insert(key(p));
+  }
   for (size_t a = 0; a < asked && context < opts.project_context_limit; ++a) {
+    if (!named.count(key(paths[a]))) continue;
     for (auto& [c, text] :
          python::ProjectLayout::context_files(paths[a], sources[a]->text, opts.project_context_limit, reader)) {
       if (context >= opts.project_context_limit) break;
@@ -97,6 +106,9 @@ void run_project(const RunOptions& opts, const Settings& base, const std::vector
   auto run = python::analyze_project(
       layout, eligible,
       [&](size_t i, const ProjectHooks& hooks) { return analyze(*sources[i], settings[i], hooks); }, threads, cache);
+  if (std::getenv("STOKER_PROJECT_STATS"))  // bench/project: what the rounds did
+    std::fprintf(stderr, "stoker: project of %zu modules (%zu context): %d rounds, %zu module analyses\n",
+                 paths.size(), context, run.rounds, run.analyses);
   for (size_t i = 0; i < paths.size(); ++i) {
     if (slot[i] < 0) continue;
     size_t s = static_cast<size_t>(slot[i]);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <cstdio>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -45,47 +47,67 @@ std::string join(const std::vector<std::string>& parts, size_t from, size_t to) 
 constexpr int kMaxReexportHops = 8;
 constexpr int kMaxPackageDepth = 32;
 
-// Fingerprints of answers: equal strings, equal answers.
-void fp_arg(std::string& o, const ArgFacts& a) {
-  o += a.passed ? 'p' : '-';
-  o += a.defaulted ? 'd' : '-';
-  o += a.cuda ? 'c' : '-';
-  o += a.module ? 'm' : '-';
-  o += a.loader ? 'l' : '-';
-  o += a.device_cuda ? 'g' : '-';
-  for (const auto& v : a.values) {
-    o += '|';
-    o += std::to_string(static_cast<int>(v.kind));
-    o += ':';
-    o += std::to_string(v.i) + ":" + std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
-  }
-  o += ';';
-}
-
-std::string fp_incoming(const IncomingCalls* in) {
-  if (!in) return "null";
+// Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
+// read as all false.
+std::string fp_arg(const ArgFacts* a, unsigned fields) {
+  static const ArgFacts kNone;
+  const ArgFacts& x = a ? *a : kNone;
   std::string o;
-  o += in->called ? 'C' : '-';
-  o += in->hot ? 'H' : '-';
-  o += std::to_string(in->every);
-  o += in->once_per_epoch ? 'O' : '-';
-  o += in->flag_guarded ? 'F' : '-';
-  o += in->in_loop ? 'L' : '-';
-  o += in->result_feeds_training ? 'R' : '-';
-  o += in->via;
+  if (fields & fact::kCuda) o += x.cuda ? 'c' : '-';
+  if (fields & fact::kModule) o += x.module ? 'm' : '-';
+  if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
+  if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kValues) {
+    bool all_unknown = true;
+    for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
+    if (!a || ((fields & fact::kPlain) && all_unknown)) {
+      o += "|null";
+    } else {
+      o += x.passed ? "|p" : "|-";
+      o += x.defaulted ? 'd' : '-';
+      for (const auto& v : x.values)
+        o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" +
+             std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
+    }
+  }
   return o;
 }
 
-std::string fp_function(const FunctionFacts* f) {
-  if (!f) return "null";
+std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
+  static const IncomingCalls kNone;
+  const IncomingCalls& x = in ? *in : kNone;
   std::string o;
-  for (bool b : {f->method, f->has_hot_loop, f->steps, f->steps_forward, f->returns_cuda, f->returns_loader,
-                 f->returns_module})
-    o += b ? '1' : '0';
-  for (const auto& p : f->params) {
-    o += '|' + p.name;
-    for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot}) o += b ? '1' : '0';
+  if (fields & fact::kHot) {
+    if (x.hot) {
+      o += 'H' + std::to_string(x.every);
+      o += x.once_per_epoch ? 'O' : '-';
+      o += x.flag_guarded ? 'F' : '-';
+      o += x.via;
+    } else {
+      o += '-';
+    }
   }
+  if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
+  if (fields & fact::kResult) o += x.result_feeds_training ? 'R' : '-';
+  return o;
+}
+
+std::string fp_function(const FunctionFacts* f, unsigned fields) {
+  static const FunctionFacts kNone;
+  const FunctionFacts& x = f ? *f : kNone;
+  std::string o;
+  if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
+  if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
+  if (fields & fact::kReturnsCuda) o += x.returns_cuda ? 'c' : '-';
+  if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
+  if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
+    for (size_t i = 0; i < x.params.size(); ++i) {
+      const auto& p = x.params[i];
+      if (!p.iterated_hot) continue;
+      o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
+      for (bool b : {p.keyword_only, p.star, p.double_star}) o += b ? '1' : '0';
+    }
   return o;
 }
 
@@ -351,7 +373,6 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       c.called = true;
       c.in_loop |= oc.in_loop;
       c.result_feeds_training |= oc.result_feeds_training;
-      if (summaries[m]->uses_cuda) cuda_[tm] = 1;
       // Arguments to parameters, as Python binds them.
       const auto& params = ff->params;
       in.params.resize(params.size());
@@ -448,45 +469,43 @@ void ModuleEnv::record(const Query& q, std::string fingerprint) const {
   key += q.name;
   key += '#';
   key += std::to_string(q.index);
+  key += '#';
+  key += std::to_string(q.fields);
   queries_.try_emplace(std::move(key), q, std::move(fingerprint));
 }
 
-const IncomingCalls* ModuleEnv::incoming(std::string_view local) const {
-  const FactsTable::Incoming* in = local.empty() ? nullptr : table_.incoming(module_, std::string(local));
+const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields) const {
+  if (local.empty()) return nullptr;
+  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
   const IncomingCalls* out = in ? &in->calls : nullptr;
-  if (!local.empty()) record({'i', std::string(local), 0}, fp_incoming(out));
+  if (fields) record({'i', std::string(local), 0, fields}, fp_incoming(out, fields));
   return out;
 }
 
-const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index) const {
-  const FactsTable::Incoming* in = local.empty() ? nullptr : table_.incoming(module_, std::string(local));
+const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, unsigned fields) const {
+  if (local.empty()) return nullptr;
+  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
   const ArgFacts* out =
       in && index >= 0 && static_cast<size_t>(index) < in->params.size() ? &in->params[index] : nullptr;
-  if (!local.empty()) {
-    std::string fp = "null";
-    if (out) {
-      fp.clear();
-      fp_arg(fp, *out);
-    }
-    record({'p', std::string(local), index}, std::move(fp));
-  }
+  if (fields) record({'p', std::string(local), index, fields}, fp_arg(out, fields));
   return out;
 }
 
-const FunctionFacts* ModuleEnv::callee(std::string_view name) const {
+const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) const {
   if (!layout_.is_project_name(module_, name)) return nullptr;
   std::string key(name);
   auto it = resolved_.find(key);
-  if (it == resolved_.end()) it = resolved_.emplace(key, table_.resolve(module_, name)).first;
-  const FunctionFacts* out = nullptr;
-  if (it->second && it->second->first != module_) out = table_.function(it->second->first, it->second->second);
-  record({'c', key, 0}, fp_function(out));
-  return out;
+  if (it == resolved_.end()) {
+    auto r = table_.resolve(module_, name);
+    it = resolved_.emplace(key, r && r->first != module_ ? table_.function(r->first, r->second) : nullptr).first;
+  }
+  if (fields) record({'c', key, 0, fields}, fp_function(it->second, fields));
+  return it->second;
 }
 
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
-  record({'u', {}, 0}, out ? "1" : "0");
+  record({'u', {}, 0, 0}, out ? "1" : "0");
   return out;
 }
 
@@ -494,18 +513,16 @@ std::string ModuleEnv::answer(const Query& q) const {
   switch (q.type) {
     case 'i': {
       const auto* in = table_.incoming(module_, q.name);
-      return fp_incoming(in ? &in->calls : nullptr);
+      return fp_incoming(in ? &in->calls : nullptr, q.fields);
     }
     case 'p': {
       const auto* in = table_.incoming(module_, q.name);
-      if (!in || q.index < 0 || static_cast<size_t>(q.index) >= in->params.size()) return "null";
-      std::string fp;
-      fp_arg(fp, in->params[q.index]);
-      return fp;
+      const ArgFacts* a = in && q.index >= 0 && static_cast<size_t>(q.index) < in->params.size() ? &in->params[q.index] : nullptr;
+      return fp_arg(a, q.fields);
     }
     case 'c': {
       auto r = table_.resolve(module_, q.name);
-      return fp_function(r && r->first != module_ ? table_.function(r->first, r->second) : nullptr);
+      return fp_function(r && r->first != module_ ? table_.function(r->first, r->second) : nullptr, q.fields);
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
   }
@@ -562,7 +579,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                      c.result_feeds_training, c.splat, pos, kws});
   }
   json qs = json::array();
-  for (const auto& [key, e] : queries) qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.second});
+  for (const auto& [key, e] : queries)
+    qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
   json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"calls", calls}, {"queries", qs}};
   return j.dump();
 }
@@ -605,7 +623,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
     for (const auto& q : j.at("queries")) {
       std::string type = q.at(1);
       if (type.size() != 1) return false;
-      queries[q.at(0).get<std::string>()] = {ModuleEnv::Query{type[0], q.at(2), q.at(3)}, q.at(4).get<std::string>()};
+      queries[q.at(0).get<std::string>()] = {ModuleEnv::Query{type[0], q.at(2), q.at(3), q.at(4)},
+                                             q.at(5).get<std::string>()};
     }
     return true;
   } catch (const std::exception&) {
@@ -710,6 +729,9 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
       for (const auto& [key, entry] : *recorded[i])
         if (fresh.answer(entry.first) != entry.second) {
+          if (std::getenv("STOKER_PROJECT_TRACE"))
+            std::fprintf(stderr, "round %d: %s: %s: %s -> %s\n", round, layout.path(static_cast<int>(i)).c_str(),
+                         key.c_str(), entry.second.c_str(), fresh.answer(entry.first).c_str());
           todo[i] = 1;
           break;
         }

@@ -95,15 +95,16 @@ class ModuleEnv : public ExternalFacts {
  public:
   ModuleEnv(const FactsTable& table, const ProjectLayout& layout, int module)
       : table_(table), layout_(layout), module_(module) {}
-  const IncomingCalls* incoming(std::string_view local_name) const override;
-  const ArgFacts* incoming_param(std::string_view local_name, int index) const override;
-  const FunctionFacts* callee(std::string_view name) const override;
+  const IncomingCalls* incoming(std::string_view local_name, unsigned fields) const override;
+  const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const override;
+  const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
   bool cuda() const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda
     std::string name;
     int index = 0;
+    unsigned fields = 0;  // the parts of the answer read (fact::k*)
   };
   const std::map<std::string, std::pair<Query, std::string>>& queries() const { return queries_; }
   // The answer's fingerprint of a query under this env (without recording it).
@@ -115,7 +116,7 @@ class ModuleEnv : public ExternalFacts {
   const ProjectLayout& layout_;
   int module_;
   mutable std::map<std::string, std::pair<Query, std::string>> queries_;
-  mutable std::unordered_map<std::string, std::optional<std::pair<int, std::string>>> resolved_;
+  mutable std::unordered_map<std::string, const FunctionFacts*> resolved_;
 };
 
 // Analyzes module `index` with the given facts, filling `summary`.

@@ -71,19 +71,33 @@ struct FunctionFacts {
   bool operator==(const FunctionFacts&) const = default;
 };
 
-// The facts one module sees. Every query is recorded (key and answer), so that the project
-// re-analyzes a module only when an answer it used has changed.
+// Which parts of an answer a query reads (its recorded fingerprint covers only those).
+namespace fact {
+// incoming_param
+constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16;
+constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
+                                 // values that are all unknown read as no facts
+// incoming
+constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
+// callee
+constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
+                   kParams = 32;
+}  // namespace fact
+
+// The facts one module sees. Every query is recorded with the fingerprint of the parts of the
+// answer it reads (`fields`), so that the project re-analyzes a module only when something it
+// used has changed.
 class ExternalFacts {
  public:
   virtual ~ExternalFacts() = default;
   // Calls from other modules of a function of this module ("f" or "Class.method").
-  virtual const IncomingCalls* incoming(std::string_view local_name) const = 0;
+  virtual const IncomingCalls* incoming(std::string_view local_name, unsigned fields) const = 0;
   // Facts about parameter `index` of that function from those calls (index 0 is self for methods).
-  virtual const ArgFacts* incoming_param(std::string_view local_name, int index) const = 0;
+  virtual const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const = 0;
   // A project function or class method this module may call, by the name the module writes
   // ("engine.train_one_epoch", ".utils.MetricLogger.update": leading dots are relative).
-  virtual const FunctionFacts* callee(std::string_view name) const = 0;
-  // Some other module hands this one CUDA values or calls it from a CUDA program.
+  virtual const FunctionFacts* callee(std::string_view name, unsigned fields) const = 0;
+  // Some other module hands this one CUDA values (or a CUDA device).
   virtual bool cuda() const = 0;
 };
 

@@ -841,7 +841,8 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
   const auto& sites = callers(f);
   bool default_used = sites.empty();
-  if (const ArgFacts* ext = ext_param(f, pi)) {  // call sites in other modules
+  unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
+  if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
     if (sites.empty()) default_used = false;
     default_used |= ext->defaulted;
     if (ext->passed) add_values(out, to_values(ext->values));
@@ -1182,7 +1183,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       return false;
     }
     if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
-    if (const FunctionFacts* ext = ext_callee_of(expr); ext && ext->returns_loader) return true;
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader); ext && ext->returns_loader) return true;
     // A function defined here that returns a loader.
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
@@ -1197,7 +1198,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     }
     return false;
   }
-  if (is(expr, "identifier") && ext_param_flag(expr, &ArgFacts::loader)) return true;
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kLoader)) return true;
   if (is(expr, "identifier") || is(expr, "attribute")) {
     bool unknown = false;
     for (const auto& v : values(expr)) {
@@ -1250,7 +1251,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   if (is(expr, "call")) {
     Node fn = unparen(field(expr, "function"));
     std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
-    const FunctionFacts* ext = ext_callee_of(expr);
+    const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader);
     if (is_loader_call(expr) || (ext && ext->returns_loader)) {
       out.push_back(expr);
     } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
@@ -1336,14 +1337,16 @@ bool SemanticModel::is_module_value(Node expr) const {
 }
 
 bool SemanticModel::is_module_uncached(Node expr) const {
-  if (is(expr, "identifier") && ext_param_flag(expr, &ArgFacts::module)) return true;
-  if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr) : nullptr; ext && ext->returns_module) return true;
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kModule)) return true;
+  if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr, fact::kReturnsModule) : nullptr;
+      ext && ext->returns_module)
+    return true;
   for (const auto& v : values(expr)) {
     if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
     Node e = v.expr;
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
       Node f = unparen(field(e, "function"));
-      if (const FunctionFacts* ext = ext_callee_of(e); ext && ext->returns_module) return true;
+      if (const FunctionFacts* ext = ext_callee_of(e, fact::kReturnsModule); ext && ext->returns_module) return true;
       if (is(f, "attribute")) {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
@@ -1384,7 +1387,7 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
   if (memo < 0) {
-    const FunctionFacts* ext = ext_callee(ci);  // a project function of another module that steps
+    const FunctionFacts* ext = ext_callee(ci, fact::kSteps);  // a project function of another module that steps
     memo = (is_step_call(calls_[ci].call, allow_forward) || (ext && (ext->steps || (allow_forward && ext->steps_forward))))
                ? 1 : 0;
   }
@@ -1396,7 +1399,7 @@ bool SemanticModel::loop_contains_hot_loop(int li) const {
   for (int ci : calls_in_loop_[li]) {
     for (int c : callees_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
-    if (const FunctionFacts* ext = ext_callee(ci); ext && ext->has_hot_loop) return true;
+    if (const FunctionFacts* ext = ext_callee(ci, fact::kHotLoop); ext && ext->has_hot_loop) return true;
   }
   return false;
 }
@@ -1431,7 +1434,8 @@ void SemanticModel::compute_reachability() {
     for (int l : loops_by_function_[f])
       if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
   for (size_t ci = 0; ci < calls_.size(); ++ci)
-    if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci)); ext && ext->has_hot_loop && calls_[ci].caller >= 0)
+    if (const FunctionFacts* ext = calls_[ci].caller >= 0 ? ext_callee(static_cast<int>(ci), fact::kHotLoop) : nullptr;
+        ext && ext->has_hot_loop)
       function_has_hot_loop_[calls_[ci].caller] = 1;
   propagate(function_has_hot_loop_, [](int) { return true; });
   // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
@@ -1513,7 +1517,7 @@ bool SemanticModel::function_called_in_loop(int fn) const {
           }
     for (size_t g = 0; g < functions_.size(); ++g)  // called from a loop in another module
       if (!called_in_loop_[g] && facts_) {
-        const IncomingCalls* in = facts_->incoming(local_name(static_cast<int>(g)));
+        const IncomingCalls* in = facts_->incoming(local_name(static_cast<int>(g)), fact::kInLoop);
         if (in && in->in_loop) {
           called_in_loop_[g] = 1;
           work.push_back(static_cast<int>(g));
@@ -1757,8 +1761,9 @@ void SemanticModel::compute_hot_functions() {
     }
   // Called per step from another module.
   for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
-    const IncomingCalls* in = facts_->incoming(local_name(f));
-    if (!in || !in->hot || hot_function_[f].hot) continue;
+    if (hot_function_[f].hot) continue;
+    const IncomingCalls* in = facts_->incoming(local_name(f), fact::kHot);
+    if (!in || !in->hot) continue;
     HotContext& h = hot_function_[f];
     h.hot = true;
     h.every = in->every;
@@ -1896,7 +1901,7 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   }
   if (k == "identifier" || k == "attribute") {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
-    if (k == "identifier" && ext_param_flag(expr, &ArgFacts::device_cuda)) return DeviceKind::Cuda;
+    if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, any = false;
     for (const auto& v : values(expr)) {
       any = true;
@@ -1946,7 +1951,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
     case Binding::Kind::Param: {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
-      if (const ArgFacts* ext = ext_param(b.function, b.param_index); ext && ext->cuda) return true;
+      if (const ArgFacts* ext = ext_param(b.function, b.param_index, fact::kCuda); ext && ext->cuda) return true;
       if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
           p.name != "dataloader_idx")
         return true;
@@ -2056,7 +2061,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
     // `.item()` hands back a Python float).
-    if (const FunctionFacts* ext = ext_callee_of(expr)) result = ext->returns_cuda;  // another module's
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda)) result = ext->returns_cuda;  // another module's
     auto targets = callees(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;

@@ -298,12 +298,11 @@ class SemanticModel {
   // Project hooks (semantic_project.cpp): facts of other modules, each O(1) after resolution.
   void resolve_external_calls();
   std::string external_name(int call_index) const;
-  const FunctionFacts* ext_callee(int call_index) const {
-    return call_index >= 0 && static_cast<size_t>(call_index) < ext_callee_.size() ? ext_callee_[call_index] : nullptr;
-  }
-  const FunctionFacts* ext_callee_of(Node call) const;
-  const ArgFacts* ext_param(int function, int param_index) const;
-  bool ext_param_flag(Node identifier, bool ArgFacts::*flag) const;  // a parameter binding with the flag
+  // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
+  const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
+  const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;
+  const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
+  bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
   bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;
@@ -349,7 +348,7 @@ class SemanticModel {
   bool branch_ends_run(Node condition, bool positive) const;
 
   const ExternalFacts* facts_ = nullptr;
-  std::vector<const FunctionFacts*> ext_callee_;  // per call index: a project function of another module
+  std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;
   Node root_;
   const Settings& settings_;

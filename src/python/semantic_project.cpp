@@ -117,38 +117,45 @@ std::string SemanticModel::external_name(int ci) const {
 
 void SemanticModel::resolve_external_calls() {
   if (!facts_) return;
-  ext_callee_.assign(calls_.size(), nullptr);
-  for (size_t ci = 0; ci < calls_.size(); ++ci) {
-    std::string name = external_name(static_cast<int>(ci));
-    if (!name.empty()) ext_callee_[ci] = facts_->callee(name);
-  }
+  ext_name_.assign(calls_.size(), std::string{});
+  for (size_t ci = 0; ci < calls_.size(); ++ci) ext_name_[ci] = external_name(static_cast<int>(ci));
 }
 
-const FunctionFacts* SemanticModel::ext_callee_of(Node call) const {
-  if (ext_callee_.empty()) return nullptr;
+const FunctionFacts* SemanticModel::ext_callee(int ci, unsigned fields) const {
+  if (!facts_ || ci < 0 || static_cast<size_t>(ci) >= ext_name_.size() || ext_name_[ci].empty()) return nullptr;
+  return facts_->callee(ext_name_[ci], fields);
+}
+
+const FunctionFacts* SemanticModel::ext_callee_of(Node call, unsigned fields) const {
+  if (ext_name_.empty()) return nullptr;
   auto it = call_index_.find(call.id);
-  return it == call_index_.end() ? nullptr : ext_callee(it->second);
+  return it == call_index_.end() ? nullptr : ext_callee(it->second, fields);
 }
 
-const ArgFacts* SemanticModel::ext_param(int f, int pi) const {
+const ArgFacts* SemanticModel::ext_param(int f, int pi, unsigned fields) const {
   if (!facts_ || f < 0) return nullptr;
   std::string name = local_name(f);
-  return name.empty() ? nullptr : facts_->incoming_param(name, pi);
+  return name.empty() ? nullptr : facts_->incoming_param(name, pi, fields);
 }
 
-bool SemanticModel::ext_param_flag(Node id, bool ArgFacts::*flag) const {
+bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
   if (!facts_) return false;
   for (const Binding* b : lookup(text(id), start(id)))
     if (b->kind == Binding::Kind::Param)
-      if (const ArgFacts* a = ext_param(b->function, b->param_index); a && a->*flag) return true;
+      if (const ArgFacts* a = ext_param(b->function, b->param_index, field)) {
+        bool v = field == fact::kCuda ? a->cuda : field == fact::kModule ? a->module
+                 : field == fact::kLoader ? a->loader : field == fact::kDevice ? a->device_cuda : false;
+        if (v) return true;
+      }
   return false;
 }
 
 bool SemanticModel::external_feeds_training(Node loader_call) const {
   if (!facts_ || is_null(loader_call)) return false;
   // Passed to a function of another module that iterates that parameter in a hot loop.
-  for (size_t ci = 0; ci < ext_callee_.size(); ++ci) {
-    const FunctionFacts* ext = ext_callee_[ci];
+  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
     if (!ext) continue;
     for (size_t i = 0; i < ext->params.size(); ++i) {
       const ParamSummary& p = ext->params[i];
@@ -162,7 +169,7 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   }
   // Returned by a function whose callers in other modules iterate what it returns.
   int f = function_at(start(loader_call));
-  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f)) : nullptr;
+  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
   if (in && in->result_feeds_training)
     for (Node r : functions_[f].returns)
       for (Node o : loader_origins(r))
@@ -223,7 +230,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
             args.push_back(argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
                                         fn.params[i].keyword_only));
       }
-      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci)))
+      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
         for (size_t i = 0; i < ext->params.size(); ++i) {
           const ParamSummary& p = ext->params[i];
           if (p.iterated_hot && !p.star && !p.double_star)
@@ -291,7 +298,14 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.loader = is_loader_impl(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
     std::vector<ScalarFact> vs;
-    for (const auto& v : values(a)) vs.push_back(to_scalar_fact(v));
+    // Scalar values flow one call deep: a parameter handed on is unknown to the next module
+    // (a chain of rounds along every call path otherwise).
+    bool through_param = false;
+    if (is(unparen(a), "identifier"))
+      for (const Binding* b : lookup(text(unparen(a)), start(a))) through_param |= b->kind == Binding::Kind::Param;
+    if (through_param) vs.push_back(ScalarFact{});
+    else
+      for (const auto& v : values(a)) vs.push_back(to_scalar_fact(v));
     ArgFacts vals;
     vals.values = std::move(vs);
     f.join(vals);
