@@ -209,7 +209,8 @@ bool ResultCache::prepare() {
   return ok;
 }
 
-std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std::string& key, const std::string& path) {
+std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std::string& key, const std::string& path,
+                                                std::string* state) {
   std::ifstream in(entry, std::ios::binary);
   if (!in) return std::nullopt;
   std::stringstream ss;
@@ -226,6 +227,7 @@ std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std
       ds << din.rdbuf();
       if (sha1_hex(ds.str()) != dep.at("sha1").get<std::string>()) return std::nullopt;
     }
+    if (state) *state = j.at("state").get<std::string>();
     return from_json(j.at("result"));
   } catch (const std::exception&) {
     return std::nullopt;  // corrupt or foreign: never trusted
@@ -233,12 +235,13 @@ std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std
 }
 
 void ResultCache::store(const fs::path& entry, const std::string& key, const std::string& path,
-                        const AnalysisResult& result) {
+                        const AnalysisResult& result, const std::string* state) {
   if (!prepare()) {
     ++write_failures_;
     return;
   }
   json j{{"schema", kSchema}, {"key", key}, {"path", path}, {"dependencies", json::array()}, {"result", to_json(result)}};
+  if (state) j["state"] = *state;
   std::error_code ec;
   fs::create_directories(entry.parent_path(), ec);
   std::ostringstream tmp_name;
@@ -261,13 +264,37 @@ void ResultCache::store(const fs::path& entry, const std::string& key, const std
   }
 }
 
-AnalysisResult ResultCache::analyze(const SourceFile& file, const Settings& settings) {
-  if (file.language == Language::Cxx) return stoker::analyze(file, settings);
+std::string ResultCache::key_of(const SourceFile& file, const Settings& settings, bool project) const {
   std::string material = "stoker-cache\n" + build_ + "\n" + settings_fingerprint(settings);
   add(material, "path", file.path);
   add(material, "bom", file.has_bom ? "1" : "0");
   add(material, "text", file.text);
-  std::string key = sha1_hex(material);
+  if (project) add(material, "mode", "project");
+  return sha1_hex(material);
+}
+
+std::optional<AnalysisResult> ResultCache::load_module(const SourceFile& file, const Settings& settings,
+                                                       std::string& state) {
+  std::string key = key_of(file, settings, true);
+  if (key.empty()) return std::nullopt;
+  fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
+  auto cached = load(entry, key, file.path, &state);
+  if (cached) ++hits_;
+  return cached;
+}
+
+void ResultCache::store_module(const SourceFile& file, const Settings& settings, const AnalysisResult& result,
+                               const std::string& state) {
+  ++misses_;
+  std::string key = key_of(file, settings, true);
+  if (key.empty()) return;
+  fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
+  store(entry, key, file.path, result, &state);
+}
+
+AnalysisResult ResultCache::analyze(const SourceFile& file, const Settings& settings) {
+  if (file.language == Language::Cxx) return stoker::analyze(file, settings);
+  std::string key = key_of(file, settings, false);
   if (key.empty()) return stoker::analyze(file, settings);
   fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
   if (auto cached = load(entry, key, file.path)) {

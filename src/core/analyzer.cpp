@@ -34,10 +34,12 @@ void sort_diagnostics(std::vector<Diagnostic>& diags) {
   });
 }
 
-AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
+AnalysisResult analyze(const SourceFile& file, const Settings& settings) { return analyze(file, settings, ProjectHooks{}); }
+
+AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
   if (file.language == Language::Python) {
-    result = python::check(file, settings);
+    result = python::check(file, settings, project);
   } else if (file.language == Language::Cxx) {
     result = cxx::check(file, settings);
   }

@@ -1,6 +1,8 @@
 // The one entry point every consumer (CLI, LSP server, tests) calls: text in, diagnostics out.
 #pragma once
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -8,6 +10,19 @@
 #include "core/source.h"
 
 namespace stoker {
+
+namespace python {
+class ExternalFacts;
+struct ModuleSummary;
+}  // namespace python
+
+// Project mode (src/python/project.h): what the other modules say, and where this module's
+// summary goes. Default: the file alone.
+struct ProjectHooks {
+  const python::ExternalFacts* facts = nullptr;
+  python::ModuleSummary* summary = nullptr;
+  std::function<bool(std::string_view)> is_project_name;  // calls the summary records
+};
 
 struct AnalysisResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
@@ -24,6 +39,8 @@ struct AnalysisResult {
 // Analyzes one file whose text is already in memory. Never throws for bad input: problems
 // become notices.
 AnalysisResult analyze(const SourceFile& file, const Settings& settings);
+// The same for a module of a project (Python; other languages ignore the hooks).
+AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project);
 
 // Cheap byte scan: false when the file cannot have findings (no torch/lightning/DataLoader/cuda).
 bool may_have_findings(const SourceFile& file);

@@ -1,5 +1,6 @@
 #include "core/config.h"
 #include "core/impact.h"
+#include "core/toml_guard.h"
 #include "core/torch_version.h"
 
 #include <algorithm>
@@ -334,6 +335,8 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
   } catch (const toml::parse_error& e) {
     throw ConfigError(path, e.source().begin.line, e.source().begin.column, "",
                       "invalid TOML: " + toml_swapped(e.description()));
+  } catch (const TomlCheckFailed& e) {
+    throw ConfigError(path, 0, 0, "", std::string("invalid TOML: ") + e.what());
   }
   bool pyproject = fs::path(path).filename() == "pyproject.toml";
   const toml::table* table = &doc;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/analyzer.h"
+#include "core/impact_distributed.h"
 #include "core/rules.h"
 #include "core/settings.h"
 
@@ -123,7 +124,10 @@ Idle respawn(double workers, double t_spawn_s, double steps_per_epoch, double t_
 
 const std::vector<std::string>& impact_model_names() {
   static const std::vector<std::string> names = {"serial-loader", "pageable-copy", "blocking-copy", "sync-bubble",
-                                                 "small-batch",   "alloc-in-loop", "respawn"};
+                                                 "small-batch",   "alloc-in-loop", "respawn",
+                                                 // core/impact_distributed
+                                                 "allreduce-per-microstep", "unused-parameter-search",
+                                                 "slow-collective"};
   return names;
 }
 
@@ -159,6 +163,7 @@ std::string fmt(Interval i) { return i.is_exact() ? fmt(i.lo) : fmt(i.lo) + ".."
 Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<std::string, std::string>>& facts,
                        const Settings& settings) {
   Workload w;
+  w.facts = facts;
   auto& notes = w.assumptions;
   const double speed = kReferenceTflops / std::max(1.0, hw.peak_tflops);
 
@@ -285,6 +290,7 @@ std::optional<Idle> evaluate_point(std::string_view model, const HardwareProfile
 }  // namespace
 
 std::optional<IdleRange> evaluate_model(std::string_view model, const HardwareProfile& hw, const Workload& w) {
+  if (is_distributed_model(model)) return evaluate_distributed_model(model, hw, w);
   const Interval* iv[8] = {&w.t_gpu_ms, &w.dispatch_ms, &w.fixed_step_ms, &w.alloc_ms,
                            &w.spawn_s,  &w.steps_per_epoch, &w.t_load_ms, &w.batch_bytes};
   IdleRange r{1, 0, 1, 0, 100, -100};
@@ -348,6 +354,8 @@ std::optional<Impact> estimate_impact(std::string_view model, const HardwareProf
     impact.assumptions.push_back("T_fixed=" + fmt(w.fixed_step_ms) + " ms/step (default), batch after fix=" +
                                  fmt(w.target_batch));
   if (model == "alloc-in-loop") impact.assumptions.push_back("t_alloc=" + fmt(w.alloc_ms) + " ms/call (default)");
+  if (is_distributed_model(model))
+    for (auto& a : distributed_assumptions(model, w)) impact.assumptions.push_back(std::move(a));
   if (model == "respawn")
     impact.assumptions.push_back("t_spawn=" + fmt(w.spawn_s) + " s/worker, " + fmt(w.steps_per_epoch) +
                                  " steps/epoch (default)");

@@ -14,7 +14,9 @@
 //   syncs_per_step   syncs of this kind per step (SY*, CU003)
 //   allocs_per_step  allocation calls per step (CU004)
 //   steps_per_epoch  steps in one epoch (DL003)
-//   kind             "memset" for CU006 (device-memory bandwidth instead of the link)
+//   kind             "memset" for CU006 (device-memory bandwidth instead of the link); the
+//                    transport for DD003/DD005 ("gloo", "p2p", "ib", "shm")
+//   accumulate_every micro-steps per optimizer step (DD001)
 #pragma once
 
 #include <optional>
@@ -73,6 +75,8 @@ struct Workload {
   double allocs_per_step = 1;
   bool memset = false;
   std::vector<std::string> assumptions;  // "T_gpu=20..80 ms (default)"
+  // The facts as attached, for models that read keys of their own (core/impact_distributed).
+  std::vector<std::pair<std::string, std::string>> facts;
 };
 
 // Builds the workload for one diagnostic: facts first, then configuration overrides

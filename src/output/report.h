@@ -11,6 +11,10 @@
 
 namespace stoker {
 
+namespace trace {
+struct MeasuredReport;  // trace/join.h
+}
+
 struct FileReport {
   std::shared_ptr<const SourceFile> source;  // kept only for files with something to show
   AnalysisResult result;
@@ -23,6 +27,8 @@ struct Report {
   size_t files_analyzed = 0;
   size_t fixed = 0;                // number of fixes applied (when fixing)
   std::vector<std::string> analyzed_files;  // every file handed to analysis (JUnit: one case each)
+  // `--profile TRACE`: what the trace measured, joined to these findings (trace/join.h).
+  std::shared_ptr<const trace::MeasuredReport> measured;
 };
 
 struct TextOptions {

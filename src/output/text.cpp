@@ -8,6 +8,7 @@
 #include "core/impact.h"
 #include "core/notebook.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 namespace stoker::output {
 namespace {
@@ -85,7 +86,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       }
       out << ": " << st("1;35", "notice") << ": " << n.message << "\n";
     }
-    for (const auto& d : f.result.diagnostics) {
+    for (size_t index = 0; index < f.result.diagnostics.size(); ++index) {
+      const Diagnostic& d = f.result.diagnostics[index];
       ++total;
       // As ruff: [*] and the fixable count mean what `--fix` applies; unsafe fixes count only
       // with --unsafe-fixes, and are otherwise said separately ("hidden").
@@ -134,6 +136,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
                         d.impact->profile.c_str());
         out << "  = " << st("1;35", "impact") << ": " << buf << "\n";
       }
+      if (const trace::Measured* m = report.measured ? report.measured->find(d.file, index) : nullptr)
+        out << "  = " << st("1;35", "measured") << ": " << trace::measured_text(*m).substr(10) << "\n";
       out << "\n";
     }
     if (FileBusy busy = estimate_file_busy(f.result.diagnostics); busy.any) {
@@ -158,6 +162,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
     }
   }
   if (!opts.summary) return;
+  if (report.measured)
+    for (const auto& line : trace::summary_lines(*report.measured)) out << line << "\n";
   const size_t failed = report.errors.size();
   auto plural = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   std::string files = plural(report.files_analyzed, "file", "files");
