@@ -676,6 +676,9 @@ int main(int argc, char** argv) {
                     "C++: directory with compile_commands.json (default: found upwards from each file)");
   check->add_option("--cuda-path", a.cuda_path, "C++: parse CUDA files against this toolkit's headers (toolkit mode)");
   check->add_flag("--show-parse-errors", a.show_parse_errors, "C++: list every error clang reports");
+  check->add_option("--target-torch-version", a.target_torch_version,
+                    "PyTorch version the code targets, MAJOR.MINOR (default: the project's torch requirement, "
+                    "else the newest)");
   check->add_option("--profile", a.profile_path,
                     "A PyTorch profiler trace (.json or .json.gz) of this code's run: join measured costs to the findings");
 
@@ -683,9 +686,6 @@ int main(int argc, char** argv) {
   std::string profile_trace, profile_format = "text";
   profile_cmd->add_option("trace", profile_trace, "Chrome trace from torch.profiler (.json or .json.gz)")->required();
   profile_cmd->add_option("--output-format", profile_format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  check->add_option("--target-torch-version", a.target_torch_version,
-                    "PyTorch version the code targets, MAJOR.MINOR (default: the project's torch requirement, "
-                    "else the newest)");
 
   auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
   std::string impact_model, impact_gpu = "generic";

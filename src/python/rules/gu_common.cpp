@@ -50,7 +50,8 @@ ProgramFacts program_facts(const Context& ctx) {
       auto b = m.constant_int(m.argument(call, 1, "out_features"));
       if (a && b) {
         if (*a * *b >= kBigLinear && is_null(f.big_linear)) f.big_linear = call;
-      } else if (is_null(f.open_linear)) {
+      } else if ((!a || *a >= 1024) && (!b || *b >= 1024) && is_null(f.open_linear)) {
+        // Unresolved sizes (a thin layer with one small resolved side is not heavy).
         f.open_linear = call;
       }
     }
