@@ -57,6 +57,11 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       add_class(cols[1]);
       t.prepare_.insert(member_key(cols[1], cols[2]));
       t.prepare_names_.insert(cols[2]);
+    } else if (kind == "prepare-first") {
+      need(3);
+      add_class(cols[1]);
+      t.prepare_first_.insert(member_key(cols[1], cols[2]));
+      t.prepare_names_.insert(cols[2]);
     } else if (kind == "device") {
       need(3);
       add_class(cols[1]);
@@ -89,6 +94,10 @@ int FrameworkTable::object_class(std::string_view qualified) const {
 
 bool FrameworkTable::prepares(int klass, std::string_view method) const {
   return klass >= 0 && prepare_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::prepares_first(int klass, std::string_view method) const {
+  return klass >= 0 && prepare_first_.count(member_key(classes_[klass], method)) > 0;
 }
 
 bool FrameworkTable::is_device_attribute(int klass, std::string_view attribute) const {

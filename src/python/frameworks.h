@@ -32,6 +32,8 @@ class FrameworkTable {
   const std::string& class_name(int klass) const { return classes_[klass]; }
   // Does method `method` of framework class `klass` hand back its arguments on the device?
   bool prepares(int klass, std::string_view method) const;
+  // Does it hand back its first argument prepared (`accelerator.skip_first_batches(loader, n)`)?
+  bool prepares_first(int klass, std::string_view method) const;
   // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
   bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
   // Is `attribute` of framework class `klass` its (CUDA) device?
@@ -48,7 +50,7 @@ class FrameworkTable {
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
-  std::unordered_set<std::string> prepare_, device_;  // "class\0member"
+  std::unordered_set<std::string> prepare_, prepare_first_, device_;  // "class\0member"
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
   size_t rows_ = 0;

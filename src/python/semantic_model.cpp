@@ -80,8 +80,8 @@ bool SemanticModel::memo_bool(std::unordered_map<const void*, char>& cache, Node
   return result;
 }
 
-SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings)
-    : src_(src), root_(root), settings_(settings), budget_(settings.analysis_budget) {
+SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings, const ExternalFacts* facts)
+    : facts_(facts), src_(src), root_(root), settings_(settings), budget_(settings.analysis_budget) {
   collect();
   std::vector<int> order(scopes_.size());
   for (size_t i = 0; i < scopes_.size(); ++i) {
@@ -94,9 +94,11 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   }
   build_indexes();
   resolve_calls();
+  resolve_external_calls();
   index_calls();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
+  if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
   classify_loops();
   compute_hot_functions();
 }
@@ -178,11 +180,13 @@ void SemanticModel::collect() {
         if (same(c, mod)) continue;
         Binding b = base;
         b.kind = Binding::Kind::Import;
+        // `from . import x` names the module `.x` (leading dots: the relative level).
+        std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
         if (is(c, "dotted_name")) {
-          b.qualified = module + "." + std::string(text(c));
+          b.qualified = module + sep + std::string(text(c));
           bind(scope, std::string(text(c)), b);
         } else if (is(c, "aliased_import")) {
-          b.qualified = module + "." + std::string(text(field(c, "name")));
+          b.qualified = module + sep + std::string(text(field(c, "name")));
           bind(scope, std::string(text(field(c, "alias"))), b);
         }
       }
@@ -837,6 +841,11 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
   const auto& sites = callers(f);
   bool default_used = sites.empty();
+  if (const ArgFacts* ext = ext_param(f, pi)) {  // call sites in other modules
+    if (sites.empty()) default_used = false;
+    default_used |= ext->defaulted;
+    if (ext->passed) add_values(out, to_values(ext->values));
+  }
   for (int ci : sites) {
     Node call = calls_[ci].call;
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
@@ -1173,6 +1182,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       return false;
     }
     if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
+    if (const FunctionFacts* ext = ext_callee_of(expr); ext && ext->returns_loader) return true;
     // A function defined here that returns a loader.
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
@@ -1187,6 +1197,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     }
     return false;
   }
+  if (is(expr, "identifier") && ext_param_flag(expr, &ArgFacts::loader)) return true;
   if (is(expr, "identifier") || is(expr, "attribute")) {
     bool unknown = false;
     for (const auto& v : values(expr)) {
@@ -1239,7 +1250,8 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   if (is(expr, "call")) {
     Node fn = unparen(field(expr, "function"));
     std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
-    if (is_loader_call(expr)) {
+    const FunctionFacts* ext = ext_callee_of(expr);
+    if (is_loader_call(expr) || (ext && ext->returns_loader)) {
       out.push_back(expr);
     } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
                last == "trange") {
@@ -1324,11 +1336,14 @@ bool SemanticModel::is_module_value(Node expr) const {
 }
 
 bool SemanticModel::is_module_uncached(Node expr) const {
+  if (is(expr, "identifier") && ext_param_flag(expr, &ArgFacts::module)) return true;
+  if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr) : nullptr; ext && ext->returns_module) return true;
   for (const auto& v : values(expr)) {
     if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
     Node e = v.expr;
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
       Node f = unparen(field(e, "function"));
+      if (const FunctionFacts* ext = ext_callee_of(e); ext && ext->returns_module) return true;
       if (is(f, "attribute")) {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
@@ -1368,15 +1383,21 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
 
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
-  if (memo < 0) memo = is_step_call(calls_[ci].call, allow_forward) ? 1 : 0;
+  if (memo < 0) {
+    const FunctionFacts* ext = ext_callee(ci);  // a project function of another module that steps
+    memo = (is_step_call(calls_[ci].call, allow_forward) || (ext && (ext->steps || (allow_forward && ext->steps_forward))))
+               ? 1 : 0;
+  }
   return memo == 1;
 }
 
 bool SemanticModel::loop_contains_hot_loop(int li) const {
   if (nested_hot_[li]) return true;
-  for (int ci : calls_in_loop_[li])
+  for (int ci : calls_in_loop_[li]) {
     for (int c : callees_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
+    if (const FunctionFacts* ext = ext_callee(ci); ext && ext->has_hot_loop) return true;
+  }
   return false;
 }
 
@@ -1409,6 +1430,9 @@ void SemanticModel::compute_reachability() {
   for (size_t f = 0; f < nf; ++f)
     for (int l : loops_by_function_[f])
       if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
+  for (size_t ci = 0; ci < calls_.size(); ++ci)
+    if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci)); ext && ext->has_hot_loop && calls_[ci].caller >= 0)
+      function_has_hot_loop_[calls_[ci].caller] = 1;
   propagate(function_has_hot_loop_, [](int) { return true; });
   // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
   // function that does.
@@ -1470,6 +1494,11 @@ void SemanticModel::classify_loops() {
 bool SemanticModel::loop_runs_per_epoch(int li) const {
   if (li < 0) return false;
   if (loops_[li].parent_loop >= 0) return true;
+  return function_called_in_loop(loops_[li].function);
+}
+
+bool SemanticModel::function_called_in_loop(int fn) const {
+  if (fn < 0) return false;
   if (called_in_loop_.empty()) {
     // Forwards from functions called in a loop to everything they call: O(functions + calls).
     called_in_loop_.assign(functions_.size(), 0);
@@ -1481,6 +1510,14 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
             called_in_loop_[c] = 1;
             work.push_back(c);
           }
+    for (size_t g = 0; g < functions_.size(); ++g)  // called from a loop in another module
+      if (!called_in_loop_[g] && facts_) {
+        const IncomingCalls* in = facts_->incoming(local_name(static_cast<int>(g)));
+        if (in && in->in_loop) {
+          called_in_loop_[g] = 1;
+          work.push_back(static_cast<int>(g));
+        }
+      }
     while (!work.empty()) {
       int f = work.back();
       work.pop_back();
@@ -1492,8 +1529,7 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
           }
     }
   }
-  int f = loops_[li].function;
-  return f >= 0 && called_in_loop_[f];
+  return called_in_loop_[fn] != 0;
 }
 
 bool SemanticModel::loader_feeds_training(Node loader_call) const {
@@ -1538,7 +1574,7 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
     }
   }
   if (fit_arguments_.count(loader_call.id)) return true;
-  return false;
+  return external_feeds_training(loader_call);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1718,6 +1754,18 @@ void SemanticModel::compute_hot_functions() {
       hot_function_[f].hot = true;
       work.push_back(f);
     }
+  // Called per step from another module.
+  for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
+    const IncomingCalls* in = facts_->incoming(local_name(f));
+    if (!in || !in->hot || hot_function_[f].hot) continue;
+    HotContext& h = hot_function_[f];
+    h.hot = true;
+    h.every = in->every;
+    h.once_per_epoch = in->once_per_epoch;
+    h.flag_guarded = in->flag_guarded;
+    h.via_module = in->via;
+    work.push_back(f);
+  }
   // Seed with call sites in hot loops, then propagate through hot functions.
   auto visit_site = [&](const CallSite& cs) {
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
@@ -1728,6 +1776,7 @@ void SemanticModel::compute_hot_functions() {
       if (!h.hot) {
         h = site;
         h.via_call = cs.call;
+        h.via_module.clear();
         h.loop = -1;
       } else {
         // Reached unamortized from anywhere: the function runs every step.
@@ -1846,6 +1895,7 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   }
   if (k == "identifier" || k == "attribute") {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
+    if (k == "identifier" && ext_param_flag(expr, &ArgFacts::device_cuda)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, any = false;
     for (const auto& v : values(expr)) {
       any = true;
@@ -1895,6 +1945,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
     case Binding::Kind::Param: {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
+      if (const ArgFacts* ext = ext_param(b.function, b.param_index); ext && ext->cuda) return true;
       if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
           p.name != "dataloader_idx")
         return true;
@@ -2004,6 +2055,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
     // `.item()` hands back a Python float).
+    if (const FunctionFacts* ext = ext_callee_of(expr)) result = ext->returns_cuda;  // another module's
     auto targets = callees(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;

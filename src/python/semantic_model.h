@@ -5,6 +5,7 @@
 #pragma once
 
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/settings.h"
+#include "python/project_facts.h"
 #include "python/syntax.h"
 
 namespace stoker::python {
@@ -31,6 +33,10 @@ struct Value {
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Int ? double(i) : kind == Kind::Bool ? double(b) : f; }
 };
+
+// Values of another module's call sites (expressions there are Unknown here).
+std::vector<Value> to_values(const std::vector<ScalarFact>& facts);
+ScalarFact to_scalar_fact(const Value& v);
 
 enum class LoopKind { Setup, Epoch, Hot };
 
@@ -120,6 +126,7 @@ struct HotContext {
   long long every = 0;
   bool once_per_epoch = false;  // guarded so that it runs on one step per epoch/run
   bool flag_guarded = false;    // guarded by an unresolved configuration flag
+  std::string via_module;       // hot through a call in another module ("engine.py:12")
 };
 
 // The walk context the checker maintains; built by SemanticModel::walk.
@@ -134,7 +141,9 @@ struct WalkFrame {
 
 class SemanticModel {
  public:
-  SemanticModel(std::string_view src, Node root, const Settings& settings);
+  // `facts`: what the other modules of the project say (src/python/project.h); nullptr: the
+  // file alone.
+  SemanticModel(std::string_view src, Node root, const Settings& settings, const ExternalFacts* facts = nullptr);
   ~SemanticModel();
 
   // Resolution bounds (see "Bounded resolution" in docs/architecture.md): every resolver
@@ -241,6 +250,13 @@ class SemanticModel {
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
 
+  // --- project (src/python/semantic_project.cpp) --------------------------------------
+  // What the other modules of a project need of this one: its functions' facts, its
+  // module-level imports, and its calls to names `is_project_name` accepts.
+  ModuleSummary summarize(const std::function<bool(std::string_view)>& is_project_name) const;
+  // "f" for a module-level function, "Class.method" for a method of a module-level class, else "".
+  std::string local_name(int f) const;
+
   // A per-file memo for facts a check computes once (`compute` runs on the first call).
   template <class F>
   int memo(const std::string& key, F&& compute) const {
@@ -279,6 +295,17 @@ class SemanticModel {
     const SemanticModel& m_;
     bool ok_;
   };
+  // Project hooks (semantic_project.cpp): facts of other modules, each O(1) after resolution.
+  void resolve_external_calls();
+  std::string external_name(int call_index) const;
+  const FunctionFacts* ext_callee(int call_index) const {
+    return call_index >= 0 && static_cast<size_t>(call_index) < ext_callee_.size() ? ext_callee_[call_index] : nullptr;
+  }
+  const FunctionFacts* ext_callee_of(Node call) const;
+  const ArgFacts* ext_param(int function, int param_index) const;
+  bool ext_param_flag(Node identifier, bool ArgFacts::*flag) const;  // a parameter binding with the flag
+  bool external_feeds_training(Node loader_call) const;
+  bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;
   std::vector<Value> values_uncached(Node expr) const;
   std::vector<Value> binding_values(const Binding& b) const;
@@ -321,6 +348,8 @@ class SemanticModel {
                     Node hot_region) const;
   bool branch_ends_run(Node condition, bool positive) const;
 
+  const ExternalFacts* facts_ = nullptr;
+  std::vector<const FunctionFacts*> ext_callee_;  // per call index: a project function of another module
   std::string_view src_;
   Node root_;
   const Settings& settings_;

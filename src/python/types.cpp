@@ -643,7 +643,9 @@ Node TypeInference::prepared_source(Node call, Node target) const {
   const auto& table = FrameworkTable::get();
   if (!table.is_prepare_method(meth)) return Node{};
   AbstractType recv = value(field(fn, "object"), Path{});
-  if (recv.kind != Kind::Object || !table.prepares(recv.framework, meth)) return Node{};
+  if (recv.kind != Kind::Object) return Node{};
+  if (table.prepares_first(recv.framework, meth)) return is_null(target) ? m_.argument(call, 0, "") : Node{};
+  if (!table.prepares(recv.framework, meth)) return Node{};
   std::vector<Node> positional;
   for (Node a : named_children(field(call, "arguments"))) {
     if (is(a, "keyword_argument")) continue;
@@ -782,6 +784,9 @@ AbstractType TypeInference::call_type(Node call) const {
     if (meth == "tolist" || meth == "numpy") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (meth == "parse_args" || meth == "parse_known_args") return AbstractType::of(Kind::Host);
     AbstractType recv = value(recv_node, Path{});
+    // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.
+    if (recv.kind == Kind::Unknown && (meth == "to" || meth == "cuda" || meth == "cpu") && m_.is_module(recv_node))
+      recv = AbstractType::of(Kind::Module);
     if (meth == "cpu") return AbstractType::of(recv.kind == Kind::Module ? Kind::Module : Kind::Tensor, TypeDevice::Cpu);
     if (meth == "cuda" || meth == "to") {
       TypeDevice d = TypeDevice::Cuda;
@@ -819,6 +824,7 @@ AbstractType TypeInference::call_type(Node call) const {
         break;
       case Kind::Object:
         if (recv.framework >= 0) {
+          if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
           if (table.prepares(recv.framework, meth)) {
             int positional = 0;
             Node only{};

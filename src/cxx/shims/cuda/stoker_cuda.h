@@ -225,6 +225,12 @@ extern __host__ cudaError_t cudaProfilerStop(void);
 extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
                                                                            int blockSize, size_t dynamicSMemSize);
 }
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T func,
+                                                                                  int blockSize,
+                                                                                  size_t dynamicSMemSize) {
+  return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void*)func, blockSize, dynamicSMemSize);
+}
 
 // Half and bfloat16 types (cuda_fp16.h, cuda_bf16.h), as opaque 16-bit values.
 struct __half { unsigned short x; __host__ __device__ __half(); __host__ __device__ __half(float f);
@@ -303,6 +309,12 @@ __device__ float roundf(float);
 __device__ float sinf(float);
 __device__ float cosf(float);
 __device__ float rsqrtf(float);
+__device__ void sincosf(float x, float* s, float* c);
+__device__ void __threadfence(void);
+__device__ void __threadfence_block(void);
+__device__ int __clz(int x);
+__device__ int __popc(unsigned int x);
+__device__ int __ffs(int x);
 #endif  // __CUDA__
 
 // Template conveniences of cuda_runtime.h.
