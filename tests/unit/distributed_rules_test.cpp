@@ -181,3 +181,22 @@ TEST_CASE("DD impact models: the accumulation factor narrows DD001, transports d
   CHECK(p2p->impact->model == "slow-collective");
   CHECK(p2p->impact->gain_high > 0);
 }
+
+TEST_CASE("DD001 walks a deeply nested step condition without recursion") {
+  std::string nested;
+  for (int i = 0; i < 20000; ++i) nested += "(0 + ";
+  nested += "i";
+  nested += std::string(20000, ')');
+  std::string text = std::string(kDdpHeader) + "model = DDP(torch.nn.Linear(8, 4).cuda(), device_ids=[rank])\n"
+                     "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                     "for i, (x, y) in enumerate(loader):\n"
+                     "    loss = F.cross_entropy(model(x.cuda()), y.cuda())\n"
+                     "    loss.backward()\n"
+                     "    if (" + nested + " + 1) % 4 == 0:\n"
+                     "        optimizer.step()\n";
+  auto r = test::analyze_text("t.py", text);
+  CHECK(r.errors.empty());
+  const Diagnostic* d = find_code(r, "DD001");
+  REQUIRE(d);
+  CHECK_FALSE(d->fix->edits.empty());
+}

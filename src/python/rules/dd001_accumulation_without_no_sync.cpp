@@ -8,21 +8,16 @@ namespace stoker::python::rules {
 
 namespace {
 bool has_modulo(const Context& ctx, Node n) {
-  if (is_null(n)) return false;
-  if (is(n, "binary_operator") && ctx.text(field(n, "operator")) == "%") return true;
-  for (auto c : named_children(n))
-    if (has_modulo(ctx, c)) return true;
-  return false;
+  return any_node(n, [&](Node x) { return is(x, "binary_operator") && ctx.text(field(x, "operator")) == "%"; });
 }
 void identifiers(const Context& ctx, Node n, std::vector<std::string_view>& out) {
-  if (is(n, "identifier")) out.push_back(ctx.text(n));
-  for (auto c : named_children(n)) identifiers(ctx, c, out);
+  any_node(n, [&](Node x) {
+    if (is(x, "identifier")) out.push_back(ctx.text(x));
+    return false;
+  });
 }
 bool has_multiline_string(const Context& ctx, Node n) {
-  if (is(n, "string")) return ctx.text(n).find('\n') != std::string_view::npos;
-  for (auto c : named_children(n))
-    if (has_multiline_string(ctx, c)) return true;
-  return false;
+  return any_node(n, [&](Node x) { return is(x, "string") && ctx.text(x).find('\n') != std::string_view::npos; });
 }
 
 // The optimizer step of the micro-step loop, when it runs only on some micro-steps (`if (i + 1)
@@ -45,7 +40,10 @@ long long accumulation_period(const Context& ctx, Node cond, bool polarity) {
     auto n = m.constant_int(field(mod, "right"));
     return n && *n > 1 ? *n : 0;
   };
-  if (is(cond, "not_operator")) return accumulation_period(ctx, field(cond, "argument"), !polarity);
+  while (is(cond, "not_operator")) {
+    cond = unparen(field(cond, "argument"));
+    polarity = !polarity;
+  }
   if (is(cond, "comparison_operator") && named_count(cond) == 2) {
     std::string_view op = ctx.text(ts_node_child(cond, 1));
     if ((op == "==" && polarity) || (op == "!=" && !polarity)) {
@@ -127,6 +125,8 @@ std::vector<Edit> rewrite(const Context& ctx, Node forward, Node backward, const
   }
   std::vector<std::string_view> names;
   identifiers(ctx, step.condition, names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   for (Node s : stmts) {
     if (has_multiline_string(ctx, s)) return {};
     for (auto n : names)

@@ -5,11 +5,7 @@ namespace stoker::python::rules {
 
 namespace {
 bool mentions(const Context& ctx, Node expr, std::string_view name) {
-  if (is_null(expr)) return false;
-  if (is(expr, "identifier")) return ctx.text(expr) == name;
-  for (auto c : named_children(expr))
-    if (mentions(ctx, c, name)) return true;
-  return false;
+  return any_node(expr, [&](Node x) { return is(x, "identifier") && ctx.text(x) == name; });
 }
 // The first host read of `name` after `after` within `region` by the same function: `.item()`,
 // `.tolist()`, `float(...)`/`int(...)` (a value for the host; a `.cpu()` copy may be where the

@@ -1,6 +1,8 @@
 // Helpers shared by the distributed-training checks (DD001-DD006).
 #pragma once
 
+#include <vector>
+
 #include "python/rules/common.h"
 
 namespace stoker::python::rules {
@@ -18,6 +20,20 @@ bool uses_distributed(const SemanticModel& m);
 Node enclosing_no_sync(const Context& ctx, Node n, Node limit);
 // The statement that holds `n` as a direct child of a block.
 Node enclosing_statement(Node n);
+// Does any node of the tree under `root` (itself included) satisfy `pred`? Iterative: conditions
+// and arguments may nest 100,000 levels deep.
+template <class P>
+bool any_node(Node root, P&& pred) {
+  if (is_null(root)) return false;
+  std::vector<Node> stack{root};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (pred(n)) return true;
+    for (auto c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
 // torch.distributed collectives that return their result in a tensor argument.
 bool is_collective(std::string_view qualified);
 
