@@ -20,6 +20,7 @@ DEBIAN_PACKAGES=(
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
   libclang-cpp22-dev libclang-22-dev llvm-22-dev
   libzstd-dev    # the static archive stoker-static links (docs/install.md)
+  zlib1g-dev     # gzip-compressed profiler traces (--profile)
 )
 # Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a
 # self-contained .NET program from npm, tests/tools), Neovim (LSP client test), PyTorch and
@@ -27,9 +28,11 @@ DEBIAN_PACKAGES=(
 # Debian's pip/setuptools wheels (the wheel installed offline, docs/install.md), util-linux's
 # unshare (the self-contained binary run with the LLVM libraries hidden), nbformat (fixed
 # notebooks are validated with Jupyter's own schema), clang 22 with its compiler-rt (the sanitizer
-# and libFuzzer build of .ci/run, build-asan/).
+# and libFuzzer build of .ci/run, build-asan/), Chromium and PIL (the HTML report rendered
+# headless: DOM and screenshot checks, tests/html/).
 TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-venv python3-pip-whl
-               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev)
+               python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev
+               chromium python3-pil)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

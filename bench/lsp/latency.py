@@ -6,7 +6,12 @@ a training and an evaluation loop), opens it in `stoker server`, then sends N fu
 (one edited line each) one at a time and measures how long each takes to come back as
 diagnostics for that version.
 
-    python3 bench/lsp/latency.py build/stoker [--lines 2000] [--changes 200]
+    python3 bench/lsp/latency.py build/stoker [--lines 2000] [--changes 200] [--dir DIR]
+    python3 bench/lsp/latency.py build/stoker --compare OTHER_STOKER --dir DIR   # the ratio
+
+--dir puts the document (also written to disk) in DIR, next to the modules there, so that
+project mode reads them (bench/project: the issue-10 layout); --compare runs OTHER_STOKER the
+same way, interleaved change by change, and prints the ratio of the median latencies.
 """
 import argparse
 import json
@@ -145,10 +150,19 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--changes", type=int, default=200)
+    ap.add_argument("--dir")
+    ap.add_argument("--compare")
     a = ap.parse_args()
 
     text = generate(a.lines)
     uri = "file:///tmp/stoker-bench/train_2000.py"
+    if a.dir:
+        doc = os.path.join(os.path.abspath(a.dir), "train_2000.py")
+        with open(doc, "w") as f:
+            f.write(text)
+        uri = "file://" + doc
+    if a.compare:
+        return compare(a, text, uri)
     s = Server(a.binary)
     s.request("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": {}})
     s.notify("initialized", {})
@@ -188,6 +202,35 @@ def main():
           f"median {statistics.median(times):.1f} ms, p90 {times[int(len(times) * 0.9) - 1]:.1f} ms, "
           f"max {times[-1]:.1f} ms")
     print(f"stoker check on the same text (process start included): median {statistics.median(cli):.1f} ms")
+
+
+def compare(a, text, uri):
+    servers = [Server(a.binary), Server(a.compare)]
+    for s in servers:
+        s.request("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": {}})
+        s.notify("initialized", {})
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": text}})
+        s.diagnostics(uri, 1)
+    lines = text.split("\n")
+    times = [[], []]
+    for v in range(2, a.changes + 2):
+        lines[-3] = f"# edit {v}"
+        changed = "\n".join(lines)
+        for k, s in enumerate(servers):
+            t0 = time.perf_counter()
+            s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
+                                                "contentChanges": [{"text": changed}]})
+            s.diagnostics(uri, v)
+            times[k].append((time.perf_counter() - t0) * 1000)
+    for s in servers:
+        s.request("shutdown", None)
+        s.notify("exit", None)
+        s.p.wait(timeout=10)
+    m = [statistics.median(t) for t in times]
+    print(f"document: {a.lines} lines in {os.path.dirname(uri[7:])}")
+    print(f"{a.binary}: median {m[0]:.1f} ms; {a.compare}: median {m[1]:.1f} ms")
+    print(f"ratio {a.binary} / {a.compare}: {m[0] / m[1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -17,15 +17,15 @@ namespace stoker::cli {
 namespace {
 
 // Bump when the entry layout or the meaning of a stored field changes.
-constexpr int kSchema = 2;
+constexpr int kSchema = 3;
 
 // A field added to Settings, AnalysisResult or the diagnostic types must reach the key
 // (settings_fingerprint) or the entry (to_json/from_json), or the cache would return stale or
 // incomplete results: these sizes make such an addition fail to compile until both are
 // updated (then update the sizes too). x86-64 Linux with libstdc++, the supported platform.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Settings) == 472, "Settings changed: update settings_fingerprint() in src/cli/cache.cpp");
-static_assert(sizeof(AnalysisResult) == 88, "AnalysisResult changed: update to_json/from_json in src/cli/cache.cpp");
+static_assert(sizeof(Settings) == 504, "Settings changed: update settings_fingerprint() in src/cli/cache.cpp");
+static_assert(sizeof(AnalysisResult) == 112 && sizeof(LoopStep) == 280 && sizeof(StepMember) == 104, "AnalysisResult changed: update to_json/from_json in src/cli/cache.cpp");
 static_assert(sizeof(Diagnostic) == 360 && sizeof(Notice) == 80 && sizeof(Impact) == 120 && sizeof(Fix) == 64,
               "a diagnostic type changed: update to_json/from_json in src/cli/cache.cpp");
 #endif
@@ -98,9 +98,31 @@ json to_json(const AnalysisResult& r) {
     }
     return out;
   };
+  auto breakdown_json = [](const StepBreakdown& b) {
+    json host = json::array();
+    for (double h : b.host_ms) host.push_back(h);
+    return json{{"gpu_ms", b.gpu_ms}, {"host_ms", host}};
+  };
+  json loops = json::array();
+  for (const auto& l : r.loops) {
+    json members = json::array();
+    for (const auto& m : l.members)
+      members.push_back({{"code", m.code},         {"model", m.model},
+                         {"offset", m.offset},     {"reported", m.reported},
+                         {"diagnostic", m.diagnostic}, {"facts", m.facts}});
+    loops.push_back({{"key", l.key},
+                     {"loop_offset", l.loop_offset},
+                     {"profile", l.profile},
+                     {"now", breakdown_json(l.now)},
+                     {"after", breakdown_json(l.after)},
+                     {"busy", {l.busy_now_lo, l.busy_now_hi, l.busy_after_lo, l.busy_after_hi}},
+                     {"dominant", l.dominant},
+                     {"measured", l.measured},
+                     {"members", members}});
+  }
   return {{"diagnostics", diags},           {"notices", notices_json(r.notices)},
           {"errors", notices_json(r.errors)}, {"parse_errors", r.parse_errors},
-          {"work", r.work}};
+          {"work", r.work},                   {"loops", loops}};
 }
 
 Applicability applicability_from(const std::string& s) {
@@ -158,6 +180,40 @@ AnalysisResult from_json(const json& j) {
   notices_from(j.at("errors"), r.errors);
   r.parse_errors = j.at("parse_errors").get<size_t>();
   r.work = j.at("work").get<unsigned long long>();
+  auto breakdown_from = [](const json& jb) {
+    StepBreakdown b;
+    b.gpu_ms = jb.at("gpu_ms").get<double>();
+    const json& host = jb.at("host_ms");
+    if (host.size() != kStepTerms) throw std::runtime_error("bad step breakdown");
+    for (int i = 0; i < kStepTerms; ++i) b.host_ms[i] = host.at(i).get<double>();
+    return b;
+  };
+  for (const auto& jl : j.at("loops")) {
+    LoopStep l;
+    l.key = jl.at("key").get<std::string>();
+    l.loop_offset = jl.at("loop_offset").get<int64_t>();
+    l.profile = jl.at("profile").get<std::string>();
+    l.now = breakdown_from(jl.at("now"));
+    l.after = breakdown_from(jl.at("after"));
+    const json& busy = jl.at("busy");
+    l.busy_now_lo = busy.at(0).get<double>();
+    l.busy_now_hi = busy.at(1).get<double>();
+    l.busy_after_lo = busy.at(2).get<double>();
+    l.busy_after_hi = busy.at(3).get<double>();
+    l.dominant = jl.at("dominant").get<std::string>();
+    l.measured = jl.at("measured").get<bool>();
+    for (const auto& jm : jl.at("members")) {
+      StepMember m;
+      m.code = jm.at("code").get<std::string>();
+      m.model = jm.at("model").get<std::string>();
+      m.offset = jm.at("offset").get<uint32_t>();
+      m.reported = jm.at("reported").get<bool>();
+      m.diagnostic = jm.at("diagnostic").get<int>();
+      m.facts = jm.at("facts").get<std::vector<std::pair<std::string, std::string>>>();
+      l.members.push_back(std::move(m));
+    }
+    r.loops.push_back(std::move(l));
+  }
   return r;
 }
 
@@ -181,6 +237,7 @@ std::string settings_fingerprint(const Settings& s) {
   add(out, "show-parse-errors", s.show_parse_errors ? "1" : "0");
   add(out, "cxx-default-workers", s.cxx_default_workers);
   add(out, "analysis-budget", std::to_string(s.analysis_budget));
+  add(out, "target-torch-version", s.target_torch_version);
   add(out, "config-root", s.config_root);
   return out;
 }
@@ -208,7 +265,8 @@ bool ResultCache::prepare() {
   return ok;
 }
 
-std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std::string& key, const std::string& path) {
+std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std::string& key, const std::string& path,
+                                                std::string* state) {
   std::ifstream in(entry, std::ios::binary);
   if (!in) return std::nullopt;
   std::stringstream ss;
@@ -225,6 +283,7 @@ std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std
       ds << din.rdbuf();
       if (sha1_hex(ds.str()) != dep.at("sha1").get<std::string>()) return std::nullopt;
     }
+    if (state) *state = j.at("state").get<std::string>();
     return from_json(j.at("result"));
   } catch (const std::exception&) {
     return std::nullopt;  // corrupt or foreign: never trusted
@@ -232,12 +291,13 @@ std::optional<AnalysisResult> ResultCache::load(const fs::path& entry, const std
 }
 
 void ResultCache::store(const fs::path& entry, const std::string& key, const std::string& path,
-                        const AnalysisResult& result) {
+                        const AnalysisResult& result, const std::string* state) {
   if (!prepare()) {
     ++write_failures_;
     return;
   }
   json j{{"schema", kSchema}, {"key", key}, {"path", path}, {"dependencies", json::array()}, {"result", to_json(result)}};
+  if (state) j["state"] = *state;
   std::error_code ec;
   fs::create_directories(entry.parent_path(), ec);
   std::ostringstream tmp_name;
@@ -260,13 +320,37 @@ void ResultCache::store(const fs::path& entry, const std::string& key, const std
   }
 }
 
-AnalysisResult ResultCache::analyze(const SourceFile& file, const Settings& settings) {
-  if (file.language == Language::Cxx) return stoker::analyze(file, settings);
+std::string ResultCache::key_of(const SourceFile& file, const Settings& settings, bool project) const {
   std::string material = "stoker-cache\n" + build_ + "\n" + settings_fingerprint(settings);
   add(material, "path", file.path);
   add(material, "bom", file.has_bom ? "1" : "0");
   add(material, "text", file.text);
-  std::string key = sha1_hex(material);
+  if (project) add(material, "mode", "project");
+  return sha1_hex(material);
+}
+
+std::optional<AnalysisResult> ResultCache::load_module(const SourceFile& file, const Settings& settings,
+                                                       std::string& state) {
+  std::string key = key_of(file, settings, true);
+  if (key.empty()) return std::nullopt;
+  fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
+  auto cached = load(entry, key, file.path, &state);
+  if (cached) ++hits_;
+  return cached;
+}
+
+void ResultCache::store_module(const SourceFile& file, const Settings& settings, const AnalysisResult& result,
+                               const std::string& state) {
+  ++misses_;
+  std::string key = key_of(file, settings, true);
+  if (key.empty()) return;
+  fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
+  store(entry, key, file.path, result, &state);
+}
+
+AnalysisResult ResultCache::analyze(const SourceFile& file, const Settings& settings) {
+  if (file.language == Language::Cxx) return stoker::analyze(file, settings);
+  std::string key = key_of(file, settings, false);
   if (key.empty()) return stoker::analyze(file, settings);
   fs::path entry = dir_ / key.substr(0, 2) / (key.substr(2) + ".json");
   if (auto cached = load(entry, key, file.path)) {

@@ -7,7 +7,9 @@
 // An entry also lists the files the result depended on besides the file itself, each with its
 // content hash, and is trusted only while every one of them is unchanged. Python analysis is
 // per file today, so that list is empty; once analysis spans the project (imported modules),
-// the analyzer's dependency list goes there and the key stays the same. C++/CUDA files are not
+// the analyzer's dependency list goes there and the key stays the same. In project mode an entry
+// also holds the module's state (summary and the facts it read): the project analyzes the module
+// again when one of those facts has changed (src/python/project.h). C++/CUDA files are not
 // cached: their results depend on headers and compile_commands.json that nothing records yet.
 //
 // Entries are written atomically (a temporary file renamed into place); an entry that does not
@@ -34,15 +36,22 @@ class ResultCache {
   explicit ResultCache(std::filesystem::path root);
   // Analyzes `file` with `settings`, or returns the stored result for the same key.
   AnalysisResult analyze(const SourceFile& file, const Settings& settings);
+  // Project mode (a Python module of a project): the result and the module's state (its summary
+  // and the facts it read, src/python/project.h) under the same key plus a project marker. The
+  // project decides whether the facts still hold; the entry only says the file is unchanged.
+  std::optional<AnalysisResult> load_module(const SourceFile& file, const Settings& settings, std::string& state);
+  void store_module(const SourceFile& file, const Settings& settings, const AnalysisResult& result,
+                    const std::string& state);
   size_t hits() const { return hits_; }
   size_t misses() const { return misses_; }
   size_t write_failures() const { return write_failures_; }
 
  private:
   std::optional<AnalysisResult> load(const std::filesystem::path& entry, const std::string& key,
-                                     const std::string& path);
+                                     const std::string& path, std::string* state = nullptr);
   void store(const std::filesystem::path& entry, const std::string& key, const std::string& path,
-             const AnalysisResult& result);
+             const AnalysisResult& result, const std::string* state = nullptr);
+  std::string key_of(const SourceFile& file, const Settings& settings, bool project) const;
   bool prepare();  // creates the directory and its .gitignore once; false when it cannot
 
   std::filesystem::path root_, dir_;  // dir_: root_/<build>

@@ -25,6 +25,7 @@
 #include "core/rules.h"
 #include "core/runner.h"
 #include "core/suppression.h"
+#include "core/torch_version.h"
 #include "fix/diff.h"
 #include "fix/fix_files.h"
 #include "fix/fixer.h"
@@ -33,6 +34,7 @@
 #include "lsp/server.h"
 #include "output/impact_json.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 using namespace stoker;
 namespace fs = std::filesystem;
@@ -121,13 +123,17 @@ bool human_format(const std::string& format) { return format == "text" || format
 // Everything `stoker check` was given.
 struct CheckArgs {
   std::vector<std::string> paths, select, ignore, extend_select, workload_kv;
+  std::string target_torch_version;
   std::string format = "text", config_file, gpu, compile_commands_dir, cuda_path, stdin_filename, output_file;
   std::string cache_dir = ".stoker_cache";
   bool statistics = false, exit_zero = false, no_color = false, report_unused_ignores = false, add_ignore = false;
   bool force_exclude = false, do_fix = false, unsafe_fixes = false, do_diff = false, show_fixes = false;
   bool show_parse_errors = false, quiet = false, silent = false, fix_only = false, exit_non_zero_on_fix = false;
   bool show_files = false, show_settings = false, watch = false, no_cache = false, verbose = false;
+  bool no_project = false;
   unsigned threads = 0;
+  std::string profile_path;                        // --profile TRACE
+  std::shared_ptr<const trace::Profile> profile;  // its measurement, read before the analysis
 };
 
 // What one run needs besides the arguments: the checked selectors and settings.
@@ -221,6 +227,16 @@ bool prepare(const CheckArgs& a, const RuleRegistry& rules, Prepared& p) {
   if (!a.workload_kv.empty()) o.workload = settings.workload;
   if (!a.compile_commands_dir.empty()) o.compile_commands_dir = a.compile_commands_dir;
   if (!a.cuda_path.empty()) o.cuda_path = a.cuda_path;
+  if (!a.target_torch_version.empty()) {
+    auto v = parse_torch_version(a.target_torch_version);
+    if (!v) {
+      std::cerr << "stoker: --target-torch-version: expected a PyTorch version MAJOR.MINOR such as 2.1, got `"
+                << a.target_torch_version << "`\n";
+      return false;
+    }
+    o.target_torch_version = v->str();
+    settings.target_torch_version = v->str();
+  }
   o.show_parse_errors = a.show_parse_errors;
   return true;
 }
@@ -248,14 +264,24 @@ size_t hidden_unsafe_fixes(const Report& r) {
 
 // Writes the findings of `report` in the chosen format to `out` (machine formats: the
 // problems that are not findings go to stderr, so that `out` stays parseable).
-void write_report(std::ostream& out, bool out_is_terminal, const Report& report, const RuleRegistry& rules,
+void write_report(std::ostream& out, bool out_is_terminal, const Report& unjoined, const RuleRegistry& rules,
                   const CheckArgs& a) {
+  // --profile: the trace's measurement joined to the findings about to be written.
+  Report joined;
+  const Report* chosen = &unjoined;
+  if (a.profile) {
+    joined = unjoined;
+    joined.measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    chosen = &joined;
+  }
+  const Report& report = *chosen;
   const std::string& format = a.format;
   if (!human_format(format)) {
     if (format == "json") output::write_json(out, report, rules);
     else if (format == "sarif") output::write_sarif(out, report, rules);
     else if (format == "github") output::write_github(out, report, rules);
     else if (format == "gitlab") output::write_gitlab(out, report, rules);
+    else if (format == "html") output::write_html(out, report, rules);
     else output::write_junit(out, report, rules);
     if (a.silent) return;
     for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
@@ -408,7 +434,14 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   if (!a.no_cache && !a.add_ignore) {
     cache.emplace(a.cache_dir);
     run.analyze_file = [&](const SourceFile& f, const Settings& s) { return cache->analyze(f, s); };
+    run.load_module = [&](const SourceFile& f, const Settings& s, std::string& state) {
+      return cache->load_module(f, s, state);
+    };
+    run.store_module = [&](const SourceFile& f, const Settings& s, const AnalysisResult& r, const std::string& state) {
+      cache->store_module(f, s, r, state);
+    };
   }
+  run.project = !a.no_project;
   std::optional<cli::Progress> progress;
   if (human_format(a.format) && !a.quiet && !a.silent && isatty(STDERR_FILENO)) {
     progress.emplace(stderr);
@@ -524,6 +557,14 @@ int check_watch(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
 int run_check(CheckArgs& a, const RuleRegistry& rules) {
   Prepared p;
   if (!prepare(a, rules, p)) return 2;
+  if (!a.profile_path.empty()) {
+    try {
+      a.profile = std::make_shared<trace::Profile>(trace::measure(trace::read_trace(a.profile_path)));
+    } catch (const trace::TraceError& e) {
+      std::cerr << "stoker: " << e.what() << "\n";
+      return 2;
+    }
+  }
   bool from_stdin = !a.stdin_filename.empty() || (a.paths.size() == 1 && a.paths[0] == "-");
   if (from_stdin) {
     for (const auto& path : a.paths)
@@ -594,7 +635,7 @@ int main(int argc, char** argv) {
   check->add_option("--ignore", a.ignore, "Rule codes or prefixes to disable (comma-separated)")->allow_extra_args(false);
   check->add_option("--output-format", a.format, "Output format (default: $STOKER_OUTPUT_FORMAT or text)")
       ->envname("STOKER_OUTPUT_FORMAT")
-      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit"}));
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit", "html"}));
   check->add_option("-o,--output-file", a.output_file, "Write the output to this file instead of stdout");
   check->add_option("--config", a.config_file, "Use this configuration file for every file (no discovery)")
       ->check(CLI::ExistingFile);
@@ -624,6 +665,8 @@ int main(int argc, char** argv) {
   check->add_flag("--show-settings", a.show_settings, "Show the settings of the first file that would be analyzed");
   check->add_flag("-w,--watch", a.watch, "Check again whenever a file changes");
   check->add_flag("-n,--no-cache", a.no_cache, "Neither read nor write the result cache");
+  check->add_flag("--no-project", a.no_project,
+                  "Analyze each file alone (default: Python files with the modules they import and that import them)");
   check->add_option("--cache-dir", a.cache_dir, "Cache directory (default: .stoker_cache)")->envname("STOKER_CACHE_DIR");
   check->add_option("--gpu", a.gpu, "Hardware profile for impact estimates (h100-sxm, a100-pcie, ..., generic)");
   check->add_option("--workload", a.workload_kv,
@@ -633,6 +676,16 @@ int main(int argc, char** argv) {
                     "C++: directory with compile_commands.json (default: found upwards from each file)");
   check->add_option("--cuda-path", a.cuda_path, "C++: parse CUDA files against this toolkit's headers (toolkit mode)");
   check->add_flag("--show-parse-errors", a.show_parse_errors, "C++: list every error clang reports");
+  check->add_option("--target-torch-version", a.target_torch_version,
+                    "PyTorch version the code targets, MAJOR.MINOR (default: the project's torch requirement, "
+                    "else the newest)");
+  check->add_option("--profile", a.profile_path,
+                    "A PyTorch profiler trace (.json or .json.gz) of this code's run: join measured costs to the findings");
+
+  auto* profile_cmd = app.add_subcommand("profile", "Measure GPU busy and idle per step in a PyTorch profiler trace");
+  std::string profile_trace, profile_format = "text";
+  profile_cmd->add_option("trace", profile_trace, "Chrome trace from torch.profiler (.json or .json.gz)")->required();
+  profile_cmd->add_option("--output-format", profile_format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   auto* impact_cmd = app.add_subcommand("impact", "Evaluate one impact model for given numbers (JSON)");
   std::string impact_model, impact_gpu = "generic";
@@ -708,6 +761,17 @@ int main(int argc, char** argv) {
     if (report_config_errors(resolver)) return 2;
     write_effective_config(std::cout, s, config_for);
     return 0;
+  }
+
+  if (app.got_subcommand(profile_cmd)) {
+    try {
+      trace::Profile prof = trace::measure(trace::read_trace(profile_trace));
+      std::cout << (profile_format == "json" ? trace::profile_json(prof) + "\n" : trace::profile_text(prof));
+      return 0;
+    } catch (const trace::TraceError& e) {
+      std::cerr << "stoker: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   if (app.got_subcommand(impact_cmd)) {

@@ -10,8 +10,13 @@
 namespace stoker {
 
 bool may_have_findings(const SourceFile& file) {
-  static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda"};
-  static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA"};
+  // Frameworks that run PyTorch for the program (data/frameworks.txt) count: a Trainer script
+  // need not import torch.
+  static constexpr std::string_view python_needles[] = {"torch", "lightning", "DataLoader", "cuda", "transformers",
+                                                        "accelerate"};
+  // C++: CUDA API, LibTorch, ATen/c10 (extensions), a kernel launch; a .cu/.cuh file always
+  // (its CUDA calls may all come from a project header's macros).
+  static constexpr std::string_view cxx_needles[] = {"cuda", "torch", "CUDA", "ATen", "at::", "c10", "<<<"};
   std::string_view text = file.text;
   if (file.language == Language::Python) {
     for (auto n : python_needles)
@@ -19,6 +24,8 @@ bool may_have_findings(const SourceFile& file) {
     return false;
   }
   if (file.language == Language::Cxx) {
+    std::string_view path = file.path;
+    if (path.ends_with(".cu") || path.ends_with(".cuh")) return true;
     for (auto n : cxx_needles)
       if (text.find(n) != std::string_view::npos) return true;
     return false;
@@ -34,17 +41,22 @@ void sort_diagnostics(std::vector<Diagnostic>& diags) {
   });
 }
 
-AnalysisResult analyze(const SourceFile& file, const Settings& settings) {
+AnalysisResult analyze(const SourceFile& file, const Settings& settings) { return analyze(file, settings, ProjectHooks{}); }
+
+AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
   if (file.language == Language::Python) {
-    result = python::check(file, settings);
+    result = python::check(file, settings, project);
   } else if (file.language == Language::Cxx) {
     result = cxx::check(file, settings);
   }
+  // The step models see every finding (busy now does not move with --select or a noqa); the
+  // fixes of the reported ones make "after".
+  std::vector<Diagnostic> all = result.diagnostics;
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !settings.rules.enabled(d.code); });
   apply_suppressions(file, settings, result);
   sort_diagnostics(result.diagnostics);
-  attach_impact(result, settings);
+  attach_impact(result, settings, all);
   return result;
 }
 

@@ -1,6 +1,8 @@
 // The one entry point every consumer (CLI, LSP server, tests) calls: text in, diagnostics out.
 #pragma once
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -8,6 +10,19 @@
 #include "core/source.h"
 
 namespace stoker {
+
+namespace python {
+class ExternalFacts;
+struct ModuleSummary;
+}  // namespace python
+
+// Project mode (src/python/project.h): what the other modules say, and where this module's
+// summary goes. Default: the file alone.
+struct ProjectHooks {
+  const python::ExternalFacts* facts = nullptr;
+  python::ModuleSummary* summary = nullptr;
+  std::function<bool(std::string_view)> is_project_name;  // calls the summary records
+};
 
 struct AnalysisResult {
   std::vector<Diagnostic> diagnostics;  // sorted by position
@@ -19,11 +34,16 @@ struct AnalysisResult {
   // Python: the work units the semantic model spent (resolution steps; see analysis_budget).
   // Deterministic, so tests and benches compare it across input sizes instead of timing.
   unsigned long long work = 0;
+  // The step model of each hot loop with findings (core/impact.h), in source order; built from
+  // every finding of the file, selected or not, so "busy now" does not move with --select.
+  std::vector<LoopStep> loops;
 };
 
 // Analyzes one file whose text is already in memory. Never throws for bad input: problems
 // become notices.
 AnalysisResult analyze(const SourceFile& file, const Settings& settings);
+// The same for a module of a project (Python; other languages ignore the hooks).
+AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project);
 
 // Cheap byte scan: false when the file cannot have findings (no torch/lightning/DataLoader/cuda).
 bool may_have_findings(const SourceFile& file);

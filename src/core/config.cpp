@@ -1,5 +1,6 @@
 #include "core/config.h"
 #include "core/impact.h"
+#include "core/torch_version.h"
 #include "core/toml_guard.h"
 
 #include <algorithm>
@@ -156,7 +157,8 @@ class TableReader {
   void read(const toml::table& t, Settings& s, bool extending = false) {
     static const std::vector<std::string_view> keys{
         "select",  "extend-select", "ignore", "per-file-ignores", "exclude",   "extend-exclude",        "gpu",
-        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx", "extend", "analysis-budget"};
+        "min-batch-size", "default-workers", "report-unused-ignores", "workload", "cxx", "extend", "analysis-budget",
+        "target-torch-version"};
     std::optional<std::vector<std::string>> select, extend_select, ignore;
     for (auto&& [k, v] : t) {
       std::string key = toml_swapped(k.str());
@@ -189,6 +191,11 @@ class TableReader {
       else if (key == "workload") workload(v, s);
       else if (key == "analysis-budget") s.analysis_budget = static_cast<unsigned long long>(integer(v, key, 0));
       else if (key == "cxx") cxx(v, s);
+      else if (key == "target-torch-version") {
+        std::string t = string(v, key);
+        if (!parse_torch_version(t)) fail(v, key, "expected a PyTorch version \"MAJOR.MINOR\" such as \"2.1\"");
+        s.target_torch_version = parse_torch_version(t)->str();
+      }
       else fail_key(k, key, "unknown key" + suggestion(key, keys));
     }
     RuleSelection& r = s.rules;
@@ -589,6 +596,10 @@ Settings ConfigResolver::settings_for(const std::string& path) {
   if (overrides_.compile_commands_dir) s.compile_commands_dir = *overrides_.compile_commands_dir;
   if (overrides_.cuda_path) s.cuda_path = *overrides_.cuda_path;
   if (overrides_.show_parse_errors) s.show_parse_errors = true;
+  if (overrides_.target_torch_version) s.target_torch_version = *overrides_.target_torch_version;
+  // Not configured: the torch requirement the project declares (core/torch_version.h).
+  if (s.target_torch_version.empty())
+    if (auto v = declared_torch_version(abs.parent_path())) s.target_torch_version = v->str();
   if (overrides_.workload) {
     const WorkloadHints& w = *overrides_.workload;
     if (w.step_time_ms) s.workload.step_time_ms = w.step_time_ms;
@@ -643,6 +654,7 @@ void write_effective_config(std::ostream& out, const Settings& s, const std::str
   t.insert("default-workers", s.default_workers);
   t.insert("report-unused-ignores", s.report_unused_ignores);
   t.insert("analysis-budget", static_cast<int64_t>(s.analysis_budget));
+  t.insert("target-torch-version", effective_torch_version(s.target_torch_version).str());
   toml::table w;
   if (s.workload.step_time_ms) w.insert("step-time-ms", *s.workload.step_time_ms);
   if (s.workload.load_time_ms) w.insert("load-time-ms", *s.workload.load_time_ms);

@@ -38,6 +38,7 @@ struct CliOverrides {
   std::optional<std::string> compile_commands_dir; // -p
   std::optional<std::string> cuda_path;            // --cuda-path
   bool show_parse_errors = false;                  // --show-parse-errors
+  std::optional<std::string> target_torch_version; // --target-torch-version
 };
 
 // GPU hardware profile names accepted by the `gpu` key (the impact model's table).

@@ -2,6 +2,18 @@
 
 namespace stoker {
 
+const char* to_string(StepTerm t) {
+  switch (t) {
+    case StepTerm::LoaderWait: return "loader wait";
+    case StepTerm::Copies: return "blocking copies";
+    case StepTerm::Syncs: return "syncs";
+    case StepTerm::Allocations: return "allocations";
+    case StepTerm::Respawns: return "worker respawns";
+    case StepTerm::Overhead: return "per-step overhead";
+  }
+  return "?";
+}
+
 const char* to_string(Severity s) {
   switch (s) {
     case Severity::Error: return "error";

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/analyzer.h"
+#include "core/impact_distributed.h"
 #include "core/rules.h"
 #include "core/settings.h"
 
@@ -123,7 +124,10 @@ Idle respawn(double workers, double t_spawn_s, double steps_per_epoch, double t_
 
 const std::vector<std::string>& impact_model_names() {
   static const std::vector<std::string> names = {"serial-loader", "pageable-copy", "blocking-copy", "sync-bubble",
-                                                 "small-batch",   "alloc-in-loop", "respawn"};
+                                                 "small-batch",   "alloc-in-loop", "respawn",
+                                                 // core/impact_distributed
+                                                 "allreduce-per-microstep", "unused-parameter-search",
+                                                 "slow-collective"};
   return names;
 }
 
@@ -135,9 +139,16 @@ namespace {
 // same step proportionally sooner.
 constexpr double kReferenceTflops = 312;
 
+// Keys the C++ front end spells differently.
+std::string_view canonical_key(std::string_view k) {
+  if (k == "workers") return "num_workers";
+  if (k == "amortized_every") return "amortize_every";
+  return k;
+}
+
 std::optional<double> fact_number(const std::vector<std::pair<std::string, std::string>>& facts, std::string_view key) {
   for (const auto& [k, v] : facts) {
-    if (k != key) continue;
+    if (canonical_key(k) != key) continue;
     char* end = nullptr;
     double x = std::strtod(v.c_str(), &end);
     if (end && *end == '\0' && end != v.c_str() && std::isfinite(x) && x >= 0) return x;
@@ -159,6 +170,7 @@ std::string fmt(Interval i) { return i.is_exact() ? fmt(i.lo) : fmt(i.lo) + ".."
 Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<std::string, std::string>>& facts,
                        const Settings& settings) {
   Workload w;
+  w.facts = facts;
   auto& notes = w.assumptions;
   const double speed = kReferenceTflops / std::max(1.0, hw.peak_tflops);
 
@@ -168,14 +180,15 @@ Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<st
   } else {
     notes.push_back("batch_size=" + fmt(w.batch_size) + " (default)");
   }
-  if (auto v = fact_number(facts, "num_workers")) w.workers_now = *v;
+  auto workers_now = fact_number(facts, "num_workers");
+  if (workers_now) w.workers_now = *workers_now;
   if (settings.workload.workers && *settings.workload.workers > 0) {
     w.workers_fixed = *settings.workload.workers;
     notes.push_back("workers after fix=" + fmt(w.workers_fixed) + " (configured)");
   } else {
     notes.push_back("workers after fix=" + fmt(w.workers_fixed) + " (default)");
   }
-  if (w.workers_now > 0) notes.push_back("workers now=" + fmt(w.workers_now) + " (resolved)");
+  notes.push_back("workers now=" + fmt(w.workers_now) + (workers_now ? " (resolved)" : " (default)"));
 
   if (settings.workload.step_time_ms && *settings.workload.step_time_ms > 0) {
     w.t_gpu_ms = Interval::exact(*settings.workload.step_time_ms);
@@ -193,7 +206,8 @@ Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<st
     // Assumption: 0.5..2 ms to read, decode and augment one sample on one CPU core (an ImageNet
     // JPEG at 224 px); calibrate with bench/calibration/serial_loader.py.
     w.t_load_ms = {0.5 * w.batch_size, 2.0 * w.batch_size};
-    notes.push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (default 0.5..2 ms/sample)");
+    notes.push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (default 0.5..2 ms/sample x batch " +
+                    fmt(w.batch_size) + ")");
   }
   if (settings.workload.batch_bytes && *settings.workload.batch_bytes > 0) {
     w.batch_bytes = Interval::exact(*settings.workload.batch_bytes);
@@ -214,14 +228,28 @@ Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<st
   w.alloc_ms = {0.05, 1.0};      // cudaMalloc/cudaFree, cudaFree synchronizes the device
   w.spawn_s = {0.05, 0.5};       // fork/spawn + dataset pickling + imports per worker
   w.steps_per_epoch = {200, 5000};
-  if (auto v = fact_number(facts, "steps_per_epoch"); v && *v >= 1) w.steps_per_epoch = Interval::exact(*v);
+  if (auto v = fact_number(facts, "steps_per_epoch"); v && *v >= 1) {
+    w.steps_per_epoch = Interval::exact(*v);
+    notes.push_back("steps_per_epoch=" + fmt(*v) + " (resolved from the dataset length and batch size)");
+  } else {
+    notes.push_back("steps_per_epoch=" + fmt(w.steps_per_epoch) + " (default)");
+  }
   if (auto v = fact_number(facts, "amortize_every"); v && *v >= 1) {
     w.amortize_every = *v;
     notes.push_back("runs every " + fmt(*v) + " steps (resolved)");
   }
-  if (auto v = fact_number(facts, "copies_per_step"); v && *v >= 1) w.copies_per_step = *v;
-  if (auto v = fact_number(facts, "syncs_per_step"); v && *v >= 1) w.syncs_per_step = *v;
-  if (auto v = fact_number(facts, "allocs_per_step"); v && *v >= 1) w.allocs_per_step = *v;
+  if (auto v = fact_number(facts, "copies_per_step"); v && *v >= 1) {
+    w.copies_per_step = *v;
+    notes.push_back("copies_per_step=" + fmt(*v) + " (resolved)");
+  }
+  if (auto v = fact_number(facts, "syncs_per_step"); v && *v >= 1) {
+    w.syncs_per_step = *v;
+    notes.push_back("syncs_per_step=" + fmt(*v) + " (resolved)");
+  }
+  if (auto v = fact_number(facts, "allocs_per_step"); v && *v >= 1) {
+    w.allocs_per_step = *v;
+    notes.push_back("allocs_per_step=" + fmt(*v) + " (resolved)");
+  }
   for (const auto& [k, v] : facts)
     if (k == "kind" && v == "memset") w.memset = true;
   w.target_batch = std::max<double>(64, settings.min_batch_size);
@@ -285,6 +313,7 @@ std::optional<Idle> evaluate_point(std::string_view model, const HardwareProfile
 }  // namespace
 
 std::optional<IdleRange> evaluate_model(std::string_view model, const HardwareProfile& hw, const Workload& w) {
+  if (is_distributed_model(model)) return evaluate_distributed_model(model, hw, w);
   const Interval* iv[8] = {&w.t_gpu_ms, &w.dispatch_ms, &w.fixed_step_ms, &w.alloc_ms,
                            &w.spawn_s,  &w.steps_per_epoch, &w.t_load_ms, &w.batch_bytes};
   IdleRange r{1, 0, 1, 0, 100, -100};
@@ -326,12 +355,12 @@ std::optional<Impact> estimate_impact(std::string_view model, const HardwareProf
   auto uses = [&](std::string_view prefix) {
     static const std::map<std::string, std::vector<std::string>, std::less<>> by_model = {
         {"serial-loader", {"batch_size", "workers", "T_gpu", "T_load"}},
-        {"pageable-copy", {"batch_size", "T_gpu", "batch_bytes", "copy_bytes"}},
-        {"blocking-copy", {"batch_size", "T_gpu", "batch_bytes", "copy_bytes"}},
-        {"sync-bubble", {"T_gpu", "runs every"}},
+        {"pageable-copy", {"batch_size", "T_gpu", "batch_bytes", "copy_bytes", "copies_per_step"}},
+        {"blocking-copy", {"batch_size", "T_gpu", "batch_bytes", "copy_bytes", "copies_per_step"}},
+        {"sync-bubble", {"T_gpu", "runs every", "syncs_per_step"}},
         {"small-batch", {"batch_size", "T_gpu"}},
-        {"alloc-in-loop", {"T_gpu", "runs every"}},
-        {"respawn", {"workers now", "T_gpu"}},
+        {"alloc-in-loop", {"T_gpu", "runs every", "allocs_per_step"}},
+        {"respawn", {"workers now", "T_gpu", "steps_per_epoch"}},
     };
     auto it = by_model.find(model);
     if (it == by_model.end()) return false;
@@ -348,16 +377,329 @@ std::optional<Impact> estimate_impact(std::string_view model, const HardwareProf
     impact.assumptions.push_back("T_fixed=" + fmt(w.fixed_step_ms) + " ms/step (default), batch after fix=" +
                                  fmt(w.target_batch));
   if (model == "alloc-in-loop") impact.assumptions.push_back("t_alloc=" + fmt(w.alloc_ms) + " ms/call (default)");
+  if (is_distributed_model(model))
+    for (auto& a : distributed_assumptions(model, w)) impact.assumptions.push_back(std::move(a));
   if (model == "respawn")
-    impact.assumptions.push_back("t_spawn=" + fmt(w.spawn_s) + " s/worker, " + fmt(w.steps_per_epoch) +
-                                 " steps/epoch (default)");
+    impact.assumptions.push_back("t_spawn=" + fmt(w.spawn_s) + " s/worker (default)");
   return impact;
 }
 
+namespace {
+
+std::optional<std::string> fact_text(const std::vector<std::pair<std::string, std::string>>& facts, std::string_view key) {
+  for (const auto& [k, v] : facts)
+    if (canonical_key(k) == key) return v;
+  return std::nullopt;
+}
+
+StepTerm term_of(std::string_view model) {
+  if (model == "serial-loader") return StepTerm::LoaderWait;
+  if (model == "pageable-copy" || model == "blocking-copy") return StepTerm::Copies;
+  if (model == "sync-bubble") return StepTerm::Syncs;
+  if (model == "alloc-in-loop") return StepTerm::Allocations;
+  if (model == "respawn") return StepTerm::Respawns;
+  // small-batch, and the DD models (exposed all-reduces, the unused-parameter search): time
+  // per step that is neither GPU work nor one of the waits above.
+  return StepTerm::Overhead;
+}
+
+// What a member overlaps with: the same loader's wait, the same batch's copy (DL002 pins the
+// batch that TX001 copies), the same loader's respawns or batch size; anything else is its own.
+std::string group_of(const StepMember& m) {
+  StepTerm t = term_of(m.model);
+  auto loader = fact_text(m.facts, "loader");
+  std::string own = std::to_string(static_cast<int>(t)) + ":at:" + std::to_string(m.offset);
+  if (!loader) return own;
+  std::string by_loader = std::to_string(static_cast<int>(t)) + ":loader:" + *loader;
+  switch (t) {
+    case StepTerm::LoaderWait:
+    case StepTerm::Respawns: return by_loader;
+    case StepTerm::Overhead: return m.model == "small-batch" ? by_loader : own;
+    case StepTerm::Copies:
+      if (m.code == "DL002" || m.code == "DL006" || m.code == "TX001") return by_loader;
+      return own;
+    default: return own;
+  }
+}
+
+// Host milliseconds per step that an idle share stands for, with `gpu` ms of GPU work.
+double idle_to_ms(double idle, double gpu) {
+  idle = std::clamp(idle, 0.0, 0.999);
+  return gpu * idle / (1 - idle);
+}
+
+constexpr int kIntervals = 8;
+const char* const kIntervalNames[kIntervals] = {"T_gpu",  "T_dispatch", "T_fixed", "t_alloc",
+                                                "t_spawn", "steps_per_epoch", "T_load", "batch bytes"};
+const char* const kIntervalUnits[kIntervals] = {" ms/step", " ms", " ms/step", " ms/call", " s/worker", "",
+                                                " ms/batch", " B"};
+const Interval& interval_of(const Workload& w, int i) {
+  switch (i) {
+    case 0: return w.t_gpu_ms;
+    case 1: return w.dispatch_ms;
+    case 2: return w.fixed_step_ms;
+    case 3: return w.alloc_ms;
+    case 4: return w.spawn_s;
+    case 5: return w.steps_per_epoch;
+    case 6: return w.t_load_ms;
+    default: return w.batch_bytes;
+  }
+}
+// Which of the eight intervals a model reads.
+bool model_reads(std::string_view model, int i) {
+  switch (i) {
+    case 0: return true;
+    case 1: return model == "sync-bubble";
+    case 2: return model == "small-batch";
+    case 3: return model == "alloc-in-loop";
+    case 4:
+    case 5: return model == "respawn";
+    case 6: return model == "serial-loader";
+    default: return model == "pageable-copy" || model == "blocking-copy";
+  }
+}
+
+struct Composer {
+  const HardwareProfile& hw;
+  std::vector<Workload> work;  // per member
+  const LoopStep& loop;
+  std::vector<int> group, code;  // per member: group index, code index within the group
+  std::vector<StepTerm> group_term;
+  std::vector<std::optional<IdleRange>> ranges;  // per member, for models without a point form
+  size_t groups = 0;
+
+  Composer(const HardwareProfile& h, const LoopStep& l, const Settings& s) : hw(h), loop(l) {
+    std::map<std::string, int> gi;
+    std::vector<std::map<std::string, int>> ci;
+    for (const auto& m : l.members) {
+      work.push_back(make_workload(hw, m.facts, s));
+      ranges.push_back(is_distributed_model(m.model) ? evaluate_model(m.model, hw, work.back()) : std::nullopt);
+      auto [it, fresh] = gi.try_emplace(group_of(m), static_cast<int>(gi.size()));
+      if (fresh) {
+        ci.emplace_back();
+        group_term.push_back(term_of(m.model));
+      }
+      group.push_back(it->second);
+      auto& codes = ci[it->second];
+      code.push_back(codes.try_emplace(m.code, static_cast<int>(codes.size())).first->second);
+    }
+    groups = gi.size();
+  }
+
+  // One corner: each interval at lo (0), hi (1) or its midpoint (2).
+  struct Corner {
+    double gpu = 0;
+    std::vector<double> now, after;  // host ms per member
+  };
+  Corner eval(const int (&mode)[kIntervals]) const {
+    Corner c;
+    for (size_t k = 0; k < work.size(); ++k) {
+      const Workload& w = work[k];
+      auto pick = [&](int i) {
+        const Interval& iv = interval_of(w, i);
+        return mode[i] == 0 ? iv.lo : mode[i] == 1 ? iv.hi : iv.mid();
+      };
+      Point p{pick(0), pick(6), pick(7), pick(1), pick(2), pick(3), pick(4), pick(5)};
+      if (k == 0) c.gpu = p.t_gpu;
+      auto idle = evaluate_point(loop.members[k].model, hw, w, p);
+      if (!idle && ranges[k]) {
+        // A model without a point form (the DD models): its own range, high idle with a short step.
+        const IdleRange& r = *ranges[k];
+        idle = mode[0] == 0   ? Idle{r.now_hi, r.after_hi}
+               : mode[0] == 1 ? Idle{r.now_lo, r.after_lo}
+                              : Idle{(r.now_lo + r.now_hi) / 2, (r.after_lo + r.after_hi) / 2};
+      }
+      c.now.push_back(idle ? idle_to_ms(idle->now, p.t_gpu) : 0);
+      c.after.push_back(idle ? idle_to_ms(idle->after, p.t_gpu) : 0);
+    }
+    if (work.empty()) {
+      // No members: only the GPU work.
+      c.gpu = 1;
+    }
+    return c;
+  }
+  // Host ms per group for the given per-member contributions.
+  std::vector<double> group_ms(const std::vector<double>& contrib) const {
+    std::vector<std::map<int, double>> sums(groups);
+    for (size_t k = 0; k < contrib.size(); ++k) sums[group[k]][code[k]] += contrib[k];
+    std::vector<double> out(groups, 0);
+    for (size_t g = 0; g < groups; ++g)
+      for (const auto& [c, v] : sums[g]) out[g] = std::max(out[g], v);
+    return out;
+  }
+  double host_ms(const std::vector<double>& contrib) const {
+    double t = 0;
+    for (double g : group_ms(contrib)) t += g;
+    return t;
+  }
+  static double busy(double gpu, double host) { return gpu + host > 0 ? gpu / (gpu + host) : 1; }
+  std::vector<double> fixed(const Corner& c) const {
+    std::vector<double> f = c.now;
+    for (size_t k = 0; k < f.size(); ++k)
+      if (loop.members[k].reported) f[k] = c.after[k];
+    return f;
+  }
+  // Per-member gains (busy fraction) at one corner. The fixes of one group are applied
+  // together (they pay together: DL002 with the TX001s of its batch), groups greedily, the
+  // largest gain first; a group's gain is split among its reported members in proportion to
+  // what each fix removes. With many groups and members, the loop's gain is split that way
+  // directly.
+  std::vector<double> attribute(const Corner& c) const {
+    size_t n = c.now.size();
+    std::vector<double> gain(n, 0), cur = c.now;
+    double b_cur = busy(c.gpu, host_ms(cur));
+    auto split = [&](double total, auto&& in) {
+      double removed = 0, count = 0;
+      for (size_t k = 0; k < n; ++k)
+        if (in(k) && loop.members[k].reported) removed += std::max(0.0, c.now[k] - c.after[k]), ++count;
+      for (size_t k = 0; k < n; ++k)
+        if (in(k) && loop.members[k].reported)
+          gain[k] = removed > 0 ? total * std::max(0.0, c.now[k] - c.after[k]) / removed : total / count;
+    };
+    // Greedy costs groups^2 * members per corner: past a bound, split the loop's gain directly.
+    if (groups * groups * n > 20000) {
+      split(busy(c.gpu, host_ms(fixed(c))) - b_cur, [](size_t) { return true; });
+      return gain;
+    }
+    std::vector<char> done(groups, 0);
+    for (size_t round = 0; round < groups; ++round) {
+      int best = -1;
+      double best_b = b_cur;
+      for (size_t g = 0; g < groups; ++g) {
+        if (done[g]) continue;
+        std::vector<double> trial = cur;
+        bool any = false;
+        for (size_t k = 0; k < n; ++k)
+          if (group[k] == static_cast<int>(g) && loop.members[k].reported) trial[k] = c.after[k], any = true;
+        if (!any) continue;
+        double b = busy(c.gpu, host_ms(trial));
+        if (best < 0 || b > best_b) best = static_cast<int>(g), best_b = b;
+      }
+      if (best < 0) break;
+      done[best] = 1;
+      for (size_t k = 0; k < n; ++k)
+        if (group[k] == best && loop.members[k].reported) cur[k] = c.after[k];
+      split(std::max(0.0, best_b - b_cur), [&](size_t k) { return group[k] == best; });
+      b_cur = std::max(b_cur, best_b);
+    }
+    return gain;
+  }
+};
+
+void fill_breakdown(const Composer& cp, const std::vector<double>& contrib, double gpu, StepBreakdown& out) {
+  out = StepBreakdown{};
+  out.gpu_ms = gpu;
+  auto g = cp.group_ms(contrib);
+  for (size_t i = 0; i < g.size(); ++i) out.host_ms[static_cast<int>(cp.group_term[i])] += g[i];
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const HardwareProfile& hw, const Settings& settings,
+                                                    const MeasuredStep* measured) {
+  Settings s = settings;
+  loop.profile = hw.name;
+  loop.measured = false;
+  if (measured) {
+    if (measured->load_ms && *measured->load_ms > 0) s.workload.load_time_ms = *measured->load_ms;
+    if (measured->gpu_ms && *measured->gpu_ms > 0) {
+      s.workload.step_time_ms = *measured->gpu_ms;
+    } else if (measured->step_ms && *measured->step_ms > 0) {
+      // The T_gpu whose modelled step (at the midpoint of the other assumptions) is the measured
+      // step: the modelled step grows with T_gpu, so bisect.
+      double lo = 1e-3, hi = *measured->step_ms;
+      const int mids[kIntervals] = {2, 2, 2, 2, 2, 2, 2, 2};
+      for (int i = 0; i < 60; ++i) {
+        double g = (lo + hi) / 2;
+        s.workload.step_time_ms = g;
+        Composer cp(hw, loop, s);
+        auto c = cp.eval(mids);
+        (g + cp.host_ms(c.now) > *measured->step_ms ? hi : lo) = g;
+      }
+      s.workload.step_time_ms = (lo + hi) / 2;
+    }
+    loop.measured = measured->gpu_ms || measured->step_ms || measured->load_ms;
+  }
+  Composer cp(hw, loop, s);
+  size_t n = loop.members.size();
+  std::vector<std::pair<double, double>> gains(n, {100, -100});
+  loop.busy_now_lo = loop.busy_after_lo = 1;
+  loop.busy_now_hi = loop.busy_after_hi = 0;
+  // Which intervals any member reads and are not exact: only those have corners.
+  std::vector<int> wide;
+  for (int i = 0; i < kIntervals; ++i)
+    for (size_t k = 0; k < n; ++k)
+      if (model_reads(loop.members[k].model, i) && !interval_of(cp.work[k], i).is_exact()) {
+        wide.push_back(i);
+        break;
+      }
+  auto corners = [&](int held, auto&& visit) {
+    std::vector<int> free;
+    for (int i : wide)
+      if (i != held) free.push_back(i);
+    for (unsigned bits = 0; bits < (1u << free.size()); ++bits) {
+      int mode[kIntervals] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int i = 0; i < kIntervals; ++i) mode[i] = 2;
+      for (size_t j = 0; j < free.size(); ++j) mode[free[j]] = (bits >> j) & 1;
+      visit(cp.eval(mode));
+    }
+  };
+  double gain_lo = 1, gain_hi = 0;
+  corners(-1, [&](const Composer::Corner& c) {
+    double now = Composer::busy(c.gpu, cp.host_ms(c.now));
+    double after = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c)));
+    loop.busy_now_lo = std::min(loop.busy_now_lo, now);
+    loop.busy_now_hi = std::max(loop.busy_now_hi, now);
+    loop.busy_after_lo = std::min(loop.busy_after_lo, after);
+    loop.busy_after_hi = std::max(loop.busy_after_hi, after);
+    gain_lo = std::min(gain_lo, after - now);
+    gain_hi = std::max(gain_hi, after - now);
+    auto g = cp.attribute(c);
+    for (size_t k = 0; k < n; ++k) {
+      gains[k].first = std::min(gains[k].first, 100 * g[k]);
+      gains[k].second = std::max(gains[k].second, 100 * g[k]);
+    }
+  });
+  for (auto& g : gains) {
+    g.first = std::clamp(g.first, 0.0, 100.0);
+    g.second = std::clamp(g.second, g.first, 100.0);
+  }
+  const int mids[kIntervals] = {2, 2, 2, 2, 2, 2, 2, 2};
+  auto mid = cp.eval(mids);
+  fill_breakdown(cp, mid.now, mid.gpu, loop.now);
+  fill_breakdown(cp, cp.fixed(mid), mid.gpu, loop.after);
+  // The assumption that dominates the width: the one whose midpoint narrows the loop's gain most.
+  loop.dominant.clear();
+  double full = gain_hi - gain_lo, best = 0;
+  for (int i : wide) {
+    double lo = 1, hi = 0;
+    corners(i, [&](const Composer::Corner& c) {
+      double g = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c))) - Composer::busy(c.gpu, cp.host_ms(c.now));
+      lo = std::min(lo, g);
+      hi = std::max(hi, g);
+    });
+    double narrowed = full - std::max(0.0, hi - lo);
+    if (narrowed > best + 1e-9) {
+      best = narrowed;
+      for (size_t k = 0; k < n; ++k)
+        if (model_reads(loop.members[k].model, i) && !interval_of(cp.work[k], i).is_exact()) {
+          loop.dominant = std::string(kIntervalNames[i]) + "=" + fmt(interval_of(cp.work[k], i)) + kIntervalUnits[i] +
+                          " (default)";
+          break;
+        }
+    }
+  }
+  return gains;
+}
+
 void attach_impact(AnalysisResult& result, const Settings& settings) {
+  std::vector<Diagnostic> all = result.diagnostics;
+  attach_impact(result, settings, all);
+}
+
+namespace {
+void attach_standalone(AnalysisResult& result, const Settings& settings, const HardwareProfile* hw) {
   const RuleRegistry& rules = RuleRegistry::builtin();
-  const HardwareProfile* hw = find_profile(settings.gpu);
-  if (!hw) hw = find_profile("generic");
   for (auto& d : result.diagnostics) {
     if (d.impact) continue;  // a front end that knows better keeps its estimate
     const RuleInfo* info = rules.find(d.code);
@@ -376,21 +718,130 @@ void attach_impact(AnalysisResult& result, const Settings& settings) {
   }
 }
 
-FileBusy estimate_file_busy(const std::vector<Diagnostic>& diags) {
-  FileBusy b;
-  double extra_now = 0, extra_after = 0;  // idle time per unit of GPU time
-  for (const auto& d : diags) {
-    if (!d.impact || d.impact->model == "none") continue;
-    b.any = true;
-    b.profile = d.impact->profile;
-    double in = std::clamp(d.impact->idle_now, 0.0, 0.999);
-    double ia = std::clamp(d.impact->idle_after, 0.0, in);
-    extra_now += in / (1 - in);
-    extra_after += ia / (1 - ia);
+// Writes a loop's member gains into its reported diagnostics.
+void write_gains(AnalysisResult& result, const LoopStep& loop, const std::vector<std::pair<double, double>>& gains,
+                 const MeasuredStep* measured) {
+  size_t others = loop.members.size() - 1;
+  for (size_t k = 0; k < loop.members.size(); ++k) {
+    int di = loop.members[k].diagnostic;
+    if (di < 0 || di >= static_cast<int>(result.diagnostics.size())) continue;
+    auto& impact = result.diagnostics[di].impact;
+    if (!impact || impact->model == "none") continue;
+    impact->gain_low = gains[k].first;
+    impact->gain_high = gains[k].second;
+    std::erase_if(impact->assumptions, [](const std::string& a) {
+      return a.rfind("step model:", 0) == 0 || a.rfind("measured:", 0) == 0;
+    });
+    std::string where = loop.loop_offset >= 0 ? "its hot loop" : "the file's other findings";
+    impact->assumptions.push_back("step model: composed with " + std::to_string(others) + " other finding" +
+                                  (others == 1 ? "" : "s") + " of " + where +
+                                  (loop.dominant.empty() ? std::string() : "; width mostly from " + loop.dominant));
+    if (measured) {
+      std::string m = "measured:";
+      if (measured->step_ms) m += " step " + fmt(*measured->step_ms) + " ms";
+      if (measured->gpu_ms) m += " GPU " + fmt(*measured->gpu_ms) + " ms";
+      if (measured->load_ms) m += " load " + fmt(*measured->load_ms) + " ms";
+      impact->assumptions.push_back(m);
+    }
   }
-  b.now = 1 / (1 + extra_now);
-  b.after = 1 / (1 + extra_after);
-  return b;
+}
+
+}  // namespace
+
+void attach_impact(AnalysisResult& result, const Settings& settings, const std::vector<Diagnostic>& all) {
+  const HardwareProfile* hw = find_profile(settings.gpu);
+  if (!hw) hw = find_profile("generic");
+  attach_standalone(result, settings, hw);
+  const RuleRegistry& rules = RuleRegistry::builtin();
+  // Members per loop, from every finding; the reported ones are matched by code and position.
+  std::map<std::string, size_t> by_key;
+  result.loops.clear();
+  std::vector<char> taken(result.diagnostics.size(), 0);
+  for (const auto& d : all) {
+    const RuleInfo* info = rules.find(d.code);
+    if (!info || info->impact_model.empty() || info->impact_model == "none") continue;
+    const auto& names = impact_model_names();
+    if (std::find(names.begin(), names.end(), info->impact_model) == names.end()) continue;
+    StepMember m;
+    m.code = d.code;
+    m.model = info->impact_model;
+    m.offset = d.range.start;
+    m.facts = d.facts;
+    for (size_t i = 0; i < result.diagnostics.size(); ++i) {
+      const Diagnostic& r = result.diagnostics[i];
+      if (taken[i] || r.code != d.code || r.range.start != d.range.start || r.range.end != d.range.end ||
+          r.file != d.file || r.message != d.message)
+        continue;
+      taken[i] = 1;
+      m.reported = true;
+      m.diagnostic = static_cast<int>(i);
+      break;
+    }
+    auto loop = fact_text(d.facts, "loop");
+    std::string key = loop ? "loop:" + *loop : "file";
+    auto [it, fresh] = by_key.try_emplace(key, result.loops.size());
+    if (fresh) {
+      LoopStep l;
+      l.key = key;
+      if (loop) {
+        char* end = nullptr;
+        long long off = std::strtoll(loop->c_str(), &end, 10);
+        l.loop_offset = end && *end == '\0' && off >= 0 ? off : -1;
+      }
+      result.loops.push_back(std::move(l));
+    }
+    result.loops[it->second].members.push_back(std::move(m));
+  }
+  // Loops with a reported finding only; in source order ("file" last).
+  std::erase_if(result.loops, [](const LoopStep& l) {
+    return std::none_of(l.members.begin(), l.members.end(), [](const StepMember& m) { return m.reported; });
+  });
+  std::stable_sort(result.loops.begin(), result.loops.end(), [](const LoopStep& a, const LoopStep& b) {
+    auto k = [](const LoopStep& l) { return l.loop_offset < 0 ? INT64_MAX : l.loop_offset; };
+    return k(a) < k(b);
+  });
+  for (auto& loop : result.loops) write_gains(result, loop, compose_loop(loop, *hw, settings), nullptr);
+}
+
+void apply_measurement(AnalysisResult& result, size_t loop, const MeasuredStep& m, const Settings& settings) {
+  if (loop >= result.loops.size()) return;
+  const HardwareProfile* hw = find_profile(settings.gpu);
+  if (!hw) hw = find_profile("generic");
+  write_gains(result, result.loops[loop], compose_loop(result.loops[loop], *hw, settings, &m), &m);
+}
+
+ProjectBusy combine_loops(const std::vector<const LoopStep*>& loops) {
+  ProjectBusy p;
+  double gpu = 0, now = 0, after = 0, now_lo = 0, now_hi = 0, after_lo = 0, after_hi = 0;
+  for (const LoopStep* l : loops) {
+    if (!l) continue;
+    ++p.loops;
+    p.profile = l->profile;
+    double g = l->now.gpu_ms;
+    gpu += g;
+    now += l->now.step_ms();
+    after += l->after.step_ms();
+    // Steps at the ends of each loop's range, in units of its midpoint GPU time.
+    auto step_at = [&](double busy) { return busy > 0 ? g / busy : g * 1000; };
+    now_lo += step_at(l->busy_now_lo);
+    now_hi += step_at(l->busy_now_hi);
+    after_lo += step_at(l->busy_after_lo);
+    after_hi += step_at(l->busy_after_hi);
+  }
+  if (!p.loops || gpu <= 0) return p;
+  p.now = gpu / now;
+  p.after = gpu / after;
+  p.now_lo = gpu / now_lo;
+  p.now_hi = gpu / now_hi;
+  p.after_lo = gpu / after_lo;
+  p.after_hi = gpu / after_hi;
+  return p;
+}
+
+ProjectBusy file_busy(const AnalysisResult& result) {
+  std::vector<const LoopStep*> loops;
+  for (const auto& l : result.loops) loops.push_back(&l);
+  return combine_loops(loops);
 }
 
 }  // namespace stoker

@@ -14,7 +14,9 @@
 //   syncs_per_step   syncs of this kind per step (SY*, CU003)
 //   allocs_per_step  allocation calls per step (CU004)
 //   steps_per_epoch  steps in one epoch (DL003)
-//   kind             "memset" for CU006 (device-memory bandwidth instead of the link)
+//   kind             "memset" for CU006 (device-memory bandwidth instead of the link); the
+//                    transport for DD003/DD005 ("gloo", "p2p", "ib", "shm")
+//   accumulate_every micro-steps per optimizer step (DD001)
 #pragma once
 
 #include <optional>
@@ -73,6 +75,8 @@ struct Workload {
   double allocs_per_step = 1;
   bool memset = false;
   std::vector<std::string> assumptions;  // "T_gpu=20..80 ms (default)"
+  // The facts as attached, for models that read keys of their own (core/impact_distributed).
+  std::vector<std::pair<std::string, std::string>> facts;
 };
 
 // Builds the workload for one diagnostic: facts first, then configuration overrides
@@ -115,14 +119,50 @@ std::optional<Impact> estimate_impact(std::string_view model, const HardwareProf
 // `impact: none` (correctness rules such as TX004) get model "none", 0 pp, and say why.
 void attach_impact(AnalysisResult& result, const Settings& settings);
 
-// Estimated GPU busy fraction (0..1) of a file now and after all its findings are fixed:
-// the idle time each finding adds per step is summed (idle / (1 - idle), in units of the step's
-// GPU time), using each estimate's midpoint.
-struct FileBusy {
-  double now = 1, after = 1;
-  std::string profile;
-  bool any = false;
+// Like attach_impact, with the step model of each hot loop built from `all`, every finding of
+// the file before selection and suppressions (result.diagnostics are the reported ones, a
+// subset): "busy now" counts every finding, "after" the fixes of the reported ones. Each
+// reported finding's gain becomes its share of its loop's gain (see compose_loop).
+void attach_impact(AnalysisResult& result, const Settings& settings, const std::vector<Diagnostic>& all);
+
+// --- The step model of a hot loop (docs/impact-model.md "One step model per hot loop") ------
+//
+// step = T_gpu + loader wait + blocking copies + syncs + allocations + respawns + overhead.
+// Each member finding's model gives the host time it adds per step (the idle share it models,
+// turned into milliseconds with the loop's T_gpu: T_gpu * idle / (1 - idle)) and what is left
+// after its fix. Members on the same thing (a "group": one loader's wait, one batch's copy)
+// overlap: within a group the findings of one rule add up, different rules take the largest,
+// so DL001 and DL004 on one loader, or DL002 and TX001 on one batch, are not counted twice.
+// Groups add. Busy = T_gpu / step, so no combination of fixes passes 100% busy.
+// A finding's gain is what its fix adds when the loop's fixes are applied greedily, the largest
+// first (the gains of a loop add up to the loop's gain, never past its idle share).
+
+// Measured values for one loop, e.g. from a profiler trace of the user's run. Each one given
+// replaces the model's assumption for every member: gpu_ms sets T_gpu, load_ms sets T_load
+// (one batch on one process); step_ms alone sets T_gpu so that the modelled step now equals it.
+struct MeasuredStep {
+  std::optional<double> step_ms, gpu_ms, load_ms;
 };
-FileBusy estimate_file_busy(const std::vector<Diagnostic>& diags);
+
+// Composes (or composes again) one loop from its members: fills now/after, the busy ranges and
+// the dominant assumption, and returns each member's gain range in pp (index: member).
+std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const HardwareProfile& hw, const Settings& settings,
+                                                    const MeasuredStep* measured = nullptr);
+
+// The hook for measured times: composes result.loops[loop] again with `m` and rewrites the gains
+// (and an assumption line "measured ...") of the loop's reported diagnostics.
+void apply_measurement(AnalysisResult& result, size_t loop, const MeasuredStep& m, const Settings& settings);
+
+// GPU busy now and after all reported fixes over several loops (a file, the project): each
+// loop weighted by its GPU time per step (equal by default), busy = sum T_gpu / sum step.
+struct ProjectBusy {
+  double now = 1, after = 1;                    // midpoints
+  double now_lo = 1, now_hi = 1, after_lo = 1, after_hi = 1;
+  std::string profile;
+  size_t loops = 0;
+  bool any() const { return loops > 0; }
+};
+ProjectBusy combine_loops(const std::vector<const LoopStep*>& loops);
+ProjectBusy file_busy(const AnalysisResult& result);
 
 }  // namespace stoker

@@ -7,6 +7,12 @@
 #include "core/discover.h"
 #include "core/test_hooks.h"
 #include "core/notebook.h"
+#include "python/project.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
 
 namespace stoker {
 
@@ -24,6 +30,105 @@ std::string describe_analysis_failure(std::exception_ptr failure) {
   return "internal error while analyzing this file (" + what + "); its results are missing";
 }
 
+namespace {
+
+constexpr uintmax_t kMaxContextBytes = uintmax_t{1} << 20;  // larger context modules are not read
+
+template <class Pending>
+void run_project(const RunOptions& opts, const Settings& base, const std::vector<std::string>& files,
+                 std::vector<std::optional<Pending>>& pending, std::vector<FileReport>& slots,
+                 std::vector<std::optional<Notice>>& read_errors, unsigned threads) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths;
+  std::vector<std::shared_ptr<SourceFile>> sources;
+  std::vector<Settings> settings;
+  std::vector<int> slot;  // index into files, or -1 for a context module
+  std::set<std::string> seen;
+  auto key = [](const std::string& p) {
+    std::error_code ec;
+    return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+  };
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (!pending[i]) continue;
+    paths.push_back(files[i]);
+    sources.push_back(pending[i]->source);
+    settings.push_back(std::move(pending[i]->settings));
+    slot.push_back(static_cast<int>(i));
+    seen.insert(key(files[i]));
+  }
+  if (paths.empty()) return;
+  // Context: the modules next to each file asked for (siblings, its top package), read but
+  // never reported; unreadable ones are left out silently.
+  size_t context = 0;
+  const size_t asked = paths.size();
+  auto reader = [&](const std::string& c) -> std::optional<std::string> {
+    if (seen.count(key(c)) || (opts.exclude && opts.exclude(c))) return std::nullopt;
+    std::error_code ec;
+    if (fs::file_size(c, ec) > kMaxContextBytes || ec) return std::nullopt;
+    std::string text, error;
+    if (!read_source_file(c, text, error)) return std::nullopt;
+    return text;
+  };
+  // Only for files named on the command line: a directory's files are all in the project already.
+  std::set<std::string> named;
+  for (const auto& p : opts.paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) named.insert(key(p));
+  }
+  for (size_t a = 0; a < asked && context < opts.project_context_limit; ++a) {
+    if (!named.count(key(paths[a]))) continue;
+    for (auto& [c, text] :
+         python::ProjectLayout::context_files(paths[a], sources[a]->text, opts.project_context_limit, reader)) {
+      if (context >= opts.project_context_limit) break;
+      if (!seen.insert(key(c)).second) continue;
+      std::string error;
+      auto source = make_source_file(c, std::move(text), error);
+      if (!source || source->language != Language::Python) continue;
+      paths.push_back(c);
+      sources.push_back(std::move(source));
+      settings.push_back(opts.settings_for ? opts.settings_for(c) : base);
+      slot.push_back(-1);
+      ++context;
+    }
+  }
+  python::ProjectLayout layout(paths);
+  std::vector<char> eligible(paths.size());
+  // A package's __init__.py is read in the first round too: its imports are the package's names.
+  for (size_t i = 0; i < paths.size(); ++i)
+    eligible[i] = may_have_findings(*sources[i]) || std::filesystem::path(paths[i]).filename() == "__init__.py";
+  python::ProjectCache cache;
+  if (opts.load_module)
+    cache.load = [&](size_t i, std::string& state) { return opts.load_module(*sources[i], settings[i], state); };
+  if (opts.store_module)
+    cache.store = [&](size_t i, const AnalysisResult& r, const std::string& state) {
+      opts.store_module(*sources[i], settings[i], r, state);
+    };
+  auto run = python::analyze_project(
+      layout, eligible,
+      [&](size_t i, const ProjectHooks& hooks) { return analyze(*sources[i], settings[i], hooks); }, threads, cache);
+  if (std::getenv("STOKER_PROJECT_STATS"))  // bench/project: what the rounds did
+    std::fprintf(stderr, "stoker: project of %zu modules (%zu context): %d rounds, %zu module analyses\n",
+                 paths.size(), context, run.rounds, run.analyses);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (slot[i] < 0) continue;
+    size_t s = static_cast<size_t>(slot[i]);
+    if (run.failures[i]) {
+      read_errors[s] = Notice{paths[i], describe_analysis_failure(run.failures[i]), std::nullopt};
+      continue;
+    }
+    if (!run.results[i]) continue;  // not analyzed: nothing for stoker in it
+    AnalysisResult result = std::move(*run.results[i]);
+    if (!result.errors.empty()) {
+      read_errors[s] = result.errors.front();
+      result.errors.clear();
+    }
+    if (result.diagnostics.empty() && result.notices.empty()) continue;
+    slots[s] = FileReport{sources[i], std::move(result)};
+  }
+}
+
+}  // namespace
+
 Report run_analysis(const RunOptions& opts, const Settings& base) {
   Report report;
   DiscoveryResult found = discover_files(opts.paths, opts.exclude);
@@ -33,6 +138,16 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
   const size_t n = found.files.size();
   std::vector<FileReport> slots(n);
   std::vector<std::optional<Notice>> read_errors(n);
+  // Project mode: the Python modules wait for the project (read here, analyzed below).
+  struct Pending {
+    std::shared_ptr<SourceFile> source;
+    Settings settings;
+  };
+  std::vector<std::optional<Pending>> pending(n);
+  auto project_member = [&](const std::string& path, const SourceFile& source) {
+    return opts.project && source.language == Language::Python && !source.notebook &&
+           std::filesystem::path(path).extension() == ".py";
+  };
   std::atomic<size_t> next{0}, done{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) {
@@ -59,6 +174,10 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
           read_errors[i] = Notice{path, error, std::nullopt};
           continue;
         }
+        if (project_member(path, *source)) {
+          pending[i] = Pending{std::move(source), opts.settings_for ? opts.settings_for(path) : base};
+          continue;
+        }
         if (!may_have_findings(*source)) continue;
         Settings settings = opts.settings_for ? opts.settings_for(path) : base;
         AnalysisResult result =
@@ -81,6 +200,7 @@ Report run_analysis(const RunOptions& opts, const Settings& base) {
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (opts.project) run_project(opts, base, found.files, pending, slots, read_errors, threads);
   for (size_t i = 0; i < n; ++i) {
     if (read_errors[i]) report.errors.push_back(*read_errors[i]);
     if (slots[i].source) report.files.push_back(std::move(slots[i]));

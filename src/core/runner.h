@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ struct RunOptions {
   std::function<AnalysisResult(const SourceFile&, const Settings&)> analyze_file;
   // Called after each file (from the worker threads, concurrently): files done, total, path.
   std::function<void(size_t done, size_t total, const std::string& path)> on_file_done;
+  // Project mode (docs/cli.md#project-mode): the Python files (.py) analyzed together with the
+  // modules next to them, facts flowing through imports; only the files asked for are reported.
+  // False: each file alone.
+  bool project = true;
+  size_t project_context_limit = 512;  // context modules read besides the files asked for
+  // The CLI's result cache for project modules: a result and the module's state (summary and
+  // the facts it read); load answers nullopt on a miss.
+  std::function<std::optional<AnalysisResult>(const SourceFile&, const Settings&, std::string& state)> load_module;
+  std::function<void(const SourceFile&, const Settings&, const AnalysisResult&, const std::string& state)> store_module;
 };
 
 // Every file is isolated: an exception of any kind while reading or analyzing one file becomes

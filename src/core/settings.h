@@ -43,6 +43,10 @@ struct Settings {
   // Python: work units (resolution steps) one file may spend before its analysis stops with
   // "analysis stopped: budget exceeded". A safety net, never the mechanism; 0 = unlimited.
   unsigned long long analysis_budget = 10'000'000;
+  // The PyTorch release the code targets, "MAJOR.MINOR" (`target-torch-version`): rules whose
+  // advice follows a changed default (GU009 foreach, GU011 zero_grad) read it. Empty: the
+  // project's declared torch requirement (core/torch_version.h), else the newest supported.
+  std::string target_torch_version;
 };
 
 }  // namespace stoker

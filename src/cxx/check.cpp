@@ -77,8 +77,33 @@ std::string CheckContext::text_of(SourceRange r) const {
   return range ? std::string(file.slice(*range)) : std::string();
 }
 
+// Where a template function (or a member of a class template) holding `s` was instantiated,
+// with the template arguments, when `s` is in an instantiation clang built.
+static std::optional<RelatedLocation> instantiation_site(const CheckContext& ctx, const Stmt* s) {
+  const FunctionDecl* fn = s ? ctx.model.enclosing_function(s) : nullptr;
+  if (!fn || !is_instantiation(fn)) return std::nullopt;
+  auto r = ctx.range_of(SourceRange(fn->getPointOfInstantiation()));
+  if (!r) return std::nullopt;
+  std::string what = "instantiated here";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (const TemplateArgumentList* args = fn->getTemplateSpecializationArgs()) {
+    os << fn->getNameAsString();
+    printTemplateArgumentList(os, args->asArray(), ctx.ast.getPrintingPolicy());
+  } else if (auto* m = dyn_cast<CXXMethodDecl>(fn)) {
+    if (auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(m->getParent())) {
+      os << spec->getNameAsString();
+      printTemplateArgumentList(os, spec->getTemplateArgs().asArray(), ctx.ast.getPrintingPolicy());
+      os << "::" << m->getNameAsString();
+    }
+  }
+  if (!text.empty() && text.size() <= 160) what += " as " + text;
+  return RelatedLocation{ctx.file.path, *r, what};
+}
+
 void CheckContext::report(Diagnostic d, const HotContext* hot) {
   d.file = file.path;
+  std::optional<RelatedLocation> instantiated;
   if (hot) {
     if (hot->via)
       if (auto r = callee_range(hot->via)) d.related.push_back({file.path, *r, "called from this hot loop"});
@@ -86,9 +111,19 @@ void CheckContext::report(Diagnostic d, const HotContext* hot) {
       d.severity = Severity::Info;
       d.facts.emplace_back("amortized_every", hot->interval ? std::to_string(*hot->interval) : "unknown");
     }
+    instantiated = instantiation_site(*this, hot->at);
   }
-  for (const auto& seen : diagnostics)
-    if (seen.code == d.code && seen.range == d.range) return;
+  // Each instantiation of a template reports the same spelling: one finding, with every
+  // instantiation that reaches it as a related location.
+  for (auto& seen : diagnostics)
+    if (seen.code == d.code && seen.range == d.range) {
+      if (instantiated && std::none_of(seen.related.begin(), seen.related.end(), [&](const RelatedLocation& r) {
+            return r.range == instantiated->range && r.message == instantiated->message;
+          }))
+        seen.related.push_back(*instantiated);
+      return;
+    }
+  if (instantiated) d.related.push_back(*instantiated);
   diagnostics.push_back(std::move(d));
 }
 

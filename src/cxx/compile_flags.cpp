@@ -2,6 +2,9 @@
 
 #include <filesystem>
 
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
+
 #include "cxx/clang_headers.h"
 
 namespace stoker::cxx {
@@ -16,6 +19,13 @@ bool is_cuda_path(const std::string& path) {
 static bool is_header_path(const std::string& path) {
   auto ext = fs::path(path).extension().string();
   return ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx" || ext == ".cuh";
+}
+
+bool header_holds_cuda(const std::string& path, const std::string& text) {
+  if (!is_header_path(path) || is_cuda_path(path)) return false;
+  for (const char* marker : {"__global__", "__device__", "__host__", "<<<"})
+    if (text.find(marker) != std::string::npos) return true;
+  return false;
 }
 
 // Flags every mode shares: syntax only, clang's own builtin headers (stddef.h, the intrinsics,
@@ -34,19 +44,80 @@ static void common_tail(std::vector<std::string>& args, bool cuda) {
                            "-fno-spell-checking", "-w", "-Wno-unknown-cuda-version"});
 }
 
+std::string cccl_include_dir(const std::string& toolkit) {
+  if (toolkit.empty()) return {};
+  fs::path cccl = fs::path(toolkit) / "include" / "cccl";
+  std::error_code ec;
+  return fs::is_directory(cccl, ec) ? cccl.string() : std::string();
+}
+
+std::string expand_response_files(std::vector<std::string>& command_line, const std::string& directory) {
+  // nvcc's spellings first, mapped to `@file` (its options files hold the same
+  // whitespace-separated, quotable arguments; CMake's Makefiles generator writes the include
+  // path into one).
+  std::vector<std::string> mapped;
+  std::vector<std::string> named;  // the response files the command names, as written
+  for (size_t i = 0; i < command_line.size(); ++i) {
+    const std::string& x = command_line[i];
+    std::string files;
+    if ((x == "--options-file" || x == "-optf") && i + 1 < command_line.size()) files = command_line[++i];
+    else if (x.rfind("--options-file=", 0) == 0) files = x.substr(15);
+    else if (x.rfind("-optf=", 0) == 0) files = x.substr(6);
+    else {
+      if (i > 0 && x.size() > 1 && x[0] == '@') named.push_back(x.substr(1));
+      mapped.push_back(x);
+      continue;
+    }
+    for (llvm::StringRef rest = files; !rest.empty();) {
+      auto [one, tail] = rest.split(',');
+      if (!one.empty()) {
+        named.push_back(one.str());
+        mapped.push_back("@" + one.str());
+      }
+      rest = tail;
+    }
+  }
+  command_line = std::move(mapped);
+  if (named.empty()) return {};
+  llvm::BumpPtrAllocator alloc;
+  llvm::SmallVector<const char*, 64> argv;
+  for (const auto& x : command_line) argv.push_back(x.c_str());
+  llvm::cl::ExpansionContext expansion(alloc, llvm::cl::TokenizeGNUCommandLine);
+  expansion.setCurrentDir(directory);
+  std::string problem;
+  if (llvm::Error err = expansion.expandResponseFiles(argv)) problem = llvm::toString(std::move(err));
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (!argv[i]) continue;
+    llvm::StringRef a(argv[i]);
+    // A response file LLVM could not read stays as `@file`: it is not an input file, drop it.
+    if (i > 0 && a.size() > 1 && a.front() == '@') {
+      if (problem.empty()) problem = "cannot read response file '" + a.drop_front().str() + "'";
+      continue;
+    }
+    out.push_back(a.str());
+  }
+  command_line = std::move(out);
+  if (!problem.empty())
+    return "compile command: " + problem + " (relative to " + directory + "); analyzed without its flags";
+  return {};
+}
+
 static std::string shim_dir(const char* sub) { return std::string(kShimRoot) + "/" + sub; }
 
-static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Settings& settings) {
+static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Settings& settings, bool cuda) {
   CompileFlags f;
   f.working_directory = fs::path(abs_path).parent_path().string();
   bool toolkit = !settings.cuda_path.empty();
   f.source = toolkit ? FlagSource::Toolkit : FlagSource::HeaderFree;
   auto& a = f.command_line;
   a.push_back("clang++");
-  if (is_cuda_path(abs_path)) {
+  if (cuda) {
     a.insert(a.end(), {"-x", "cuda", "--cuda-host-only", "-nocudalib"});
     if (toolkit) {
       a.push_back("--cuda-path=" + settings.cuda_path);
+      if (auto cccl = cccl_include_dir(settings.cuda_path); !cccl.empty()) a.insert(a.end(), {"-isystem", cccl});
     } else {
       // No toolkit: never look for one, so results are the same on every machine.
       // nvcc includes cuda_runtime.h into every .cu file before its first line; so does stoker
@@ -58,6 +129,7 @@ static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Se
   } else {
     a.insert(a.end(), {"-x", is_header_path(abs_path) ? "c++-header" : "c++"});
     if (toolkit) a.insert(a.end(), {"-isystem", settings.cuda_path + "/include"});
+    if (auto cccl = cccl_include_dir(settings.cuda_path); !cccl.empty()) a.insert(a.end(), {"-isystem", cccl});
   }
   a.push_back("-std=c++17");
   // Header-free mode: the shims win over anything installed. Toolkit mode: the toolkit's real
@@ -67,7 +139,7 @@ static CompileFlags header_free_or_toolkit(const std::string& abs_path, const Se
   } else {
     a.insert(a.end(), {"-isystem", shim_dir("cuda"), "-isystem", shim_dir("libtorch")});
   }
-  common_tail(a, is_cuda_path(abs_path));
+  common_tail(a, cuda);
   for (const auto& x : settings.cxx_extra_args) a.push_back(x);
   a.push_back(abs_path);
   return f;
@@ -82,18 +154,37 @@ static std::vector<std::string> translate_nvcc(const std::vector<std::string>& i
   std::string toolkit = settings.cuda_path;
   if (toolkit.empty() && nvcc.has_parent_path() && fs::exists(nvcc.parent_path().parent_path() / "include" / "cuda_runtime.h"))
     toolkit = nvcc.parent_path().parent_path().string();
-  if (!toolkit.empty()) out.push_back("--cuda-path=" + toolkit);
-  else out.insert(out.end(), {"-nocudainc", "-D__CUDACC__", "-isystem", shim_dir("cuda")});
+  if (!toolkit.empty()) {
+    out.push_back("--cuda-path=" + toolkit);
+    if (auto cccl = cccl_include_dir(toolkit); !cccl.empty()) out.insert(out.end(), {"-isystem", cccl});
+  } else out.insert(out.end(), {"-nocudainc", "-D__CUDACC__", "-isystem", shim_dir("cuda")});
   bool has_std = false;
   for (size_t i = 1; i < in.size(); ++i) {
     const std::string& x = in[i];
     auto take_next = [&](const char* flag) {
       if (i + 1 < in.size()) out.insert(out.end(), {flag, in[++i]});
     };
-    if (x == "-I" || x == "-isystem" || x == "-D" || x == "-U" || x == "-include") take_next(x.c_str());
+    // nvcc's long spellings and its `-isystem=DIR` (CMake's system include flag for nvcc).
+    static const std::pair<const char*, const char*> spellings[] = {
+        {"--include-path", "-I"},  {"--system-include", "-isystem"}, {"--define-macro", "-D"},
+        {"--undefine-macro", "-U"}, {"--pre-include", "-include"},   {"-isystem", "-isystem"},
+        {"-include", "-include"}};
+    bool done = false;
+    for (const auto& [nv, clang_flag] : spellings) {
+      std::string eq = std::string(nv) + "=";
+      if (x == nv) take_next(clang_flag);
+      else if (x.rfind(eq, 0) == 0) out.insert(out.end(), {clang_flag, x.substr(eq.size())});
+      else continue;
+      done = true;
+      break;
+    }
+    if (done) continue;
+    if (x == "-I" || x == "-D" || x == "-U") take_next(x.c_str());
+    else if (x.rfind("-isystem", 0) == 0 && x.size() > 8) out.insert(out.end(), {"-isystem", x.substr(8)});
     else if (x.rfind("-I", 0) == 0 || x.rfind("-D", 0) == 0 || x.rfind("-U", 0) == 0) out.push_back(x);
     else if (x.rfind("-std=", 0) == 0) { out.push_back(x); has_std = true; }
-    else if (x == "-std" && i + 1 < in.size()) { out.push_back("-std=" + in[++i]); has_std = true; }
+    else if ((x == "-std" || x == "--std") && i + 1 < in.size()) { out.push_back("-std=" + in[++i]); has_std = true; }
+    else if (x.rfind("--std=", 0) == 0) { out.push_back(x.substr(1)); has_std = true; }
   }
   if (!has_std) out.push_back("-std=c++17");
   out.insert(out.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch")});
@@ -112,17 +203,19 @@ static std::unique_ptr<clang::tooling::CompilationDatabase> load_database(const 
   return clang::tooling::CompilationDatabase::autoDetectFromSource(abs_path, error);
 }
 
-CompileFlags compile_flags_for(const std::string& abs_path, const Settings& settings) {
+CompileFlags compile_flags_for(const std::string& abs_path, const Settings& settings, const std::string& text) {
+  const bool cuda = is_cuda_path(abs_path) || header_holds_cuda(abs_path, text);
   auto db = load_database(abs_path, settings);
   if (db) {
     auto commands = db->getCompileCommands(abs_path);
     // Only the file's own entry: a command inferred from a neighbour (clang's interpolation) may
     // be for another language, and header-free mode is the better guess then.
     if (!commands.empty() && !commands.front().CommandLine.empty() && commands.front().Heuristic.empty()) {
-      const auto& cmd = commands.front();
+      auto cmd = commands.front();
       CompileFlags f;
       f.source = FlagSource::CompilationDatabase;
       f.working_directory = cmd.Directory;
+      f.warning = expand_response_files(cmd.CommandLine, cmd.Directory);
       std::string compiler = fs::path(cmd.CommandLine[0]).filename().string();
       if (compiler.find("nvcc") != std::string::npos) {
         f.command_line = translate_nvcc(cmd.CommandLine, abs_path, settings);
@@ -140,8 +233,13 @@ CompileFlags compile_flags_for(const std::string& abs_path, const Settings& sett
       }
       if (is_cuda_path(abs_path)) {
         bool host_only = false;
-        for (const auto& x : kept) host_only |= x == "--cuda-host-only";
+        std::string cuda_path;
+        for (const auto& x : kept) {
+          host_only |= x == "--cuda-host-only";
+          if (x.rfind("--cuda-path=", 0) == 0) cuda_path = x.substr(12);
+        }
         if (!host_only) kept.insert(kept.begin() + 1, {"--cuda-host-only", "-nocudalib"});
+        if (auto cccl = cccl_include_dir(cuda_path); !cccl.empty()) kept.insert(kept.end(), {"-isystem", cccl});
       }
       // Real headers first; the shims stand in for what the build machine lacks.
       kept.insert(kept.end(), {"-idirafter", shim_dir("cuda"), "-idirafter", shim_dir("libtorch"),
@@ -153,7 +251,7 @@ CompileFlags compile_flags_for(const std::string& abs_path, const Settings& sett
       return f;
     }
   }
-  return header_free_or_toolkit(abs_path, settings);
+  return header_free_or_toolkit(abs_path, settings, cuda);
 }
 
 }  // namespace stoker::cxx

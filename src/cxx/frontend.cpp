@@ -145,7 +145,11 @@ void add_std_headers_for_libtorch(const std::string& text, CompileFlags& flags) 
       {"std::make_unique", "STOKER_SHIM_STD_MEMORY"}, {"std::tuple", "STOKER_SHIM_STD_TUPLE"},
       {"std::make_tuple", "STOKER_SHIM_STD_TUPLE"},   {"std::tie", "STOKER_SHIM_STD_TUPLE"},
       {"std::get<", "STOKER_SHIM_STD_TUPLE"},         {"std::move", "STOKER_SHIM_STD_TUPLE"},
-      {"std::forward", "STOKER_SHIM_STD_TUPLE"}};
+      {"std::forward", "STOKER_SHIM_STD_TUPLE"},      {"std::isnan", "STOKER_SHIM_STD_CMATH"},
+      {"std::isinf", "STOKER_SHIM_STD_CMATH"},        {"std::sqrt", "STOKER_SHIM_STD_CMATH"},
+      {"std::min", "STOKER_SHIM_STD_ALGORITHM"},      {"std::max", "STOKER_SHIM_STD_ALGORITHM"},
+      {"std::shuffle", "STOKER_SHIM_STD_ALGORITHM"},  {"std::sort", "STOKER_SHIM_STD_ALGORITHM"},
+      {"assert(", "STOKER_SHIM_STD_CASSERT"}};
   std::vector<std::string> defines;
   for (const auto& [use, macro] : uses)
     if (text.find(use) != std::string::npos && std::find(defines.begin(), defines.end(), macro) == defines.end())
@@ -168,8 +172,9 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   test_hooks::fail_if_requested(file.text);
   AnalysisResult result;
   const std::string abs = absolute_path(file.path);
-  CompileFlags flags = compile_flags_for(abs, settings);
+  CompileFlags flags = compile_flags_for(abs, settings, file.text);
   add_std_headers_for_libtorch(file.text, flags);
+  if (!flags.warning.empty()) result.notices.push_back(Notice{file.path, flags.warning, std::nullopt});
 
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (unsigned i = 0; i < kEmbeddedShimCount; ++i)

@@ -33,26 +33,51 @@ bool is_class_or_derived(QualType type, llvm::StringRef name) {
 const FunctionDecl* called_definition(const CallExpr* call) {
   const FunctionDecl* fd = call->getDirectCallee();
   if (!fd) return nullptr;
+  // The instantiation clang built for this call, whose body has the call's types; the
+  // template as written when clang did not instantiate it.
+  if (const FunctionDecl* def = fd->getDefinition(); def && def->hasBody()) return def;
   if (const FunctionDecl* pattern = fd->getTemplateInstantiationPattern()) fd = pattern;
   const FunctionDecl* def = fd->getDefinition();
   return def && def->hasBody() ? def : nullptr;
 }
 
+bool is_instantiation(const FunctionDecl* f) {
+  if (!f) return false;
+  auto kind = f->getTemplateSpecializationKind();
+  return kind == TSK_ImplicitInstantiation || kind == TSK_ExplicitInstantiationDefinition ||
+         kind == TSK_ExplicitInstantiationDeclaration;
+}
+
 namespace {
 
+// The functions the user wrote, with the instantiations clang built of their function templates
+// and of the members of their class templates; a template that has instantiations is analyzed
+// through them (their bodies have the real types: a loop over `DataLoader& loader` is a loop
+// over a torch::data loader), one never instantiated in the translation unit as written.
 class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
  public:
   FunctionCollector(const SourceManager& sm, std::vector<const FunctionDecl*>& out) : sm_(sm), out_(out) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitFunctionDecl(FunctionDecl* f) {
     if (!f->doesThisDeclarationHaveABody() || sm_.isInSystemHeader(f->getLocation())) return true;
     if (auto* m = dyn_cast<CXXMethodDecl>(f); m && m->getParent()->isLambda()) return true;
-    out_.push_back(f);
+    if (is_instantiation(f))
+      if (const FunctionDecl* pattern = f->getTemplateInstantiationPattern()) instantiated_.insert(pattern);
+    if (seen_.insert(f).second) out_.push_back(f);
     return true;
+  }
+  // Drops the templates that were analyzed through their instantiations.
+  void drop_instantiated_patterns() {
+    out_.erase(std::remove_if(out_.begin(), out_.end(),
+                              [&](const FunctionDecl* f) { return instantiated_.count(f->getDefinition()) > 0 ||
+                                                                 instantiated_.count(f) > 0; }),
+               out_.end());
   }
 
  private:
   const SourceManager& sm_;
   std::vector<const FunctionDecl*>& out_;
+  std::set<const FunctionDecl*> instantiated_, seen_;
 };
 
 bool is_library_gpu_work(llvm::StringRef n) {
@@ -86,6 +111,7 @@ TranslationUnitModel::TranslationUnitModel(ASTContext& ast, bool compile_databas
     : ast_(ast), compile_database_mode_(compile_database_mode) {
   FunctionCollector collector(ast.getSourceManager(), functions_);
   collector.TraverseDecl(ast.getTranslationUnitDecl());
+  collector.drop_instantiated_patterns();
   for (const FunctionDecl* f : functions_) {
     calls_in_[f];
     body_owner_[f->getBody()] = f;
@@ -110,7 +136,32 @@ TranslationUnitModel::TranslationUnitModel(ASTContext& ast, bool compile_databas
         }
     }
   }
+  propagate_iteration();
   classify_loops();
+}
+
+// A loader passed to a function (`train(*loader)`, `train(loader)`) whose parameter that
+// function iterates with a range-for is iterated too: the template training loops of
+// pytorch/examples take the loader as `DataLoader& data_loader`.
+void TranslationUnitModel::propagate_iteration() {
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (const CallExpr* call : calls_) {
+      const FunctionDecl* d = called_definition(call);
+      if (!d) continue;
+      unsigned shift = isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(d) ? 1 : 0;
+      for (unsigned i = shift; i < call->getNumArgs() && i - shift < d->getNumParams(); ++i) {
+        if (!iterated_.count(d->getParamDecl(i - shift))) continue;
+        const Expr* a = call->getArg(i)->IgnoreParenImpCasts();
+        if (auto* op = dyn_cast<CXXOperatorCallExpr>(a); op && op->getOperator() == OO_Star && op->getNumArgs() == 1)
+          a = op->getArg(0)->IgnoreParenImpCasts();
+        if (auto* u = dyn_cast<UnaryOperator>(a); u && u->getOpcode() == UO_Deref) a = u->getSubExpr()->IgnoreParenImpCasts();
+        if (auto* ref = dyn_cast<DeclRefExpr>(a))
+          if (auto* v = dyn_cast<VarDecl>(ref->getDecl())) changed |= iterated_.insert(v).second;
+      }
+    }
+    if (!changed) break;
+  }
 }
 
 void TranslationUnitModel::note_write(const Expr* lhs, const Expr* value, bool tracked) {
@@ -447,6 +498,7 @@ std::optional<HotContext> TranslationUnitModel::hot_context(const Stmt* s) const
       ctx.via = hot->second.first;
       ctx.loop = hot->second.second;
       ctx.scope = owner->second;
+      ctx.at = s;
       ctx.timing_loop = records_events(ctx.loop);
       return ctx;
     }
@@ -473,6 +525,7 @@ std::optional<HotContext> TranslationUnitModel::hot_context(const Stmt* s) const
         if (pending_break || pending_return) return std::nullopt;
         ctx.loop = p;
         ctx.scope = p;
+        ctx.at = s;
         ctx.timing_loop = records_events(p);
         return ctx;
       }

@@ -25,6 +25,7 @@ struct HotContext {
   bool repeated = false;                 // in a loop nested in the hot loop: several times a step
   // The unit "one iteration" is counted in: the hot loop, or the called function.
   const void* scope = nullptr;
+  const clang::Stmt* at = nullptr;       // the statement asked about
 };
 
 class TranslationUnitModel {
@@ -62,6 +63,7 @@ class TranslationUnitModel {
   void walk(const clang::Stmt* s, const clang::Stmt* parent, const clang::FunctionDecl* fn);
   void note_write(const clang::Expr* lhs, const clang::Expr* value, bool tracked);
   void classify_loops();
+  void propagate_iteration();
   bool loop_has_own_gpu_work(const clang::Stmt* s) const;
   bool calls_gpu_function(const clang::CallExpr* call) const;
   bool is_loader_loop(const clang::Stmt* loop) const;
@@ -93,6 +95,8 @@ class TranslationUnitModel {
 
 // The definition of the function a call reaches, when the translation unit has it.
 const clang::FunctionDecl* called_definition(const clang::CallExpr* call);
+// An instantiation clang built of a function template or of a class template's member.
+bool is_instantiation(const clang::FunctionDecl* f);
 bool is_loop(const clang::Stmt* s);
 // The fully qualified name of a declaration ("torch::cuda::synchronize").
 std::string qualified_name(const clang::NamedDecl* d);

@@ -100,6 +100,7 @@ void Session::schedule(const std::string& uri) {
 
 void Session::schedule_all() {
   documents.invalidate_all();
+  project.clear();  // settings changed: every module's state is stale
   for (const auto& uri : documents.uris()) schedule(uri);
 }
 
@@ -133,7 +134,8 @@ void Session::run_worker() {
     auto snap = documents.snapshot(uri);
     if (!snap) continue;
     try {
-      auto analysis = analyze_snapshot(*snap, settings_for(*snap));
+      std::vector<std::string> reanalyzed;
+      auto analysis = analyze_document(*snap, &reanalyzed);
       {
         std::lock_guard lock(queue_mutex_);
         if (stopping_) return;  // shut down while analyzing: log and publish nothing more
@@ -157,6 +159,12 @@ void Session::run_worker() {
       }
       // Published only if no newer text (or settings) arrived meanwhile.
       documents.commit(uri, analysis, [this](const Snapshot& s, const Analysis& a) { publish(s, a); });
+      // Open modules whose results changed with this one: published again (from memory).
+      if (!reanalyzed.empty())
+        for (const auto& other : documents.uris())
+          if (auto o = documents.snapshot(other); o && other != uri)
+            for (const auto& p : reanalyzed)
+              if (p == o->path) schedule(other);
     } catch (...) {
       log(1, "stoker: analysis of " + snap->path + " failed: " + describe_analysis_failure(std::current_exception()));
     }
@@ -186,7 +194,17 @@ std::shared_ptr<const Analysis> Session::analysis_now(const std::string& uri) {
   }
   auto snap = documents.snapshot(uri);
   if (!snap) return nullptr;
-  return analyze_snapshot(*snap, settings_for(*snap));
+  return analyze_document(*snap, nullptr);
+}
+
+std::shared_ptr<Analysis> Session::analyze_document(const Snapshot& snap, std::vector<std::string>* reanalyzed) {
+  Settings settings = settings_for(snap);
+  bool py = snap.path.size() > 3 && snap.path.compare(snap.path.size() - 3, 3, ".py") == 0;
+  if (!py || snap.text.size() > kMaxAnalyzedBytes) return analyze_snapshot(snap, settings);
+  std::unordered_map<std::string, std::string> open_text;
+  for (const auto& other : documents.uris())
+    if (auto o = documents.snapshot(other); o && other != snap.uri) open_text[o->path] = o->text;
+  return project.analyze(snap, settings, open_text, reanalyzed);
 }
 
 void Session::log(int type, const std::string& message) {

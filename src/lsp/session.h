@@ -17,6 +17,7 @@
 #include "lsp/document_settings.h"
 #include "lsp/documents.h"
 #include "lsp/notebooks.h"
+#include "lsp/project_analysis.h"
 #include "lsp/protocol.h"
 
 namespace stoker::lsp {
@@ -38,6 +39,7 @@ class Session {
 
   DocumentStore documents;
   NotebookStore notebooks;
+  ProjectMemo project;  // module states of the documents' projects (project_analysis.h)
   const RuleRegistry& rules;
   std::atomic<State> state{State::Uninitialized};  // written by the message loop only
 
@@ -70,6 +72,9 @@ class Session {
   void log(int type, const std::string& message);
 
  private:
+  // A document's analysis: a .py document in its project, anything else alone. `reanalyzed`:
+  // paths of other modules whose results changed with it.
+  std::shared_ptr<Analysis> analyze_document(const Snapshot& snap, std::vector<std::string>* reanalyzed);
   void worker_loop();
   void run_worker();
   void publish(const Snapshot& snap, const Analysis& analysis);

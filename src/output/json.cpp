@@ -3,6 +3,7 @@
 
 #include "core/notebook.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 namespace stoker {
 
@@ -75,7 +76,15 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
 void write_json(std::ostream& out, const Report& report, const RuleRegistry& rules) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& f : report.files)
-    for (const auto& d : f.result.diagnostics) arr.push_back(diagnostic_json(*f.source, d, rules));
+    for (size_t i = 0; i < f.result.diagnostics.size(); ++i) {
+      const Diagnostic& d = f.result.diagnostics[i];
+      arr.push_back(diagnostic_json(*f.source, d, rules));
+      // --profile: what the trace measured for this finding (null: nothing joined to it).
+      if (report.measured) {
+        const auto* m = report.measured->find(d.file, i);
+        arr.back()["measured"] = m ? trace::measured_json(*m) : nlohmann::json(nullptr);
+      }
+    }
   out << arr.dump(2) << "\n";
 }
 

@@ -11,6 +11,10 @@
 
 namespace stoker {
 
+namespace trace {
+struct MeasuredReport;  // trace/join.h
+}
+
 struct FileReport {
   std::shared_ptr<const SourceFile> source;  // kept only for files with something to show
   AnalysisResult result;
@@ -23,6 +27,8 @@ struct Report {
   size_t files_analyzed = 0;
   size_t fixed = 0;                // number of fixes applied (when fixing)
   std::vector<std::string> analyzed_files;  // every file handed to analysis (JUnit: one case each)
+  // `--profile TRACE`: what the trace measured, joined to these findings (trace/join.h).
+  std::shared_ptr<const trace::MeasuredReport> measured;
 };
 
 struct TextOptions {
@@ -41,6 +47,15 @@ std::pair<Position, Position> diagnostic_span(const SourceFile& file, const Diag
 std::pair<Position, Position> file_span(const SourceFile& file, TextRange range);
 
 namespace output {
+// "hot loop train.py:75" (or "train.py (outside a hot loop)") and its busy line.
+std::string loop_label(const SourceFile& file, const LoopStep& l);
+std::string loop_line(const SourceFile& file, const LoopStep& l);
+// The findings with an estimate, ranked by gain (midpoint), at most `limit`.
+struct RankedFinding {
+  const FileReport* file;
+  const Diagnostic* diagnostic;
+};
+std::vector<RankedFinding> top_findings(const Report& report, size_t limit);
 void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts);
 void write_json(std::ostream& out, const Report& report, const RuleRegistry& rules);
 // SARIF 2.1.0 (one run; rule documents in tool.driver.rules; URIs relative to %SRCROOT%, the
@@ -52,6 +67,9 @@ void write_github(std::ostream& out, const Report& report, const RuleRegistry& r
 void write_gitlab(std::ostream& out, const Report& report, const RuleRegistry& rules);
 // JUnit XML: one test case per analyzed file.
 void write_junit(std::ostream& out, const Report& report, const RuleRegistry& rules);
+// One self-contained HTML page: per hot loop the step-time breakdown now and after the fixes,
+// the findings ranked by gain with their code, fix and assumptions (output/html.cpp).
+void write_html(std::ostream& out, const Report& report, const RuleRegistry& rules);
 }  // namespace output
 
 }  // namespace stoker

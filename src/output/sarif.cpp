@@ -6,6 +6,7 @@
 #include "core/notebook.h"
 #include "output/paths.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 namespace stoker::output {
 namespace {
@@ -137,7 +138,12 @@ void write_sarif(std::ostream& out, const Report& report, const RuleRegistry& ru
   for (const auto& w : report.warnings) notifications.push_back(notification(w.file, w.message, "warning"));
   for (const auto& f : report.files) {
     for (const auto& n : f.result.notices) notifications.push_back(notification(n.file, n.message, "note"));
-    for (const auto& d : f.result.diagnostics) results.push_back(result_json(*f.source, d, rule_index));
+    for (size_t i = 0; i < f.result.diagnostics.size(); ++i) {
+      const Diagnostic& d = f.result.diagnostics[i];
+      results.push_back(result_json(*f.source, d, rule_index));
+      if (report.measured)
+        if (const auto* m = report.measured->find(d.file, i)) results.back()["properties"]["measured"] = trace::measured_json(*m);
+    }
   }
   json invocation = {{"executionSuccessful", report.errors.empty()}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
@@ -152,6 +158,7 @@ void write_sarif(std::ostream& out, const Report& report, const RuleRegistry& ru
               {"columnKind", "unicodeCodePoints"},
               {"invocations", json::array({invocation})},
               {"results", results}};
+  if (report.measured) run["properties"] = {{"profile", trace::summary_json(*report.measured)}};
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

@@ -1,6 +1,7 @@
 // Human-readable output, like a good compiler: location, code, message, the source line with a
 // caret span, the fix title, the impact estimate; a summary at the end.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "core/impact.h"
 #include "core/notebook.h"
 #include "output/report.h"
+#include "trace/join.h"
 
 namespace stoker::output {
 namespace {
@@ -65,13 +67,77 @@ void write_frame(std::ostream& out, const SourceFile& file, const Diagnostic& d,
       << st(severity_color(d.severity), std::string(caret_len, '^')) << "\n";
 }
 
+std::string percent_range(double lo, double hi) {
+  char buf[48];
+  long a = std::lround(100 * lo), b = std::lround(100 * hi);
+  if (a == b) std::snprintf(buf, sizeof buf, "%ld%%", a);
+  else std::snprintf(buf, sizeof buf, "%ld..%ld%%", a, b);
+  return buf;
+}
+
 }  // namespace
+
+std::string loop_label(const SourceFile& file, const LoopStep& l) {
+  if (l.loop_offset < 0 || static_cast<size_t>(l.loop_offset) > file.text.size()) return file.path + " (outside a hot loop)";
+  auto p = source_position(file, static_cast<uint32_t>(l.loop_offset));
+  std::string where = file.path;
+  if (p.cell) where += ":cell " + std::to_string(p.cell);
+  return "hot loop " + where + ":" + std::to_string(p.row);
+}
+
+std::string loop_line(const SourceFile& file, const LoopStep& l) {
+  std::string s = loop_label(file, l) + ": est. GPU busy " + percent_range(l.busy_now_lo, l.busy_now_hi) + " now, " +
+                  percent_range(l.busy_after_lo, l.busy_after_hi) + " after its fixes";
+  if (l.measured) s += " (measured step)";
+  if (!l.dominant.empty()) s += "; range mostly from " + l.dominant;
+  return s;
+}
+
+namespace {
+void write_project_summary(std::ostream& out, const Report& report, const Style& st) {
+  std::vector<const LoopStep*> loops;
+  for (const auto& f : report.files)
+    for (const auto& l : f.result.loops) loops.push_back(&l);
+  ProjectBusy p = combine_loops(loops);
+  if (!p.any()) return;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "est. GPU busy %.0f%% now (%s), %.0f%% after all fixes (%s) on %s, %zu hot loop%s",
+                100 * p.now, percent_range(p.now_lo, p.now_hi).c_str(), 100 * p.after,
+                percent_range(p.after_lo, p.after_hi).c_str(), p.profile.c_str(), p.loops, p.loops == 1 ? "" : "s");
+  out << st("1", "Project") << ": " << st("1;35", buf) << "\n";
+  auto top = top_findings(report, 5);
+  if (top.empty()) return;
+  out << "Top findings by gain:\n";
+  for (const auto& t : top) {
+    const Diagnostic& d = *t.diagnostic;
+    auto [start, end] = diagnostic_span(*t.file->source, d);
+    std::snprintf(buf, sizeof buf, "  +%.0f..%.0f pp  ", d.impact->gain_low, d.impact->gain_high);
+    out << buf << st("1", d.code) << " " << d.file << (start.cell ? ":cell " + std::to_string(start.cell) : std::string())
+        << ":" << start.row << ":" << start.column;
+    if (d.fix) out << "  " << d.fix->title;
+    out << "\n";
+  }
+}
+}  // namespace
+
+std::vector<RankedFinding> top_findings(const Report& report, size_t limit) {
+  std::vector<RankedFinding> all;
+  for (const auto& f : report.files)
+    for (const auto& d : f.result.diagnostics)
+      if (d.impact && d.impact->model != "none" && d.impact->gain_high >= 0.5) all.push_back({&f, &d});
+  std::stable_sort(all.begin(), all.end(), [](const RankedFinding& a, const RankedFinding& b) {
+    double ga = a.diagnostic->impact->gain_low + a.diagnostic->impact->gain_high;
+    double gb = b.diagnostic->impact->gain_low + b.diagnostic->impact->gain_high;
+    return ga > gb;
+  });
+  if (all.size() > limit) all.resize(limit);
+  return all;
+}
 
 void write_text(std::ostream& out, const Report& report, const RuleRegistry& rules, const TextOptions& opts) {
   Style st{opts.color};
   size_t total = 0, fixable = 0, hidden_unsafe = 0;
   std::map<std::string, std::pair<size_t, size_t>> per_rule;  // code -> (count, fixable)
-  std::map<std::string, std::pair<double, double>> gain_per_rule;  // code -> summed gain_pp [low, high]
   for (const auto& e : report.errors) out << st("1", e.file) << ": " << st("1;31", "error") << ": " << e.message << "\n";
   for (const auto& w : report.warnings) out << st("1", w.file) << ": " << st("1;33", "warning") << ": " << w.message << "\n";
   for (const auto& f : report.files) {
@@ -85,7 +151,8 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       }
       out << ": " << st("1;35", "notice") << ": " << n.message << "\n";
     }
-    for (const auto& d : f.result.diagnostics) {
+    for (size_t index = 0; index < f.result.diagnostics.size(); ++index) {
+      const Diagnostic& d = f.result.diagnostics[index];
       ++total;
       // As ruff: [*] and the fixable count mean what `--fix` applies; unsafe fixes count only
       // with --unsafe-fixes, and are otherwise said separately ("hidden").
@@ -96,10 +163,6 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       auto& pr = per_rule[d.code];
       ++pr.first;
       if (can_fix) ++pr.second;
-      if (d.impact) {
-        gain_per_rule[d.code].first += d.impact->gain_low;
-        gain_per_rule[d.code].second += d.impact->gain_high;
-      }
       auto [start, end] = diagnostic_span(file, d);
       out << st("1", d.file) << (start.cell ? ":cell " + std::to_string(start.cell) : std::string()) << ":"
           << start.row << ":" << start.column << ": "
@@ -134,13 +197,17 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
                         d.impact->profile.c_str());
         out << "  = " << st("1;35", "impact") << ": " << buf << "\n";
       }
+      if (const trace::Measured* m = report.measured ? report.measured->find(d.file, index) : nullptr)
+        out << "  = " << st("1;35", "measured") << ": " << trace::measured_text(*m).substr(10) << "\n";
       out << "\n";
     }
-    if (FileBusy busy = estimate_file_busy(f.result.diagnostics); busy.any) {
+    if (ProjectBusy busy = file_busy(f.result); busy.any()) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "est. GPU busy %.0f%% now, %.0f%% after all fixes (%s)", 100 * busy.now,
                     100 * busy.after, busy.profile.c_str());
       out << st("1", file.path) << ": " << st("1;35", buf) << "\n";
+      if (opts.show_source)
+        for (const auto& l : f.result.loops) out << "  " << loop_line(file, l) << "\n";
       if (opts.show_source) out << "\n";
     }
   }
@@ -150,14 +217,16 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
       char buf[64];
       std::snprintf(buf, sizeof buf, "%5zu\t%-6s\t%s", counts.first, code.c_str(), counts.second ? "[*]" : "   ");
       out << buf << "\t" << (info ? info->name : std::string());
-      if (auto g = gain_per_rule.find(code); g != gain_per_rule.end()) {
-        std::snprintf(buf, sizeof buf, "\t+%.0f..%.0f pp", g->second.first, g->second.second);
-        out << buf;
-      }
       out << "\n";
     }
+    // Busy now and after per loop and for the project (never sums of gains).
+    for (const auto& f : report.files)
+      for (const auto& l : f.result.loops) out << "\t" << loop_line(*f.source, l) << "\n";
   }
   if (!opts.summary) return;
+  if (report.measured)
+    for (const auto& line : trace::summary_lines(*report.measured)) out << line << "\n";
+  write_project_summary(out, report, st);
   const size_t failed = report.errors.size();
   auto plural = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   std::string files = plural(report.files_analyzed, "file", "files");

@@ -1,5 +1,6 @@
 #include "python/checker.h"
 
+#include "python/facts.h"
 #include "python/parser.h"
 #include "python/rules/rules.h"
 #include "python/semantic_model.h"
@@ -11,7 +12,7 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
                 std::vector<Diagnostic>& out);
 }
 
-AnalysisResult check(const SourceFile& file, const Settings& settings) {
+AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
   ParsedModule module(file.text);
   auto errors = module.error_ranges();
@@ -26,8 +27,10 @@ AnalysisResult check(const SourceFile& file, const Settings& settings) {
   ChildIndex children(module.root());
   ScopedChildIndex use_children(&children);
   try {
-    SemanticModel model(file.text, module.root(), settings);
+    SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);
+    attach_facts(file, model, result.diagnostics);
+    if (project.summary && project.is_project_name) *project.summary = model.summarize(project.is_project_name);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
     // The safety net: the file's findings so far are dropped (a cut analysis must not report),
@@ -65,6 +68,27 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
       rules::sy003_data_dependent_shape_op(ctx, n);
       rules::sy004_explicit_sync_in_hot_loop(ctx, n);
       rules::bs001_small_batch(ctx, n);
+      rules::dd001_accumulation_without_no_sync(ctx, n);
+      rules::dd002_find_unused_parameters(ctx, n);
+      rules::dd003_gloo_with_cuda(ctx, n);
+      rules::dd004_collective_readback_in_hot_loop(ctx, n);
+      rules::dd005_nccl_transport_disabled(ctx, n);
+      rules::dd006_sampler_epoch_not_set(ctx, n);
+      rules::gu004_data_parallel(ctx, n);
+      rules::gu005_grad_enabled_evaluation(ctx, n);
+      rules::gu006_debug_api_in_training(ctx, n);
+      rules::gu008_conv_bias_before_batchnorm(ctx, n);
+      rules::gu009_single_tensor_optimizer(ctx, n);
+      rules::gu011_zero_grad_keeps_tensors(ctx, n);
+      rules::gu012_debug_env_in_training(ctx, n);
+    } else if (k == "module") {
+      rules::gu001_no_mixed_precision(ctx, n);
+      rules::gu002_cudnn_autotuner_off(ctx, n);
+      rules::gu003_tf32_off(ctx, n);
+      rules::gu010_channels_last_off(ctx, n);
+      rules::gu013_tensor_core_unfriendly_dims(ctx, n);
+    } else if (k == "assignment") {
+      rules::gu012_debug_env_in_training(ctx, n);
     } else if (k == "interpolation" || k == "binary_operator") {
       rules::sy001_host_readback_in_hot_loop(ctx, n);
     } else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
@@ -72,6 +96,7 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
       rules::sy002_tensor_value_control_flow(ctx, n);
     } else if (k == "subscript") {
       rules::sy003_data_dependent_shape_op(ctx, n);
+      rules::dd005_nccl_transport_disabled(ctx, n);
     }
   });
 }

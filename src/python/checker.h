@@ -5,6 +5,6 @@
 
 namespace stoker::python {
 
-AnalysisResult check(const SourceFile& file, const Settings& settings);
+AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project = {});
 
 }  // namespace stoker::python

@@ -30,6 +30,7 @@ Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::
     d.message += " (behind a configuration flag)";
     d.facts.push_back({"flag_guarded", "true"});
   }
+  if (!h.via_call && !h.via_module.empty()) d.message += " (called per step from " + h.via_module + ")";
   if (h.via_call) {
     d.related.push_back({file_.path, range(*h.via_call), "reached from the training loop through this call"});
   } else if (h.loop >= 0) {

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 
+#include "python/frameworks.h"
+#include "python/types.h"
+
 namespace stoker::python {
 
 const std::vector<int> SemanticModel::kNoCallers;
@@ -77,8 +80,8 @@ bool SemanticModel::memo_bool(std::unordered_map<const void*, char>& cache, Node
   return result;
 }
 
-SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings)
-    : src_(src), root_(root), settings_(settings), budget_(settings.analysis_budget) {
+SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& settings, const ExternalFacts* facts)
+    : facts_(facts), src_(src), root_(root), settings_(settings), budget_(settings.analysis_budget) {
   collect();
   std::vector<int> order(scopes_.size());
   for (size_t i = 0; i < scopes_.size(); ++i) {
@@ -91,11 +94,16 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   }
   build_indexes();
   resolve_calls();
+  resolve_external_calls();
   index_calls();
+  types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
+  if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
   classify_loops();
   compute_hot_functions();
 }
+
+SemanticModel::~SemanticModel() = default;
 
 // ---------------------------------------------------------------------------------------
 // Collection: scopes, bindings, functions, classes, loops.
@@ -172,11 +180,13 @@ void SemanticModel::collect() {
         if (same(c, mod)) continue;
         Binding b = base;
         b.kind = Binding::Kind::Import;
+        // `from . import x` names the module `.x` (leading dots: the relative level).
+        std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
         if (is(c, "dotted_name")) {
-          b.qualified = module + "." + std::string(text(c));
+          b.qualified = module + sep + std::string(text(c));
           bind(scope, std::string(text(c)), b);
         } else if (is(c, "aliased_import")) {
-          b.qualified = module + "." + std::string(text(field(c, "name")));
+          b.qualified = module + sep + std::string(text(field(c, "name")));
           bind(scope, std::string(text(field(c, "alias"))), b);
         }
       }
@@ -471,7 +481,9 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
                                                                   "max", "abs", "round", "format", "repr", "dict",
                                                                   "hasattr", "getattr", "callable", "id", "type",
                                                                   "sorted", "reversed", "map", "filter", "any", "all",
-                                                                  "setattr", "hash", "vars", "divmod", "pow"};
+                                                                  "setattr", "hash", "vars", "divmod", "pow",
+                                                                  "set", "frozenset", "exit", "quit", "open",
+                                                                  "ord", "chr", "issubclass"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
     }
     return {};
@@ -829,6 +841,12 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
   const auto& sites = callers(f);
   bool default_used = sites.empty();
+  unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
+  if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
+    if (sites.empty()) default_used = false;
+    default_used |= ext->defaulted;
+    if (ext->passed) add_values(out, to_values(ext->values));
+  }
   for (int ci : sites) {
     Node call = calls_[ci].call;
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
@@ -1165,6 +1183,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       return false;
     }
     if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader); ext && ext->returns_loader) return true;
     // A function defined here that returns a loader.
     for (int f : callees(expr))
       for (Node r : functions_[f].returns)
@@ -1173,13 +1192,13 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
     // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
     // device, so host-batch rules must not see them.
-    if (q.rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
-        last != "setup_dataloaders") {
+    if (q.rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last)) {
       for (auto a : named_children(field(expr, "arguments")))
         if (!is(a, "keyword_argument") && is_loader_impl(a)) return true;
     }
     return false;
   }
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kLoader)) return true;
   if (is(expr, "identifier") || is(expr, "attribute")) {
     bool unknown = false;
     for (const auto& v : values(expr)) {
@@ -1193,7 +1212,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
         Node v = b->kind == Binding::Kind::Assign ? unparen(b->value) : Node{};
         Node f = is(v, "call") ? unparen(field(v, "function")) : Node{};
         auto m = is(f, "attribute") ? text(field(f, "attribute")) : std::string_view{};
-        if (m == "prepare" || m == "prepare_data_loader" || m == "setup_dataloaders") return false;
+        if (FrameworkTable::get().is_prepare_method(m)) return false;
       }
     }
     if (unknown) {
@@ -1232,7 +1251,8 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   if (is(expr, "call")) {
     Node fn = unparen(field(expr, "function"));
     std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
-    if (is_loader_call(expr)) {
+    const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader);
+    if (is_loader_call(expr) || (ext && ext->returns_loader)) {
       out.push_back(expr);
     } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
                last == "trange") {
@@ -1241,14 +1261,23 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
     } else {
       for (int f : callees(expr))
         for (Node r : functions_[f].returns) add(r);
-      if (qualified_name(fn).rfind("builtins.", 0) != 0 && last != "prepare" && last != "prepare_data_loader" &&
-          last != "setup_dataloaders")
+      Node source = types_->prepared_source(expr, Node{});
+      if (!is_null(source)) add(source);  // the loader handed to `accelerator.prepare(loader)`
+      else if (qualified_name(fn).rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last))
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);
     }
   } else if (is(expr, "identifier") || is(expr, "attribute")) {
     for (const auto& v : values(expr))
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
+    // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
+    // prepared train_loader (same workers and pinning).
+    if (is(expr, "identifier"))
+      for (const Binding* b : lookup(text(expr), start(expr)))
+        if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
+          Node source = types_->prepared_source(b->value, b->target);
+          if (!is_null(source)) add(source);
+        }
   }
   origins_active_.erase(expr.id);
   return origins_cache_.emplace(expr.id, std::move(out)).first->second;
@@ -1308,11 +1337,16 @@ bool SemanticModel::is_module_value(Node expr) const {
 }
 
 bool SemanticModel::is_module_uncached(Node expr) const {
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kModule)) return true;
+  if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr, fact::kReturnsModule) : nullptr;
+      ext && ext->returns_module)
+    return true;
   for (const auto& v : values(expr)) {
     if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
     Node e = v.expr;
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
       Node f = unparen(field(e, "function"));
+      if (const FunctionFacts* ext = ext_callee_of(e, fact::kReturnsModule); ext && ext->returns_module) return true;
       if (is(f, "attribute")) {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
@@ -1346,20 +1380,27 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
     if (m == "backward") return true;
     if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
   }
-  return allow_forward && is_module_value(fn);
+  // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
+  return allow_forward && (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module);
 }
 
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
-  if (memo < 0) memo = is_step_call(calls_[ci].call, allow_forward) ? 1 : 0;
+  if (memo < 0) {
+    const FunctionFacts* ext = ext_callee(ci, fact::kSteps);  // a project function of another module that steps
+    memo = (is_step_call(calls_[ci].call, allow_forward) || (ext && (ext->steps || (allow_forward && ext->steps_forward))))
+               ? 1 : 0;
+  }
   return memo == 1;
 }
 
 bool SemanticModel::loop_contains_hot_loop(int li) const {
   if (nested_hot_[li]) return true;
-  for (int ci : calls_in_loop_[li])
+  for (int ci : calls_in_loop_[li]) {
     for (int c : callees_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
+    if (const FunctionFacts* ext = ext_callee(ci, fact::kHotLoop); ext && ext->has_hot_loop) return true;
+  }
   return false;
 }
 
@@ -1392,6 +1433,10 @@ void SemanticModel::compute_reachability() {
   for (size_t f = 0; f < nf; ++f)
     for (int l : loops_by_function_[f])
       if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
+  for (size_t ci = 0; ci < calls_.size(); ++ci)
+    if (const FunctionFacts* ext = calls_[ci].caller >= 0 ? ext_callee(static_cast<int>(ci), fact::kHotLoop) : nullptr;
+        ext && ext->has_hot_loop)
+      function_has_hot_loop_[calls_[ci].caller] = 1;
   propagate(function_has_hot_loop_, [](int) { return true; });
   // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
   // function that does.
@@ -1429,7 +1474,8 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
 
 void SemanticModel::classify_loops() {
   for (auto& l : loops_)
-    l.iterates_loader = is(l.node, "for_statement") && is_loader_expr(field(l.node, "right"));
+    l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
+                                                        types_->is_loader_iteration(field(l.node, "right")));
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;
@@ -1453,6 +1499,11 @@ void SemanticModel::classify_loops() {
 bool SemanticModel::loop_runs_per_epoch(int li) const {
   if (li < 0) return false;
   if (loops_[li].parent_loop >= 0) return true;
+  return function_called_in_loop(loops_[li].function);
+}
+
+bool SemanticModel::function_called_in_loop(int fn) const {
+  if (fn < 0) return false;
   if (called_in_loop_.empty()) {
     // Forwards from functions called in a loop to everything they call: O(functions + calls).
     called_in_loop_.assign(functions_.size(), 0);
@@ -1464,6 +1515,14 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
             called_in_loop_[c] = 1;
             work.push_back(c);
           }
+    for (size_t g = 0; g < functions_.size(); ++g)  // called from a loop in another module
+      if (!called_in_loop_[g] && facts_) {
+        const IncomingCalls* in = facts_->incoming(local_name(static_cast<int>(g)), fact::kInLoop);
+        if (in && in->in_loop) {
+          called_in_loop_[g] = 1;
+          work.push_back(static_cast<int>(g));
+        }
+      }
     while (!work.empty()) {
       int f = work.back();
       work.pop_back();
@@ -1475,8 +1534,7 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
           }
     }
   }
-  int f = loops_[li].function;
-  return f >= 0 && called_in_loop_[f];
+  return called_in_loop_[fn] != 0;
 }
 
 bool SemanticModel::loader_feeds_training(Node loader_call) const {
@@ -1521,7 +1579,7 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
     }
   }
   if (fit_arguments_.count(loader_call.id)) return true;
-  return false;
+  return external_feeds_training(loader_call);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1543,6 +1601,32 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       apply(field(cond, "right"), true);
       return;
     }
+    if (k == "boolean_operator" && positive && text(field(cond, "operator")) == "or") {
+      // `i % 100 == 99 or i == 0`: amortized when each side is amortized or runs once; the
+      // period is the shortest side's.
+      HotContext outer = ctx, sides[2];
+      Node parts[2] = {field(cond, "left"), field(cond, "right")};
+      for (int i = 0; i < 2; ++i) {
+        ctx = HotContext{};
+        apply(parts[i], true);
+        sides[i] = ctx;
+      }
+      ctx = outer;
+      auto rare = [](const HotContext& h) { return h.every != 0 || h.once_per_epoch; };
+      if (!rare(sides[0]) || !rare(sides[1])) return;
+      if (sides[0].once_per_epoch && sides[1].once_per_epoch) {
+        ctx.once_per_epoch = true;
+        return;
+      }
+      long long every = 0;
+      for (const auto& h : sides) {
+        if (h.once_per_epoch && h.every == 0) continue;
+        if (h.every < 0 || every < 0) every = -1;
+        else every = every == 0 ? h.every : std::min(every, h.every);
+      }
+      ctx.every = every > 0 ? std::max(ctx.every, every) : (ctx.every == 0 ? -1 : ctx.every);
+      return;
+    }
     if (k == "not_operator") {
       Node arg = unparen(field(cond, "argument"));
       if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
@@ -1552,7 +1636,14 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       apply(arg, !positive);
       return;
     }
-    if (!positive) return;
+    if (!positive) {
+      // The else branch of a condition that always holds never runs (`if use_cuda: ... else:`).
+      if (k == "identifier" || k == "attribute") {
+        auto c = constant(cond);
+        if (c && c->kind == Value::Kind::Bool && c->b) ctx.once_per_epoch = true;
+      }
+      return;
+    }
     if (k == "comparison_operator") {
       auto parts = named_children(cond);
       std::string_view op = text(ts_node_child(cond, 1));
@@ -1566,6 +1657,16 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         // step == 0, batch_idx == 0: one step per epoch or run
         if (is(l, "identifier") && is(r, "integer")) ctx.once_per_epoch = true;
         if (is(r, "identifier") && is(l, "integer")) ctx.once_per_epoch = true;
+      }
+      // `if features is None: features = ...`: a lazy initialization, once.
+      if (parts.size() == 2 && op == "is" && ts_node_child_count(cond) == 3 && is(unparen(parts[1]), "none")) {
+        Node name = unparen(parts[0]);
+        Node owner = parent(cond);
+        while (is(owner, "parenthesized_expression")) owner = parent(owner);
+        Node branch = field(owner, "consequence");
+        if ((is(name, "identifier") || is(name, "attribute")) && !is_null(branch) &&
+            assigned_within(text(name), branch))
+          ctx.once_per_epoch = true;
       }
       return;
     }
@@ -1595,7 +1696,31 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       if (k == "attribute") ctx.flag_guarded = true;
     }
   };
-  for (size_t i = from; i < guards.size(); ++i) apply(guards[i].first, guards[i].second);
+  for (size_t i = from; i < guards.size(); ++i) {
+    if (branch_ends_run(guards[i].first, guards[i].second)) ctx.once_per_epoch = true;  // at most once
+    apply(guards[i].first, guards[i].second);
+  }
+}
+
+// Does the branch an if-condition guards (the consequence, or the else body for a negative
+// guard) end the run: its last statement a `raise`, `sys.exit()`, `exit()`, `quit()`, `os._exit()`?
+bool SemanticModel::branch_ends_run(Node condition, bool positive) const {
+  Node owner = parent(condition);
+  Node block{};
+  if (positive) {
+    block = field(owner, "consequence");
+  } else if (is(owner, "if_statement")) {
+    for (Node c : named_children(owner))
+      if (is(c, "else_clause")) block = field(c, "body");
+  }
+  if (!is(block, "block") || !named_count(block)) return false;
+  Node last = named_child(block, named_count(block) - 1);
+  if (is(last, "raise_statement")) return true;
+  if (!is(last, "expression_statement") || !named_count(last)) return false;
+  Node call = unparen(named_child(last, 0));
+  if (!is(call, "call")) return false;
+  const std::string& q = callee_name(call);
+  return q == "sys.exit" || q == "builtins.exit" || q == "builtins.quit" || q == "os._exit" || q == "os.abort";
 }
 
 HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>& loops,
@@ -1634,6 +1759,19 @@ void SemanticModel::compute_hot_functions() {
       hot_function_[f].hot = true;
       work.push_back(f);
     }
+  // Called per step from another module.
+  for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
+    if (hot_function_[f].hot) continue;
+    const IncomingCalls* in = facts_->incoming(local_name(f), fact::kHot);
+    if (!in || !in->hot) continue;
+    HotContext& h = hot_function_[f];
+    h.hot = true;
+    h.every = in->every;
+    h.once_per_epoch = in->once_per_epoch;
+    h.flag_guarded = in->flag_guarded;
+    h.via_module = in->via;
+    work.push_back(f);
+  }
   // Seed with call sites in hot loops, then propagate through hot functions.
   auto visit_site = [&](const CallSite& cs) {
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
@@ -1644,6 +1782,7 @@ void SemanticModel::compute_hot_functions() {
       if (!h.hot) {
         h = site;
         h.via_call = cs.call;
+        h.via_module.clear();
         h.loop = -1;
       } else {
         // Reached unamortized from anywhere: the function runs every step.
@@ -1689,6 +1828,7 @@ void SemanticModel::compute_cuda() {
       if (is(fn, "attribute") && text(field(fn, "attribute")) == "cuda") uses_cuda_ = true;
       std::string q = qualified_name(fn);
       if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
+      if (FrameworkTable::get().uses_cuda(q)) uses_cuda_ = true;  // Accelerate, Fabric, HF Trainer
       if (last_part(q) == "Trainer") {
         std::string acc;
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
@@ -1739,6 +1879,8 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
     }
     if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
+    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`
+    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
   }
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
@@ -1759,6 +1901,7 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   }
   if (k == "identifier" || k == "attribute") {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
+    if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, any = false;
     for (const auto& v : values(expr)) {
       any = true;
@@ -1808,6 +1951,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
     case Binding::Kind::Param: {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
+      if (const ArgFacts* ext = ext_param(b.function, b.param_index, fact::kCuda); ext && ext->cuda) return true;
       if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
           p.name != "dataloader_idx")
         return true;
@@ -1826,7 +1970,14 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
 bool SemanticModel::is_cuda_impl(Node expr) const {
   expr = unparen(expr);
   if (is_null(expr)) return false;
-  return memo_bool(cuda_cache_, expr, [&] { return is_cuda_uncached(expr, kind(expr)); });
+  // The expression's abstract type decides where it is known; the CUDA taint below otherwise.
+  return memo_bool(cuda_cache_, expr, [&] {
+    switch (types_->cuda(expr)) {
+      case CudaAnswer::Host: return false;
+      case CudaAnswer::Cuda: return true;
+      default: return is_cuda_uncached(expr, kind(expr));
+    }
+  });
 }
 
 bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
@@ -1910,6 +2061,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
     // `.item()` hands back a Python float).
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda)) result = ext->returns_cuda;  // another module's
     auto targets = callees(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;

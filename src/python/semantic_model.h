@@ -5,7 +5,9 @@
 #pragma once
 
 #include <exception>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/settings.h"
+#include "python/project_facts.h"
 #include "python/syntax.h"
 
 namespace stoker::python {
@@ -30,6 +33,10 @@ struct Value {
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Int ? double(i) : kind == Kind::Bool ? double(b) : f; }
 };
+
+// Values of another module's call sites (expressions there are Unknown here).
+std::vector<Value> to_values(const std::vector<ScalarFact>& facts);
+ScalarFact to_scalar_fact(const Value& v);
 
 enum class LoopKind { Setup, Epoch, Hot };
 
@@ -91,6 +98,7 @@ struct Loop {
 };
 
 struct WalkFrame;
+class TypeInference;  // python/types.h
 
 // Thrown by the model when a file's work budget (Settings::analysis_budget) runs out; the
 // checker turns it into "analysis stopped: budget exceeded" for that file.
@@ -118,6 +126,7 @@ struct HotContext {
   long long every = 0;
   bool once_per_epoch = false;  // guarded so that it runs on one step per epoch/run
   bool flag_guarded = false;    // guarded by an unresolved configuration flag
+  std::string via_module;       // hot through a call in another module ("engine.py:12")
 };
 
 // The walk context the checker maintains; built by SemanticModel::walk.
@@ -132,7 +141,10 @@ struct WalkFrame {
 
 class SemanticModel {
  public:
-  SemanticModel(std::string_view src, Node root, const Settings& settings);
+  // `facts`: what the other modules of the project say (src/python/project.h); nullptr: the
+  // file alone.
+  SemanticModel(std::string_view src, Node root, const Settings& settings, const ExternalFacts* facts = nullptr);
+  ~SemanticModel();
 
   // Resolution bounds (see "Bounded resolution" in docs/architecture.md): every resolver
   // entry is one work unit; nested resolver entries, across all resolvers, are at most
@@ -220,6 +232,8 @@ class SemanticModel {
 
   // --- CUDA ---------------------------------------------------------------------------
   bool uses_cuda() const { return uses_cuda_; }
+  // The abstract types of expressions (python/types.h); is_cuda() asks them first.
+  const TypeInference& types() const { return *types_; }
   // May the expression evaluate to a tensor (or module) on a CUDA device?
   bool is_cuda(Node expr) const;
   // Is it a CUDA boolean tensor (a mask)?
@@ -236,6 +250,13 @@ class SemanticModel {
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
 
+  // --- project (src/python/semantic_project.cpp) --------------------------------------
+  // What the other modules of a project need of this one: its functions' facts, its
+  // module-level imports, and its calls to names `is_project_name` accepts.
+  ModuleSummary summarize(const std::function<bool(std::string_view)>& is_project_name) const;
+  // "f" for a module-level function, "Class.method" for a method of a module-level class, else "".
+  std::string local_name(int f) const;
+
   // A per-file memo for facts a check computes once (`compute` runs on the first call).
   template <class F>
   int memo(const std::string& key, F&& compute) const {
@@ -251,6 +272,7 @@ class SemanticModel {
   void walk(F&& visit) const;
 
  private:
+  friend class TypeInference;
   void collect();
   void resolve_calls();
   void index_calls();
@@ -273,6 +295,16 @@ class SemanticModel {
     const SemanticModel& m_;
     bool ok_;
   };
+  // Project hooks (semantic_project.cpp): facts of other modules, each O(1) after resolution.
+  void resolve_external_calls();
+  std::string external_name(int call_index) const;
+  // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
+  const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
+  const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;
+  const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
+  bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
+  bool external_feeds_training(Node loader_call) const;
+  bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;
   std::vector<Value> values_uncached(Node expr) const;
   std::vector<Value> binding_values(const Binding& b) const;
@@ -313,7 +345,10 @@ class SemanticModel {
   // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
+  bool branch_ends_run(Node condition, bool positive) const;
 
+  const ExternalFacts* facts_ = nullptr;
+  std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;
   Node root_;
   const Settings& settings_;
@@ -380,6 +415,7 @@ class SemanticModel {
   unsigned long long budget_ = 0;
   bool uses_cuda_ = false;
   bool lightning_gpu_ = false;
+  std::unique_ptr<TypeInference> types_;
   static const std::vector<int> kNoCallers;
 };
 

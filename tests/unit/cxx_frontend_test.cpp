@@ -13,6 +13,7 @@
 #include "core/analyzer.h"
 #include "core/rules.h"
 #include "cxx/checker.h"
+#include "cxx/compile_flags.h"
 
 using namespace stoker;
 namespace fs = std::filesystem;
@@ -260,4 +261,104 @@ TEST_CASE("compile-database mode (-p) reads the flags CMake exported") {
                     (dir / "train.cpp").string() + " > /dev/null 2>&1";
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
   fs::remove_all(dir);
+}
+
+TEST_CASE("CMake's Makefiles generator with nvcc: --options-file include paths and the CUDA 13 cccl layout") {
+  const char* nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!fs::exists(nvcc) || std::system("cmake --version > /dev/null 2>&1") != 0) {
+    WARN("skipped: no nvcc at /usr/local/cuda/bin or no cmake");
+    return;
+  }
+  fs::path dir = fs::temp_directory_path() / ("stoker_nvcc_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "include");
+  std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(t LANGUAGES CUDA)\n"
+                                           "add_executable(train train.cu)\n"
+                                           "target_include_directories(train PRIVATE include)\n";
+  // The sync hides in a macro of a header that only the response file's -I finds.
+  std::ofstream(dir / "include/step.h") << "#pragma once\n#include <cuda_runtime.h>\n"
+                                           "#define STEP_DONE() cudaDeviceSynchronize()\n";
+  // cooperative_groups and Thrust live in include/cccl in CUDA 13.
+  std::ofstream(dir / "train.cu") << "#include \"step.h\"\n#include <cooperative_groups.h>\n"
+                                     "#include <thrust/device_vector.h>\n"
+                                     "namespace cg = cooperative_groups;\n"
+                                     "__global__ void k(float* p) { cg::this_thread_block().sync(); p[0] = 1; }\n"
+                                     "int main() {\n  thrust::device_vector<float> v(16);\n"
+                                     "  float* d = thrust::raw_pointer_cast(v.data());\n"
+                                     "  for (int i = 0; i < 100; ++i) {\n    k<<<1, 1>>>(d);\n    STEP_DONE();\n  }\n}\n";
+  std::string configure = "cmake -G \"Unix Makefiles\" -S " + dir.string() + " -B " + (dir / "build").string() +
+                          " -DCMAKE_CUDA_COMPILER=" + nvcc + " -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > /dev/null 2>&1";
+  REQUIRE(std::system(configure.c_str()) == 0);
+  std::string db = read_all(dir / "build/compile_commands.json");
+  INFO(db);
+  REQUIRE(db.find("--options-file") != std::string::npos);  // what this test is about
+  REQUIRE(db.find("-I") == std::string::npos);  // the include path is only in the response file
+
+  std::string out_file = (dir / "out.txt").string();
+  std::string run = std::string(STOKER_BINARY) + " check --output-format concise --show-parse-errors -p " +
+                    (dir / "build").string() + " " + (dir / "train.cu").string() + " > " + out_file + " 2>&1";
+  int rc = std::system(run.c_str());
+  std::string out = read_all(out_file);
+  INFO(out);
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK(out.find("CU003") != std::string::npos);
+  CHECK(out.find("train.cu:11:") != std::string::npos);  // at the macro's use in the loop
+  CHECK(out.find("clang") == std::string::npos);         // not one clang error: step.h and cccl found
+
+  // A response file that is gone: a clear notice, and the file is still analyzed.
+  fs::remove(dir / "build/CMakeFiles/train.dir/includes_CUDA.rsp");
+  rc = std::system(run.c_str());
+  out = read_all(out_file);
+  INFO(out);
+  CHECK(out.find("cannot read response file") != std::string::npos);
+  CHECK(out.find("includes_CUDA.rsp") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("response files: @file and nvcc --options-file lists, nested, relative to the command's directory") {
+  fs::path dir = fs::temp_directory_path() / ("stoker_rsp_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "a.rsp") << "-Ione \"-DNAME=two words\" @sub/b.rsp\n";
+  std::ofstream(dir / "sub/b.rsp") << "-DNESTED\n";
+  std::ofstream(dir / "c.rsp") << "-Ithree\n";
+  std::vector<std::string> cl{"nvcc", "--options-file", "a.rsp,c.rsp", "-optf=c.rsp", "-c", "x.cu"};
+  CHECK(cxx::expand_response_files(cl, dir.string()).empty());
+  std::vector<std::string> want{"nvcc", "-Ione", "-DNAME=two words", "-DNESTED", "-Ithree", "-Ithree", "-c", "x.cu"};
+  CHECK(cl == want);
+  std::vector<std::string> clang{"clang++", "@a.rsp", "x.cpp"};
+  CHECK(cxx::expand_response_files(clang, dir.string()).empty());
+  CHECK(clang == std::vector<std::string>{"clang++", "-Ione", "-DNAME=two words", "-DNESTED", "x.cpp"});
+  std::vector<std::string> missing{"nvcc", "--options-file", "gone.rsp", "x.cu"};
+  std::string warning = cxx::expand_response_files(missing, dir.string());
+  CHECK(warning.find("gone.rsp") != std::string::npos);
+  CHECK(missing == std::vector<std::string>{"nvcc", "x.cu"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a .h header that holds CUDA code is parsed as CUDA") {
+  const char* text = R"(#pragma once
+#include <cuda_runtime.h>
+__global__ void step_kernel(float* p) { p[threadIdx.x] = 0; }
+inline __host__ __device__ float twice(float x) { return 2 * x; }
+inline void run(float* d, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    step_kernel<<<1, 32>>>(d);
+    cudaDeviceSynchronize();
+  }
+}
+)";
+  CHECK(cxx::header_holds_cuda("kernels.h", text));
+  CHECK_FALSE(cxx::header_holds_cuda("kernels.cuh", text));  // .cuh is CUDA by its name
+  CHECK_FALSE(cxx::header_holds_cuda("plain.h", "#pragma once\nint f();\n"));
+  CHECK_FALSE(cxx::header_holds_cuda("kernels.cpp", text));  // a source file keeps its language
+  Settings settings;
+  settings.show_parse_errors = true;
+  auto result = analyze(SourceFile("kernels.h", text), settings);
+  std::string notices;
+  for (const auto& n : result.notices) notices += n.message + "\n";
+  INFO(notices);
+  CHECK(result.notices.empty());
+  REQUIRE(result.diagnostics.size() == 1);
+  CHECK(result.diagnostics[0].code == "CU003");
 }

@@ -191,10 +191,10 @@ TEST_CASE("analyze() attaches an estimate to each diagnostic of a rule with a mo
     CHECK(r.diagnostics[2].impact->gain_high == 0);
   }
 
-  auto busy = estimate_file_busy(r.diagnostics);
-  CHECK(busy.any);
+  auto busy = file_busy(r);
+  CHECK(busy.any());
   CHECK(busy.now < busy.after);
   CHECK(busy.after <= 1);
   CHECK(busy.now > 0);
-  CHECK_FALSE(estimate_file_busy({}).any);
+  CHECK_FALSE(file_busy(AnalysisResult{}).any());
 }

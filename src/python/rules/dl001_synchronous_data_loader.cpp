@@ -1,11 +1,62 @@
 // DL001: a DataLoader without worker processes.
+#include "python/frameworks.h"
 #include "python/rules/common.h"
 
 namespace stoker::python::rules {
+namespace {
+
+// A framework configuration that sets up the loaders a trainer builds (framework table rows
+// `loader-config`/`trainer`: Hugging Face `TrainingArguments` with `dataloader_num_workers`,
+// default 0), constructed in a program that also constructs such a trainer.
+void framework_loader_config(Context& ctx, Node call) {
+  const auto& m = ctx.model();
+  const auto& table = FrameworkTable::get();
+  const std::string& q = m.callee_name(call);
+  const FrameworkTable::LoaderOption* workers_row = nullptr;
+  for (const auto& o : table.loader_config(q))
+    if (o.option == "num_workers") workers_row = &o;
+  if (!workers_row) return;
+  bool trainer = m.memo("framework-trainer", [&] {
+    for (const auto& cs : m.calls())
+      if (!table.trainer_config_keyword(m.callee_name(cs.call)).empty()) return 1;
+    return 0;
+  });
+  if (!trainer) return;
+  auto kw = m.keyword_arguments(call);
+  Node workers = kw.find(workers_row->key);
+  if (is_null(workers)) {
+    if (!kw.complete || workers_row->default_value != "0") return;
+  } else {
+    auto n = m.constant_int(workers);
+    if (!n || *n != 0) return;
+  }
+  std::string name = q.substr(q.rfind('.') + 1);
+  Diagnostic& d = ctx.report("DL001", field(call, "function"),
+                             "`" + name + "` " + (is_null(workers) ? "without `" : "with `") + workers_row->key +
+                                 (is_null(workers) ? "` (default 0)" : "=0`") +
+                                 ": the trainer loads every batch on the main thread while the GPU waits");
+  d.facts.push_back({"num_workers", "0"});
+  const std::string& expr = ctx.settings().default_workers;
+  Fix fix;
+  fix.title = "Load batches in worker processes: `" + workers_row->key + "=" + expr + "`";
+  fix.applicability = dataset_does_cuda_work(ctx) || (!is_null(workers) && !is_literal_argument(workers))
+                          ? Applicability::Unsafe
+                          : Applicability::Safe;
+  fix.edits.push_back(set_keyword(ctx, call, workers_row->key, expr));
+  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(call)))
+    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+  d.fix = fix;
+}
+
+}  // namespace
 
 void dl001_synchronous_data_loader(Context& ctx, Node call) {
   const auto& m = ctx.model();
-  if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  if (!m.uses_cuda()) return;
+  if (!m.is_loader_call(call)) {
+    framework_loader_config(ctx, call);
+    return;
+  }
   auto kw = m.keyword_arguments(call);
   Node workers = kw.find("num_workers");
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");

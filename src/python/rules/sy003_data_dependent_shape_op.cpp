@@ -1,6 +1,7 @@
 // SY003: operations whose output shape depends on tensor values (they wait for the GPU).
 #include <set>
 
+#include "python/frameworks.h"
 #include "python/rules/common.h"
 
 namespace stoker::python::rules {
@@ -60,6 +61,14 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
   auto args = named_children(field(node, "arguments"));
   size_t positional = 0;
   for (auto a : args) positional += !is(a, "keyword_argument");
+  // Framework functions the table lists as data-dependent (torchvision.ops.nms, batched_nms).
+  if (FrameworkTable::get().is_shape_sync(q)) {
+    Node boxes = m.argument(node, 0, "boxes");
+    if (is_null(boxes) || !m.is_cuda(boxes)) return;
+    report(ctx, node, "`" + q.substr(q.rfind('.') + 1) + "`",
+           display("Keep a fixed number of candidates (top-k by score) and mask the rest, or run it every N steps"));
+    return;
+  }
   bool torch_fn = q.rfind("torch.", 0) == 0;
   std::string_view name = torch_fn ? std::string_view(q).substr(q.rfind('.') + 1) : meth;
   Node subject = torch_fn ? m.argument(node, 0, "input") : receiver(node);

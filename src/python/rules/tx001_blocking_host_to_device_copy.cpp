@@ -1,5 +1,6 @@
 // TX001: a batch copied to the GPU without non_blocking=True.
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
 
@@ -8,6 +9,9 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
   if (!m.is_batch_value(receiver(call))) return;
+  // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
+  // device batches) is not copied from the host.
+  if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda) return;
   Node nb = m.keyword_arguments(call).find("non_blocking");
   if (!is_null(nb)) {
     auto c = m.constant(nb);

@@ -225,11 +225,29 @@ extern __host__ cudaError_t cudaProfilerStop(void);
 extern __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
                                                                            int blockSize, size_t dynamicSMemSize);
 }
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T func,
+                                                                                  int blockSize,
+                                                                                  size_t dynamicSMemSize) {
+  return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void*)func, blockSize, dynamicSMemSize);
+}
 
 // Half and bfloat16 types (cuda_fp16.h, cuda_bf16.h), as opaque 16-bit values.
 struct __half { unsigned short x; __host__ __device__ __half(); __host__ __device__ __half(float f);
                 __host__ __device__ operator float() const; };
-struct __half2 { __half x, y; };
+struct __half2 {
+  __half x, y;
+  __host__ __device__ __half2();
+  __host__ __device__ __half2(__half a, __half b);
+  __host__ __device__ __half2& operator+=(const __half2& o);
+  __host__ __device__ __half2& operator*=(const __half2& o);
+  __host__ __device__ __half2& operator-=(const __half2& o);
+};
+__host__ __device__ __half2 operator+(const __half2& a, const __half2& b);
+__host__ __device__ __half2 operator-(const __half2& a, const __half2& b);
+__host__ __device__ __half2 operator*(const __half2& a, const __half2& b);
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
 struct __nv_bfloat16 { unsigned short x; __host__ __device__ __nv_bfloat16();
                        __host__ __device__ __nv_bfloat16(float f); __host__ __device__ operator float() const; };
 struct __nv_bfloat162 { __nv_bfloat16 x, y; };
@@ -303,6 +321,79 @@ __device__ float roundf(float);
 __device__ float sinf(float);
 __device__ float cosf(float);
 __device__ float rsqrtf(float);
+__device__ void sincosf(float x, float* s, float* c);
+// cuda_fp16.h / cuda_bf16.h conversions and paired-half arithmetic.
+__device__ float __int2float_rn(int x);
+__device__ double __int2double_rn(int x);
+__device__ __half __int2half_rn(int x);
+__device__ float __uint2float_rn(unsigned int x);
+__device__ double __uint2double_rn(unsigned int x);
+__device__ __half __uint2half_rn(unsigned int x);
+__device__ float __ll2float_rn(long long x);
+__device__ double __ll2double_rn(long long x);
+__device__ __half __ll2half_rn(long long x);
+__device__ float __ull2float_rn(unsigned long long x);
+__device__ double __ull2double_rn(unsigned long long x);
+__device__ __half __ull2half_rn(unsigned long long x);
+__device__ float __short2float_rn(short x);
+__device__ double __short2double_rn(short x);
+__device__ __half __short2half_rn(short x);
+__device__ float __ushort2float_rn(unsigned short x);
+__device__ double __ushort2double_rn(unsigned short x);
+__device__ __half __ushort2half_rn(unsigned short x);
+__device__ int __float2int_rn(float x);
+__device__ unsigned int __float2uint_rn(float x);
+__device__ long long __float2ll_rn(float x);
+__device__ unsigned long long __float2ull_rn(float x);
+__device__ short __float2short_rn(float x);
+__device__ unsigned short __float2ushort_rn(float x);
+__device__ int __double2int_rn(double x);
+__device__ unsigned int __double2uint_rn(double x);
+__device__ long long __double2ll_rn(double x);
+__device__ unsigned long long __double2ull_rn(double x);
+__device__ short __double2short_rn(double x);
+__device__ unsigned short __double2ushort_rn(double x);
+__device__ int __half2int_rn(__half x);
+__device__ unsigned int __half2uint_rn(__half x);
+__device__ long long __half2ll_rn(__half x);
+__device__ unsigned long long __half2ull_rn(__half x);
+__device__ short __half2short_rn(__half x);
+__device__ unsigned short __half2ushort_rn(__half x);
+__device__ float __double2float_rn(double x);
+__device__ __half __double2half(double x);
+__device__ float2 __half22float2(__half2 h);
+__device__ __half2 __float22half2_rn(float2 f);
+__device__ __half2 __float2half2_rn(float f);
+__device__ __half2 __floats2half2_rn(float a, float b);
+__device__ __half2 __halves2half2(__half a, __half b);
+__device__ __half2 __half2half2(__half a);
+__device__ __half __low2half(__half2 h);
+__device__ __half __high2half(__half2 h);
+__device__ float __low2float(__half2 h);
+__device__ float __high2float(__half2 h);
+__device__ __half2 __hadd2(__half2 a, __half2 b);
+__device__ __half2 __hsub2(__half2 a, __half2 b);
+__device__ __half2 __hmul2(__half2 a, __half2 b);
+__device__ __half2 __hfma2(__half2 a, __half2 b, __half2 c);
+__device__ __half2 __habs2(__half2 a);
+__device__ __half __habs(__half a);
+__device__ __half __hadd(__half a, __half b);
+__device__ __half __hmul(__half a, __half b);
+__device__ __half hexp(__half a);
+__device__ __half2 h2exp(__half2 a);
+__device__ __half2 h2sqrt(__half2 a);
+__device__ __half2 h2rsqrt(__half2 a);
+__device__ float2 __bfloat1622float2(__nv_bfloat162 h);
+__device__ __nv_bfloat162 __float22bfloat162_rn(float2 f);
+__device__ __nv_bfloat162 __floats2bfloat162_rn(float a, float b);
+__device__ __nv_bfloat162 __float2bfloat162_rn(float f);
+__device__ __nv_bfloat16 __low2bfloat16(__nv_bfloat162 h);
+__device__ __nv_bfloat16 __high2bfloat16(__nv_bfloat162 h);
+__device__ void __threadfence(void);
+__device__ void __threadfence_block(void);
+__device__ int __clz(int x);
+__device__ int __popc(unsigned int x);
+__device__ int __ffs(int x);
 #endif  // __CUDA__
 
 // Template conveniences of cuda_runtime.h.

@@ -1,3 +1,3 @@
-// stoker shim: see ../stoker_torch.h
+// stoker shim: see ../stoker_aten.h
 #pragma once
-#include "../stoker_torch.h"
+#include <stoker_aten.h>

@@ -1,0 +1,3 @@
+// stoker shim: see ../stoker_aten.h
+#pragma once
+#include <stoker_aten.h>

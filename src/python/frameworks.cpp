@@ -1,0 +1,130 @@
+#include "python/frameworks.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace stoker::python {
+
+extern const char* const kFrameworkTable;  // generated/framework_table.cpp
+
+namespace {
+std::string member_key(std::string_view klass, std::string_view member) {
+  std::string k(klass);
+  k.push_back('\0');
+  k.append(member);
+  return k;
+}
+}  // namespace
+
+const FrameworkTable& FrameworkTable::get() {
+  static const FrameworkTable table = parse(kFrameworkTable);
+  return table;
+}
+
+FrameworkTable FrameworkTable::parse(std::string_view text) {
+  FrameworkTable t;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    size_t nl = text.find('\n');
+    std::string line(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream in(line);
+    std::vector<std::string> cols;
+    for (std::string c; in >> c;) cols.push_back(c);
+    if (cols.empty()) continue;
+    auto bad = [&](const char* why) {
+      throw std::runtime_error("framework table line " + std::to_string(line_no) + ": " + why);
+    };
+    auto need = [&](size_t n) {
+      if (cols.size() != n) bad("wrong number of columns");
+    };
+    auto add_class = [&](const std::string& name) {
+      auto [it, fresh] = t.class_index_.try_emplace(name, static_cast<int>(t.classes_.size()));
+      if (fresh) t.classes_.push_back(name);
+      return it->second;
+    };
+    const std::string& kind = cols[0];
+    if (kind == "uses-cuda") {
+      need(2);
+      t.uses_cuda_.insert(cols[1]);
+    } else if (kind == "object") {
+      need(2);
+      add_class(cols[1]);
+    } else if (kind == "prepare") {
+      need(3);
+      add_class(cols[1]);
+      t.prepare_.insert(member_key(cols[1], cols[2]));
+      t.prepare_names_.insert(cols[2]);
+    } else if (kind == "prepare-first") {
+      need(3);
+      add_class(cols[1]);
+      t.prepare_first_.insert(member_key(cols[1], cols[2]));
+      t.prepare_names_.insert(cols[2]);
+    } else if (kind == "device-loader" || kind == "device-result") {
+      need(3);
+      add_class(cols[1]);
+      (kind == "device-loader" ? t.device_loader_ : t.device_result_).insert(member_key(cols[1], cols[2]));
+    } else if (kind == "device") {
+      need(3);
+      add_class(cols[1]);
+      t.device_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "shape-sync") {
+      need(2);
+      t.shape_sync_.insert(cols[1]);
+    } else if (kind == "loader-config") {
+      need(5);
+      if (cols[2] != "num_workers" && cols[2] != "pin_memory" && cols[2] != "batch_size")
+        bad("unknown loader option");
+      add_class(cols[1]);
+      t.loader_config_[cols[1]].push_back({cols[2], cols[3], cols[4]});
+    } else if (kind == "trainer") {
+      need(3);
+      add_class(cols[1]);
+      t.trainer_[cols[1]] = cols[2];
+    } else {
+      bad("unknown row kind");
+    }
+    ++t.rows_;
+  }
+  return t;
+}
+
+int FrameworkTable::object_class(std::string_view qualified) const {
+  auto it = class_index_.find(std::string(qualified));
+  return it == class_index_.end() ? -1 : it->second;
+}
+
+bool FrameworkTable::prepares(int klass, std::string_view method) const {
+  return klass >= 0 && prepare_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::prepares_first(int klass, std::string_view method) const {
+  return klass >= 0 && prepare_first_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::returns_device_loader(int klass, std::string_view method) const {
+  return klass >= 0 && device_loader_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::returns_device_tensors(int klass, std::string_view method) const {
+  return klass >= 0 && device_result_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::is_device_attribute(int klass, std::string_view attribute) const {
+  return klass >= 0 && device_.count(member_key(classes_[klass], attribute)) > 0;
+}
+
+const std::vector<FrameworkTable::LoaderOption>& FrameworkTable::loader_config(std::string_view qualified) const {
+  static const std::vector<LoaderOption> kNone;
+  auto it = loader_config_.find(std::string(qualified));
+  return it == loader_config_.end() ? kNone : it->second;
+}
+
+std::string_view FrameworkTable::trainer_config_keyword(std::string_view qualified) const {
+  auto it = trainer_.find(std::string(qualified));
+  return it == trainer_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
+}  // namespace stoker::python

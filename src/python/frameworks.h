@@ -1,0 +1,63 @@
+// Framework knowledge as data: the rows of data/frameworks.txt (embedded at build time), parsed
+// once and indexed by qualified name. Adding a framework is adding rows to that file; the kinds
+// of rows are described there and in docs/architecture.md ("Framework table").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace stoker::python {
+
+class FrameworkTable {
+ public:
+  // A loader option a framework configuration object carries (`TrainingArguments`).
+  struct LoaderOption {
+    std::string option;  // num_workers, pin_memory, batch_size
+    std::string key;     // the configuration keyword (dataloader_num_workers)
+    std::string default_value;  // as written in the table ("0", "True", "8")
+  };
+
+  // The table embedded in the binary, parsed on first use (thread-safe).
+  static const FrameworkTable& get();
+  // Parses table text (one row per line); throws std::runtime_error naming the bad line.
+  static FrameworkTable parse(std::string_view text);
+
+  // Calling or constructing `qualified` means the program uses CUDA.
+  bool uses_cuda(std::string_view qualified) const { return uses_cuda_.count(std::string(qualified)) > 0; }
+  // The framework class index of `qualified` (its instances are framework objects), or -1.
+  int object_class(std::string_view qualified) const;
+  const std::string& class_name(int klass) const { return classes_[klass]; }
+  // Does method `method` of framework class `klass` hand back its arguments on the device?
+  bool prepares(int klass, std::string_view method) const;
+  // Does it hand back its first argument prepared (`accelerator.skip_first_batches(loader, n)`)?
+  bool prepares_first(int klass, std::string_view method) const;
+  // Does the method return a loader whose batches are on the device (`trainer.get_eval_dataloader`)?
+  bool returns_device_loader(int klass, std::string_view method) const;
+  // Does the method return tensors (or a tuple of them) on the device (`trainer.prediction_step`)?
+  bool returns_device_tensors(int klass, std::string_view method) const;
+  // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
+  bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
+  // Is `attribute` of framework class `klass` its (CUDA) device?
+  bool is_device_attribute(int klass, std::string_view attribute) const;
+  // Does the function's output shape depend on tensor values (SY003)?
+  bool is_shape_sync(std::string_view qualified) const { return shape_sync_.count(std::string(qualified)) > 0; }
+  // The loader options of a configuration class (empty when it is none).
+  const std::vector<LoaderOption>& loader_config(std::string_view qualified) const;
+  // The configuration keyword of a trainer class (empty when it is none).
+  std::string_view trainer_config_keyword(std::string_view qualified) const;
+  size_t rows() const { return rows_; }
+
+ private:
+  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_;
+  std::vector<std::string> classes_;
+  std::unordered_map<std::string, int> class_index_;
+  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_;  // "class\0member"
+  std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
+  std::unordered_map<std::string, std::string> trainer_;
+  size_t rows_ = 0;
+};
+
+}  // namespace stoker::python

@@ -1,0 +1,755 @@
+#include "python/project.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace stoker::python {
+
+namespace {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::vector<std::string> split_dots(std::string_view s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    size_t dot = s.find('.', at);
+    if (dot == std::string_view::npos) dot = s.size();
+    out.emplace_back(s.substr(at, dot - at));
+    at = dot + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to; ++i) {
+    if (i > from) out += '.';
+    out += parts[i];
+  }
+  return out;
+}
+
+constexpr int kMaxReexportHops = 8;
+constexpr int kMaxPackageDepth = 32;
+
+// Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
+// read as all false.
+std::string fp_arg(const ArgFacts* a, unsigned fields) {
+  static const ArgFacts kNone;
+  const ArgFacts& x = a ? *a : kNone;
+  std::string o;
+  if (fields & fact::kCuda) o += x.cuda ? 'c' : '-';
+  if (fields & fact::kModule) o += x.module ? 'm' : '-';
+  if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
+  if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kValues) {
+    bool all_unknown = true;
+    for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
+    if (!a || ((fields & fact::kPlain) && all_unknown)) {
+      o += "|null";
+    } else {
+      o += x.passed ? "|p" : "|-";
+      o += x.defaulted ? 'd' : '-';
+      for (const auto& v : x.values)
+        o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" +
+             std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
+    }
+  }
+  return o;
+}
+
+std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
+  static const IncomingCalls kNone;
+  const IncomingCalls& x = in ? *in : kNone;
+  std::string o;
+  if (fields & fact::kHot) {
+    if (x.hot) {
+      o += 'H' + std::to_string(x.every);
+      o += x.once_per_epoch ? 'O' : '-';
+      o += x.flag_guarded ? 'F' : '-';
+      o += x.via;
+    } else {
+      o += '-';
+    }
+  }
+  if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
+  if (fields & fact::kResult) o += x.result_feeds_training ? 'R' : '-';
+  return o;
+}
+
+std::string fp_function(const FunctionFacts* f, unsigned fields) {
+  static const FunctionFacts kNone;
+  const FunctionFacts& x = f ? *f : kNone;
+  std::string o;
+  if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
+  if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
+  if (fields & fact::kReturnsCuda) o += x.returns_cuda ? 'c' : '-';
+  if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
+  if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
+    for (size_t i = 0; i < x.params.size(); ++i) {
+      const auto& p = x.params[i];
+      if (!p.iterated_hot) continue;
+      o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
+      for (bool b : {p.keyword_only, p.star, p.double_star}) o += b ? '1' : '0';
+    }
+  return o;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Layout.
+
+ProjectLayout::ProjectLayout(const std::vector<std::string>& paths) {
+  std::unordered_map<std::string, bool> has_init;
+  auto is_package_dir = [&](const fs::path& d) {
+    auto key = d.string();
+    auto it = has_init.find(key);
+    if (it != has_init.end()) return it->second;
+    std::error_code ec;
+    bool p = fs::is_regular_file(d / "__init__.py", ec);
+    has_init.emplace(key, p);
+    return p;
+  };
+  std::set<std::string> roots;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(fs::path(p), ec).lexically_normal();
+    Module m;
+    m.path = p;
+    m.dir = abs.parent_path().string();
+    m.is_package = abs.filename() == "__init__.py";
+    // Up through the packages to the root.
+    std::vector<std::string> parts;
+    if (!m.is_package) parts.push_back(abs.stem().string());
+    fs::path d = abs.parent_path();
+    int depth = 0;
+    for (; depth < kMaxPackageDepth && is_package_dir(d) && d.has_parent_path() && d != d.parent_path(); ++depth) {
+      parts.push_back(d.filename().string());
+      d = d.parent_path();
+    }
+    std::reverse(parts.begin(), parts.end());
+    bool valid = !parts.empty();
+    for (const auto& c : parts) valid &= is_identifier(c);
+    m.name = valid ? join(parts, 0, parts.size()) : std::string{};
+    roots.insert(d.string());
+    modules_.push_back(std::move(m));
+  }
+  // Every module under every root that is one of its ancestors (namespace packages).
+  for (int i = 0; i < static_cast<int>(modules_.size()); ++i) {
+    const Module& m = modules_[i];
+    if (m.name.empty()) continue;
+    std::error_code ec;
+    fs::path abs = fs::absolute(fs::path(m.path), ec).lexically_normal();
+    std::vector<std::string> parts;
+    if (!m.is_package) parts.push_back(abs.stem().string());
+    fs::path d = abs.parent_path();
+    for (int depth = 0; depth < kMaxPackageDepth; ++depth) {
+      if (roots.count(d.string()) && !parts.empty()) {
+        bool valid = true;
+        for (const auto& c : parts) valid &= is_identifier(c);
+        if (valid) {
+          std::vector<std::string> name(parts.rbegin(), parts.rend());
+          std::string n = join(name, 0, name.size());
+          auto& list = by_name_[n];
+          if (std::find(list.begin(), list.end(), i) == list.end()) list.push_back(i);
+          top_level_[name.front()] = 1;
+        }
+      }
+      if (!d.has_parent_path() || d == d.parent_path()) break;
+      parts.push_back(d.filename().string());
+      d = d.parent_path();
+    }
+  }
+}
+
+std::string ProjectLayout::absolute(int from, std::string_view name) const {
+  size_t dots = 0;
+  while (dots < name.size() && name[dots] == '.') ++dots;
+  if (dots == 0) return std::string(name);
+  const Module& m = modules_[from];
+  if (m.name.empty()) return {};
+  auto parts = split_dots(m.name);
+  if (!m.is_package) parts.pop_back();  // the package the module is in
+  for (size_t up = 1; up < dots; ++up) {
+    if (parts.empty()) return {};
+    parts.pop_back();
+  }
+  std::string base = join(parts, 0, parts.size());
+  std::string_view rest = name.substr(dots);
+  if (base.empty()) return std::string(rest);
+  return rest.empty() ? base : base + "." + std::string(rest);
+}
+
+std::pair<int, std::string> ProjectLayout::split(int from, std::string_view absolute) const {
+  if (absolute.empty()) return {-1, {}};
+  auto parts = split_dots(absolute);
+  for (size_t k = parts.size(); k > 0; --k) {
+    auto it = by_name_.find(join(parts, 0, k));
+    if (it == by_name_.end()) continue;
+    // Several files with that name: the one whose directory shares the longest prefix.
+    int best = it->second.front();
+    size_t best_len = 0;
+    const std::string& here = modules_[from].dir;
+    for (int c : it->second) {
+      const std::string& d = modules_[c].dir;
+      size_t n = 0;
+      while (n < d.size() && n < here.size() && d[n] == here[n]) ++n;
+      if (n > best_len) {
+        best_len = n;
+        best = c;
+      }
+    }
+    return {best, join(parts, k, parts.size())};
+  }
+  return {-1, {}};
+}
+
+bool ProjectLayout::is_project_name(int, std::string_view name) const {
+  if (name.empty()) return false;
+  if (name[0] == '.') return true;
+  return top_level_.count(std::string(name.substr(0, name.find('.')))) != 0;
+}
+
+std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(const std::string& path,
+                                                                             std::string_view text, size_t limit,
+                                                                             const Reader& read) {
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  fs::path abs = fs::absolute(fs::path(path), ec).lexically_normal();
+  fs::path dir = abs.parent_path();
+  fs::path top = dir;
+  for (int depth = 0; depth < kMaxPackageDepth && fs::is_regular_file(top / "__init__.py", ec); ++depth) {
+    if (!top.has_parent_path() || top == top.parent_path()) break;
+    top = top.parent_path();
+  }
+  auto add_dir = [&](const fs::path& d) {
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(d, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (!it->is_regular_file(ec) || it->path().extension() != ".py") continue;
+      if (fs::path(it->path()).lexically_normal() == abs) continue;
+      found.push_back(it->path().string());
+    }
+    std::sort(found.begin(), found.end());
+    for (auto& f : found)
+      if (candidates.size() < limit) candidates.push_back(std::move(f));
+  };
+  add_dir(dir);
+  if (top != dir) {
+    // The top package (below its root), breadth first: what relative imports reach.
+    std::vector<fs::path> dirs{top};
+    for (size_t i = 0; i < dirs.size() && candidates.size() < limit; ++i) {
+      if (dirs[i] != dir && dirs[i] != top) add_dir(dirs[i]);
+      std::vector<fs::path> subs;
+      for (fs::directory_iterator it(dirs[i], fs::directory_options::skip_permission_denied, ec), end;
+           !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && !it->is_symlink(ec) && fs::is_regular_file(it->path() / "__init__.py", ec))
+          subs.push_back(it->path());
+      std::sort(subs.begin(), subs.end());
+      for (auto& s : subs) dirs.push_back(s);
+    }
+  }
+  // A module's names: its stem, and a package's directory name for its __init__.py.
+  auto names_of = [](const std::string& p) {
+    fs::path fp(p);
+    std::vector<std::string> n{fp.stem().string()};
+    if (fp.filename() == "__init__.py") n.push_back(fp.parent_path().filename().string());
+    return n;
+  };
+  // 0 is the file itself; then the candidates (texts read once).
+  std::vector<std::string> paths{path};
+  std::vector<std::string> texts{std::string(text)};
+  for (const auto& c : candidates)
+    if (auto t = read(c)) {
+      paths.push_back(c);
+      texts.push_back(std::move(*t));
+    }
+  std::unordered_map<std::string, std::vector<int>> named;  // module name -> modules with it
+  for (int i = 0; i < static_cast<int>(paths.size()); ++i)
+    for (const auto& n : names_of(paths[i])) named[n].push_back(i);
+  // Which names each text mentions (as identifiers): one scan per text.
+  std::vector<std::vector<int>> mentions(paths.size());     // module -> modules it names
+  std::vector<std::vector<int>> mentioned_by(paths.size());  // module -> modules naming it
+  for (int i = 0; i < static_cast<int>(paths.size()); ++i) {
+    const std::string& t = texts[i];
+    std::set<int> seen;
+    for (size_t at = 0; at < t.size();) {
+      unsigned char c = t[at];
+      if (!(std::isalpha(c) || c == '_')) {
+        ++at;
+        continue;
+      }
+      size_t e = at;
+      while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_')) ++e;
+      auto it = named.find(t.substr(at, e - at));
+      if (it != named.end())
+        for (int m : it->second)
+          if (m != i && seen.insert(m).second) {
+            mentions[i].push_back(m);
+            mentioned_by[m].push_back(i);
+          }
+      at = e;
+    }
+  }
+  std::vector<char> in(paths.size(), 0);
+  std::vector<int> work{0};
+  in[0] = 1;
+  while (!work.empty()) {
+    int m = work.back();
+    work.pop_back();
+    for (const auto* list : {&mentions[m], &mentioned_by[m]})
+      for (int o : *list)
+        if (!in[o]) {
+          in[o] = 1;
+          work.push_back(o);
+        }
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 1; i < paths.size(); ++i)
+    if (in[i]) out.push_back({paths[i], std::move(texts[i])});
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The facts of a round.
+
+FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries)
+    : layout_(layout), summaries_(summaries) {
+  const size_t n = summaries.size();
+  functions_.resize(n);
+  imports_.resize(n);
+  incoming_.resize(n);
+  cuda_.assign(n, 0);
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
+    for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
+  }
+  // Every call to a project function of another module, joined per callee: O(calls x hops).
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const OutgoingCall& oc : summaries[m]->calls) {
+      auto target = resolve(static_cast<int>(m), oc.callee);
+      if (!target || target->first == static_cast<int>(m)) continue;
+      auto [tm, local] = *target;
+      const FunctionFacts* ff = function(tm, local);
+      if (!ff) continue;
+      if (ff->returns_cuda) cuda_[m] = 1;
+      // A class called: its __init__ receives the arguments.
+      std::string receiver = local;
+      if (ff->method && local.find('.') == std::string::npos) receiver = local + ".__init__";
+      Incoming& in = incoming_[tm][receiver];
+      IncomingCalls& c = in.calls;
+      if (oc.hot) {
+        if (!c.hot) {
+          c.hot = true;
+          c.every = oc.every;
+          c.once_per_epoch = oc.once_per_epoch;
+          c.flag_guarded = oc.flag_guarded;
+          c.via = fs::path(layout.path(static_cast<int>(m))).filename().string() + ":" + std::to_string(oc.line);
+        } else {
+          if (oc.every == 0) c.every = 0;
+          if (!oc.once_per_epoch) c.once_per_epoch = false;
+          if (!oc.flag_guarded) c.flag_guarded = false;
+        }
+      }
+      c.called = true;
+      c.in_loop |= oc.in_loop;
+      c.result_feeds_training |= oc.result_feeds_training;
+      // Arguments to parameters, as Python binds them.
+      const auto& params = ff->params;
+      in.params.resize(params.size());
+      std::vector<char> keyword_used(oc.keywords.size(), 0);
+      size_t named_positional = 0;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const ParamSummary& p = params[i];
+        if (ff->method && i == 0) continue;  // self
+        if (p.star || p.double_star) continue;
+        ArgFacts got;
+        bool found = false;
+        size_t pos = i - (ff->method ? 1 : 0);
+        if (!p.keyword_only) {
+          ++named_positional;
+          if (pos < oc.positional.size()) {
+            got = oc.positional[pos];
+            found = true;
+          }
+        }
+        for (size_t k = 0; !found && k < oc.keywords.size(); ++k)
+          if (oc.keywords[k].first == p.name) {
+            got = oc.keywords[k].second;
+            keyword_used[k] = 1;
+            found = true;
+          }
+        if (!found) {
+          if (oc.splat) {
+            got.passed = true;
+            got.values.assign(1, ScalarFact{});
+          } else {
+            got.defaulted = true;
+          }
+        }
+        in.params[i].join(got);
+        if (got.cuda || got.device_cuda) cuda_[tm] = 1;
+      }
+      for (size_t i = 0; i < params.size(); ++i) {
+        const ParamSummary& p = params[i];
+        ArgFacts rest;
+        if (p.star)
+          for (size_t a = named_positional; a < oc.positional.size(); ++a) rest.join(oc.positional[a]);
+        if (p.double_star)
+          for (size_t k = 0; k < oc.keywords.size(); ++k)
+            if (!keyword_used[k]) rest.join(oc.keywords[k].second);
+        if ((p.star || p.double_star) && oc.splat) {
+          rest.passed = true;
+          rest.values.assign(1, ScalarFact{});
+        }
+        if (!p.star && !p.double_star) continue;
+        in.params[i].join(rest);
+        if (rest.cuda || rest.device_cuda) cuda_[tm] = 1;
+      }
+    }
+  }
+}
+
+std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::string_view name) const {
+  std::string abs = layout_.absolute(from, name);
+  for (int hop = 0; hop < kMaxReexportHops && !abs.empty(); ++hop) {
+    auto [m, rest] = layout_.split(from, abs);
+    if (m < 0 || rest.empty()) return std::nullopt;
+    if (rest.size() > 9 && rest.compare(rest.size() - 9, 9, ".__call__") == 0) {
+      std::string cls = rest.substr(0, rest.size() - 9);
+      if (functions_[m].count(cls + ".forward")) return std::make_pair(m, cls + ".forward");
+    }
+    if (functions_[m].count(rest)) return std::make_pair(m, rest);
+    // A name the module imports (a package's __init__.py re-exporting): follow it there.
+    auto dot = rest.find('.');
+    std::string first = rest.substr(0, dot);
+    auto imp = imports_[m].find(first);
+    if (imp == imports_[m].end()) return std::nullopt;
+    std::string next = imp->second + (dot == std::string::npos ? std::string{} : rest.substr(dot));
+    abs = layout_.absolute(m, next);
+    from = m;
+  }
+  return std::nullopt;
+}
+
+const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
+  auto it = functions_[module].find(local);
+  return it == functions_[module].end() ? nullptr : it->second;
+}
+
+const FactsTable::Incoming* FactsTable::incoming(int module, const std::string& local) const {
+  auto it = incoming_[module].find(local);
+  return it == incoming_[module].end() ? nullptr : &it->second;
+}
+
+// ---------------------------------------------------------------------------------------
+// One module's view.
+
+void ModuleEnv::record(const Query& q, std::string fingerprint) const {
+  std::string key(1, q.type);
+  key += q.name;
+  key += '#';
+  key += std::to_string(q.index);
+  key += '#';
+  key += std::to_string(q.fields);
+  queries_.try_emplace(std::move(key), q, std::move(fingerprint));
+}
+
+const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields) const {
+  if (local.empty()) return nullptr;
+  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
+  const IncomingCalls* out = in ? &in->calls : nullptr;
+  if (fields) record({'i', std::string(local), 0, fields}, fp_incoming(out, fields));
+  return out;
+}
+
+const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, unsigned fields) const {
+  if (local.empty()) return nullptr;
+  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
+  const ArgFacts* out =
+      in && index >= 0 && static_cast<size_t>(index) < in->params.size() ? &in->params[index] : nullptr;
+  if (fields) record({'p', std::string(local), index, fields}, fp_arg(out, fields));
+  return out;
+}
+
+const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) const {
+  if (!layout_.is_project_name(module_, name)) return nullptr;
+  std::string key(name);
+  auto it = resolved_.find(key);
+  if (it == resolved_.end()) {
+    auto r = table_.resolve(module_, name);
+    it = resolved_.emplace(key, r && r->first != module_ ? table_.function(r->first, r->second) : nullptr).first;
+  }
+  if (fields) record({'c', key, 0, fields}, fp_function(it->second, fields));
+  return it->second;
+}
+
+bool ModuleEnv::cuda() const {
+  bool out = table_.cuda(module_);
+  record({'u', {}, 0, 0}, out ? "1" : "0");
+  return out;
+}
+
+std::string ModuleEnv::answer(const Query& q) const {
+  switch (q.type) {
+    case 'i': {
+      const auto* in = table_.incoming(module_, q.name);
+      return fp_incoming(in ? &in->calls : nullptr, q.fields);
+    }
+    case 'p': {
+      const auto* in = table_.incoming(module_, q.name);
+      const ArgFacts* a = in && q.index >= 0 && static_cast<size_t>(q.index) < in->params.size() ? &in->params[q.index] : nullptr;
+      return fp_arg(a, q.fields);
+    }
+    case 'c': {
+      auto r = table_.resolve(module_, q.name);
+      return fp_function(r && r->first != module_ ? table_.function(r->first, r->second) : nullptr, q.fields);
+    }
+    case 'u': return table_.cuda(module_) ? "1" : "0";
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------
+// A module's state as a string (the CLI's cache).
+
+namespace {
+using nlohmann::json;
+json arg_json(const ArgFacts& a) {
+  json vs = json::array();
+  for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs};
+}
+ArgFacts arg_from(const json& j) {
+  ArgFacts a;
+  a.passed = j.at(0);
+  a.defaulted = j.at(1);
+  a.cuda = j.at(2);
+  a.module = j.at(3);
+  a.loader = j.at(4);
+  a.device_cuda = j.at(5);
+  for (const auto& v : j.at(6)) {
+    ScalarFact f;
+    int k = v.at(0);
+    if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
+    f.kind = static_cast<ScalarFact::Kind>(k);
+    f.i = v.at(1);
+    f.f = v.at(2);
+    f.s = v.at(3);
+    f.b = v.at(4);
+    a.values.push_back(std::move(f));
+  }
+  return a;
+}
+}  // namespace
+
+std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queries) {
+  json fns = json::array();
+  for (const auto& [name, f] : s.functions) {
+    json ps = json::array();
+    for (const auto& p : f.params) ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot});
+    fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
+                   f.returns_module, ps});
+  }
+  json calls = json::array();
+  for (const auto& c : s.calls) {
+    json pos = json::array(), kws = json::array();
+    for (const auto& a : c.positional) pos.push_back(arg_json(a));
+    for (const auto& [k, a] : c.keywords) kws.push_back({k, arg_json(a)});
+    calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
+                     c.result_feeds_training, c.splat, pos, kws});
+  }
+  json qs = json::array();
+  for (const auto& [key, e] : queries)
+    qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
+  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"calls", calls}, {"queries", qs}};
+  return j.dump();
+}
+
+bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& queries) {
+  try {
+    json j = json::parse(text);
+    s = ModuleSummary{};
+    queries.clear();
+    s.uses_cuda = j.at("uses_cuda");
+    for (const auto& f : j.at("functions")) {
+      FunctionFacts ff;
+      ff.method = f.at(1);
+      ff.has_hot_loop = f.at(2);
+      ff.steps = f.at(3);
+      ff.steps_forward = f.at(4);
+      ff.returns_cuda = f.at(5);
+      ff.returns_loader = f.at(6);
+      ff.returns_module = f.at(7);
+      for (const auto& p : f.at(8))
+        ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4)});
+      s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
+    }
+    s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();
+    for (const auto& c : j.at("calls")) {
+      OutgoingCall oc;
+      oc.callee = c.at(0);
+      oc.line = c.at(1);
+      oc.hot = c.at(2);
+      oc.every = c.at(3);
+      oc.once_per_epoch = c.at(4);
+      oc.flag_guarded = c.at(5);
+      oc.in_loop = c.at(6);
+      oc.result_feeds_training = c.at(7);
+      oc.splat = c.at(8);
+      for (const auto& a : c.at(9)) oc.positional.push_back(arg_from(a));
+      for (const auto& k : c.at(10)) oc.keywords.push_back({k.at(0).get<std::string>(), arg_from(k.at(1))});
+      s.calls.push_back(std::move(oc));
+    }
+    for (const auto& q : j.at("queries")) {
+      std::string type = q.at(1);
+      if (type.size() != 1) return false;
+      queries[q.at(0).get<std::string>()] = {ModuleEnv::Query{type[0], q.at(2), q.at(3), q.at(4)},
+                                             q.at(5).get<std::string>()};
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rounds.
+
+ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>& eligible,
+                           const ProjectAnalyzeFn& analyze, unsigned threads, const ProjectCache& cache) {
+  const size_t n = layout.size();
+  ProjectRun run;
+  run.results.resize(n);
+  run.failures.resize(n);
+  std::vector<std::unique_ptr<ModuleSummary>> summaries(n);
+  // Per module: the queries its latest analysis made, with the answers it got.
+  std::vector<std::optional<std::map<std::string, std::pair<ModuleEnv::Query, std::string>>>> recorded(n);
+  std::vector<const ModuleSummary*> latest(n, nullptr);
+  auto table = std::make_unique<FactsTable>(layout, latest);
+  std::vector<char> todo(eligible.begin(), eligible.end());
+  todo.resize(n, 0);
+  std::vector<char> analyzed(n, 0);
+  if (cache.load)
+    for (size_t i = 0; i < n; ++i) {
+      if (!todo[i]) continue;
+      std::string state;
+      auto result = cache.load(i, state);
+      auto summary = std::make_unique<ModuleSummary>();
+      QueryLog queries;
+      if (!result || !parse_module_state(state, *summary, queries)) continue;
+      run.results[i] = std::move(result);
+      summaries[i] = std::move(summary);
+      latest[i] = summaries[i].get();
+      recorded[i] = std::move(queries);
+      todo[i] = 0;
+    }
+  bool any_loaded = false;
+  for (size_t i = 0; i < n; ++i) any_loaded |= recorded[i].has_value();
+  if (any_loaded) {
+    // Loaded modules whose recorded answers differ now (a module they read changed).
+    table = std::make_unique<FactsTable>(layout, latest);
+    for (size_t i = 0; i < n; ++i) {
+      if (!recorded[i] || todo[i]) continue;
+      ModuleEnv fresh(*table, layout, static_cast<int>(i));
+      for (const auto& [key, entry] : *recorded[i])
+        if (fresh.answer(entry.first) != entry.second) {
+          todo[i] = 1;
+          break;
+        }
+    }
+  }
+  for (int round = 1; round <= kMaxProjectRounds; ++round) {
+    std::vector<size_t> work;
+    for (size_t i = 0; i < n; ++i)
+      if (todo[i]) work.push_back(i);
+    if (work.empty()) break;
+    run.rounds = round;
+    run.analyses += work.size();
+    std::vector<std::unique_ptr<ModuleSummary>> next_summaries(work.size());
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t w; (w = next.fetch_add(1)) < work.size();) {
+        size_t i = work[w];
+        ModuleEnv env(*table, layout, static_cast<int>(i));
+        next_summaries[w] = std::make_unique<ModuleSummary>();
+        ProjectHooks hooks;
+        hooks.facts = &env;
+        hooks.summary = next_summaries[w].get();
+        hooks.is_project_name = [&layout, i](std::string_view name) {
+          return layout.is_project_name(static_cast<int>(i), name);
+        };
+        try {
+          run.results[i] = analyze(i, hooks);
+          run.failures[i] = nullptr;
+        } catch (...) {
+          run.results[i].reset();
+          run.failures[i] = std::current_exception();
+        }
+        recorded[i] = env.queries();
+        analyzed[i] = 1;
+      }
+    };
+    unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(work.size())));
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    // The new summaries replace the old ones (the old table is not read again).
+    for (size_t w = 0; w < work.size(); ++w) {
+      size_t i = work[w];
+      summaries[i] = std::move(next_summaries[w]);
+      latest[i] = summaries[i].get();
+      todo[i] = 0;
+    }
+    if (round == kMaxProjectRounds) break;
+    table = std::make_unique<FactsTable>(layout, latest);
+    // Analyzed again: the modules for which an answer they read has changed.
+    for (size_t i = 0; i < n; ++i) {
+      if (!recorded[i]) continue;
+      ModuleEnv fresh(*table, layout, static_cast<int>(i));
+      for (const auto& [key, entry] : *recorded[i])
+        if (fresh.answer(entry.first) != entry.second) {
+          if (std::getenv("STOKER_PROJECT_TRACE"))
+            std::fprintf(stderr, "round %d: %s: %s: %s -> %s\n", round, layout.path(static_cast<int>(i)).c_str(),
+                         key.c_str(), entry.second.c_str(), fresh.answer(entry.first).c_str());
+          todo[i] = 1;
+          break;
+        }
+    }
+    // Modules the prefilter left out (no torch in them) that a project call reaches.
+    for (size_t m = 0; m < n; ++m) {
+      if (!latest[m]) continue;
+      for (const OutgoingCall& oc : latest[m]->calls) {
+        auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), oc.callee));
+        if (tm >= 0 && !recorded[tm] && !rest.empty()) todo[tm] = 1;
+      }
+    }
+  }
+  if (cache.store)
+    for (size_t i = 0; i < n; ++i)
+      if (analyzed[i] && run.results[i] && latest[i] && recorded[i])
+        cache.store(i, *run.results[i], serialize_module_state(*latest[i], *recorded[i]));
+  return run;
+}
+
+}  // namespace stoker::python

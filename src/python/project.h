@@ -1,0 +1,153 @@
+// Project mode (docs/architecture.md, "Project mode"): the analyzed Python files and the package
+// tree they sit in form a project. Module names come from the layout, imports between project
+// modules are resolved, and facts flow between modules through per-module summaries:
+//
+//   files --> ProjectLayout (module names, import resolution)
+//         --> round 1: every module analyzed alone, each giving a ModuleSummary
+//         --> FactsTable (calls joined per callee, callee facts, re-exports followed)
+//         --> round k: only modules for which an answer they read has changed, with the
+//             facts of the table (ModuleEnv), until nothing changes or kMaxRounds
+//
+// Each module's analysis records the facts it asked for and the answers it got; a module is
+// analyzed again only when one of those answers differs under the new table.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/analyzer.h"
+#include "python/project_facts.h"
+
+namespace stoker::python {
+
+// Module names from the layout: a directory with `__init__.py` is a package (its module name
+// continues upwards); the first directory without one is a root (the script's directory Python
+// puts first on sys.path, a `src/` layout's `src`). Every directory of the project that holds
+// modules outside packages is a root too, so `models/vit.py` next to `train.py` is both
+// `models.vit` (namespace package) and `vit`.
+class ProjectLayout {
+ public:
+  explicit ProjectLayout(const std::vector<std::string>& paths);
+  size_t size() const { return modules_.size(); }
+  const std::string& path(int m) const { return modules_[m].path; }
+  const std::string& name(int m) const { return modules_[m].name; }  // under its package root
+  // The absolute dotted name that `name` (as module `from` writes it; leading dots are relative)
+  // stands for, or "" when a relative name climbs above the top package.
+  std::string absolute(int from, std::string_view name) const;
+  // The longest module prefix of an absolute name (the one nearest `from` when several files
+  // have that name) and the rest ("Class.method"); -1 when no module matches.
+  std::pair<int, std::string> split(int from, std::string_view absolute) const;
+  // Could the name (as `from` writes it) be in the project? (relative, or its first component
+  // is a top-level project module or package)
+  bool is_project_name(int from, std::string_view name) const;
+  // The modules related to a file, for `stoker check FILE`: among the .py files in its
+  // directory (siblings on sys.path) and in its top package (at most `limit` candidates, each
+  // read through `read`, which answers nullopt for what cannot or should not be read), those
+  // connected to the file by mentions of each other's module names (one imports the other,
+  // directly or through other related modules). Returned with their texts.
+  using Reader = std::function<std::optional<std::string>(const std::string& path)>;
+  static std::vector<std::pair<std::string, std::string>> context_files(const std::string& path,
+                                                                        std::string_view text, size_t limit,
+                                                                        const Reader& read);
+
+ private:
+  struct Module {
+    std::string path, dir, name;
+    bool is_package = false;  // an __init__.py
+  };
+  std::vector<Module> modules_;
+  std::unordered_map<std::string, std::vector<int>> by_name_;
+  std::unordered_map<std::string, char> top_level_;
+};
+
+// The facts of one round, built from every module's latest summary.
+class FactsTable {
+ public:
+  FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries);
+  struct Incoming {
+    IncomingCalls calls;
+    std::vector<ArgFacts> params;
+  };
+  // The project function `name` (written in module `from`) stands for: (module, local name).
+  std::optional<std::pair<int, std::string>> resolve(int from, std::string_view name) const;
+  const FunctionFacts* function(int module, const std::string& local) const;
+  const Incoming* incoming(int module, const std::string& local) const;
+  bool cuda(int module) const { return cuda_[module] != 0; }
+
+ private:
+  const ProjectLayout& layout_;
+  const std::vector<const ModuleSummary*>& summaries_;
+  std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
+  std::vector<std::unordered_map<std::string, std::string>> imports_;
+  std::vector<std::unordered_map<std::string, Incoming>> incoming_;
+  std::vector<char> cuda_;
+};
+
+// What one module sees of a FactsTable; records every query and its answer.
+class ModuleEnv : public ExternalFacts {
+ public:
+  ModuleEnv(const FactsTable& table, const ProjectLayout& layout, int module)
+      : table_(table), layout_(layout), module_(module) {}
+  const IncomingCalls* incoming(std::string_view local_name, unsigned fields) const override;
+  const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const override;
+  const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
+  bool cuda() const override;
+  // The queries made so far, each with a fingerprint of its answer.
+  struct Query {
+    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda
+    std::string name;
+    int index = 0;
+    unsigned fields = 0;  // the parts of the answer read (fact::k*)
+  };
+  const std::map<std::string, std::pair<Query, std::string>>& queries() const { return queries_; }
+  // The answer's fingerprint of a query under this env (without recording it).
+  std::string answer(const Query& q) const;
+
+ private:
+  void record(const Query& q, std::string fingerprint) const;
+  const FactsTable& table_;
+  const ProjectLayout& layout_;
+  int module_;
+  mutable std::map<std::string, std::pair<Query, std::string>> queries_;
+  mutable std::unordered_map<std::string, const FunctionFacts*> resolved_;
+};
+
+// Analyzes module `index` with the given facts, filling `summary`.
+using ProjectAnalyzeFn = std::function<AnalysisResult(size_t index, const ProjectHooks& hooks)>;
+
+struct ProjectRun {
+  std::vector<std::optional<AnalysisResult>> results;  // per module: its latest analysis
+  std::vector<std::exception_ptr> failures;            // per module: what its analysis threw
+  size_t analyses = 0;                                 // module analyses over all rounds
+  int rounds = 0;
+};
+
+// At most this many rounds: round 1 alone, then facts from the others.
+constexpr int kMaxProjectRounds = 6;
+
+// A module's state between runs (the CLI's result cache): its summary and the facts it read,
+// as one string; parse_module_state() is false for anything it did not write.
+using QueryLog = std::map<std::string, std::pair<ModuleEnv::Query, std::string>>;
+std::string serialize_module_state(const ModuleSummary& summary, const QueryLog& queries);
+bool parse_module_state(const std::string& text, ModuleSummary& summary, QueryLog& queries);
+
+struct ProjectCache {
+  // Module i's result and state from a previous run (same text and settings), if any.
+  std::function<std::optional<AnalysisResult>(size_t i, std::string& state)> load;
+  std::function<void(size_t i, const AnalysisResult& result, const std::string& state)> store;
+};
+
+// `eligible[i]`: module i is analyzed in round 1 (it passes the prefilter); the others only
+// once a call from the project reaches them. A module loaded from `cache` counts as analyzed
+// with the facts it recorded; it is analyzed again only if one of their answers has changed.
+ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>& eligible,
+                           const ProjectAnalyzeFn& analyze, unsigned threads, const ProjectCache& cache = {});
+
+}  // namespace stoker::python

@@ -1,0 +1,131 @@
+// What one module of a project learns about the others (src/python/project.h computes it from
+// the per-module summaries): facts about its functions from their callers in other modules
+// (incoming), and facts about the project functions it calls (callees). The semantic model
+// reads them through `ExternalFacts`; without one (nullptr) it analyzes the file alone.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace stoker::python {
+
+// A host scalar an argument may hold (the value lattice of the model without expressions:
+// an expression of another file is Unknown here).
+struct ScalarFact {
+  enum class Kind { Unknown, Int, Float, Str, Bool, None };
+  Kind kind = Kind::Unknown;
+  long long i = 0;
+  double f = 0;
+  std::string s;
+  bool b = false;
+  bool operator==(const ScalarFact&) const = default;
+};
+
+// What an argument (joined over call sites) may be.
+struct ArgFacts {
+  bool passed = false;     // some call site passes a value for it
+  bool defaulted = false;  // some call site leaves it to its default
+  bool cuda = false;       // may be a tensor (or module) on a CUDA device
+  bool module = false;     // an nn.Module
+  bool loader = false;     // a data loader (or an iteration wrapper of one)
+  bool device_cuda = false;  // a device that may be CUDA
+  std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
+  bool operator==(const ArgFacts&) const = default;
+  void join(const ArgFacts& o);
+};
+
+// How a function defined in this module is called from the other modules.
+struct IncomingCalls {
+  bool called = false;
+  bool hot = false;             // from a hot context (a training loop, a hot function)
+  long long every = 0;          // amortization when every hot call site is guarded (as HotContext)
+  bool once_per_epoch = false;
+  bool flag_guarded = false;
+  bool in_loop = false;         // from inside a loop (its own loops then run once per epoch)
+  bool result_feeds_training = false;  // what it returns (a loader) is iterated by a hot loop
+  std::string via;              // "engine.py:12": the first hot call site, for the message
+  bool operator==(const IncomingCalls&) const = default;
+};
+
+struct ParamSummary {
+  std::string name;
+  bool keyword_only = false;
+  bool star = false;        // *args
+  bool double_star = false;  // **kwargs
+  bool iterated_hot = false;  // iterated by a hot loop of the function (or of one it calls)
+  bool operator==(const ParamSummary&) const = default;
+};
+
+// What a function (or method) defined in a project module does, as its callers need it.
+struct FunctionFacts {
+  bool method = false;        // params[0] is self
+  bool has_hot_loop = false;  // it (or a function it calls) runs a training loop
+  bool steps = false;         // performs a training step (backward, optimizer step) outside hot loops
+  bool steps_forward = false;  // ... or a module forward
+  bool returns_cuda = false;
+  bool returns_loader = false;
+  bool returns_module = false;
+  std::vector<ParamSummary> params;
+  bool operator==(const FunctionFacts&) const = default;
+};
+
+// Which parts of an answer a query reads (its recorded fingerprint covers only those).
+namespace fact {
+// incoming_param
+constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16;
+constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
+                                 // values that are all unknown read as no facts
+// incoming
+constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
+// callee
+constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
+                   kParams = 32;
+}  // namespace fact
+
+// The facts one module sees. Every query is recorded with the fingerprint of the parts of the
+// answer it reads (`fields`), so that the project re-analyzes a module only when something it
+// used has changed.
+class ExternalFacts {
+ public:
+  virtual ~ExternalFacts() = default;
+  // Calls from other modules of a function of this module ("f" or "Class.method").
+  virtual const IncomingCalls* incoming(std::string_view local_name, unsigned fields) const = 0;
+  // Facts about parameter `index` of that function from those calls (index 0 is self for methods).
+  virtual const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const = 0;
+  // A project function or class method this module may call, by the name the module writes
+  // ("engine.train_one_epoch", ".utils.MetricLogger.update": leading dots are relative).
+  virtual const FunctionFacts* callee(std::string_view name, unsigned fields) const = 0;
+  // Some other module hands this one CUDA values (or a CUDA device).
+  virtual bool cuda() const = 0;
+};
+
+}  // namespace stoker::python
+
+namespace stoker::python {
+
+// A call from this module to a name that may be a project function (the project resolves it).
+struct OutgoingCall {
+  std::string callee;  // as the module writes it: "engine.train_one_epoch", ".utils.Logger.update"
+  uint32_t line = 0;   // 1-based
+  bool hot = false;
+  long long every = 0;
+  bool once_per_epoch = false;
+  bool flag_guarded = false;
+  bool in_loop = false;
+  bool result_feeds_training = false;  // a hot loop iterates what the call returns
+  bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
+  std::vector<ArgFacts> positional;
+  std::vector<std::pair<std::string, ArgFacts>> keywords;
+};
+
+// What the project keeps of one analyzed module (the semantic model's summary).
+struct ModuleSummary {
+  bool uses_cuda = false;
+  std::vector<std::pair<std::string, FunctionFacts>> functions;  // "f", "Class.method", "Class"
+  std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
+  std::vector<OutgoingCall> calls;
+};
+
+}  // namespace stoker::python

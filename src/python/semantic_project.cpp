@@ -1,0 +1,345 @@
+// The semantic model's side of project mode: naming the project functions a call may invoke,
+// reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
+#include <algorithm>
+
+#include "python/semantic_model.h"
+
+namespace stoker::python {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+constexpr int kMaxTraceDepth = 8;
+constexpr int kParamPropagationPasses = 4;
+
+}  // namespace
+
+std::vector<Value> to_values(const std::vector<ScalarFact>& facts) {
+  std::vector<Value> out;
+  for (const auto& f : facts) {
+    Value v;
+    switch (f.kind) {
+      case ScalarFact::Kind::Int: v.kind = Value::Kind::Int; v.i = f.i; break;
+      case ScalarFact::Kind::Float: v.kind = Value::Kind::Float; v.f = f.f; break;
+      case ScalarFact::Kind::Str: v.kind = Value::Kind::Str; v.s = f.s; break;
+      case ScalarFact::Kind::Bool: v.kind = Value::Kind::Bool; v.b = f.b; break;
+      case ScalarFact::Kind::None: v.kind = Value::Kind::None; break;
+      case ScalarFact::Kind::Unknown: break;
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+ScalarFact to_scalar_fact(const Value& v) {
+  ScalarFact f;
+  switch (v.kind) {
+    case Value::Kind::Int: f.kind = ScalarFact::Kind::Int; f.i = v.i; break;
+    case Value::Kind::Float: f.kind = ScalarFact::Kind::Float; f.f = v.f; break;
+    case Value::Kind::Str: f.kind = ScalarFact::Kind::Str; f.s = v.s; break;
+    case Value::Kind::Bool: f.kind = ScalarFact::Kind::Bool; f.b = v.b; break;
+    case Value::Kind::None: f.kind = ScalarFact::Kind::None; break;
+    default: break;  // an expression of this file is unknown elsewhere
+  }
+  return f;
+}
+
+void ArgFacts::join(const ArgFacts& o) {
+  passed |= o.passed;
+  defaulted |= o.defaulted;
+  cuda |= o.cuda;
+  module |= o.module;
+  loader |= o.loader;
+  device_cuda |= o.device_cuda;
+  for (const auto& v : o.values) {
+    if (std::find(values.begin(), values.end(), v) != values.end()) continue;
+    if (values.size() >= SemanticModel::kMaxCandidates) {
+      values.assign(1, ScalarFact{});
+      return;
+    }
+    values.push_back(v);
+  }
+}
+
+std::string SemanticModel::local_name(int f) const {
+  if (f < 0 || f >= static_cast<int>(functions_.size())) return {};
+  const Function& fn = functions_[f];
+  int parent = scopes_[fn.scope].parent;
+  if (parent == 0) return fn.klass < 0 ? fn.name : std::string{};
+  if (fn.klass >= 0 && parent == classes_[fn.klass].scope && scopes_[parent].parent == 0)
+    return classes_[fn.klass].name + "." + fn.name;
+  return {};
+}
+
+// The name a call may invoke in another module: the callee's qualified name through imports
+// (`engine.train_one_epoch`, `.utils.Logger`), or a method of an instance a project call built
+// (`logger.update(...)` with `logger = utils.Logger()`: `utils.Logger.update`; `model(x)`:
+// `models.Net.__call__`). Empty for functions of this file and for what cannot be named.
+std::string SemanticModel::external_name(int ci) const {
+  if (!callees_by_call_[ci].empty()) return {};
+  Node fn = unparen(field(calls_[ci].call, "function"));
+  const std::string& q = qualified_name(fn);
+  if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
+  Node obj;
+  std::string method;
+  if (is(fn, "attribute")) {
+    obj = unparen(field(fn, "object"));
+    method = std::string(text(field(fn, "attribute")));
+  } else if (is(fn, "identifier")) {
+    obj = fn;
+    method = "__call__";
+  } else {
+    return {};
+  }
+  if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
+  if (is(obj, "identifier") && text(obj) == "self") return {};
+  std::string cls;
+  for (const auto& v : values(obj)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+    Node e = v.expr;
+    for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {  // Net().to(dev).train()
+      Node f = unparen(field(e, "function"));
+      if (!is(f, "attribute")) break;
+      auto a = text(field(f, "attribute"));
+      if (a != "to" && a != "cuda" && a != "train" && a != "eval" && a != "half" && a != "float") break;
+      e = unparen(field(f, "object"));
+    }
+    if (!is(e, "call")) continue;
+    const std::string& c = callee_name(e);
+    if (c.empty() || starts_with(c, "builtins.")) continue;
+    if (!cls.empty() && cls != c) return {};  // instances of different classes
+    cls = c;
+  }
+  return cls.empty() ? std::string{} : cls + "." + method;
+}
+
+void SemanticModel::resolve_external_calls() {
+  if (!facts_) return;
+  ext_name_.assign(calls_.size(), std::string{});
+  for (size_t ci = 0; ci < calls_.size(); ++ci) ext_name_[ci] = external_name(static_cast<int>(ci));
+}
+
+const FunctionFacts* SemanticModel::ext_callee(int ci, unsigned fields) const {
+  if (!facts_ || ci < 0 || static_cast<size_t>(ci) >= ext_name_.size() || ext_name_[ci].empty()) return nullptr;
+  return facts_->callee(ext_name_[ci], fields);
+}
+
+const FunctionFacts* SemanticModel::ext_callee_of(Node call, unsigned fields) const {
+  if (ext_name_.empty()) return nullptr;
+  auto it = call_index_.find(call.id);
+  return it == call_index_.end() ? nullptr : ext_callee(it->second, fields);
+}
+
+const ArgFacts* SemanticModel::ext_param(int f, int pi, unsigned fields) const {
+  if (!facts_ || f < 0) return nullptr;
+  std::string name = local_name(f);
+  return name.empty() ? nullptr : facts_->incoming_param(name, pi, fields);
+}
+
+bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
+  if (!facts_) return false;
+  for (const Binding* b : lookup(text(id), start(id)))
+    if (b->kind == Binding::Kind::Param)
+      if (const ArgFacts* a = ext_param(b->function, b->param_index, field)) {
+        bool v = field == fact::kCuda ? a->cuda : field == fact::kModule ? a->module
+                 : field == fact::kLoader ? a->loader : field == fact::kDevice ? a->device_cuda : false;
+        if (v) return true;
+      }
+  return false;
+}
+
+bool SemanticModel::external_feeds_training(Node loader_call) const {
+  if (!facts_ || is_null(loader_call)) return false;
+  // Passed to a function of another module that iterates that parameter in a hot loop.
+  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
+    if (!ext) continue;
+    for (size_t i = 0; i < ext->params.size(); ++i) {
+      const ParamSummary& p = ext->params[i];
+      if (!p.iterated_hot || p.star || p.double_star) continue;
+      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
+      Node a = argument(calls_[ci].call, position, p.name);
+      if (is_null(a)) continue;
+      for (Node o : loader_origins(a))
+        if (same(o, loader_call)) return true;
+    }
+  }
+  // Returned by a function whose callers in other modules iterate what it returns.
+  int f = function_at(start(loader_call));
+  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+  if (in && in->result_feeds_training)
+    for (Node r : functions_[f].returns)
+      for (Node o : loader_origins(r))
+        if (same(o, loader_call)) return true;
+  return false;
+}
+
+ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
+  ModuleSummary out;
+  out.uses_cuda = uses_cuda_;
+  // Module-level imports (re-exports through a package's __init__.py).
+  for (const auto& [name, list] : scopes_[0].bindings)
+    if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});
+  std::sort(out.imports.begin(), out.imports.end());
+
+  // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
+  std::vector<std::vector<char>> hot_param(functions_.size());
+  for (size_t f = 0; f < functions_.size(); ++f) hot_param[f].assign(functions_[f].params.size(), 0);
+  std::unordered_set<const void*> iterated_calls;
+  std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
+                                                                             std::vector<std::pair<int, int>>& params) {
+    e = unparen(e);
+    if (is_null(e) || depth > kMaxTraceDepth) return;
+    Step step(*this);
+    if (!step) return;
+    if (is(e, "call")) {
+      iterated_calls.insert(e.id);
+      for (auto a : named_children(field(e, "arguments")))
+        if (!is(a, "keyword_argument") && !is(a, "comment")) trace(a, depth + 1, params);
+    } else if (is(e, "identifier")) {
+      auto bindings = lookup(text(e), start(e));
+      if (bindings.size() > kMaxCandidates) return;
+      for (const Binding* b : bindings) {
+        if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
+        else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
+      }
+    }
+  };
+  for (const auto& l : loops_) {
+    if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
+    std::vector<std::pair<int, int>> params;
+    trace(field(l.node, "right"), 0, params);
+    for (auto [f, p] : params) hot_param[f][p] = 1;
+  }
+  // Through calls: a parameter handed to a function (here or in another module) that iterates it.
+  auto argument_for = [&](Node call, bool method, int i, const std::string& name, bool kwonly) {
+    int position = kwonly ? -1 : i - (method ? 1 : 0);
+    return position < 0 && !kwonly ? Node{} : argument(call, position, name);
+  };
+  for (int pass = 0; pass < kParamPropagationPasses; ++pass) {
+    bool changed = false;
+    for (size_t ci = 0; ci < calls_.size(); ++ci) {
+      std::vector<Node> args;
+      for (int c : callees_by_call_[ci]) {
+        const Function& fn = functions_[c];
+        for (size_t i = 0; i < fn.params.size(); ++i)
+          if (hot_param[c][i] && !fn.params[i].is_variadic)
+            args.push_back(argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
+                                        fn.params[i].keyword_only));
+      }
+      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
+        for (size_t i = 0; i < ext->params.size(); ++i) {
+          const ParamSummary& p = ext->params[i];
+          if (p.iterated_hot && !p.star && !p.double_star)
+            args.push_back(argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only));
+        }
+      for (Node a : args) {
+        if (is_null(a)) continue;
+        std::vector<std::pair<int, int>> params;
+        trace(a, 0, params);
+        for (auto [f, p] : params)
+          if (!hot_param[f][p]) hot_param[f][p] = changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+
+  auto params_of = [&](int f) {
+    std::vector<ParamSummary> ps;
+    for (size_t i = 0; i < functions_[f].params.size(); ++i) {
+      const Param& p = functions_[f].params[i];
+      ParamSummary s;
+      s.name = p.name;
+      s.keyword_only = p.keyword_only;
+      if (p.is_variadic) {
+        std::string_view t = text(p.node);
+        (t.substr(0, 2) == "**" ? s.double_star : s.star) = true;
+      }
+      s.iterated_hot = hot_param[f][i] != 0;
+      ps.push_back(std::move(s));
+    }
+    return ps;
+  };
+  for (size_t f = 0; f < functions_.size(); ++f) {
+    std::string name = local_name(static_cast<int>(f));
+    if (name.empty()) continue;
+    FunctionFacts facts;
+    facts.method = functions_[f].klass >= 0;
+    facts.has_hot_loop = function_has_hot_loop_[f] != 0;
+    facts.steps = function_steps_[0][f] != 0;
+    facts.steps_forward = function_steps_[1][f] != 0;
+    for (Node r : functions_[f].returns) {
+      facts.returns_cuda |= is_cuda(r);
+      facts.returns_loader |= is_loader_impl(r);
+      facts.returns_module |= is_module_value(r);
+    }
+    facts.params = params_of(static_cast<int>(f));
+    out.functions.push_back({std::move(name), std::move(facts)});
+  }
+  // A module-level class: calling it constructs an instance (its __init__'s parameters).
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (scopes_[classes_[c].scope].parent != 0) continue;
+    FunctionFacts facts;
+    facts.method = true;
+    facts.returns_module = is_subclass_of(static_cast<int>(c), {"torch.nn.Module", "torch.nn.modules.module.Module"});
+    auto init = classes_[c].methods.find("__init__");
+    if (init != classes_[c].methods.end()) facts.params = params_of(init->second);
+    out.functions.push_back({classes_[c].name, std::move(facts)});
+  }
+
+  auto arg_facts = [&](Node a) {
+    ArgFacts f;
+    f.passed = true;
+    f.cuda = is_cuda(a);
+    f.module = is_module_value(a);
+    f.loader = is_loader_impl(a);
+    f.device_cuda = device_kind(a) == DeviceKind::Cuda;
+    std::vector<ScalarFact> vs;
+    // Scalar values flow one call deep: a parameter handed on is unknown to the next module
+    // (a chain of rounds along every call path otherwise).
+    bool through_param = false;
+    if (is(unparen(a), "identifier"))
+      for (const Binding* b : lookup(text(unparen(a)), start(a))) through_param |= b->kind == Binding::Kind::Param;
+    if (through_param) vs.push_back(ScalarFact{});
+    else
+      for (const auto& v : values(a)) vs.push_back(to_scalar_fact(v));
+    ArgFacts vals;
+    vals.values = std::move(vs);
+    f.join(vals);
+    return f;
+  };
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    std::string name = external_name(static_cast<int>(ci));
+    if (name.empty() || !is_project_name(name)) continue;
+    const CallSite& cs = calls_[ci];
+    OutgoingCall oc;
+    oc.callee = std::move(name);
+    oc.line = ts_node_start_point(cs.call).row + 1;
+    HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
+    oc.hot = h.hot;
+    oc.every = h.every;
+    oc.once_per_epoch = h.once_per_epoch;
+    oc.flag_guarded = h.flag_guarded;
+    oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
+    oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
+    for (auto a : named_children(field(cs.call, "arguments"))) {
+      auto k = kind(a);
+      if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
+      if (k == "list_splat") {
+        oc.splat = true;
+        break;
+      }
+      oc.positional.push_back(arg_facts(a));
+    }
+    Kwargs kw = keyword_arguments(cs.call);
+    if (!kw.complete) oc.splat = true;
+    for (const auto& [key, value] : kw.items) oc.keywords.push_back({key, arg_facts(value)});
+    out.calls.push_back(std::move(oc));
+  }
+  return out;
+}
+
+}  // namespace stoker::python

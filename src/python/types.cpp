@@ -1,0 +1,1064 @@
+#include "python/types.h"
+
+#include <set>
+#include <string>
+
+#include "python/frameworks.h"
+#include "python/semantic_model.h"
+
+namespace stoker::python {
+
+using Kind = AbstractType::Kind;
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::string_view last_part(std::string_view s) {
+  auto dot = s.rfind('.');
+  return dot == std::string_view::npos ? s : s.substr(dot + 1);
+}
+
+
+bool is_pattern(std::string_view k) {
+  return k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
+         k == "tuple" || k == "list";
+}
+
+// Attributes of tensors and modules that are host values.
+const std::set<std::string, std::less<>>& host_attributes() {
+  static const std::set<std::string, std::less<>> s = {
+      "shape", "dtype", "ndim", "requires_grad", "grad_fn", "layout", "is_leaf", "training", "names",
+      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__"};
+  return s;
+}
+
+// Methods whose result is a host scalar whatever the receiver.
+const std::set<std::string, std::less<>>& host_scalar_methods() {
+  static const std::set<std::string, std::less<>> s = {
+      "item", "size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
+      "__len__", "get_device", "storage_offset", "is_floating_point", "is_complex", "__repr__", "__str__",
+      "format", "join", "startswith", "endswith", "lower", "upper", "strip", "split", "replace",
+      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size"};
+  return s;
+}
+
+// Builtins whose result is a host value of its own (not one of the arguments).
+bool host_builtin(std::string_view q) {
+  static const std::set<std::string, std::less<>> passing = {
+      "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
+      "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
+      "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow",
+      "builtins.range", "builtins.dict", "builtins.set", "builtins.super", "builtins.vars", "builtins.type",
+      "builtins.object"};
+  return starts_with(q, "builtins.") && !passing.count(q);
+}
+
+bool host_module(std::string_view q) {
+  static const char* const prefixes[] = {"math.", "time.", "os.", "sys.", "random.", "logging.", "json.",
+                                         "re.", "datetime.", "pathlib.", "shutil.", "glob.", "argparse.",
+                                         "collections.", "itertools.count", "torch.cuda.", "torch.distributed.get_",
+                                         "torch.distributed.is_", "wandb.", "yaml."};
+  for (auto p : prefixes)
+    if (starts_with(q, p)) return true;
+  return false;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// The lattice.
+
+bool AbstractType::is_host() const {
+  switch (kind) {
+    case Kind::None:
+    case Kind::HostScalar:
+    case Kind::Host:
+    case Kind::Loader:
+    case Kind::Optimizer:
+    case Kind::Device:
+    case Kind::Object:
+    case Kind::ModuleMember: return true;
+    case Kind::HostContainer: return device == TypeDevice::Cpu;
+    default: return false;
+  }
+}
+
+TypeDevice join(TypeDevice a, TypeDevice b) {
+  if (a == b) return a;
+  if (a == TypeDevice::Any || b == TypeDevice::Any) return TypeDevice::Any;
+  if (a == TypeDevice::Cuda || b == TypeDevice::Cuda) return TypeDevice::Any;  // with Cpu or Unresolved
+  return TypeDevice::Unresolved;                                             // Cpu with Unresolved
+}
+
+AbstractType join(const AbstractType& a, const AbstractType& b) {
+  if (a.kind == Kind::Bottom) return b;
+  if (b.kind == Kind::Bottom) return a;
+  if (a.kind == Kind::Unknown || b.kind == Kind::Unknown) return AbstractType::unknown();
+  if (a.kind == Kind::None) return b;  // an optional value
+  if (b.kind == Kind::None) return a;
+  if (a.kind == b.kind) {
+    AbstractType t = a;
+    t.device = join(a.device, b.device);
+    if (a.klass != b.klass) t.klass = -1;
+    if (a.framework != b.framework) t.framework = -1;
+    return t;
+  }
+  if (a.is_host() && b.is_host()) return AbstractType::of(Kind::Host);
+  // A tensor or a module, on the same devices: both "may be CUDA" or neither.
+  return AbstractType::unknown();
+}
+
+CudaAnswer cuda_answer(const AbstractType& t) {
+  switch (t.kind) {
+    case Kind::Bottom:
+    case Kind::Unknown: return CudaAnswer::Undecided;
+    case Kind::HostContainer:
+    case Kind::Tensor:
+    case Kind::Module:
+      if (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any) return CudaAnswer::Cuda;
+      if (t.device == TypeDevice::Cpu) return CudaAnswer::Host;
+      return CudaAnswer::Undecided;
+    default: return CudaAnswer::Host;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Paths.
+
+TypeInference::Path TypeInference::Path::single(int i) {
+  Path p;
+  if (i < 0 || i > 255) {
+    p.code = 0xF;
+    return p;
+  }
+  p.code = 1 | (static_cast<uint64_t>(i) << 4);
+  return p;
+}
+
+TypeInference::Path TypeInference::Path::rest() const {
+  Path p;
+  if (size() == 0 || !valid()) return p;
+  uint64_t indices = code >> 12;  // drop the first index
+  p.code = (indices << 4) | (size() - 1);
+  return p;
+}
+
+TypeInference::Path TypeInference::Path::append(const Path& tail) const {
+  Path p;
+  if (!valid() || !tail.valid() || size() + tail.size() > 7) {
+    p.code = 0xF;
+    return p;
+  }
+  uint64_t indices = (code >> 4) | ((tail.code >> 4) << (8 * size()));
+  p.code = (indices << 4) | (size() + tail.size());
+  return p;
+}
+
+TypeInference::Path TypeInference::target_path(Node target) const {
+  // Walk up from the identifier through the enclosing patterns, recording positions.
+  int indices[8];
+  int n = 0;
+  Node t = target;
+  for (int guard = 0; guard < 64; ++guard) {
+    Node p = parent(t);
+    if (is_null(p)) break;
+    auto k = kind(p);
+    if (k == "parenthesized_expression") {
+      t = p;
+      continue;
+    }
+    if (k == "list_splat_pattern" || k == "list_splat") {
+      Path bad;
+      bad.code = 0xF;
+      return bad;
+    }
+    if (!is_pattern(k)) break;
+    // A tuple on the right of an assignment is not a pattern: stop at the statement.
+    int i = 0, found = -1;
+    for (Node c : named_children(p)) {
+      if (same(c, t)) found = i;
+      ++i;
+    }
+    if (found < 0 || n == 8) {
+      Path bad;
+      bad.code = 0xF;
+      return bad;
+    }
+    indices[n++] = found;
+    t = p;
+  }
+  Path out;
+  for (int i = n; i-- > 0;) out = out.append(Path::single(indices[i]));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Memoized entries.
+
+AbstractType TypeInference::value(Node expr, Path path) const {
+  expr = unparen(expr);
+  if (is_null(expr) || !path.valid()) return AbstractType::unknown();
+  Key key{expr.id, path.code};
+  auto found = memo_.find(key);
+  if (found != memo_.end()) return found->second.done ? found->second.type : AbstractType::bottom();
+  SemanticModel::Step step(m_);
+  if (!step) return AbstractType::unknown();  // too deep: unknown, not remembered
+  memo_[key];                                 // in progress
+  AbstractType t = value_uncached(expr, path);
+  Entry& e = memo_[key];
+  e.done = true;
+  e.type = t;
+  return t;
+}
+
+AbstractType TypeInference::iter(Node iterable, Path path) const {
+  iterable = unparen(iterable);
+  if (is_null(iterable) || !path.valid()) return AbstractType::unknown();
+  Key key{iterable.id, path.code | (1ULL << 63)};
+  auto found = memo_.find(key);
+  if (found != memo_.end()) return found->second.done ? found->second.type : AbstractType::bottom();
+  SemanticModel::Step step(m_);
+  if (!step) return AbstractType::unknown();
+  memo_[key];
+  AbstractType t = iter_uncached(iterable, path);
+  Entry& e = memo_[key];
+  e.done = true;
+  e.type = t;
+  return t;
+}
+
+AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
+  AbstractType e = t;
+  for (size_t i = 0; i < depth; ++i) {
+    switch (e.kind) {
+      case Kind::Tensor:
+      case Kind::Module:
+      case Kind::HostScalar:
+      case Kind::Host:
+      case Kind::Bottom: break;  // rows of a tensor, submodules, characters
+      case Kind::HostContainer:
+        if (e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Host);
+        else if (e.device == TypeDevice::Unresolved) return AbstractType::unknown();
+        else e = AbstractType::of(Kind::Tensor, e.device);
+        break;
+      case Kind::Loader:
+        if (e.device == TypeDevice::Cuda) e = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+        else return AbstractType::unknown();
+        break;
+      default: return AbstractType::unknown();
+    }
+  }
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------
+// Values.
+
+AbstractType TypeInference::value_uncached(Node expr, Path path) const {
+  auto k = kind(expr);
+  if (path.size() == 0) return base_type(expr);
+  if (k == "tuple" || k == "list" || k == "expression_list") {
+    int i = path.at(0), n = 0;
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) return AbstractType::unknown();
+      if (n++ == i) return value(c, path.rest());
+    }
+    return AbstractType::unknown();
+  }
+  if (k == "identifier") {
+    auto bindings = m_.lookup(text(expr, m_.src()), start(expr));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+    AbstractType t = AbstractType::bottom();
+    for (const Binding* b : bindings) t = join(t, binding_part(*b, path));
+    return t;
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() == 3) return join(value(parts[0], path), value(parts[2], path));
+  }
+  if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    if (is(fn, "attribute")) {
+      // `model, opt, loader = accelerator.prepare(model, opt, loader)`
+      AbstractType recv = value(field(fn, "object"), Path{});
+      std::string_view meth = text(field(fn, "attribute"), m_.src());
+      if (recv.kind == Kind::Object && FrameworkTable::get().prepares(recv.framework, meth)) {
+        int i = path.at(0), n = 0;
+        for (Node a : named_children(field(expr, "arguments"))) {
+          if (is(a, "keyword_argument")) continue;
+          if (is(a, "list_splat")) return AbstractType::unknown();
+          if (n++ == i) return element(prepared(a), path.size() - 1);
+        }
+        return AbstractType::unknown();
+      }
+    }
+    auto targets = m_.callees(expr);
+    if (!targets.empty() && class_of_callee(fn) < 0 && value(fn, Path{}).kind != Kind::Module) {
+      AbstractType t = AbstractType::bottom();
+      bool any = false;
+      for (int f : targets)
+        for (Node r : m_.functions()[f].returns) {
+          t = join(t, value(r, path));
+          any = true;
+        }
+      if (any) return t;
+    }
+  }
+  return element(value(expr, Path{}), path.size());
+}
+
+AbstractType TypeInference::base_type(Node expr) const {
+  auto k = kind(expr);
+  if (k == "integer" || k == "float" || k == "true" || k == "false" || k == "string" || k == "concatenated_string" ||
+      k == "not_operator")
+    return AbstractType::of(Kind::HostScalar);
+  if (k == "none") return AbstractType::of(Kind::None);
+  if (k == "tuple" || k == "list" || k == "expression_list" || k == "set") {
+    TypeDevice d = TypeDevice::Cpu;
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) c = named_child(c, 0);
+      AbstractType t = value(c, Path{});
+      TypeDevice cd = t.is_host() ? TypeDevice::Cpu
+                      : (t.kind == Kind::Tensor || t.kind == Kind::Module || t.kind == Kind::HostContainer)
+                          ? t.device
+                          : TypeDevice::Unresolved;
+      d = join(d, cd);
+    }
+    return AbstractType::of(Kind::HostContainer, d);
+  }
+  if (k == "dictionary") {
+    TypeDevice d = TypeDevice::Cpu;
+    for (Node c : named_children(expr)) {
+      Node v = is(c, "pair") ? field(c, "value") : c;
+      if (is(c, "dictionary_splat")) v = named_child(c, 0);
+      AbstractType t = value(v, Path{});
+      TypeDevice cd = t.is_host() ? TypeDevice::Cpu
+                      : (t.kind == Kind::Tensor || t.kind == Kind::Module || t.kind == Kind::HostContainer)
+                          ? t.device
+                          : TypeDevice::Unresolved;
+      d = join(d, cd);
+    }
+    return AbstractType::of(Kind::HostContainer, d);
+  }
+  if (k == "list_comprehension" || k == "set_comprehension" || k == "generator_expression" ||
+      k == "dictionary_comprehension") {
+    Node body = field(expr, "body");
+    if (is(body, "pair")) body = field(body, "value");
+    AbstractType t = value(body, Path{});
+    TypeDevice d = t.is_host() ? TypeDevice::Cpu
+                   : (t.kind == Kind::Tensor || t.kind == Kind::Module || t.kind == Kind::HostContainer)
+                       ? t.device
+                       : TypeDevice::Unresolved;
+    return AbstractType::of(Kind::HostContainer, d);
+  }
+  if (k == "boolean_operator") return join(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
+  if (k == "unary_operator") return value(field(expr, "argument"), Path{});
+  if (k == "binary_operator") {
+    if (text(field(expr, "operator"), m_.src()) == "%" && is(unparen(field(expr, "left")), "string"))
+      return AbstractType::of(Kind::HostScalar);
+    return arith(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
+  }
+  if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1), m_.src());
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return AbstractType::of(Kind::HostScalar);
+    AbstractType t = AbstractType::of(Kind::HostScalar);
+    for (Node c : named_children(expr)) t = arith(t, value(c, Path{}));
+    return t;
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() != 3) return AbstractType::unknown();
+    auto c = m_.constant(parts[1]);
+    if (c && c->kind == Value::Kind::Bool) return value(c->b ? parts[0] : parts[2], Path{});
+    return join(value(parts[0], Path{}), value(parts[2], Path{}));
+  }
+  if (k == "identifier") {
+    if (text(expr, m_.src()) == "self") {
+      AbstractType s = self_type(expr);
+      if (s.kind != Kind::Unknown) return s;
+    }
+    auto bindings = m_.lookup(text(expr, m_.src()), start(expr));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+    AbstractType t = AbstractType::bottom();
+    for (const Binding* b : bindings) {
+      AbstractType bt = binding_part(*b, Path{});
+      TypeDevice moved = moved_device(b);
+      if (moved != TypeDevice::Unresolved && (bt.kind == Kind::Module || bt.kind == Kind::Unknown ||
+                                              bt.kind == Kind::Bottom)) {
+        // Moved in place: only modules move in place, so the name holds a module.
+        if (bt.kind != Kind::Module) bt = AbstractType::of(Kind::Module);
+        bt.device = bt.device == TypeDevice::Unresolved || bt.device == TypeDevice::Cpu ? moved
+                                                                                         : join(bt.device, moved);
+      }
+      t = join(t, bt);
+    }
+    return t;
+  }
+  if (k == "attribute") return attribute_type(expr);
+  if (k == "subscript") {
+    AbstractType v = value(field(expr, "value"), Path{});
+    switch (v.kind) {
+      case Kind::Tensor:
+      case Kind::Module: return v;
+      case Kind::HostScalar:
+      case Kind::Host: return v;
+      case Kind::HostContainer: return element(v, 1);
+      default: return AbstractType::unknown();
+    }
+  }
+  if (k == "call") return call_type(expr);
+  return AbstractType::unknown();
+}
+
+AbstractType TypeInference::arith(const AbstractType& a, const AbstractType& b) const {
+  auto scalar = [](const AbstractType& t) {
+    return t.kind == Kind::HostScalar || t.kind == Kind::None || t.kind == Kind::Host;
+  };
+  if (a.kind == Kind::Bottom) return b;
+  if (b.kind == Kind::Bottom) return a;
+  if (scalar(a) && scalar(b)) return AbstractType::of(Kind::HostScalar);
+  if (a.kind == Kind::Tensor && scalar(b)) return a;
+  if (b.kind == Kind::Tensor && scalar(a)) return b;
+  if (a.kind == Kind::Tensor && b.kind == Kind::Tensor) return AbstractType::of(Kind::Tensor, join(a.device, b.device));
+  if (a.kind == Kind::HostContainer && b.kind == Kind::HostContainer)  // list + list
+    return AbstractType::of(Kind::HostContainer, join(a.device, b.device));
+  return AbstractType::unknown();
+}
+
+AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+    case Binding::Kind::With: {
+      Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
+      return value(b.value, own.append(path));
+    }
+    case Binding::Kind::LoopTarget: {
+      Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
+      return iter(b.value, own.append(path));
+    }
+    case Binding::Kind::AugAssign:
+      if (path.size()) return AbstractType::unknown();
+      return arith(value(field(b.value, "left"), Path{}), value(field(b.value, "right"), Path{}));
+    case Binding::Kind::Param: return param_type(b.function, b.param_index, path, false);
+    case Binding::Kind::Def:
+    case Binding::Kind::Class: return path.size() ? AbstractType::unknown() : AbstractType::of(Kind::Host);
+    default: return AbstractType::unknown();
+  }
+}
+
+AbstractType TypeInference::self_type(Node identifier) const {
+  for (const Binding* b : m_.lookup("self", start(identifier))) {
+    if (b->kind != Binding::Kind::Param || b->param_index != 0) return AbstractType::unknown();
+    const Function& f = m_.functions()[b->function];
+    if (f.klass < 0) return AbstractType::unknown();
+    AbstractType t = instance_of(f.klass);
+    if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;  // wherever the instance was moved
+    return t;
+  }
+  return AbstractType::unknown();
+}
+
+AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) const {
+  const Function& fn = m_.functions()[fi];
+  const Param& p = fn.params[pi];
+  if (p.is_variadic) return AbstractType::unknown();
+  if (fn.klass >= 0 && pi == 0) {
+    if (p.name != "self") return AbstractType::unknown();
+    AbstractType t = instance_of(fn.klass);
+    if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;
+    return iterate ? AbstractType::unknown() : element(t, path.size());
+  }
+  // Lightning hooks receive their batches from the trainer: the model's CUDA taint decides.
+  if (m_.is_step_hook(fi)) return AbstractType::unknown();
+  int position = fn.klass >= 0 ? pi - 1 : pi;
+  std::vector<Node> sites;
+  for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);
+  if (fn.klass >= 0 && fn.name == "__init__")
+    for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
+  AbstractType t = AbstractType::bottom();
+  bool default_used = sites.empty();
+  for (Node call : sites) {
+    Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
+    if (is_null(a)) {
+      for (Node c : named_children(field(call, "arguments")))
+        if (is(c, "list_splat") || is(c, "dictionary_splat")) return AbstractType::unknown();
+      default_used = true;
+      continue;
+    }
+    t = join(t, iterate ? iter(a, path) : value(a, path));
+    if (t.kind == Kind::Unknown) return t;
+  }
+  if (default_used) {
+    if (is_null(p.default_value)) return AbstractType::unknown();
+    t = join(t, iterate ? iter(p.default_value, path) : value(p.default_value, path));
+  }
+  return t;
+}
+
+int TypeInference::base_class(int klass) const {
+  // The first base class defined here (single inheritance is what the attribute lookup follows).
+  for (const auto& b : m_.classes()[klass].bases) {
+    auto named = m_.classes_by_name_.find(std::string(last_part(b)));
+    if (named != m_.classes_by_name_.end()) return named->second.back();
+  }
+  return -1;
+}
+
+int TypeInference::module_class(int klass) const {
+  if (module_class_.empty()) module_class_.assign(m_.classes().size(), -2);
+  if (klass < 0 || klass >= static_cast<int>(module_class_.size())) return -1;
+  signed char& memo = module_class_[klass];
+  if (memo != -2) return memo;
+  memo = -1;  // in progress: unknown
+  int result = 0;
+  if (m_.is_subclass_of(klass, {"torch.nn.Module", "torch.nn.modules.module.Module"}) || m_.is_lightning_module(klass)) {
+    result = 1;
+  } else {
+    for (const auto& base : m_.classes()[klass].bases) {
+      if (base == "object" || base == "builtins.object" || starts_with(base, "torch.utils.data.") ||
+          starts_with(base, "abc.") || starts_with(base, "enum.") || starts_with(base, "typing.") ||
+          base == "Exception" || base == "dict" || base == "list")
+        continue;
+      if (starts_with(base, "torch.nn.") || starts_with(base, "transformers.") || starts_with(base, "timm.")) {
+        result = 1;
+        break;
+      }
+      // A base class defined here decides; any other base (imported from elsewhere) is unknown.
+      auto named = m_.classes_by_name_.find(std::string(last_part(base)));
+      int local = named == m_.classes_by_name_.end() ? -1 : named->second.back();
+      int r = local >= 0 && local != klass ? module_class(local) : -1;
+      if (r == 1) {
+        result = 1;
+        break;
+      }
+      if (r == -1) result = -1;
+    }
+  }
+  memo = static_cast<signed char>(result);
+  return result;
+}
+
+AbstractType TypeInference::instance_of(int klass) const {
+  int mc = module_class(klass);
+  if (mc < 0) return AbstractType::unknown();
+  AbstractType t = AbstractType::of(mc ? Kind::Module : Kind::Object);
+  t.klass = klass;
+  return t;
+}
+
+int TypeInference::class_of_callee(Node fn) const {
+  for (const auto& v : m_.values(fn))
+    if (v.kind == Value::Kind::Expr && is(v.expr, "class_definition")) {
+      auto c = m_.class_by_node_.find(v.expr.id);
+      if (c != m_.class_by_node_.end()) return c->second;
+    }
+  return -1;
+}
+
+int TypeInference::framework_class_of_callee(Node fn) const {
+  const std::string& q = m_.qualified_name(fn);
+  return q.empty() ? -1 : FrameworkTable::get().object_class(q);
+}
+
+const std::vector<Node>& TypeInference::constructor_calls(int klass) const {
+  if (!constructors_built_) {
+    constructors_built_ = true;
+    for (const auto& cs : m_.calls()) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "identifier") && !is(fn, "attribute")) continue;
+      // Only names bound to a class here can construct one: skip the value resolution otherwise.
+      std::string_view name = is(fn, "identifier") ? text(fn, m_.src()) : text(field(fn, "attribute"), m_.src());
+      if (!m_.classes_by_name_.count(std::string(name))) continue;
+      int c = class_of_callee(fn);
+      if (c >= 0) constructors_[c].push_back(cs.call);
+    }
+  }
+  static const std::vector<Node> kNone;
+  auto it = constructors_.find(klass);
+  return it == constructors_.end() ? kNone : it->second;
+}
+
+const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) const {
+  auto found = yields_.find(function);
+  if (found != yields_.end()) return found->second;
+  std::vector<std::pair<Node, bool>> out;
+  std::vector<Node> stack{field(m_.functions()[function].node, "body")};
+  while (!stack.empty() && out.size() <= SemanticModel::kMaxCandidates) {
+    Node n = stack.back();
+    stack.pop_back();
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
+    if (k == "yield") {
+      bool from = false;
+      for (Node c : all_children(n)) from = from || kind(c) == "from";
+      out.push_back({named_count(n) ? named_child(n, 0) : Node{}, from});
+      continue;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return yields_.emplace(function, std::move(out)).first->second;
+}
+
+TypeDevice TypeInference::moved_device(const Binding* b) const {
+  if (!moves_built_) {
+    moves_built_ = true;
+    for (const auto& cs : m_.calls()) {
+      Node call = cs.call;
+      if (!is(parent(call), "expression_statement")) continue;
+      Node fn = unparen(field(call, "function"));
+      if (!is(fn, "attribute")) continue;
+      std::string_view meth = text(field(fn, "attribute"), m_.src());
+      if (meth != "to" && meth != "cuda") continue;
+      Node obj = unparen(field(fn, "object"));
+      if (!is(obj, "identifier")) continue;
+      TypeDevice d = TypeDevice::Cuda;
+      if (meth == "to") {
+        Node dev = m_.argument(call, 0, "device");
+        if (is_null(dev)) continue;
+        auto kind = m_.device_kind(dev);
+        if (kind == SemanticModel::DeviceKind::Cpu) d = TypeDevice::Cpu;
+        else if (kind == SemanticModel::DeviceKind::Unknown) d = TypeDevice::Any;
+        else if (kind == SemanticModel::DeviceKind::NotDevice) continue;
+      }
+      if (!m_.uses_cuda() && d != TypeDevice::Cpu) continue;
+      auto bindings = m_.lookup(text(obj, m_.src()), start(obj));
+      if (bindings.size() > SemanticModel::kMaxCandidates) continue;
+      for (const Binding* mb : bindings) {
+        auto [it, fresh] = moves_.try_emplace(mb, d);
+        if (!fresh) it->second = join(it->second, d);
+      }
+    }
+  }
+  auto it = moves_.find(b);
+  return it == moves_.end() ? TypeDevice::Unresolved : it->second;
+}
+
+bool TypeInference::is_loader_iteration(Node iterable) const {
+  Node e = unparen(iterable);
+  for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+    Node fn = unparen(field(e, "function"));
+    std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), m_.src()) : text(fn, m_.src());
+    if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "islice" && name != "zip" &&
+        name != "trange")
+      break;
+    Node first = m_.argument(e, 0, "");
+    if (is_null(first)) return false;
+    e = unparen(first);
+  }
+  return value(e, Path{}).kind == Kind::Loader;
+}
+
+Node TypeInference::prepared_source(Node call, Node target) const {
+  call = unparen(call);
+  if (!is(call, "call")) return Node{};
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return Node{};
+  std::string_view meth = text(field(fn, "attribute"), m_.src());
+  const auto& table = FrameworkTable::get();
+  if (!table.is_prepare_method(meth)) return Node{};
+  AbstractType recv = value(field(fn, "object"), Path{});
+  if (recv.kind != Kind::Object) return Node{};
+  if (table.prepares_first(recv.framework, meth)) return is_null(target) ? m_.argument(call, 0, "") : Node{};
+  if (!table.prepares(recv.framework, meth)) return Node{};
+  std::vector<Node> positional;
+  for (Node a : named_children(field(call, "arguments"))) {
+    if (is(a, "keyword_argument")) continue;
+    if (is(a, "list_splat")) return Node{};
+    positional.push_back(a);
+  }
+  if (is_null(target)) return positional.size() == 1 ? positional[0] : Node{};
+  Path p = target_path(target);
+  if (!p.valid() || p.size() != 1 || p.at(0) >= static_cast<int>(positional.size())) return Node{};
+  return positional[p.at(0)];
+}
+
+AbstractType TypeInference::prepared(Node argument) const {
+  AbstractType t = value(argument, Path{});
+  switch (t.kind) {
+    case Kind::Module:
+    case Kind::Tensor:
+    case Kind::Loader: t.device = TypeDevice::Cuda; return t;
+    case Kind::Optimizer: return t;
+    default: break;
+  }
+  if (m_.is_module(argument)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
+  if (m_.is_loader_expr(argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  return AbstractType::unknown();
+}
+
+AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
+  // Every `self.attr = v` in the class (any method) and its bases defined here.
+  std::set<int> seen;
+  AbstractType t = AbstractType::bottom();
+  bool any = false;
+  for (int c = klass; c >= 0 && seen.insert(c).second;) {
+    std::string key = m_.classes()[c].name + "." + std::string(attr);
+    auto indexed = m_.self_assignments_by_key_.find(key);
+    if (indexed != m_.self_assignments_by_key_.end())
+      for (int ai : indexed->second) {
+        AbstractType vt = value(m_.self_assignments_[ai].second, Path{});
+        if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
+        t = join(t, vt);
+        any = true;
+        if (t.kind == Kind::Unknown) return t;
+      }
+    c = base_class(c);
+  }
+  return any ? t : AbstractType::unknown();
+}
+
+AbstractType TypeInference::attribute_type(Node attr) const {
+  std::string_view name = text(field(attr, "attribute"), m_.src());
+  Node obj = unparen(field(attr, "object"));
+  const std::string& q = m_.qualified_name(attr);
+  if (!q.empty()) {
+    if (starts_with(q, "torch.") && m_.device_kind(attr) == SemanticModel::DeviceKind::NotDevice)
+      return AbstractType::of(Kind::HostScalar);  // a dtype
+    if (host_module(q) || starts_with(q, "numpy.")) return AbstractType::of(Kind::Host);
+    return AbstractType::unknown();
+  }
+  if (host_attributes().count(name) || name.substr(0, 3) == "is_") return AbstractType::of(Kind::HostScalar);
+  if (name == "device") {
+    AbstractType o = value(obj, Path{});
+    if (o.kind == Kind::Object && FrameworkTable::get().is_device_attribute(o.framework, name))
+      return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+    return AbstractType::of(Kind::Device);
+  }
+  if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+  AbstractType o = value(obj, Path{});
+  switch (o.kind) {
+    case Kind::Tensor: return o;  // .T, .grad, .data; a model output's `.loss`, `.logits`
+    case Kind::Object:
+      if (o.framework >= 0) {
+        if (FrameworkTable::get().is_device_attribute(o.framework, name))
+          return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+        return AbstractType::unknown();
+      }
+      return o.klass >= 0 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+    case Kind::Module: {
+      if (name == "module" && o.klass < 0) return o;  // DDP / DataParallel's wrapped module
+      AbstractType t = o.klass >= 0 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
+      if (t.kind == Kind::Unknown && o.device != TypeDevice::Unresolved && o.device != TypeDevice::Cpu)
+        return AbstractType::of(Kind::ModuleMember, o.device);  // `model.n_classes`, `model.encoder`
+      return t;
+    }
+    case Kind::ModuleMember: return o;  // `model.config.num_labels`
+    case Kind::HostScalar:
+    case Kind::Host: return AbstractType::of(Kind::HostScalar);  // args.lr, a namespace of host values
+    default: return AbstractType::unknown();
+  }
+}
+
+AbstractType TypeInference::call_type(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  const std::string& q = m_.qualified_name(fn);
+  const auto& table = FrameworkTable::get();
+  if (!q.empty()) {
+    int fw = table.object_class(q);
+    if (fw >= 0) {
+      AbstractType t = AbstractType::of(Kind::Object);
+      t.framework = fw;
+      return t;
+    }
+    if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
+      return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);  // torch.cuda.FloatTensor(...)
+    if (host_builtin(q) || host_module(q)) return AbstractType::of(Kind::HostScalar);
+    if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (q == "torch.device") return AbstractType::of(Kind::Device);
+    if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
+        std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
+      return AbstractType::of(Kind::Optimizer);
+    if (m_.is_loader_call(call)) return AbstractType::of(Kind::Loader);
+    if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.DataParallel" ||
+        q == "torch.nn.parallel.DataParallel" || q == "torch.distributed.fsdp.FullyShardedDataParallel" ||
+        q == "torch.nn.parallel.distributed.DistributedDataParallel" || q == "torch.compile") {
+      AbstractType inner = value(m_.argument(call, 0, q == "torch.compile" ? "model" : "module"), Path{});
+      AbstractType t = AbstractType::of(Kind::Module, inner.kind == Kind::Module ? inner.device : TypeDevice::Unresolved);
+      t.klass = inner.kind == Kind::Module ? inner.klass : -1;
+      bool placed = q != "torch.compile" && q != "torch.nn.parallel.DistributedDataParallel" &&
+                    q != "torch.nn.parallel.distributed.DistributedDataParallel";
+      if (placed || !is_null(m_.argument(call, -1, "device_ids"))) t.device = join(t.device, TypeDevice::Cuda);
+      if (t.device == TypeDevice::Any && (inner.device == TypeDevice::Unresolved || inner.kind != Kind::Module))
+        t.device = TypeDevice::Cuda;
+      return t;
+    }
+    if (q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer")
+      return AbstractType::of(Kind::Tensor);
+    if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
+      return AbstractType::of(Kind::Module);
+    if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
+      if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
+  }
+  if (is(fn, "attribute")) {
+    std::string_view meth = text(field(fn, "attribute"), m_.src());
+    Node recv_node = field(fn, "object");
+    if (host_scalar_methods().count(meth)) return AbstractType::of(Kind::HostScalar);
+    if (meth == "tolist" || meth == "numpy") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (meth == "parse_args" || meth == "parse_known_args") return AbstractType::of(Kind::Host);
+    AbstractType recv = value(recv_node, Path{});
+    // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.
+    if (recv.kind == Kind::Unknown && (meth == "to" || meth == "cuda" || meth == "cpu") && m_.is_module(recv_node))
+      recv = AbstractType::of(Kind::Module);
+    if (meth == "cpu") return AbstractType::of(recv.kind == Kind::Module ? Kind::Module : Kind::Tensor, TypeDevice::Cpu);
+    if (meth == "cuda" || meth == "to") {
+      TypeDevice d = TypeDevice::Cuda;
+      if (meth == "to") {
+        Node dev = m_.argument(call, 0, "device");
+        if (is_null(dev) || is(unparen(m_.argument(call, 0, "")), "keyword_argument")) return recv;  // .to(dtype=)
+        auto kind = m_.device_kind(dev);
+        if (kind == SemanticModel::DeviceKind::NotDevice) return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
+        d = kind == SemanticModel::DeviceKind::Cuda  ? TypeDevice::Cuda
+            : kind == SemanticModel::DeviceKind::Cpu ? TypeDevice::Cpu
+                                                     : TypeDevice::Any;
+      }
+      if (!m_.uses_cuda() && d != TypeDevice::Cpu) return AbstractType::unknown();
+      if (recv.kind == Kind::Module) {
+        recv.device = d;
+        return recv;
+      }
+      if (recv.kind == Kind::Object || recv.is_host()) return AbstractType::unknown();  // a project `.to()`
+      return AbstractType::of(Kind::Tensor, d);
+    }
+    if (meth == "train" || meth == "eval" || meth == "half" || meth == "float" || meth == "bfloat16" ||
+        meth == "double" || meth == "requires_grad_" || meth == "share_memory")
+      if (recv.kind == Kind::Module || recv.kind == Kind::Tensor) return recv;
+    if (meth == "from_pretrained") {
+      // A model (or a tokenizer, a config): unknown, but not a tensor.
+      return AbstractType::unknown();
+    }
+    switch (recv.kind) {
+      case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
+      case Kind::Tensor:
+        if (meth == "state_dict" || meth == "parameters") break;
+        return recv;  // tensor methods return tensors on the same device
+      case Kind::Module:
+        if (meth == "forward" || meth == "generate") return AbstractType::of(Kind::Tensor, recv.device);
+        break;
+      case Kind::Object:
+        if (recv.framework >= 0) {
+          if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+          if (table.returns_device_tensors(recv.framework, meth))
+            return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
+          if (table.prepares(recv.framework, meth)) {
+            int positional = 0;
+            Node only{};
+            for (Node a : named_children(field(call, "arguments")))
+              if (!is(a, "keyword_argument")) {
+                ++positional;
+                only = a;
+              }
+            if (positional == 1) return prepared(only);
+            return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);
+          }
+          return AbstractType::unknown();
+        }
+        break;
+      case Kind::HostScalar:
+      case Kind::None: return AbstractType::of(Kind::HostScalar);  // str methods
+      case Kind::HostContainer:
+        if (meth == "append" || meth == "extend" || meth == "clear" || meth == "update" || meth == "insert")
+          return AbstractType::of(Kind::None);
+        if (meth == "items" || meth == "values" || meth == "keys" || meth == "copy") return recv;
+        if (meth == "get" || meth == "pop") return element(recv, 1);
+        break;
+      default: break;
+    }
+  }
+  // Calling a module gives a tensor on its device, whatever is known about the batch.
+  AbstractType callee = value(fn, Path{});
+  if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember)
+    return AbstractType::of(Kind::Tensor, callee.device);
+  int klass = class_of_callee(fn);
+  if (klass >= 0) return instance_of(klass);
+  if (is(fn, "identifier")) {
+    int fw = framework_class_of_callee(fn);
+    if (fw >= 0) {
+      AbstractType t = AbstractType::of(Kind::Object);
+      t.framework = fw;
+      return t;
+    }
+  }
+  // A function (or method, or `__call__`) defined here: what it returns.
+  auto targets = m_.callees(call);
+  if (!targets.empty()) {
+    AbstractType t = AbstractType::bottom();
+    bool any = false;
+    for (int f : targets) {
+      if (!yields(f).empty()) return AbstractType::unknown();  // a generator
+      for (Node r : m_.functions()[f].returns) {
+        t = join(t, value(r, Path{}));
+        any = true;
+      }
+    }
+    return any ? t : AbstractType::unknown();
+  }
+  // Builtins that hand back their arguments.
+  if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
+    auto args = named_children(field(call, "arguments"));
+    if (args.size() == 1 && q != "builtins.abs") return element_of(args[0]);
+    AbstractType t = AbstractType::bottom();
+    for (Node a : args) {
+      if (is(a, "keyword_argument")) continue;
+      t = arith(t, value(a, Path{}));
+    }
+    return t.kind == Kind::Bottom ? AbstractType::unknown() : t;
+  }
+  if (q == "builtins.list" || q == "builtins.tuple" || q == "builtins.sorted" || q == "builtins.set") {
+    Node a = m_.argument(call, 0, "");
+    if (is_null(a)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    AbstractType e = element_of(a);
+    TypeDevice d = e.is_host() ? TypeDevice::Cpu
+                   : (e.kind == Kind::Tensor || e.kind == Kind::Module) ? e.device
+                                                                        : TypeDevice::Unresolved;
+    return AbstractType::of(Kind::HostContainer, d);
+  }
+  if (q == "builtins.next") return element_of(m_.argument(call, 0, ""));
+  return AbstractType::unknown();
+}
+
+// ---------------------------------------------------------------------------------------
+// Iteration.
+
+AbstractType TypeInference::iter_uncached(Node it, Path path) const {
+  auto k = kind(it);
+  if (k == "call") {
+    Node fn = unparen(field(it, "function"));
+    const std::string& q = m_.qualified_name(fn);
+    std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), m_.src()) : text(fn, m_.src());
+    auto positional = [&](int i) {
+      int n = 0;
+      for (Node a : named_children(field(it, "arguments"))) {
+        if (is(a, "keyword_argument")) continue;
+        if (is(a, "list_splat")) return Node{};
+        if (n++ == i) return a;
+      }
+      return Node{};
+    };
+    if (q == "builtins.enumerate") {
+      if (path.size() == 0) return AbstractType::unknown();
+      if (path.at(0) == 0) return AbstractType::of(Kind::HostScalar);
+      if (path.at(0) == 1) return iter(positional(0), path.rest());
+      return AbstractType::unknown();
+    }
+    if (q == "builtins.zip") {
+      if (path.size() == 0) return AbstractType::unknown();
+      return iter(positional(path.at(0)), path.rest());
+    }
+    if (q == "builtins.range") return AbstractType::of(Kind::HostScalar);
+    if (q == "builtins.iter" || q == "builtins.reversed" || q == "builtins.sorted" || q == "builtins.list" ||
+        q == "builtins.tuple" || name == "tqdm" || name == "trange" || name == "islice" || q == "itertools.islice" ||
+        q == "itertools.cycle")
+      return iter(positional(0), path);
+    if (is(fn, "attribute") && (name == "parameters" || name == "buffers" || name == "named_parameters" ||
+                                name == "named_buffers")) {
+      // A module's parameters live on its device; their names are strings.
+      AbstractType mod = value(field(fn, "object"), Path{});
+      if (mod.kind != Kind::Module) return AbstractType::unknown();
+      bool named = name.substr(0, 6) == "named_";
+      if (named && path.size() == 0) return AbstractType::unknown();
+      if (named && path.at(0) == 0) return AbstractType::of(Kind::HostScalar);
+      return AbstractType::of(Kind::Tensor, mod.device);
+    }
+    if (is(fn, "attribute") && (name == "items" || name == "values" || name == "keys")) {
+      // Keys are host values (names, indices) whatever the dict holds.
+      if (name == "keys" || (name == "items" && path.size() && path.at(0) == 0)) return AbstractType::of(Kind::Host);
+      AbstractType d = value(field(fn, "object"), Path{});
+      if (d.kind != Kind::HostContainer) return AbstractType::unknown();
+      if (name == "values") return element(d, 1 + path.size());
+      if (path.size() == 0) return AbstractType::unknown();
+      return element(d, path.size());
+    }
+    // A generator function (or method) defined here: what it yields.
+    auto targets = m_.callees(it);
+    if (!targets.empty() && class_of_callee(fn) < 0) {
+      AbstractType t = AbstractType::bottom();
+      bool any = false;
+      for (int f : targets) {
+        for (const auto& [y, from] : yields(f)) {
+          t = join(t, from ? iter(y, path) : value(y, path));
+          any = true;
+        }
+        if (yields(f).empty())
+          for (Node r : m_.functions()[f].returns) {
+            t = join(t, iter(r, path));
+            any = true;
+          }
+      }
+      if (any) return t;
+    }
+  }
+  if (k == "tuple" || k == "list") {
+    // `for loader in (train_loader, val_loader)`: each element.
+    AbstractType t = AbstractType::bottom();
+    for (Node c : named_children(it)) {
+      if (is(c, "list_splat")) return AbstractType::unknown();
+      t = join(t, value(c, path));
+    }
+    return t;
+  }
+  if (k == "identifier") {
+    auto bindings = m_.lookup(text(it, m_.src()), start(it));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+    AbstractType t = AbstractType::bottom();
+    for (const Binding* b : bindings) {
+      AbstractType bt;
+      if ((b->kind == Binding::Kind::Assign || b->kind == Binding::Kind::With) && b->unpack_index < 0)
+        bt = iter(b->value, path);
+      else if (b->kind == Binding::Kind::Param)
+        bt = param_type(b->function, b->param_index, path, true);
+      else
+        bt = element(binding_part(*b, Path{}), 1 + path.size());
+      t = join(t, bt);
+      if (t.kind == Kind::Unknown) break;
+    }
+    return t;
+  }
+  if (k == "attribute") {
+    // `for x in self.iterable` in a wrapper class: what __init__ stored there.
+    Node obj = unparen(field(it, "object"));
+    if (is(obj, "identifier") && text(obj, m_.src()) == "self") {
+      AbstractType s = self_type(obj);
+      if (s.klass >= 0) {
+        std::string key = m_.classes()[s.klass].name + "." + std::string(text(field(it, "attribute"), m_.src()));
+        auto indexed = m_.self_assignments_by_key_.find(key);
+        if (indexed != m_.self_assignments_by_key_.end()) {
+          AbstractType t = AbstractType::bottom();
+          for (int ai : indexed->second) t = join(t, iter(m_.self_assignments_[ai].second, path));
+          return t;
+        }
+      }
+    }
+  }
+  AbstractType v = value(it, Path{});
+  if (v.kind == Kind::Object && v.klass >= 0) {
+    // A project class with __iter__: what it yields (or the iterator it returns).
+    std::set<int> seen;
+    for (int c = v.klass; c >= 0 && seen.insert(c).second;) {
+      auto mit = m_.classes()[c].methods.find("__iter__");
+      if (mit != m_.classes()[c].methods.end()) {
+        int f = mit->second;
+        AbstractType t = AbstractType::bottom();
+        bool any = false;
+        for (const auto& [y, from] : yields(f)) {
+          t = join(t, from ? iter(y, path) : value(y, path));
+          any = true;
+        }
+        if (yields(f).empty())
+          for (Node r : m_.functions()[f].returns) {
+            t = join(t, iter(r, path));
+            any = true;
+          }
+        return any ? t : AbstractType::unknown();
+      }
+      c = base_class(c);
+    }
+    return AbstractType::unknown();
+  }
+  return element(v, 1 + path.size());
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,150 @@
+// Abstract types of Python expressions: a small bounded lattice (host scalar, host container,
+// tensor or module with a device, data loader, optimizer, device, object of a project or
+// framework class, unknown) inferred from torch API knowledge, the project's classes and
+// functions, and the framework table (src/python/frameworks.h). "May be CUDA" is a property of
+// a type: only tensors and modules whose device may be CUDA (and containers holding them).
+// docs/architecture.md, "Abstract types", describes the lattice and the sources of types.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "python/syntax.h"
+
+namespace stoker::python {
+
+class SemanticModel;
+struct Binding;
+
+// Where a tensor or module lives. Unresolved: nothing known (the CUDA taint of the semantic
+// model decides); Any: may be CPU or CUDA (counts as "may be CUDA").
+enum class TypeDevice : uint8_t { Unresolved, Cpu, Cuda, Any };
+
+struct AbstractType {
+  enum class Kind : uint8_t {
+    Bottom,         // no candidate (yet): the identity of join
+    None,           // Python None: joined with X it is X (an optional X)
+    HostScalar,     // int, float, bool, str
+    HostContainer,  // list, tuple, dict, set, range, numpy array; `device`: of its elements
+    Host,           // a host value of several kinds
+    Tensor,         // `device`: where it lives
+    Module,         // an nn.Module; `device`: where its parameters live
+    Loader,         // a data loader; `device`: where its batches are (Cuda: prepared by a framework)
+    Optimizer,
+    Device,         // a torch.device or device string; `device`: the one it names
+    Object,         // an instance of a project class that is not a module, or of a framework class
+    ModuleMember,   // an unresolved attribute of a module (a config value, a submodule, a method):
+                    // read, a host value; called, a tensor on the module's `device`
+    Unknown,        // top
+  };
+  Kind kind = Kind::Unknown;
+  TypeDevice device = TypeDevice::Unresolved;
+  int klass = -1;      // Module/Object: the project class (SemanticModel::classes()), or -1
+  int framework = -1;  // Object: the framework class (FrameworkTable), or -1
+
+  static AbstractType of(Kind k, TypeDevice d = TypeDevice::Unresolved) {
+    AbstractType t;
+    t.kind = k;
+    t.device = d;
+    return t;
+  }
+  static AbstractType unknown() { return {}; }
+  static AbstractType bottom() { return of(Kind::Bottom); }
+  bool operator==(const AbstractType& o) const {
+    return kind == o.kind && device == o.device && klass == o.klass && framework == o.framework;
+  }
+  // A value that never lives on a GPU (scalars, host containers of host values, objects...).
+  bool is_host() const;
+};
+
+// The least upper bound of two types.
+AbstractType join(const AbstractType& a, const AbstractType& b);
+TypeDevice join(TypeDevice a, TypeDevice b);
+
+// The answer the type gives to "may this expression be a CUDA tensor (or module)?".
+enum class CudaAnswer : uint8_t { Host, Cuda, Undecided };
+CudaAnswer cuda_answer(const AbstractType& t);
+
+// The inference, owned by the SemanticModel (one per file). Every entry is a `Step` of the
+// model (work budget, shared depth limit); results are memoized per (node, destructuring path);
+// a node met again while it is being inferred answers Bottom (optimistic within a cycle).
+class TypeInference {
+ public:
+  explicit TypeInference(const SemanticModel& m) : m_(m) {}
+  // The type of an expression.
+  AbstractType type_of(Node expr) const { return value(expr, Path{}); }
+  CudaAnswer cuda(Node expr) const { return cuda_answer(type_of(expr)); }
+  // The type of the elements an iteration over `iterable` yields.
+  AbstractType element_of(Node iterable) const { return iter(iterable, Path{}); }
+  // Does iterating the expression iterate a data loader by its type (a loader a framework
+  // prepared or built: device batches), also through enumerate/tqdm/zip/iter/islice?
+  bool is_loader_iteration(Node iterable) const;
+  // For a framework `prepare` call (`accelerator.prepare(a, b, c)`): the argument that the
+  // target (an identifier in the assignment's target pattern; null: the whole result of a
+  // one-argument call) receives prepared. Null otherwise.
+  Node prepared_source(Node call, Node target) const;
+  // A path into nested tuples: (indices, length), at most 7 levels.
+  struct Path {
+    uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
+    size_t size() const { return code & 0xF; }
+    int at(size_t i) const { return static_cast<int>((code >> (4 + 8 * i)) & 0xFF); }
+    Path rest() const;
+    Path append(const Path& tail) const;  // invalid (size 15) when too long
+    static Path single(int i);
+    bool valid() const { return size() != 0xF; }
+  };
+
+ private:
+  AbstractType value(Node expr, Path path) const;   // the type of expr[path...]
+  AbstractType iter(Node iterable, Path path) const;  // an element of iterating expr, at path
+  AbstractType value_uncached(Node expr, Path path) const;
+  AbstractType iter_uncached(Node iterable, Path path) const;
+  AbstractType base_type(Node expr) const;             // value at the empty path, by node kind
+  AbstractType binding_part(const Binding& b, Path path) const;
+  AbstractType call_type(Node call) const;
+  AbstractType attribute_type(Node attr) const;
+  AbstractType member_type(int klass, std::string_view attr, TypeDevice owner) const;
+  AbstractType param_type(int function, int param_index, Path path, bool iterate) const;
+  AbstractType instance_of(int klass) const;
+  AbstractType prepared(Node argument) const;
+  AbstractType arith(const AbstractType& a, const AbstractType& b) const;
+  AbstractType self_type(Node identifier) const;
+  // The type of an element of a value of type t, destructured by `path` further.
+  static AbstractType element(const AbstractType& t, size_t depth);
+  Path target_path(Node target) const;  // position of an identifier in its target pattern
+  // -1 unknown, 0 not a module class, 1 an nn.Module (or LightningModule) class.
+  int module_class(int klass) const;
+  int base_class(int klass) const;  // a base class defined here, or -1
+  int class_of_callee(Node fn) const;  // the project class a callee names, or -1
+  int framework_class_of_callee(Node fn) const;
+  const std::vector<Node>& constructor_calls(int klass) const;
+  const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)
+  TypeDevice moved_device(const Binding* b) const;  // in-place moves of the binding's name
+
+  const SemanticModel& m_;
+  struct Key {
+    const void* id;
+    uint64_t path;
+    bool operator==(const Key& o) const { return id == o.id && path == o.path; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.id) ^ (std::hash<uint64_t>()(k.path) * 0x9E3779B97F4A7C15ULL);
+    }
+  };
+  // path bit 63 set: an iteration entry. In progress: `done` false.
+  struct Entry {
+    bool done = false;
+    AbstractType type;
+  };
+  mutable std::unordered_map<Key, Entry, KeyHash> memo_;
+  mutable std::vector<signed char> module_class_;  // per class: -2 not computed
+  mutable bool constructors_built_ = false;
+  mutable std::unordered_map<int, std::vector<Node>> constructors_;
+  mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;
+  mutable bool moves_built_ = false;
+  mutable std::unordered_map<const Binding*, TypeDevice> moves_;
+};
+
+}  // namespace stoker::python

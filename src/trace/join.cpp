@@ -1,0 +1,370 @@
+// Joins a trace's measurement to a report's findings (join.h).
+#include "trace/join.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "output/report.h"
+
+namespace stoker::trace {
+
+const Measured* MeasuredReport::find(const std::string& file, size_t index) const {
+  auto it = findings.find({file, index});
+  return it == findings.end() ? nullptr : &it->second;
+}
+
+std::vector<HostKind> kinds_for_model(const std::string& model) {
+  if (model == "serial-loader" || model == "respawn") return {HostKind::Loader};
+  if (model == "pageable-copy") return {HostKind::PageableCopy};
+  if (model == "blocking-copy") return {HostKind::BlockingCopy, HostKind::PageableCopy};
+  if (model == "sync-bubble") return {HostKind::Readback, HostKind::Sync};
+  if (model == "alloc-in-loop") return {HostKind::Alloc};
+  return {};
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  for (const auto& c : fs::path(path).lexically_normal()) {
+    std::string s = c.string();
+    if (!s.empty() && s != "/" && s != ".") out.push_back(s);
+  }
+  return out;
+}
+
+size_t common_tail(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[a.size() - 1 - n] == b[b.size() - 1 - n]) ++n;
+  return n;
+}
+
+// One finding as the join sees it.
+struct Finding {
+  std::string file;
+  size_t index = 0;
+  size_t file_slot = 0;         // index into the report's files
+  std::vector<HostKind> kinds;
+  std::vector<std::pair<uint32_t, uint32_t>> rows;  // its own rows and its related rows in the file
+  int def_row = 0;              // the enclosing `def` (0: module level)
+};
+
+// The line of the `def` enclosing `row` (1-based), 0 at module level: the nearest line above
+// (or at) `row` that starts with `def`/`async def` and is indented less than `row`.
+int enclosing_def(const std::vector<std::string_view>& lines, int row) {
+  if (row < 1 || row > static_cast<int>(lines.size())) return 0;
+  auto indent = [](std::string_view l) {
+    size_t i = 0;
+    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+    return i;
+  };
+  auto is_def = [&](std::string_view l) {
+    std::string_view s = l.substr(indent(l));
+    return s.rfind("def ", 0) == 0 || s.rfind("async def ", 0) == 0;
+  };
+  std::string_view here = lines[row - 1];
+  if (is_def(here)) return row;
+  size_t limit = indent(here);
+  for (int r = row - 1; r >= 1; --r) {
+    std::string_view l = lines[r - 1];
+    size_t first = indent(l);
+    if (first == l.size() || l[first] == '#') continue;  // blank or comment
+    if (first < limit) {
+      if (is_def(l)) return r;
+      limit = first;
+      if (limit == 0) return 0;
+    }
+  }
+  return 0;
+}
+
+std::vector<std::string_view> split_lines(const std::string& text) {
+  std::vector<std::string_view> out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t to = text.find('\n', from);
+    if (to == std::string::npos) to = text.size();
+    std::string_view l(text.data() + from, to - from);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    out.push_back(l);
+    from = to + 1;
+  }
+  return out;
+}
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f >= 0.1 || f == 0 ? "%.0f%%" : "%.1f%%", 100 * f);
+  return buf;
+}
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 10 ? "%.1f ms" : v >= 0.1 ? "%.2f ms" : "%.3f ms", v);
+  return buf;
+}
+
+}  // namespace
+
+MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& rules) {
+  MeasuredReport out;
+  out.profile = std::move(profile);
+  const Profile& p = out.profile;
+  const double n = p.steps.empty() ? 1 : static_cast<double>(p.steps.size());
+  const double step_ms = p.mean_step_ms();
+
+  // The report's files, as path components (absolute), and their lines.
+  std::vector<std::vector<std::string>> file_parts;
+  std::vector<std::vector<std::string_view>> file_lines;
+  for (const auto& f : report.files) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(f.source->path, ec);
+    file_parts.push_back(components(ec ? f.source->path : abs.string()));
+    file_lines.push_back(split_lines(f.source->text));
+  }
+  // The report file a trace frame's file is (the longest common tail of path components; a tie
+  // between files is no match).
+  std::map<std::string, int> frame_file;
+  auto file_of = [&](const std::string& frame_path) -> int {
+    auto it = frame_file.find(frame_path);
+    if (it != frame_file.end()) return it->second;
+    auto parts = components(frame_path);
+    int best = -1;
+    size_t best_len = 0;
+    bool tie = false;
+    for (size_t i = 0; i < file_parts.size(); ++i) {
+      if (report.files[i].source->notebook) continue;
+      size_t len = common_tail(parts, file_parts[i]);
+      if (len > best_len) best = static_cast<int>(i), best_len = len, tie = false;
+      else if (len == best_len && len > 0) tie = true;
+    }
+    int r = tie || best_len == 0 ? -1 : best;
+    frame_file.emplace(frame_path, r);
+    return r;
+  };
+
+  std::vector<Finding> findings;
+  for (size_t fi = 0; fi < report.files.size(); ++fi) {
+    const auto& f = report.files[fi];
+    if (f.source->notebook) continue;  // rows in cells are not the trace's file lines
+    for (size_t di = 0; di < f.result.diagnostics.size(); ++di) {
+      const Diagnostic& d = f.result.diagnostics[di];
+      const RuleInfo* info = rules.find(d.code);
+      std::string model = d.impact ? d.impact->model : info ? info->impact_model : "";
+      auto kinds = kinds_for_model(model);
+      if (kinds.empty()) continue;
+      Finding g;
+      g.file = d.file;
+      g.index = di;
+      g.file_slot = fi;
+      g.kinds = kinds;
+      auto row = [&](uint32_t offset) { return f.source->lines.row_of(offset); };
+      g.rows.push_back({row(d.range.start), row(d.range.end > d.range.start ? d.range.end - 1 : d.range.start)});
+      for (const auto& r : d.related)
+        if (r.file == d.file) g.rows.push_back({row(r.range.start), row(r.range.start)});
+      g.def_row = enclosing_def(file_lines[fi], static_cast<int>(g.rows.front().first));
+      findings.push_back(std::move(g));
+    }
+  }
+
+  struct Acc {
+    double host_us = 0, idle_us = 0;
+    std::set<std::string> events;
+    std::string match, function;
+    size_t shared = 0;
+  };
+  std::map<size_t, Acc> acc;  // finding index in `findings`
+  auto compatible = [](const Finding& g, HostKind k) {
+    return std::find(g.kinds.begin(), g.kinds.end(), k) != g.kinds.end();
+  };
+  const double min_us = 0.005 * p.total_us();  // below half a percent of the steps: not listed
+  for (const Cause& c : p.causes) {
+    std::vector<size_t> joined;
+    std::string match, why, function;
+    if (p.has_stacks) {
+      if (c.stack >= 0) {
+        const auto& frames = p.stacks[c.stack];
+        for (size_t i = 0; i < findings.size(); ++i) {
+          const Finding& g = findings[i];
+          if (!compatible(g, c.kind)) continue;
+          for (const Frame& fr : frames)
+            if (file_of(fr.file) == static_cast<int>(g.file_slot) &&
+                std::any_of(g.rows.begin(), g.rows.end(), [&](auto r) {
+                  return fr.line >= static_cast<int>(r.first) && fr.line <= static_cast<int>(r.second);
+                })) {
+              joined.push_back(i);
+              break;
+            }
+        }
+        if (!joined.empty()) match = "source line";
+        else {
+          // The innermost frame in a checked file: findings in the same function.
+          const Frame* inner = nullptr;
+          int slot = -1;
+          for (const Frame& fr : frames)
+            if ((slot = file_of(fr.file)) >= 0) {
+              inner = &fr;
+              break;
+            }
+          if (inner) {
+            int def = enclosing_def(file_lines[slot], inner->line);
+            for (size_t i = 0; i < findings.size(); ++i)
+              if (compatible(findings[i], c.kind) && static_cast<int>(findings[i].file_slot) == slot &&
+                  findings[i].def_row == def)
+                joined.push_back(i);
+            if (!joined.empty()) match = "function", function = inner->function;
+            else if (c.kind == HostKind::Optimizer) why = "no rule describes it";
+            else why = "no finding of this kind in " + inner->function;
+          } else {
+            why = "its Python stack has no frame in the files checked";
+          }
+        }
+      } else {
+        why = "no Python stack recorded for it";
+      }
+    } else {
+      std::set<size_t> files;
+      std::vector<size_t> candidates;
+      for (size_t i = 0; i < findings.size(); ++i)
+        if (compatible(findings[i], c.kind)) candidates.push_back(i), files.insert(findings[i].file_slot);
+      if (files.size() == 1) {
+        joined = candidates;
+        match = "pattern";
+      } else {
+        why = files.empty() ? (c.kind == HostKind::Optimizer ? "no rule describes it" : "no finding of this kind")
+                            : "findings of this kind in " + std::to_string(files.size()) +
+                                  " files; record with with_stack=True to join by line";
+      }
+    }
+    if (joined.empty()) {
+      double weight = p.has_gpu ? c.idle_us : c.host_us;
+      if (weight >= min_us && weight > 0)
+        out.unexplained.push_back({to_string(c.kind), c.name, c.idle_us / n / 1000, c.host_us / n / 1000, step_ms, why});
+      continue;
+    }
+    for (size_t i : joined) {
+      Acc& a = acc[i];
+      a.host_us += c.host_us;
+      a.idle_us += c.idle_us;
+      a.events.insert(c.name);
+      // The weakest match of the events joined is what the finding says.
+      if (a.match.empty() || match == "pattern" || (match == "function" && a.match == "source line")) {
+        a.match = match;
+        a.function = function;
+      }
+      a.shared = std::max(a.shared, joined.size() - 1);
+    }
+  }
+  if (p.has_gpu) {
+    for (const Cause& c : p.others)
+      if (c.idle_us >= min_us)
+        out.unexplained.push_back({"other", c.name, c.idle_us / n / 1000, c.host_us / n / 1000, step_ms,
+                                   "no rule describes it"});
+    if (p.unattributed_idle_us >= min_us)
+      out.unexplained.push_back(
+          {"none", "", p.unattributed_idle_us / n / 1000, 0, step_ms, "no host op recorded then"});
+  }
+  std::stable_sort(out.unexplained.begin(), out.unexplained.end(), [&](const Unexplained& a, const Unexplained& b) {
+    return (p.has_gpu ? a.idle_ms > b.idle_ms : a.host_ms > b.host_ms);
+  });
+  for (auto& [i, a] : acc) {
+    Measured m;
+    m.host_ms = a.host_us / n / 1000;
+    m.idle_ms = p.has_gpu ? a.idle_us / n / 1000 : 0;
+    m.step_ms = step_ms;
+    m.gpu = p.has_gpu;
+    m.match = a.match;
+    m.function = a.function;
+    m.events.assign(a.events.begin(), a.events.end());
+    m.shared = a.shared;
+    out.findings[{findings[i].file, findings[i].index}] = std::move(m);
+  }
+  return out;
+}
+
+std::string measured_text(const Measured& m) {
+  std::string s = "measured: " + ms(m.host_ms) + " per step (" + percent(m.host_fraction()) + " of the step)";
+  if (m.gpu) {
+    s += m.idle_ms >= 0.5 * m.host_ms ? ", GPU idle during it" : ", GPU mostly busy during it";
+    s += " (idle " + ms(m.idle_ms) + ", " + percent(m.idle_fraction()) + " of the step)";
+  } else {
+    s += " on the host; the trace has no GPU events";
+  }
+  if (m.match == "pattern") s += "; joined by pattern (the trace has no Python stacks) to ";
+  else if (m.match == "function") s += "; joined by Python stack (in " + m.function + ") to ";
+  else s += "; joined by source line to ";
+  for (size_t i = 0; i < m.events.size() && i < 3; ++i) s += (i ? ", " : "") + m.events[i];
+  if (m.events.size() > 3) s += ", ...";
+  if (m.shared) s += " (shared with " + std::to_string(m.shared) + " other finding" + (m.shared == 1 ? ")" : "s)");
+  return s;
+}
+
+nlohmann::json measured_json(const Measured& m) {
+  return {{"host_ms_per_step", m.host_ms},
+          {"host_fraction", m.host_fraction()},
+          {"gpu_idle_ms_per_step", m.gpu ? nlohmann::json(m.idle_ms) : nlohmann::json(nullptr)},
+          {"gpu_idle_fraction", m.gpu ? nlohmann::json(m.idle_fraction()) : nlohmann::json(nullptr)},
+          {"step_ms", m.step_ms},
+          {"match", m.match},
+          {"function", m.function.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.function)},
+          {"events", m.events},
+          {"shared_with", m.shared}};
+}
+
+nlohmann::json summary_json(const MeasuredReport& m) {
+  const Profile& p = m.profile;
+  nlohmann::json unexplained = nlohmann::json::array();
+  for (const auto& u : m.unexplained)
+    unexplained.push_back({{"kind", u.kind},
+                           {"name", u.name},
+                           {"gpu_idle_ms_per_step", p.has_gpu ? nlohmann::json(u.idle_ms) : nlohmann::json(nullptr)},
+                           {"host_ms_per_step", u.host_ms},
+                           {"why", u.why}});
+  return {{"trace", p.path},
+          {"steps", p.steps.size()},
+          {"step_source", p.step_source},
+          {"mean_step_ms", p.mean_step_ms()},
+          {"gpu_busy_fraction", p.has_gpu ? nlohmann::json(p.busy_fraction()) : nlohmann::json(nullptr)},
+          {"python_stacks", p.has_stacks},
+          {"findings_joined", m.findings.size()},
+          {"unexplained", unexplained}};
+}
+
+std::vector<std::string> summary_lines(const MeasuredReport& m) {
+  const Profile& p = m.profile;
+  std::vector<std::string> lines;
+  if (p.steps.empty()) {
+    lines.push_back("profile " + p.path + ": no steps found, nothing measured");
+    return lines;
+  }
+  std::string head = "profile " + p.path + ": " + std::to_string(p.steps.size()) + " step" +
+                     (p.steps.size() == 1 ? "" : "s") + " (" + p.step_source + "), " + ms(p.mean_step_ms()) + " per step";
+  if (p.has_gpu) head += ", GPU busy " + percent(p.busy_fraction()) + ", idle " + percent(1 - p.busy_fraction());
+  else head += ", no GPU events (host times only)";
+  lines.push_back(head);
+  size_t joined = m.findings.size();
+  lines.push_back("  " + std::to_string(joined) + " finding" + (joined == 1 ? "" : "s") + " joined to measured host events" +
+                  (p.has_stacks ? " (by Python stack)" : " (by pattern: the trace has no Python stacks)"));
+  size_t listed = 0;
+  for (const auto& u : m.unexplained) {
+    if (++listed > 8) {
+      lines.push_back("  ... " + std::to_string(m.unexplained.size() - 8) + " smaller (all of them: `--output-format sarif`, run properties)");
+      break;
+    }
+    double f = u.step_ms > 0 ? (p.has_gpu ? u.idle_ms : u.host_ms) / u.step_ms : 0;
+    if (!p.has_gpu) {
+      lines.push_back("  " + percent(f) + " of the step on the host in " + u.name + " (" + u.why + ")");
+      continue;
+    }
+    std::string what = "GPU idle " + percent(f) + " of the step";
+    if (u.kind == "none") lines.push_back("  " + what + " with no host op recorded (launch gaps, Python overhead)");
+    else lines.push_back("  " + what + " while the host runs " + u.name + " (" + u.why + ")");
+  }
+  return lines;
+}
+
+}  // namespace stoker::trace

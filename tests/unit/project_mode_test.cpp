@@ -1,0 +1,174 @@
+// Project mode (src/python/project.h) through the real front end: every case directory of
+// tests/fixtures/python/project is analyzed as a project (the runner, as `stoker check DIR`),
+// and its findings are exactly the `# expect:` markers of all its files. The real binary on
+// one file of a project reads the other modules and reports only that file.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "cli_support.h"
+#include "core/runner.h"
+#include "python/project.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace stoker;
+using Findings = std::multiset<std::pair<uint32_t, std::string>>;
+
+namespace {
+
+fs::path project_fixtures() { return fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/python/project"; }
+
+std::vector<fs::path> python_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Findings per file (path relative to `dir`) of the runner on `paths`.
+std::map<std::string, Findings> run(const fs::path& dir, std::vector<std::string> paths, bool project = true) {
+  RunOptions opts;
+  opts.paths = std::move(paths);
+  opts.threads = 2;
+  opts.project = project;
+  Report report = run_analysis(opts, Settings{});
+  INFO("errors: " << report.errors.size());
+  CHECK(report.errors.empty());
+  std::map<std::string, Findings> out;
+  for (const auto& f : report.files)
+    out[fs::relative(f.source->path, dir).string()] = test::found(*f.source, f.result);
+  return out;
+}
+
+std::map<std::string, Findings> expected(const fs::path& dir) {
+  std::map<std::string, Findings> out;
+  for (const auto& p : python_files(dir)) {
+    auto want = test::expectations(test::read_file(p));
+    if (!want.empty()) out[fs::relative(p, dir).string()] = want;
+  }
+  return out;
+}
+
+std::string describe(const std::map<std::string, Findings>& m) {
+  std::string out;
+  for (const auto& [file, f] : m) out += file + ":\n" + test::describe(f);
+  return out.empty() ? "(none)\n" : out;
+}
+
+}  // namespace
+
+TEST_CASE("project fixtures report exactly their expectations in every module", "[project]") {
+  size_t cases = 0;
+  for (const auto& e : fs::directory_iterator(project_fixtures())) {
+    if (!e.is_directory()) continue;
+    ++cases;
+    auto want = expected(e.path());
+    auto got = run(e.path(), {e.path().string()});
+    INFO("case " << e.path().filename().string() << "\nexpected:\n" << describe(want) << "found:\n" << describe(got));
+    CHECK(want == got);
+  }
+  CHECK(cases >= 4);
+}
+
+TEST_CASE("without project mode the split layout loses its findings outside main.py", "[project]") {
+  fs::path dir = project_fixtures() / "split_modules";
+  auto alone = run(dir, {dir.string()}, false);
+  CHECK(alone.count("engine.py") == 0);
+  CHECK(alone.count("utils.py") == 0);
+  auto project = run(dir, {dir.string()});
+  CHECK(project.count("engine.py") == 1);
+  CHECK(project.count("utils.py") == 1);
+}
+
+TEST_CASE("checking one module reads its siblings and reports only that module", "[project]") {
+  fs::path dir = project_fixtures() / "split_modules";
+  for (const char* name : {"engine.py", "utils.py", "main.py"}) {
+    auto got = run(dir, {(dir / name).string()});
+    auto want = expected(dir);
+    std::map<std::string, Findings> only;
+    if (want.count(name)) only[name] = want[name];
+    INFO(name << "\nexpected:\n" << describe(only) << "found:\n" << describe(got));
+    CHECK(got == only);
+  }
+  // The real binary, as a user runs it.
+  auto r = testing::run_in(dir, testing::stoker_command("check --no-cache --output-format concise engine.py"));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("engine.py:"));
+  CHECK_THAT(r.out, !Catch::Contains("main.py:"));
+  CHECK_THAT(r.out, !Catch::Contains("utils.py:"));
+  CHECK_THAT(r.out, Catch::Contains("SY001"));
+  auto alone = testing::run_in(dir, testing::stoker_command("check --no-cache --no-project --output-format concise engine.py"));
+  CHECK(alone.rc == 0);
+}
+
+TEST_CASE("module names from the layout and imports resolved between them", "[project]") {
+  fs::path pkg = project_fixtures() / "package";
+  std::vector<std::string> paths;
+  for (const auto& p : python_files(pkg)) paths.push_back(p.string());
+  python::ProjectLayout layout(paths);
+  std::map<std::string, int> by_file;
+  for (size_t i = 0; i < layout.size(); ++i) by_file[fs::relative(layout.path(i), pkg).string()] = static_cast<int>(i);
+  CHECK(layout.name(by_file["run.py"]) == "run");
+  CHECK(layout.name(by_file["mylib/__init__.py"]) == "mylib");
+  CHECK(layout.name(by_file["mylib/loop.py"]) == "mylib.loop");
+  int loop = by_file["mylib/loop.py"];
+  CHECK(layout.absolute(loop, ".meters.Average") == "mylib.meters.Average");
+  CHECK(layout.absolute(loop, "..x") == "x");
+  CHECK(layout.absolute(loop, "...x").empty());  // above the top package
+  auto [m, rest] = layout.split(loop, "mylib.meters.Average.add");
+  CHECK(m == by_file["mylib/meters.py"]);
+  CHECK(rest == "Average.add");
+  CHECK(layout.is_project_name(loop, "mylib.fit_epoch"));
+  CHECK_FALSE(layout.is_project_name(loop, "torch.nn.Linear"));
+
+  // src/ layout: the root is src/, the package `proj`.
+  fs::path src = project_fixtures() / "srclayout";
+  std::vector<std::string> sp;
+  for (const auto& p : python_files(src)) sp.push_back(p.string());
+  python::ProjectLayout sl(sp);
+  for (size_t i = 0; i < sl.size(); ++i)
+    if (fs::path(sl.path(i)).filename() == "engine.py") CHECK(sl.name(i) == "proj.engine");
+
+  // Namespace packages: models/vit.py next to train.py is `models.vit` (and `vit`).
+  testing::TempDir d;
+  testing::write_text(d / "train.py", "from models.vit import ViT\n");
+  testing::write_text(d / "models/vit.py", "class ViT: pass\n");
+  python::ProjectLayout ns({(d / "train.py").string(), (d / "models/vit.py").string()});
+  CHECK(ns.split(0, "models.vit.ViT").first == 1);
+  CHECK(ns.split(0, "models.vit.ViT").second == "ViT");
+}
+
+TEST_CASE("module state survives the cache round trip and foreign text is refused", "[project]") {
+  python::ModuleSummary s;
+  s.uses_cuda = true;
+  python::FunctionFacts f;
+  f.has_hot_loop = true;
+  f.params.push_back({"loader", false, false, false, true});
+  s.functions.push_back({"train", f});
+  s.imports.push_back({"fit", ".loop.fit"});
+  python::OutgoingCall c;
+  c.callee = ".utils.Meter.add";
+  c.hot = true;
+  python::ArgFacts a;
+  a.cuda = true;
+  a.values.push_back({python::ScalarFact::Kind::Int, 3});
+  c.positional.push_back(a);
+  c.keywords.push_back({"x", a});
+  s.calls.push_back(c);
+  python::QueryLog q;
+  q["ctrain#0"] = {python::ModuleEnv::Query{'c', "train", 0}, "null"};
+  std::string text = python::serialize_module_state(s, q);
+  python::ModuleSummary back;
+  python::QueryLog qback;
+  REQUIRE(python::parse_module_state(text, back, qback));
+  CHECK(back.functions.size() == 1);
+  CHECK(back.functions[0].second == f);
+  CHECK(back.calls.size() == 1);
+  CHECK(back.calls[0].positional[0] == a);
+  CHECK(back.imports == s.imports);
+  CHECK(qback.size() == 1);
+  CHECK_FALSE(python::parse_module_state("{}", back, qback));
+  CHECK_FALSE(python::parse_module_state("not json", back, qback));
+}

@@ -1,0 +1,393 @@
+// `stoker profile` and `stoker check --profile` on real traces: GPU traces recorded on real runs
+// (/work/shared/traces, see its README), and traces with Python stacks recorded here on the CPU
+// with Debian's PyTorch (tests/trace/record_cpu_trace.py). Expectations come from
+// tests/trace/expect_profile.py and the recorder, which read the traces with Python's gzip and
+// json modules (or torch's own events), never from stoker.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using stoker::testing::CommandResult;
+using stoker::testing::read_text;
+using stoker::testing::run_in;
+using stoker::testing::shell_quote;
+using stoker::testing::stoker_command;
+using stoker::testing::TempDir;
+using stoker::testing::write_text;
+
+namespace {
+
+const fs::path kTraces = "/work/shared/traces";
+const fs::path kTests = fs::path(STOKER_SOURCE_DIR) / "tests" / "trace";
+
+bool have_traces() {
+  if (fs::exists(kTraces / "resnet_volta_rank0.json.gz")) return true;
+  WARN("no real traces in " << kTraces << ": skipped");
+  return false;
+}
+
+json expected(const fs::path& trace) {
+  auto r = run_in(fs::current_path(), "python3 " + shell_quote((kTests / "expect_profile.py").string()) + " " +
+                                          shell_quote(trace.string()));
+  REQUIRE(r.rc == 0);
+  return json::parse(r.out);
+}
+
+json stoker_profile(const fs::path& trace) {
+  auto r = run_in(fs::current_path(), stoker_command("profile --output-format json " + shell_quote(trace.string())));
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  return json::parse(r.out);
+}
+
+// Sums of stoker's idle attribution per kind, over all steps.
+std::map<std::string, std::pair<double, double>> kinds(const json& p) {
+  std::map<std::string, std::pair<double, double>> out;  // kind -> (idle ms, host ms)
+  const double n = static_cast<double>(p["steps"].size());
+  for (const auto& c : p["idle_attribution"]) {
+    auto& k = out[c["kind"].get<std::string>()];
+    k.first += c["idle_ms_per_step"].get<double>() * n;
+    k.second += c["host_ms_per_step"].get<double>() * n;
+  }
+  return out;
+}
+
+void require_close(double got, double want, const std::string& what) {
+  INFO(what << ": stoker " << got << ", expected " << want);
+  REQUIRE(std::abs(got - want) <= 1e-6 + 1e-9 * std::abs(want));
+}
+
+void compare(const fs::path& trace) {
+  json want = expected(trace);
+  json got = stoker_profile(trace);
+  INFO(trace.filename().string());
+  REQUIRE(got["events"] == want["events"]);
+  REQUIRE(got["steps"].size() == want["steps"].size());
+  for (size_t i = 0; i < want["steps"].size(); ++i) {
+    REQUIRE(got["steps"][i]["name"] == want["steps"][i]["name"]);
+    require_close(got["steps"][i]["duration_ms"], want["steps"][i]["duration_ms"], "duration");
+    require_close(got["steps"][i]["busy_ms"], want["steps"][i]["busy_ms"], "busy");
+    require_close(got["steps"][i]["idle_ms"],
+                  want["steps"][i]["duration_ms"].get<double>() - want["steps"][i]["busy_ms"].get<double>(), "idle");
+  }
+  auto mine = kinds(got);
+  for (const auto& [kind, v] : want["kinds"].items()) {
+    require_close(mine[kind].first, v["idle_ms"], kind + " idle");
+    require_close(mine[kind].second, v["host_ms"], kind + " host");
+  }
+}
+
+// Peak resident memory (KB) of `stoker profile TRACE`, from wait4's rusage of that one child.
+long peak_kb(const fs::path& trace) {
+  std::string bin = STOKER_BINARY, sub = "profile", path = trace.string();
+  char* argv[] = {bin.data(), sub.data(), path.data(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv, environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(wait4(pid, &status, 0, &usage) == pid);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  return usage.ru_maxrss;
+}
+
+}  // namespace
+
+TEST_CASE("profile: memory does not grow with the JSON (a stream, not a document)", "[trace]") {
+  if (!have_traces()) return;
+#if defined(__SANITIZE_ADDRESS__)
+  return;  // ASan's quarantine keeps freed memory: peak memory says nothing there
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return;
+#endif
+#endif
+  // 92 events against 109,000 (35 MB of JSON): a DOM of the large one would take hundreds of
+  // MB; the compact records it keeps, a few.
+  long small = peak_kb(kTraces / "event_sync.json.gz"), large = peak_kb(kTraces / "trace_diff_control.json.gz");
+  INFO("peak KB: " << small << " vs " << large);
+  REQUIRE(large - small < 16 * 1024);
+}
+
+TEST_CASE("profile: busy, idle and its attribution per step match an independent computation", "[trace]") {
+  if (!have_traces()) return;
+  for (const char* name : {"resnet_volta_rank0.json.gz", "sampled_rank0.json.gz", "event_sync.json.gz",
+                           "cpu_only_rank34.json.gz", "trace_diff_control.json.gz"})
+    compare(kTraces / name);
+}
+
+TEST_CASE("profile: a trace without ProfilerStep windows is measured as one window", "[trace]") {
+  if (!have_traces()) return;
+  json want = expected(kTraces / "alexnet_benchmark.json.gz");
+  json got = stoker_profile(kTraces / "alexnet_benchmark.json.gz");
+  REQUIRE(want["steps"].empty());
+  REQUIRE(got["step_source"] == "trace");
+  REQUIRE(got["steps"].size() == 1);
+  require_close(got["steps"][0]["busy_ms"], want["gpu_union_ms"], "busy");
+  // The README: GPU nearly idle, cudnn set-up and cudaFree.
+  REQUIRE(got["gpu_busy_fraction"].get<double>() < 0.5);
+  bool alloc = false;
+  for (const auto& c : got["idle_attribution"]) alloc |= c["kind"] == "alloc" && c["idle_ms_per_step"].get<double>() > 0;
+  REQUIRE(alloc);
+}
+
+TEST_CASE("profile --output-format json marks a trace without GPU events", "[trace]") {
+  if (!have_traces()) return;
+  json got = stoker_profile(kTraces / "cpu_only_rank34.json.gz");
+  REQUIRE(got["gpu_events"] == false);
+  REQUIRE(got["gpu_busy_fraction"].is_null());
+  auto r = run_in(fs::current_path(), stoker_command("profile " + shell_quote((kTraces / "cpu_only_rank34.json.gz").string())));
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("no GPU events in the trace") != std::string::npos);
+}
+
+TEST_CASE("check --profile: idle time no finding explains is listed with the host op running then", "[trace]") {
+  if (!have_traces()) return;
+  TempDir dir;
+  write_text(dir / "clean.py", "import torch\nx = torch.zeros(3)\n");
+  json want = expected(kTraces / "sampled_rank0.json.gz");
+  double total = 0;
+  for (const auto& s : want["steps"]) total += s["duration_ms"].get<double>();
+  const double share = want["names"]["optimizer"]["Optimizer.step#Shampoo.step"].get<double>() / total;
+  REQUIRE(share > 0.1);  // the README: a long host-side optimizer step
+  auto r = run_in(dir.path, stoker_command("check clean.py --no-cache --profile " +
+                                           shell_quote((kTraces / "sampled_rank0.json.gz").string())));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  char line[64];
+  std::snprintf(line, sizeof line, "GPU idle %.0f%% of the step while the host runs Optimizer.step#Shampoo.step",
+                100 * share);
+  REQUIRE(r.out.find(line) != std::string::npos);
+  REQUIRE(r.out.find("2 steps (ProfilerStep)") != std::string::npos);
+}
+
+TEST_CASE("check --profile joins a trace without stacks by pattern in the hot loop", "[trace]") {
+  if (!have_traces()) return;
+  TempDir dir;
+  write_text(dir / "train.py", R"(import torch
+model = torch.nn.Linear(8, 1).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in loader:
+    loss = model(x.cuda(non_blocking=True)).sum()
+    loss.backward()
+    opt.step()
+    print(loss.item())
+)");
+  json want = expected(kTraces / "event_sync.json.gz");
+  auto r = run_in(dir.path, stoker_command("check train.py --no-cache --select SY --output-format json --profile " +
+                                           shell_quote((kTraces / "event_sync.json.gz").string())));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 1);
+  json findings = json::parse(r.out);
+  bool found = false;
+  for (const auto& f : findings) {
+    if (f["code"] != "SY001") continue;
+    found = true;
+    const json& m = f["measured"];
+    REQUIRE(m["match"] == "pattern");
+    // sync-bubble: readbacks and synchronizations, one step.
+    require_close(m["host_ms_per_step"], want["kinds"]["readback"]["host_ms"].get<double>() +
+                                             want["kinds"]["sync"]["host_ms"].get<double>(), "host");
+    require_close(m["gpu_idle_ms_per_step"], want["kinds"]["readback"]["idle_ms"].get<double>() +
+                                                 want["kinds"]["sync"]["idle_ms"].get<double>(), "idle");
+  }
+  REQUIRE(found);
+  // SARIF carries the same on the result, and the trace's summary on the run.
+  auto s = run_in(dir.path, stoker_command("check train.py --no-cache --select SY --output-format sarif --profile " +
+                                           shell_quote((kTraces / "event_sync.json.gz").string())));
+  json sarif = json::parse(s.out);
+  const json& run = sarif["runs"][0];
+  REQUIRE(run["properties"]["profile"]["steps"] == 1);
+  REQUIRE(run["properties"]["profile"]["findings_joined"] == 1);
+  bool carried = false;
+  for (const auto& res : run["results"])
+    if (res["ruleId"] == "SY001") carried = res["properties"]["measured"]["match"] == "pattern";
+  REQUIRE(carried);
+}
+
+TEST_CASE("check --profile joins a CPU-recorded trace with Python stacks by source line", "[trace][torch]") {
+  TempDir dir;
+  const fs::path trace = dir / "trace.json.gz", expect = dir / "expect.json";
+  auto rec = run_in(dir.path, "CUDA_VISIBLE_DEVICES= timeout 300 /usr/bin/python3 " +
+                                  shell_quote((kTests / "record_cpu_trace.py").string()) + " " +
+                                  shell_quote(trace.string()) + " " + shell_quote(expect.string()) + " 4");
+  INFO(rec.err);
+  REQUIRE(rec.rc == 0);
+  json want = json::parse(read_text(expect));
+  REQUIRE(want["steps"] == 4);
+  const fs::path script = kTests / "starved_steps.py";
+  auto r = run_in(dir.path, stoker_command("check " + shell_quote(script.string()) +
+                                           " --no-cache --output-format json --profile " + shell_quote(trace.string())));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 1);
+  json findings = json::parse(r.out);
+  bool item = false, loader = false;
+  for (const auto& f : findings) {
+    const json& m = f["measured"];
+    if (f["code"] == "SY001" && f["location"]["row"] == want["item_line"]) {
+      item = true;
+      // torch 1.13 on Python 3.11 gives the innermost frame its function's first line: the join
+      // is through the stack to the function (read_loss) the finding is in.
+      REQUIRE((m["match"] == "source line" || m["match"] == "function"));
+      if (m["match"] == "function") REQUIRE(m["function"] == "read_loss");
+      REQUIRE(m["events"] == json::array({"aten::item"}));
+      require_close(m["host_ms_per_step"], want["item_ms_per_step"], "item host");
+      REQUIRE(m["gpu_idle_ms_per_step"].is_null());  // a CPU trace: no GPU events
+      require_close(m["step_ms"], want["step_ms"], "step");
+    }
+    if (f["code"] == "DL001" && f["location"]["row"] == want["loader_line"]) {
+      loader = true;
+      REQUIRE((m["match"] == "function" || m["match"] == "source line"));
+      require_close(m["host_ms_per_step"], want["loader_ms_per_step"], "loader host");
+    }
+  }
+  REQUIRE(item);
+  REQUIRE(loader);
+  // The readback in evaluate(), which did not run while profiling, gets no measurement: a
+  // trace with stacks joins by source location, not by pattern.
+  bool eval = false;
+  for (const auto& f : findings)
+    if (f["code"] == "SY001" && f["location"]["row"] != want["item_line"]) {
+      eval = true;
+      REQUIRE(f["measured"].is_null());
+    }
+  REQUIRE(eval);
+  // The text report says it on the finding and sums up the trace.
+  auto t = run_in(dir.path, stoker_command("check " + shell_quote(script.string()) + " --no-cache --profile " +
+                                           shell_quote(trace.string())));
+  REQUIRE(t.out.find("= measured: ") != std::string::npos);
+  REQUIRE(t.out.find("4 steps (ProfilerStep)") != std::string::npos);
+  REQUIRE(t.out.find("no GPU events") != std::string::npos);
+}
+
+TEST_CASE("profile: malformed and truncated traces are clear errors", "[trace]") {
+  TempDir dir;
+  std::string good = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 20}]})";
+  write_text(dir / "good.json", good);
+  write_text(dir / "cut.json", good.substr(0, good.size() / 2));
+  write_text(dir / "other.json", R"({"a": [1, 2]})");
+  write_text(dir / "binary.json", std::string("\x00\x01\x02garbage", 10));
+  // gzip: the good trace compressed, then cut in the middle; and a corrupted copy.
+  std::string gz(256, '\0');
+  {
+    z_stream zs{};
+    REQUIRE(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    zs.next_in = reinterpret_cast<Bytef*>(good.data());
+    zs.avail_in = static_cast<uInt>(good.size());
+    gz.resize(deflateBound(&zs, good.size()));
+    zs.next_out = reinterpret_cast<Bytef*>(gz.data());
+    zs.avail_out = static_cast<uInt>(gz.size());
+    REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+    gz.resize(zs.total_out);
+    deflateEnd(&zs);
+  }
+  write_text(dir / "good.json.gz", gz);
+  write_text(dir / "cut.json.gz", gz.substr(0, gz.size() / 2));
+  std::string bad = gz;
+  for (size_t i = 12; i < bad.size() - 8; i += 3) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+  write_text(dir / "bad.json.gz", bad);
+
+  auto profile = [&](const std::string& name) {
+    return run_in(dir.path, stoker_command("profile --output-format json " + name));
+  };
+  for (const char* name : {"good.json", "good.json.gz"}) {
+    auto r = profile(name);
+    INFO(name << ": " << r.err);
+    REQUIRE(r.rc == 0);
+    json j = json::parse(r.out);
+    REQUIRE(j["steps"].size() == 1);
+    require_close(j["steps"][0]["busy_ms"], 0.005, "busy");
+  }
+  struct Case {
+    const char* file;
+    const char* says;
+  };
+  for (const Case& c : {Case{"cut.json", "(truncated?)"}, Case{"cut.json.gz", "truncated gzip data"},
+                        Case{"bad.json.gz", "corrupt gzip data"}, Case{"other.json", "no `traceEvents` array"},
+                        Case{"binary.json", "not valid JSON"}, Case{"missing.json", "cannot open the trace"}}) {
+    auto r = profile(c.file);
+    INFO(c.file << ": " << r.err);
+    REQUIRE(r.rc == 2);
+    REQUIRE(r.out.empty());
+    REQUIRE(r.err.find(c.says) != std::string::npos);
+  }
+  // check --profile: a bad trace stops before any report.
+  write_text(dir / "clean.py", "import torch\n");
+  auto r = run_in(dir.path, stoker_command("check clean.py --no-cache --profile cut.json.gz"));
+  REQUIRE(r.rc == 2);
+  REQUIRE(r.out.empty());
+  REQUIRE(r.err.find("cut.json.gz: cannot read the trace: truncated gzip data") != std::string::npos);
+}
+
+TEST_CASE("check --profile: Kineto python_function frames join findings in the function they name", "[trace]") {
+  // The shape torch.profiler (Kineto, with_stack=True) writes: each Python call is an event of
+  // category python_function named "file(first line): function", nested on the thread; an op
+  // is inside the frames that contain it. Times in microseconds; one step of 100 us, the GPU
+  // busy for its first 50.
+  TempDir dir;
+  write_text(dir / "train.py", R"(import torch
+model = torch.nn.Linear(8, 1).cuda()
+
+
+def read_loss(loss):
+    value = 0
+    return loss.item() + value
+
+
+def other(loss):
+    return loss.item()
+
+
+for x in loader:
+    loss = model(x.cuda(non_blocking=True)).sum()
+    loss.backward()
+    print(read_loss(loss))
+
+for x in val_loader:
+    print(other(model(x.cuda(non_blocking=True)).sum()))
+)");
+  write_text(dir / "trace.json", R"({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 5, "tid": 5, "ts": 1000, "dur": 100},
+    {"ph": "X", "cat": "python_function", "name": "/somewhere/else/proj/train.py(1): <module>", "pid": 5, "tid": 5, "ts": 990, "dur": 200},
+    {"ph": "X", "cat": "python_function", "name": "/somewhere/else/proj/train.py(5): read_loss", "pid": 5, "tid": 5, "ts": 1060, "dur": 30},
+    {"ph": "X", "cat": "python_function", "name": "<built-in method item of Tensor object at 0x7f00>", "pid": 5, "tid": 5, "ts": 1061, "dur": 28},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 5, "tid": 5, "ts": 1062, "dur": 20},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_local_scalar_dense", "pid": 5, "tid": 5, "ts": 1063, "dur": 18},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 5, "tid": 5, "ts": 1064, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1000, "dur": 50},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#7", "pid": 0, "tid": 7, "ts": 1000, "dur": 100}
+  ]})");
+  auto r = run_in(dir.path, stoker_command("check train.py --no-cache --select SY001 --output-format json --profile trace.json"));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 1);
+  json findings = json::parse(r.out);
+  REQUIRE(findings.size() == 2);
+  for (const auto& f : findings) {
+    if (f["location"]["row"] == 7) {  // in read_loss: the frames name it
+      const json& m = f["measured"];
+      REQUIRE(m["match"] == "function");
+      REQUIRE(m["function"] == "read_loss");
+      REQUIRE(m["events"] == json::array({"aten::item"}));
+      require_close(m["host_ms_per_step"], 0.020, "host");     // aten::item, its callees inside it
+      require_close(m["gpu_idle_ms_per_step"], 0.020, "idle");  // all after the kernel
+      require_close(m["step_ms"], 0.100, "step");
+    } else {
+      REQUIRE(f["location"]["row"] == 11);  // other(): never ran
+      REQUIRE(f["measured"].is_null());
+    }
+  }
+}

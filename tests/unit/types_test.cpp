@@ -1,0 +1,149 @@
+// Abstract types (python/types.h) and the framework table (python/frameworks.h), on real
+// source text through the real parser.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "python/frameworks.h"
+#include "python/parser.h"
+#include "python/semantic_model.h"
+#include "python/types.h"
+
+using namespace stoker;
+using namespace stoker::python;
+
+namespace {
+
+struct Typed {
+  std::string src;
+  ParsedModule module;
+  Settings settings;
+  SemanticModel model;
+  explicit Typed(std::string text) : src(std::move(text)), module(src), model(src, module.root(), settings) {}
+
+  // The last node whose text is `t` (uses after the definitions).
+  Node find(std::string_view t) const {
+    std::vector<Node> stack{module.root()};
+    Node best{};
+    while (!stack.empty()) {
+      Node x = stack.back();
+      stack.pop_back();
+      if (text(x, src) == t && (is_null(best) || start(x) > start(best))) best = x;
+      for (Node c : named_children(x)) stack.push_back(c);
+    }
+    REQUIRE(!is_null(best));
+    return best;
+  }
+  AbstractType type(std::string_view t) const { return model.types().type_of(find(t)); }
+  CudaAnswer cuda(std::string_view t) const { return model.types().cuda(find(t)); }
+};
+
+using K = AbstractType::Kind;
+
+}  // namespace
+
+TEST_CASE("the lattice: joins are least upper bounds") {
+  auto t = [](K k, TypeDevice d = TypeDevice::Unresolved) { return AbstractType::of(k, d); };
+  CHECK(join(t(K::None), t(K::Object)).kind == K::Object);  // an optional object
+  CHECK(join(t(K::HostScalar), t(K::Object)).kind == K::Host);
+  CHECK(join(t(K::Tensor, TypeDevice::Cpu), t(K::Tensor, TypeDevice::Cuda)).device == TypeDevice::Any);
+  CHECK(join(t(K::Tensor, TypeDevice::Cuda), t(K::HostScalar)).kind == K::Unknown);
+  CHECK(join(AbstractType::bottom(), t(K::Module, TypeDevice::Cuda)) == t(K::Module, TypeDevice::Cuda));
+  CHECK(join(TypeDevice::Unresolved, TypeDevice::Cpu) == TypeDevice::Unresolved);
+  CHECK(join(TypeDevice::Unresolved, TypeDevice::Cuda) == TypeDevice::Any);
+  CHECK(cuda_answer(t(K::HostContainer, TypeDevice::Cuda)) == CudaAnswer::Cuda);
+  CHECK(cuda_answer(t(K::HostContainer, TypeDevice::Cpu)) == CudaAnswer::Host);
+  CHECK(cuda_answer(t(K::Tensor, TypeDevice::Unresolved)) == CudaAnswer::Undecided);
+  CHECK(cuda_answer(t(K::Object)) == CudaAnswer::Host);
+  CHECK(cuda_answer(AbstractType::unknown()) == CudaAnswer::Undecided);
+}
+
+TEST_CASE("types: host values, module outputs, unpacking paths") {
+  Typed m(R"(import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+device = torch.device("cuda")
+class Net(nn.Module):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+        self.fc = nn.Linear(2, k)
+class Meter:
+    def __init__(self, it):
+        self.it = it
+    def __iter__(self):
+        for v in self.it:
+            yield v
+net = Net(3)
+net.to(device)
+wrapped = DDP(Net(4), device_ids=[0])
+out = net(torch.randn(2, 2))
+pair = (out, out)
+meter = Meter(enumerate(pair))
+for idx, (a, b) in enumerate(zip(pair, range(3))):
+    print(idx, a, b)
+for j, elem in meter:
+    print(j, elem)
+n = len(pair)
+width = net.k
+w2 = wrapped(out)
+flag = out.item() > 0
+)");
+  CHECK(m.type("net").kind == K::Module);
+  CHECK(m.type("net").device == TypeDevice::Cuda);
+  CHECK(m.cuda("out") == CudaAnswer::Cuda);
+  CHECK(m.type("pair").kind == K::HostContainer);
+  CHECK(m.type("idx").kind == K::HostScalar);
+  CHECK(m.cuda("a") == CudaAnswer::Cuda);
+  CHECK(m.type("b").kind == K::HostScalar);
+  CHECK(m.type("j").kind == K::HostScalar);  // enumerate through a project iterator class
+  CHECK(m.cuda("elem") == CudaAnswer::Cuda);
+  CHECK(m.type("meter").kind == K::Object);
+  CHECK(m.type("n").kind == K::HostScalar);
+  CHECK(m.type("width").kind == K::HostScalar);  // an int attribute of a CUDA module
+  CHECK(m.cuda("w2") == CudaAnswer::Cuda);       // DDP with device_ids
+  CHECK(m.type("flag").kind == K::HostScalar);
+}
+
+TEST_CASE("types: framework objects from the table") {
+  Typed m(R"(import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+acc = Accelerator()
+model = torch.nn.Linear(2, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(ds)
+m2, o2, dl = acc.prepare(model, opt, loader)
+dev = acc.device
+for batch in dl:
+    y = m2(batch)
+)");
+  CHECK(m.model.uses_cuda());
+  CHECK(m.type("acc").kind == K::Object);
+  CHECK(m.type("m2").kind == K::Module);
+  CHECK(m.type("m2").device == TypeDevice::Cuda);
+  CHECK(m.type("o2").kind == K::Optimizer);
+  CHECK(m.type("dl").kind == K::Loader);
+  CHECK(m.cuda("batch") == CudaAnswer::Cuda);
+  CHECK(m.type("dev").kind == K::Device);
+  CHECK(m.model.device_kind(m.find("dev")) == SemanticModel::DeviceKind::Cuda);
+  // The prepared loader is the loader passed in: its loops are the DataLoader's.
+  Node ctor = m.find("DataLoader(ds)");
+  CHECK(m.model.loops_iterating(ctor).size() == 1);
+}
+
+TEST_CASE("the framework table: the embedded rows parse, bad rows name their line") {
+  const auto& t = FrameworkTable::get();
+  CHECK(t.rows() > 20);
+  CHECK(t.uses_cuda("accelerate.Accelerator"));
+  CHECK(t.prepares(t.object_class("accelerate.Accelerator"), "prepare"));
+  CHECK(t.is_shape_sync("torchvision.ops.batched_nms"));
+  REQUIRE(t.loader_config("transformers.TrainingArguments").size() == 3);
+  CHECK(t.loader_config("transformers.TrainingArguments")[0].key == "dataloader_num_workers");
+  CHECK(t.trainer_config_keyword("transformers.Trainer") == "args");
+  // A new framework is new rows.
+  auto extra = FrameworkTable::parse("object deepspeed.DeepSpeedEngine\nprepare deepspeed.DeepSpeedEngine wrap\n");
+  CHECK(extra.prepares(extra.object_class("deepspeed.DeepSpeedEngine"), "wrap"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("# ok\nprepare only.two\n"), Catch::Contains("line 2"));
+  CHECK_THROWS_AS(FrameworkTable::parse("frobnicate x\n"), std::runtime_error);
+}
