@@ -54,7 +54,8 @@ TEST_CASE("DD002: the unsafe fix writes False where True is a literal, and the r
   CHECK_FALSE(find_code(test::analyze_text("t.py", fixed), "DD002"));
   // From a flag: reported, no edit (the configuration is the user's).
   std::string flag = std::string(kDdpHeader) + "USE = True\nmodel = DDP(torch.nn.Linear(8, 4).cuda(), find_unused_parameters=USE)\n";
-  const Diagnostic* f = find_code(test::analyze_text("t.py", flag), "DD002");
+  auto f_result = test::analyze_text("t.py", flag);
+  const Diagnostic* f = find_code(f_result, "DD002");
   REQUIRE(f);
   CHECK(f->fix->edits.empty());
 }
@@ -78,7 +79,8 @@ model = DDP(torch.nn.Linear(8, 4).cuda(rank), device_ids=[rank])
   CHECK_FALSE(find_code(test::analyze_text("t.py", fixed), "DD003"));
 
   std::string mixed = cuda_only + "counts = torch.zeros(3)\ndist.all_reduce(counts)\n";
-  const Diagnostic* m = find_code(test::analyze_text("t.py", mixed), "DD003");
+  auto m_result = test::analyze_text("t.py", mixed);
+  const Diagnostic* m = find_code(m_result, "DD003");
   REQUIRE(m);
   CHECK(m->fix->applicability == Applicability::Unsafe);
   // Without CUDA anywhere: gloo is the right backend.
@@ -137,7 +139,8 @@ for x, y in loader:
     if i % ACCUM == 0:
         optimizer.step()
 )";
-  const Diagnostic* m = find_code(test::analyze_text("t.py", moving), "DD001");
+  auto m_result = test::analyze_text("t.py", moving);
+  const Diagnostic* m = find_code(m_result, "DD001");
   REQUIRE(m);
   CHECK(m->fix->edits.empty());
 }
