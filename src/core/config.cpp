@@ -1,6 +1,7 @@
 #include "core/config.h"
 #include "core/impact.h"
 #include "core/torch_version.h"
+#include "core/utf8.h"
 #include "core/toml_guard.h"
 
 #include <algorithm>
@@ -67,22 +68,6 @@ char32_t toml_swap(char32_t c) {
   return c;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) out += static_cast<char>(c);
-  else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
 
 // Swaps every well-formed 2- to 4-byte sequence of a code point above; other bytes (ASCII,
 // invalid UTF-8, which toml++ reports) are copied as they are.
