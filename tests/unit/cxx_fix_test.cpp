@@ -274,3 +274,24 @@ TEST_CASE("LibTorch fixes through the binary: TX001 adds non_blocking (safe), SY
   for (const auto& d : reparsed.diagnostics) sy004_left += d.code == "SY004";
   CHECK(sy004_left == 1);  // the one under `if (debug)`
 }
+
+TEST_CASE("every C++ fixture's fixes, unsafe ones included, apply without a clang error more") {
+  // The fixer's loop as --fix --unsafe-fixes runs it: a fix that breaks the code is refused for
+  // the whole file, so it would also cost the file's other fixes.
+  fix::FixLoopOptions unsafe;
+  unsafe.unsafe = true;
+  size_t fixed_files = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/cxx")) {
+    const std::string path = e.path().string();
+    if (language_for_path(path) != Language::Cxx) continue;
+    const std::string text = stoker::testing::read_text(e.path());
+    auto analyze_text = [&](const std::string& t) { return analyze(SourceFile(path, t), Settings{}); };
+    auto out = fix::fix_until_stable(text, analyze_text(text), analyze_text, fix::parse_error_counter(Language::Cxx),
+                                     unsafe);
+    INFO(e.path().filename().string() << ": " << out.error);
+    CHECK(out.error.empty());
+    CHECK(out.warnings.empty());
+    if (out.changed()) ++fixed_files;
+  }
+  CHECK(fixed_files >= 4);
+}
