@@ -23,12 +23,22 @@ namespace {
 struct Collected {
   std::vector<const CallExpr*> calls;
   std::vector<const DeclRefExpr*> refs;
+  std::vector<const MemberExpr*> members;  // `stream_`, `this->stream_`
 };
+
+// The field a member expression on `this` names, when it is a stream.
+const FieldDecl* this_stream_field(const Expr* e) {
+  auto* m = dyn_cast<MemberExpr>(e);
+  if (!m || !isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts())) return nullptr;
+  auto* f = dyn_cast<FieldDecl>(m->getMemberDecl());
+  return f && is_stream_type(f->getType()) ? f : nullptr;
+}
 
 void collect(const Stmt* s, Collected& out, std::set<const Stmt*>& seen) {
   if (!s || !seen.insert(s).second) return;
   if (auto* call = dyn_cast<CallExpr>(s)) out.calls.push_back(call);
   if (auto* ref = dyn_cast<DeclRefExpr>(s)) out.refs.push_back(ref);
+  if (auto* member = dyn_cast<MemberExpr>(s)) out.members.push_back(member);
   if (auto* launch = dyn_cast<CUDAKernelCallExpr>(s)) collect(launch->getConfig(), out, seen);
   if (auto* lambda = dyn_cast<LambdaExpr>(s)) collect(lambda->getBody(), out, seen);
   for (const Stmt* child : s->children()) collect(child, out, seen);
@@ -45,14 +55,16 @@ Collected collect(const Stmt* s) {
 // cudaStreamLegacy, cudaStreamPerThread), or something else (an element, a member, a call).
 struct StreamArg {
   enum Kind { Variable, Default, Other } kind = Other;
-  const VarDecl* var = nullptr;
+  const ValueDecl* var = nullptr;  // a variable or a field of `this`
 };
 
 StreamArg classify(const Expr* e, const ASTContext& ast) {
   if (!e || isa<CXXDefaultArgExpr>(e)) return {StreamArg::Default, nullptr};
+  if (e->isValueDependent() || e->isTypeDependent()) return {};  // a template as written
   const Expr* s = e->IgnoreParenImpCasts();
   if (auto* ref = dyn_cast<DeclRefExpr>(s))
     if (auto* v = dyn_cast<VarDecl>(ref->getDecl()); v && is_stream_type(v->getType())) return {StreamArg::Variable, v};
+  if (const FieldDecl* f = this_stream_field(s)) return {StreamArg::Variable, f};
   if (auto* cast = dyn_cast<ExplicitCastExpr>(s)) s = cast->getSubExpr()->IgnoreParenImpCasts();
   if (isa<CXXNullPtrLiteralExpr>(s) || isa<GNUNullExpr>(s) || isa<IntegerLiteral>(s)) return {StreamArg::Default, nullptr};
   if (s->isNullPointerConstant(const_cast<ASTContext&>(ast), Expr::NPC_ValueDependentIsNotNull))
@@ -76,7 +88,7 @@ const Stmt* body_of_lambda_or_function(const LambdaExpr* lambda, const FunctionD
 
 }  // namespace
 
-const VarDecl* stream_in_scope(const CheckContext& ctx, const CallExpr* call) {
+const ValueDecl* stream_in_scope(const CheckContext& ctx, const CallExpr* call) {
   const SourceManager& sm = ctx.ast.getSourceManager();
   const TranslationUnitModel& model = ctx.model;
   const FunctionDecl* fn = model.enclosing_function(call);
@@ -84,9 +96,9 @@ const VarDecl* stream_in_scope(const CheckContext& ctx, const CallExpr* call) {
   auto before_call = [&](SourceLocation l) { return sm.isBeforeInTranslationUnit(l, call->getBeginLoc()); };
 
   // Visible stream variables, innermost first; names declared in inner scopes hide outer ones.
-  std::vector<const VarDecl*> visible;
+  std::vector<const ValueDecl*> visible;
   std::set<std::string> names;
-  auto consider = [&](const VarDecl* v) {
+  auto consider = [&](const ValueDecl* v) {
     if (!v->getIdentifier()) return;
     std::string name = v->getName().str();
     if (!names.insert(name).second) return;  // hidden by an inner declaration
@@ -131,21 +143,28 @@ const VarDecl* stream_in_scope(const CheckContext& ctx, const CallExpr* call) {
       referenced.insert(v);
       if (before_call(ref->getBeginLoc())) referenced_before.insert(v);
     }
-  // Globals the function references, declared before the call and not hidden by a local.
+  // Fields of `this` the method references (`stream_`), then globals declared before the call;
+  // each unless a local or parameter hides its name.
+  std::set<const ValueDecl*> fields;
+  for (const MemberExpr* m : in_function.members)
+    if (const FieldDecl* f = this_stream_field(m)) fields.insert(f);
+  if (outer_visible && isa<CXXMethodDecl>(fn) && cast<CXXMethodDecl>(fn)->isInstance())
+    for (const ValueDecl* f : fields) consider(f);
   if (outer_visible)
     for (const VarDecl* v : referenced)
       if (v->hasGlobalStorage() && !v->isLocalVarDeclOrParm() && !v->isStaticDataMember() && before_call(v->getLocation()))
         consider(v);
 
-  std::vector<const VarDecl*> candidates;
-  for (const VarDecl* v : visible) {
-    bool created = isa<ParmVarDecl>(v) || v->hasGlobalStorage()
-                       ? referenced.count(v) > 0
-                       : (v->hasInit() || referenced_before.count(v) > 0);
-    if (created) candidates.push_back(v);
+  std::vector<const ValueDecl*> candidates;
+  for (const ValueDecl* d : visible) {
+    bool created = true;  // a field: referenced in the method (how it became a candidate)
+    if (auto* v = dyn_cast<VarDecl>(d))
+      created = isa<ParmVarDecl>(v) || v->hasGlobalStorage() ? referenced.count(v) > 0
+                                                             : (v->hasInit() || referenced_before.count(v) > 0);
+    if (created) candidates.push_back(d);
   }
   if (candidates.empty()) return nullptr;
-  auto is_candidate = [&](const VarDecl* v) {
+  auto is_candidate = [&](const ValueDecl* v) {
     return std::find(candidates.begin(), candidates.end(), v) != candidates.end();
   };
 
@@ -155,7 +174,7 @@ const VarDecl* stream_in_scope(const CheckContext& ctx, const CallExpr* call) {
   std::vector<StreamArg> uses;
   for (const CallExpr* c : around.calls)
     if (c != call) stream_args(c, ctx.ast, uses);
-  std::set<const VarDecl*> named;
+  std::set<const ValueDecl*> named;
   bool default_stream = false;
   for (const StreamArg& u : uses) {
     if (u.kind == StreamArg::Other) return nullptr;

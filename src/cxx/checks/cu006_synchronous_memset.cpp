@@ -27,7 +27,7 @@ class SynchronousMemsetCheck : public Check {
     d.range = *range;
     d.message = "`" + name + "` in a hot loop runs on the legacy default stream and synchronizes with the host";
     Fix fix{"Use `" + name + "Async` on a stream", Applicability::DisplayOnly, {}};
-    const VarDecl* stream = stream_in_scope(ctx_, call);
+    const ValueDecl* stream = stream_in_scope(ctx_, call);
     SourceRange callee = call->getCallee()->getSourceRange();
     if (stream && !ctx_.in_macro(call->getSourceRange())) {
       auto callee_text = ctx_.range_of(callee);
