@@ -209,6 +209,22 @@ TEST_CASE("LibTorch fixes through the binary: TX001 adds non_blocking (safe), SY
   const auto before = lines_of(original);
   const auto marks = markers(before);
 
+  // rules.md: TX001's message says when the source is not pinned; only `pinned.to(device)` is.
+  auto listed = stoker::testing::run_in(f.dir.path, stoker::testing::stoker_command("check --output-format json train.cpp"));
+  size_t pinned = 0, pageable = 0;
+  for (const auto& d : nlohmann::json::parse(listed.out)) {
+    if (d["code"] != "TX001") continue;
+    const std::string message = d["message"].get<std::string>();
+    const std::string& line = before[d["location"]["row"].get<size_t>() - 1];
+    INFO(line << "\n  " << message);
+    bool says_pinned = message.find("The source is pinned") != std::string::npos;
+    CHECK(says_pinned == (line.find("pinned.to(device)") != std::string::npos));
+    CHECK(says_pinned != (message.find("LibTorch loaders cannot pin memory") != std::string::npos));
+    ++(says_pinned ? pinned : pageable);
+  }
+  CHECK(pinned == 1);
+  CHECK(pageable == 4);
+
   auto fixed = run_stoker("check --fix --show-fixes " + f.path.string());
   INFO(fixed.out);
   CHECK(fixed.rc == 1);  // SY004 and the TX001 in a macro remain
