@@ -18,6 +18,8 @@ reuses), with two differences that C++ needs:
   arguments run in one `stoker check`.
 
 With -v, the clang error counts stoker reports for each counted file are printed too.
+`--cuda-path DIR` (score only) passes stoker's `--cuda-path`: the counted `.cu` files are parsed
+against that toolkit's headers (toolkit mode) instead of header-free mode's shims.
 """
 import json
 import os
@@ -30,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import score  # noqa: E402  (score.py, next to this file)
 
 _REPOS = {}  # checkout directory -> manifest entry, filled before score.cmd_score runs
+_EXTRA = []  # arguments added to every `stoker check` (--cuda-path DIR)
 
 
 def _groups(checkout, r):
@@ -59,7 +62,7 @@ def run_stoker_files(stoker, checkout, verbose):
     with tempfile.TemporaryDirectory(prefix="score-cxx-") as tmp:
         for args, files in _groups(checkout, r).items():
             cmd = [stoker, "check", *files, "--output-format", "json", "--no-cache",
-                   "--config", _config(args, tmp)]
+                   "--config", _config(args, tmp), *_EXTRA]
             p = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
             if p.returncode not in (0, 1):
                 print(f"score_cxx: warning: `{' '.join(cmd)}` in {checkout} exited {p.returncode}:\n"
@@ -89,6 +92,12 @@ def analyzed_counted_files(stoker, checkout):
 
 def main():
     # The command line is score.py's; only `score` needs the manifest's repositories first.
+    if "--cuda-path" in sys.argv:
+        i = sys.argv.index("--cuda-path")
+        if i + 1 >= len(sys.argv):
+            sys.exit("score_cxx: --cuda-path needs a directory")
+        _EXTRA.extend(["--cuda-path", sys.argv[i + 1]])
+        del sys.argv[i:i + 2]
     if len(sys.argv) > 1 and sys.argv[1] == "score":
         mi = sys.argv.index("--manifest") if "--manifest" in sys.argv else -1
         if mi < 0 or mi + 1 >= len(sys.argv):
