@@ -57,6 +57,8 @@ class LegacyStreamCopyCheck : public Check {
     d.message = "`" + name + "` on the legacy default stream (stream " + written +
                 ") in a hot loop of a program that uses other streams: the legacy stream waits for the work of every "
                 "blocking stream and they wait for it, so the copy does not overlap with compute";
+    if (const CopySignature* copy = copy_signature(name))
+      if (auto bytes = copy_bytes(ctx_, call, *copy)) d.facts.emplace_back("copy_bytes", std::to_string(*bytes));
     d.fix = Fix{"Issue the copy on a stream of its own, created with `cudaStreamCreateWithFlags(&s, "
                 "cudaStreamNonBlocking)`, and order it with events",
                 Applicability::DisplayOnly, {}};
