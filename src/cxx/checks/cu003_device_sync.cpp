@@ -81,10 +81,18 @@ class DeviceSyncCheck : public Check {
       if (!record || before(record, c)) record = c;
     }
     if (!record) return;
-    for (const CallExpr* c : ctx_.model.calls())
-      if (before(record, c) && before(c, call) && ctx_.model.enclosing_function(c) == fn &&
-          ctx_.model.calls_gpu_function(c))
-        return;  // the work it times was queued: this waits for the timed work
+    // Between the two, only CUDA runtime calls that queue no work (an error-checking wrapper of
+    // the synchronize itself aside): any other call may queue the timed work (a kernel passed as
+    // a template argument or a function pointer), and then this waits for timed work.
+    auto wraps_sync = [&](const CallExpr* c) {
+      for (const Stmt* p = ctx_.model.parent(call); p; p = ctx_.model.parent(p))
+        if (p == c) return true;
+      return false;
+    };
+    for (const CallExpr* c : ctx_.model.calls()) {
+      if (!before(record, c) || !before(c, call) || ctx_.model.enclosing_function(c) != fn || wraps_sync(c)) continue;
+      if (ctx_.model.calls_gpu_function(c) || !llvm::StringRef(callee_name(c)).starts_with("cuda")) return;
+    }
     auto range = ctx_.callee_range(call);
     if (!range) return;
     std::string name = ctx_.text_of(call->getArg(0)->getSourceRange());
