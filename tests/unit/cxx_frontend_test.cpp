@@ -420,7 +420,7 @@ TEST_CASE("CU007, CU008 and CU009 carry their impact models, with the copy size 
       CHECK(d.impact->gain_high > 0);
       CHECK_FALSE(d.impact->assumptions.empty());
     }
-  CHECK(seen["CU007"] == 7);
+  CHECK(seen["CU007"] == 8);
   CHECK(seen["CU008"] == 6);
   CHECK(seen["CU009"] == 4);
 }

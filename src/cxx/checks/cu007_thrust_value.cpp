@@ -38,7 +38,8 @@ enum class Side { Device, Host, Unknown };
 // Where the algorithm runs: the execution policy when there is one (thrust::device,
 // thrust::cuda::par(.on(s)), par_nosync: the CUDA back end; thrust::host, thrust::seq, the
 // cpp/omp/tbb systems: the host), else the iterators (device_vector iterators and device_ptr:
-// the device; raw pointers and host_vector iterators: the host). Anything else is unknown.
+// the device, also as any one of the iterator arguments; raw pointers and host_vector iterators:
+// the host). Anything else is unknown.
 Side side_of(const CallExpr* call, const FunctionDecl* fd) {
   if (call->getNumArgs() == 0 || fd->getNumParams() == 0) return Side::Unknown;
   std::string param = fd->getParamDecl(0)->getType().getCanonicalType().getAsString();
@@ -49,8 +50,12 @@ Side side_of(const CallExpr* call, const FunctionDecl* fd) {
       if (param.find(host) != std::string::npos) return Side::Host;
     return Side::Unknown;
   }
-  std::string first = call->getArg(0)->IgnoreParenImpCasts()->getType().getCanonicalType().getAsString();
-  if (first.find("device_ptr<") != std::string::npos) return Side::Device;
+  // Without a policy Thrust dispatches on the iterators' systems together: a counting iterator
+  // (any system) with a device_ptr stencil runs on the device.
+  for (const Expr* arg : call->arguments()) {
+    std::string type = arg->IgnoreParenImpCasts()->getType().getCanonicalType().getAsString();
+    if (type.find("device_ptr<") != std::string::npos) return Side::Device;
+  }
   return Side::Unknown;
 }
 

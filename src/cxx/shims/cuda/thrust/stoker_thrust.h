@@ -211,6 +211,94 @@ struct equal_to {
   __host__ __device__ bool operator()(const T& a, const T& b) const;
 };
 
+template <typename T = void>
+struct not_equal_to {
+  __host__ __device__ bool operator()(const T& a, const T& b) const;
+};
+template <typename T = void>
+struct greater_equal {
+  __host__ __device__ bool operator()(const T& a, const T& b) const;
+};
+template <typename T = void>
+struct less_equal {
+  __host__ __device__ bool operator()(const T& a, const T& b) const;
+};
+
+class system_error {
+ public:
+  const char* what() const;
+};
+
+template <typename... Ts>
+class tuple {
+ public:
+  tuple();
+  tuple(const Ts&... values);
+};
+template <typename... Ts>
+tuple<Ts...> make_tuple(const Ts&... values);
+
+// Fancy iterators: value types are approximate (declarations only).
+template <typename T>
+class counting_iterator {
+ public:
+  typedef T value_type;
+  counting_iterator();
+  counting_iterator(T start);
+  T operator*() const;
+  counting_iterator operator+(long n) const;
+  long operator-(const counting_iterator& other) const;
+  counting_iterator& operator++();
+  bool operator==(const counting_iterator& other) const;
+  bool operator!=(const counting_iterator& other) const;
+};
+template <typename T>
+counting_iterator<T> make_counting_iterator(T start);
+
+template <typename IteratorTuple>
+class zip_iterator {
+ public:
+  typedef IteratorTuple value_type;
+  zip_iterator();
+  zip_iterator(IteratorTuple its);
+  zip_iterator operator+(long n) const;
+  long operator-(const zip_iterator& other) const;
+  zip_iterator& operator++();
+  bool operator==(const zip_iterator& other) const;
+  bool operator!=(const zip_iterator& other) const;
+};
+template <typename IteratorTuple>
+zip_iterator<IteratorTuple> make_zip_iterator(IteratorTuple its);
+
+template <typename F, typename It>
+class transform_iterator {
+ public:
+  typedef typename detail::iterator_value<It>::type value_type;
+  transform_iterator();
+  transform_iterator(It it, F f);
+  transform_iterator operator+(long n) const;
+  long operator-(const transform_iterator& other) const;
+  transform_iterator& operator++();
+  bool operator==(const transform_iterator& other) const;
+  bool operator!=(const transform_iterator& other) const;
+};
+template <typename F, typename It>
+transform_iterator<F, It> make_transform_iterator(It it, F f);
+
+template <typename T = long>
+class discard_iterator {
+ public:
+  typedef T value_type;
+  discard_iterator operator+(long n) const;
+  long operator-(const discard_iterator& other) const;
+};
+discard_iterator<> make_discard_iterator(long i = 0);
+
+template <typename T>
+device_ptr<T> device_malloc(size_t n);
+template <typename T>
+void device_free(device_ptr<T> p);
+
 #define STOKER_THRUST_POLICY(P) const thrust::detail::execution_policy_base<P>&
 #define STOKER_THRUST_VALUE(It) typename thrust::detail::iterator_value<It>::type
 
@@ -389,6 +477,32 @@ pair<KO, VO> reduce_by_key(STOKER_THRUST_POLICY(P) exec, K keys_first, K keys_la
                            VO values_output);
 template <typename K, typename V, typename KO, typename VO>
 pair<KO, VO> reduce_by_key(K keys_first, K keys_last, V values_first, KO keys_output, VO values_output);
+
+template <typename P, typename It, typename Out>
+Out adjacent_difference(STOKER_THRUST_POLICY(P) exec, It first, It last, Out result);
+template <typename P, typename It, typename Out, typename Op>
+Out adjacent_difference(STOKER_THRUST_POLICY(P) exec, It first, It last, Out result, Op op);
+template <typename It, typename Out>
+Out adjacent_difference(It first, It last, Out result);
+template <typename It, typename Out, typename Op>
+Out adjacent_difference(It first, It last, Out result, Op op);
+template <typename P, typename K, typename V, typename Out>
+Out inclusive_scan_by_key(STOKER_THRUST_POLICY(P) exec, K keys_first, K keys_last, V values_first, Out result);
+template <typename K, typename V, typename Out>
+Out inclusive_scan_by_key(K keys_first, K keys_last, V values_first, Out result);
+template <typename P, typename K, typename V, typename Out>
+Out exclusive_scan_by_key(STOKER_THRUST_POLICY(P) exec, K keys_first, K keys_last, V values_first, Out result);
+template <typename K, typename V, typename Out>
+Out exclusive_scan_by_key(K keys_first, K keys_last, V values_first, Out result);
+template <typename P, typename K, typename V, typename KO, typename VO>
+pair<KO, VO> unique_by_key_copy(STOKER_THRUST_POLICY(P) exec, K keys_first, K keys_last, V values_first,
+                                KO keys_output, VO values_output);
+template <typename K, typename V, typename KO, typename VO>
+pair<KO, VO> unique_by_key_copy(K keys_first, K keys_last, V values_first, KO keys_output, VO values_output);
+template <typename P, typename K, typename V>
+pair<K, V> unique_by_key(STOKER_THRUST_POLICY(P) exec, K keys_first, K keys_last, V values_first);
+template <typename K, typename V>
+pair<K, V> unique_by_key(K keys_first, K keys_last, V values_first);
 
 #undef STOKER_THRUST_POLICY
 #undef STOKER_THRUST_VALUE
