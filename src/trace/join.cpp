@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include "core/impact.h"
+#include "core/settings.h"
 #include "output/report.h"
 
 namespace stoker::trace {
@@ -240,6 +242,10 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
                                   " files; record with with_stack=True to join by line";
       }
     }
+    // The cause and the findings it went to, for the step model (apply_to_estimates).
+    JoinedCause jc{c.kind, c.name, c.idle_us / n / 1000, c.host_us / n / 1000, {}};
+    for (size_t i : joined) jc.findings.push_back({findings[i].file, findings[i].index});
+    out.causes.push_back(std::move(jc));
     if (joined.empty()) {
       double weight = p.has_gpu ? c.idle_us : c.host_us;
       if (weight >= min_us && weight > 0)
@@ -286,6 +292,183 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
   return out;
 }
 
+const LoopMeasured* MeasuredReport::loop_of(const std::string& file, size_t index, const Report& report) const {
+  for (const auto& f : report.files) {
+    if (index >= f.result.diagnostics.size() || f.result.diagnostics[index].file != file) continue;
+    for (const auto& l : loops) {
+      if (l.file != f.source->path || l.loop >= f.result.loops.size()) continue;
+      for (const auto& m : f.result.loops[l.loop].members)
+        if (m.diagnostic >= 0 && static_cast<size_t>(m.diagnostic) == index) return &l;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool is_wait(HostKind k) { return k != HostKind::Optimizer && k != HostKind::Other; }
+
+// The report file (index) whose diagnostic `index` is the finding (file, index).
+int file_slot(const Report& report, const std::string& file, size_t index) {
+  for (size_t i = 0; i < report.files.size(); ++i) {
+    const auto& diags = report.files[i].result.diagnostics;
+    if (index < diags.size() && diags[index].file == file) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The loop (index into result.loops) a reported diagnostic is a member of, -1 for none.
+int loop_slot(const AnalysisResult& result, size_t index) {
+  for (size_t l = 0; l < result.loops.size(); ++l)
+    for (const auto& m : result.loops[l].members)
+      if (m.diagnostic >= 0 && static_cast<size_t>(m.diagnostic) == index) return static_cast<int>(l);
+  return -1;
+}
+
+}  // namespace
+
+void apply_to_estimates(MeasuredReport& m, Report& report,
+                        const std::function<Settings(const std::string&)>& settings_for) {
+  const Profile& p = m.profile;
+  m.loops.clear();
+  m.loop_note.clear();
+  if (p.steps.empty() || p.mean_step_ms() <= 0) {
+    m.loop_note = "no steps measured";
+    return;
+  }
+  // Joined time per (file, loop).
+  std::map<std::pair<int, int>, double> weight;
+  for (const auto& c : m.causes)
+    for (const auto& [file, index] : c.findings) {
+      int fs = file_slot(report, file, index);
+      if (fs < 0) continue;
+      int ls = loop_slot(report.files[fs].result, index);
+      if (ls < 0) continue;
+      weight[{fs, ls}] += p.has_gpu ? c.idle_ms : c.host_ms;
+    }
+  if (weight.empty()) {
+    m.loop_note = "no finding of a hot loop joined to the trace: the estimates keep their assumptions";
+    return;
+  }
+  if (!p.has_stacks && weight.size() > 1) {
+    m.loop_note = "not applied to an estimate: joined by pattern to findings in " + std::to_string(weight.size()) +
+                  " hot loops (record with with_stack=True to tell them apart)";
+    return;
+  }
+  auto best = weight.begin();
+  for (auto it = weight.begin(); it != weight.end(); ++it)
+    if (it->second > best->second) best = it;
+  const int fs = best->first.first, ls = best->first.second;
+  FileReport& f = report.files[fs];
+  AnalysisResult& result = f.result;
+  LoopStep& loop = result.loops[ls];
+
+  const double n = static_cast<double>(p.steps.size());
+  MeasuredStep ms;
+  ms.step_ms = p.mean_step_ms();
+  double waits = 0;  // host time in waits, per step (a trace without GPU events)
+  for (const auto& c : p.causes)
+    if (is_wait(c.kind)) waits += c.host_us / n / 1000;
+  ms.gpu_ms = p.has_gpu ? p.busy_us() / n / 1000 : std::max(*ms.step_ms - waits, 0.001 * *ms.step_ms);
+  // The wait of each joined cause goes to the loop's members it was joined to.
+  double loader_host = 0;
+  bool loader_joined = false;
+  for (const auto& c : m.causes) {
+    MeasuredStep::Wait w;
+    w.ms = p.has_gpu ? c.idle_ms : c.host_ms;
+    w.what = c.name;
+    for (const auto& [file, index] : c.findings) {
+      if (file_slot(report, file, index) != fs) continue;
+      for (size_t k = 0; k < loop.members.size(); ++k)
+        if (loop.members[k].diagnostic >= 0 && static_cast<size_t>(loop.members[k].diagnostic) == index)
+          w.members.push_back(k);
+    }
+    if (w.members.empty()) continue;
+    if (c.kind == HostKind::Loader) loader_host += c.host_ms, loader_joined = true;
+    ms.waits.push_back(std::move(w));
+  }
+  // T_load: the loader's own time per batch when it runs on the main process (no workers).
+  for (const auto& mem : loop.members) {
+    if (mem.model != "serial-loader" || !loader_joined) continue;
+    bool main_process = true;
+    for (const auto& [k, v] : mem.facts)
+      if ((k == "num_workers" || k == "workers") && v != "0") main_process = false;
+    if (main_process) ms.load_ms = loader_host;
+  }
+  ms.source = fs::path(p.path).filename().string() + ", " + std::to_string(p.steps.size()) + " step" +
+              (p.steps.size() == 1 ? "" : "s");
+  ms.gpu_events = p.has_gpu;
+  size_t loop_index = static_cast<size_t>(ls);
+  apply_measurement(result, loop_index, ms, settings_for(f.source->path));
+
+  LoopMeasured lm;
+  lm.file = f.source->path;
+  lm.loop = loop_index;
+  lm.label = output::loop_label(*f.source, loop);
+  lm.steps = p.steps.size();
+  lm.step_ms = *ms.step_ms;
+  lm.gpu_ms = *ms.gpu_ms;
+  lm.gpu = p.has_gpu;
+  lm.busy_now_lo = loop.busy_now_lo, lm.busy_now_hi = loop.busy_now_hi;
+  lm.busy_after_lo = loop.busy_after_lo, lm.busy_after_hi = loop.busy_after_hi;
+  // The idle time of the step, by what the host ran then, with the findings that explain it.
+  std::map<std::pair<std::string, std::string>, size_t> part_of;
+  auto part = [&](const std::string& kind, const std::string& name) -> IdlePart& {
+    auto [it, fresh] = part_of.try_emplace({kind, name}, lm.idle.size());
+    if (fresh) lm.idle.push_back({kind, name, 0, {}, ""});
+    return lm.idle[it->second];
+  };
+  for (const auto& c : m.causes) {
+    if (!p.has_gpu && !is_wait(c.kind)) continue;  // without GPU events, the optimizer's time is work
+    double v = p.has_gpu ? c.idle_ms : c.host_ms;
+    if (v <= 0) continue;
+    IdlePart& ip = part(to_string(c.kind), c.name);
+    ip.ms += v;
+    for (const auto& [file, index] : c.findings) {
+      int slot = file_slot(report, file, index);
+      if (slot < 0) continue;
+      const auto& fr = report.files[slot];
+      const Diagnostic& d = fr.result.diagnostics[index];
+      std::string tag = d.code + " line " + std::to_string(diagnostic_span(*fr.source, d).first.row);
+      if (fr.source->path != f.source->path) tag += " of " + file;
+      if (std::find(ip.findings.begin(), ip.findings.end(), tag) == ip.findings.end()) ip.findings.push_back(tag);
+    }
+  }
+  if (p.has_gpu) {
+    for (const auto& c : p.others)
+      if (c.idle_us > 0) part("other", c.name).ms += c.idle_us / n / 1000;
+    if (p.unattributed_idle_us > 0) part("none", "").ms += p.unattributed_idle_us / n / 1000;
+  }
+  for (auto& ip : lm.idle) {
+    if (!ip.findings.empty()) continue;
+    ip.why = ip.kind == "none" ? "no host op recorded then" : ip.kind == "other" || ip.kind == "optimizer" ? "no rule describes it" : "no finding joined";
+    for (const auto& u : m.unexplained)
+      if (u.kind == ip.kind && u.name == ip.name) ip.why = u.why;
+  }
+  std::stable_sort(lm.idle.begin(), lm.idle.end(), [](const IdlePart& a, const IdlePart& b) { return a.ms > b.ms; });
+  m.loops.push_back(std::move(lm));
+}
+
+nlohmann::json loop_json(const LoopMeasured& l) {
+  nlohmann::json idle = nlohmann::json::array();
+  for (const auto& ip : l.idle)
+    idle.push_back({{"kind", ip.kind},
+                    {"name", ip.name},
+                    {"ms_per_step", ip.ms},
+                    {"fraction", l.step_ms > 0 ? ip.ms / l.step_ms : 0},
+                    {"findings", ip.findings},
+                    {"why", ip.findings.empty() ? nlohmann::json(ip.why) : nlohmann::json(nullptr)}});
+  return {{"loop", l.label},
+          {"steps", l.steps},
+          {"step_ms", l.step_ms},
+          {"gpu_busy_ms", l.gpu_ms},
+          {"gpu_events", l.gpu},
+          {"busy_fraction", l.busy_fraction()},
+          {"idle_fraction", l.idle_fraction()},
+          {"idle", idle},
+          {"estimate", {{"busy_now", {l.busy_now_lo, l.busy_now_hi}}, {"busy_after", {l.busy_after_lo, l.busy_after_hi}}}}};
+}
+
 std::string measured_text(const Measured& m) {
   std::string s = "measured: " + ms(m.host_ms) + " per step (" + percent(m.host_fraction()) + " of the step)";
   if (m.gpu) {
@@ -324,6 +507,8 @@ nlohmann::json summary_json(const MeasuredReport& m) {
                            {"gpu_idle_ms_per_step", p.has_gpu ? nlohmann::json(u.idle_ms) : nlohmann::json(nullptr)},
                            {"host_ms_per_step", u.host_ms},
                            {"why", u.why}});
+  nlohmann::json loops = nlohmann::json::array();
+  for (const auto& l : m.loops) loops.push_back(loop_json(l));
   return {{"trace", p.path},
           {"steps", p.steps.size()},
           {"step_source", p.step_source},
@@ -331,7 +516,9 @@ nlohmann::json summary_json(const MeasuredReport& m) {
           {"gpu_busy_fraction", p.has_gpu ? nlohmann::json(p.busy_fraction()) : nlohmann::json(nullptr)},
           {"python_stacks", p.has_stacks},
           {"findings_joined", m.findings.size()},
-          {"unexplained", unexplained}};
+          {"unexplained", unexplained},
+          {"loops", loops},
+          {"loop_note", m.loop_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.loop_note)}};
 }
 
 std::vector<std::string> summary_lines(const MeasuredReport& m) {
@@ -349,6 +536,38 @@ std::vector<std::string> summary_lines(const MeasuredReport& m) {
   size_t joined = m.findings.size();
   lines.push_back("  " + std::to_string(joined) + " finding" + (joined == 1 ? "" : "s") + " joined to measured host events" +
                   (p.has_stacks ? " (by Python stack)" : " (by pattern: the trace has no Python stacks)"));
+  for (const auto& l : m.loops) {
+    std::string line = "  " + l.label + ", measured: step " + ms(l.step_ms) + ", ";
+    if (l.gpu) line += "GPU busy " + ms(l.gpu_ms) + " (" + percent(l.busy_fraction()) + "), idle " + percent(l.idle_fraction());
+    else line += "host waits " + percent(l.idle_fraction()) + " of it (no GPU events: the rest counts as GPU work)";
+    auto range = [](double lo, double hi) {
+      std::string a = percent(lo), b = percent(hi);
+      return a == b ? a : a.substr(0, a.size() - 1) + ".." + b;
+    };
+    line += "; est. GPU busy " + range(l.busy_now_lo, l.busy_now_hi) + " now, " + range(l.busy_after_lo, l.busy_after_hi) +
+            " after its fixes";
+    lines.push_back(line);
+    for (const auto& ip : l.idle) {
+      double f = l.step_ms > 0 ? ip.ms / l.step_ms : 0;
+      if (ip.findings.empty() && f < 0.005) continue;
+      std::string what = l.gpu ? "GPU idle " + percent(f) + " of the step" : percent(f) + " of the step on the host";
+      if (ip.kind == "none") {
+        lines.push_back("    " + what + " with no host op recorded (launch gaps, Python overhead)");
+        continue;
+      }
+      std::string s = "    " + what + (l.gpu ? " while the host runs " : " in ") + ip.name;
+      if (!ip.findings.empty()) {
+        s += " (";
+        for (size_t i = 0; i < ip.findings.size(); ++i) s += (i ? ", " : "") + ip.findings[i];
+        s += ")";
+      } else {
+        s += " (" + ip.why + ")";
+      }
+      lines.push_back(s);
+    }
+  }
+  if (!m.loop_note.empty() && !m.findings.empty()) lines.push_back("  " + m.loop_note);
+  if (!m.loops.empty()) return lines;  // the loop's lines list what no finding explains
   size_t listed = 0;
   for (const auto& u : m.unexplained) {
     if (++listed > 8) {
