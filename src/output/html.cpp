@@ -72,12 +72,12 @@ const char* kind_name(int k) { return k < trace::kHostKinds ? trace::to_string(s
 
 // The measured timeline of the representative step (trace::Profile::timeline) as an inline SVG
 // strip: GPU busy on the top row, and on the bottom row what the host ran while the GPU idled.
-// Pieces closer than 1/2000 of the step are drawn as one (the figures in the data attributes
-// are the exact ones).
+// Pieces are drawn as they are, up to 4,000 per row; past that, pieces closer than a growing
+// gap are drawn as one (the figures in the data attributes are the exact ones).
 void write_timeline(std::ostream& out, const trace::Profile& p, const trace::LoopMeasured& l) {
   const trace::Timeline& t = p.timeline;
   if (t.dur_us <= 0) return;
-  const double w = 1000, tol = t.dur_us / 2000;
+  const double w = 1000;
   auto x = [&](double us) { return num(w * std::clamp(us / t.dur_us, 0.0, 1.0), "%.3f"); };
   out << "<div class=\"row\"><div>measured</div><div class=\"timeline\" data-timeline=\"measured\" data-step=\""
       << esc(t.step) << "\" data-step-ms=\"" << num(t.dur_us / 1000, "%.6f") << "\" data-busy-ms=\""
@@ -86,19 +86,28 @@ void write_timeline(std::ostream& out, const trace::Profile& p, const trace::Loo
       << esc(t.step) << "\">";
   // GPU busy.
   std::vector<trace::Interval> busy;
-  for (const auto& b : t.busy) {
-    if (!busy.empty() && b.start - busy.back().end < tol) busy.back().end = std::max(busy.back().end, b.end);
-    else busy.push_back(b);
+  for (double tol = 0;; tol = tol > 0 ? 2 * tol : t.dur_us / 100000) {
+    busy.clear();
+    for (const auto& b : t.busy) {
+      if (!busy.empty() && b.start - busy.back().end <= tol) busy.back().end = std::max(busy.back().end, b.end);
+      else busy.push_back(b);
+    }
+    if (busy.size() <= 4000 || tol > t.dur_us) break;
   }
   for (const auto& b : busy)
     out << "<rect class=\"busy\" x=\"" << x(b.start) << "\" y=\"1\" width=\"" << x(b.end - b.start + 0.0)
         << "\" height=\"18\" fill=\"#2f9e44\"></rect>";
   // Host events while the GPU idles: adjacent pieces of one event (or of no host op) as one.
   std::vector<trace::TimelinePiece> idle;
-  for (const auto& i : t.idle) {
-    if (!idle.empty() && idle.back().kind == i.kind && idle.back().name == i.name && i.start - idle.back().end < tol)
-      idle.back().end = std::max(idle.back().end, i.end);
-    else idle.push_back(i);
+  for (double tol = 0;; tol = tol > 0 ? 2 * tol : t.dur_us / 100000) {
+    idle.clear();
+    for (const auto& i : t.idle) {
+      if (!idle.empty() && (idle.back().kind == i.kind && idle.back().name == i.name ? i.start - idle.back().end <= tol
+                                                                                       : tol > 0 && i.end - i.start < tol))
+        idle.back().end = std::max(idle.back().end, i.end);
+      else idle.push_back(i);
+    }
+    if (idle.size() <= 4000 || tol > t.dur_us) break;
   }
   for (const auto& i : idle) {
     double ms = (i.end - i.start) / 1000;
