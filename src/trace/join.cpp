@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/impact.h"
+#include "core/notebook.h"
 #include "core/settings.h"
 #include "output/report.h"
 
@@ -84,6 +86,32 @@ int enclosing_def(const std::vector<std::string_view>& lines, int row) {
   return 0;
 }
 
+// The name a `def` line defines ("" for anything else).
+std::string def_name(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  line.remove_prefix(i);
+  if (line.rfind("async ", 0) == 0) line.remove_prefix(6);
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  if (line.rfind("def ", 0) != 0) return "";
+  line.remove_prefix(4);
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  size_t end = 0;
+  while (end < line.size() && line[end] != '(' && line[end] != ' ' && line[end] != ':') ++end;
+  return std::string(line.substr(0, end));
+}
+
+// A file name IPython gives a notebook cell: `<ipython-input-N-hash>` (IPython before 7.x),
+// or ipykernel's temporary file `/tmp/ipykernel_PID/HASH.py`.
+bool is_cell_file(std::string_view file) {
+  if (file.rfind("<ipython-input-", 0) == 0) return true;
+  size_t at = file.find("ipykernel_");
+  if (at == std::string_view::npos || (at > 0 && file[at - 1] != '/' && file[at - 1] != '\\')) return false;
+  std::string_view rest = file.substr(at + 10);
+  size_t slash = rest.find_first_of("/\\");
+  return slash != std::string_view::npos && rest.size() > 3 && rest.substr(rest.size() - 3) == ".py";
+}
+
 std::vector<std::string_view> split_lines(const std::string& text) {
   std::vector<std::string_view> out;
   size_t from = 0;
@@ -152,7 +180,8 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
   std::vector<Finding> findings;
   for (size_t fi = 0; fi < report.files.size(); ++fi) {
     const auto& f = report.files[fi];
-    if (f.source->notebook) continue;  // rows in cells are not the trace's file lines
+    // A notebook's rows are rows of its program (the code cells in order); the trace names its
+    // cells by IPython's own file names, mapped below (cell_frame).
     for (size_t di = 0; di < f.result.diagnostics.size(); ++di) {
       const Diagnostic& d = f.result.diagnostics[di];
       const RuleInfo* info = rules.find(d.code);
@@ -172,6 +201,60 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
       findings.push_back(std::move(g));
     }
   }
+
+  // Frames of notebook cells: IPython compiles each cell under a name of its own
+  // (`<ipython-input-N-hash>`, or `/tmp/ipykernel_PID/HASH.py`), with rows within the cell. The
+  // innermost such frame inside a `def` (its function named, its row within the cell) is mapped
+  // to the one cell of a checked notebook where that row is in a `def` of that name: findings on
+  // that line, else in that function. A frame at module level names no cell: the findings of
+  // the kind in the notebook (only one notebook checked), by pattern.
+  std::vector<size_t> notebook_slots;
+  for (size_t fi = 0; fi < report.files.size(); ++fi)
+    if (report.files[fi].source->notebook) notebook_slots.push_back(fi);
+  auto cell_frame = [&](const std::vector<Frame>& frames, HostKind kind)
+      -> std::optional<std::pair<std::vector<size_t>, std::string>> {
+    if (notebook_slots.empty()) return std::nullopt;
+    auto fits = [&](const Finding& g) { return std::find(g.kinds.begin(), g.kinds.end(), kind) != g.kinds.end(); };
+    bool any = false;
+    for (const Frame& fr : frames) {
+      if (!is_cell_file(fr.file)) continue;
+      any = true;
+      if (fr.function.empty() || fr.function == "<module>" || fr.line < 1) continue;
+      int hits = 0, hit_slot = -1, hit_row = 0, hit_def = 0;
+      for (size_t slot : notebook_slots) {
+        const SourceFile& src = *report.files[slot].source;
+        for (const auto& cell : src.notebook->cells) {
+          if (!cell.python) continue;
+          int rows = 1 + static_cast<int>(std::count(cell.text.begin(), cell.text.end(), '\n'));
+          if (fr.line > rows) continue;
+          int prow = static_cast<int>(src.lines.row_of(cell.start)) + fr.line - 1;
+          int def = enclosing_def(file_lines[slot], prow);
+          if (def > 0 && def_name(file_lines[slot][def - 1]) == fr.function)
+            ++hits, hit_slot = static_cast<int>(slot), hit_row = prow, hit_def = def;
+        }
+      }
+      if (hits == 0) continue;                                  // not a function of the notebooks checked
+      if (hits > 1) return std::pair<std::vector<size_t>, std::string>{};  // several cells fit: no join
+      std::vector<size_t> on_line, in_def;
+      for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& g = findings[i];
+        if (static_cast<int>(g.file_slot) != hit_slot || !fits(g)) continue;
+        if (std::any_of(g.rows.begin(), g.rows.end(), [&](auto r) {
+              return hit_row >= static_cast<int>(r.first) && hit_row <= static_cast<int>(r.second);
+            }))
+          on_line.push_back(i);
+        if (g.def_row == hit_def) in_def.push_back(i);
+      }
+      if (!on_line.empty()) return std::pair{on_line, std::string("source line")};
+      return std::pair{in_def, std::string("function")};
+    }
+    if (!any) return std::nullopt;
+    if (notebook_slots.size() != 1) return std::pair<std::vector<size_t>, std::string>{};
+    std::vector<size_t> all;
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (findings[i].file_slot == notebook_slots[0] && fits(findings[i])) all.push_back(i);
+    return std::pair{all, std::string("pattern")};
+  };
 
   struct Acc {
     double host_us = 0, idle_us = 0;
@@ -221,6 +304,17 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
             if (!joined.empty()) match = "function", function = inner->function;
             else if (c.kind == HostKind::Optimizer) why = "no rule describes it";
             else why = "no finding of this kind in " + inner->function;
+          } else if (auto cell = cell_frame(frames, c.kind)) {
+            // A notebook cell (IPython names it `<ipython-input-N-...>` or a temporary file).
+            joined = cell->first;
+            match = cell->second;
+            if (match == "function")
+              for (const Frame& fr : frames)
+                if (is_cell_file(fr.file)) {
+                  function = fr.function;
+                  break;
+                }
+            if (joined.empty()) why = "its Python stack is in notebook cells with no finding of this kind";
           } else {
             why = "its Python stack has no frame in the files checked";
           }
@@ -243,7 +337,7 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
       }
     }
     // The cause and the findings it went to, for the step model (apply_to_estimates).
-    JoinedCause jc{c.kind, c.name, c.idle_us / n / 1000, c.host_us / n / 1000, {}};
+    JoinedCause jc{c.kind, c.name, c.idle_us / n / 1000, c.host_us / n / 1000, {}, match == "pattern"};
     for (size_t i : joined) jc.findings.push_back({findings[i].file, findings[i].index});
     out.causes.push_back(std::move(jc));
     if (joined.empty()) {
@@ -287,6 +381,7 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
     m.function = a.function;
     m.events.assign(a.events.begin(), a.events.end());
     m.shared = a.shared;
+    m.notebook = report.files[findings[i].file_slot].source->notebook != nullptr;
     out.findings[{findings[i].file, findings[i].index}] = std::move(m);
   }
   return out;
@@ -336,8 +431,9 @@ void apply_to_estimates(MeasuredReport& m, Report& report,
     m.loop_note = "no steps measured";
     return;
   }
-  // Joined time per (file, loop).
+  // Joined time per (file, loop), and the loops that events joined by pattern went to.
   std::map<std::pair<int, int>, double> weight;
+  std::set<std::pair<int, int>> by_pattern;
   for (const auto& c : m.causes)
     for (const auto& [file, index] : c.findings) {
       int fs = file_slot(report, file, index);
@@ -345,14 +441,16 @@ void apply_to_estimates(MeasuredReport& m, Report& report,
       int ls = loop_slot(report.files[fs].result, index);
       if (ls < 0) continue;
       weight[{fs, ls}] += p.has_gpu ? c.idle_ms : c.host_ms;
+      if (c.by_pattern) by_pattern.insert({fs, ls});
     }
   if (weight.empty()) {
     m.loop_note = "no finding of a hot loop joined to the trace: the estimates keep their assumptions";
     return;
   }
-  if (!p.has_stacks && weight.size() > 1) {
+  if (by_pattern.size() > 1 || (!by_pattern.empty() && weight.size() > 1)) {
     m.loop_note = "not applied to an estimate: joined by pattern to findings in " + std::to_string(weight.size()) +
-                  " hot loops (record with with_stack=True to tell them apart)";
+                  " hot loops (" + (p.has_stacks ? "the stacks name no line of them" : "record with with_stack=True") +
+                  " to tell them apart)";
     return;
   }
   auto best = weight.begin();
@@ -429,7 +527,9 @@ void apply_to_estimates(MeasuredReport& m, Report& report,
       if (slot < 0) continue;
       const auto& fr = report.files[slot];
       const Diagnostic& d = fr.result.diagnostics[index];
-      std::string tag = d.code + " line " + std::to_string(diagnostic_span(*fr.source, d).first.row);
+      Position at = diagnostic_span(*fr.source, d).first;
+      std::string tag = d.code + (at.cell ? " cell " + std::to_string(at.cell) : std::string()) + " line " +
+                        std::to_string(at.row);
       if (fr.source->path != f.source->path) tag += " of " + file;
       if (std::find(ip.findings.begin(), ip.findings.end(), tag) == ip.findings.end()) ip.findings.push_back(tag);
     }
@@ -477,7 +577,9 @@ std::string measured_text(const Measured& m) {
   } else {
     s += " on the host; the trace has no GPU events";
   }
-  if (m.match == "pattern") s += "; joined by pattern (the trace has no Python stacks) to ";
+  if (m.match == "pattern" && m.notebook)
+    s += "; joined by pattern within the notebook (its cells' frames name no function of it) to ";
+  else if (m.match == "pattern") s += "; joined by pattern (the trace has no Python stacks) to ";
   else if (m.match == "function") s += "; joined by Python stack (in " + m.function + ") to ";
   else s += "; joined by source line to ";
   for (size_t i = 0; i < m.events.size() && i < 3; ++i) s += (i ? ", " : "") + m.events[i];

@@ -32,6 +32,7 @@ struct Measured {
   std::string function;      // "function": the function of the Python frame
   std::vector<std::string> events;  // the joined host events' names
   size_t shared = 0;         // other findings joined to the same events
+  bool notebook = false;     // the finding is in a notebook (its cells named by IPython's file names)
   double host_fraction() const { return step_ms > 0 ? host_ms / step_ms : 0; }
   double idle_fraction() const { return step_ms > 0 ? idle_ms / step_ms : 0; }
 };
@@ -50,6 +51,7 @@ struct JoinedCause {
   std::string name;
   double idle_ms = 0, host_ms = 0;  // per step
   std::vector<std::pair<std::string, size_t>> findings;  // (file, index of the diagnostic)
+  bool by_pattern = false;  // joined by pattern (no Python stack to say where)
 };
 
 // One part of a measured loop's idle time: what the host ran then, and the findings that

@@ -487,3 +487,72 @@ for x in val_loader:
     }
   }
 }
+
+TEST_CASE("check --profile joins a notebook's cells named by IPython's file names", "[trace][notebook]") {
+  // An nbformat-made notebook: the readback in a cell's `def read_loss` (after a line magic), the
+  // loop in another. IPython compiles each cell under a name of its own (ipykernel: a temporary
+  // file; older IPython: <ipython-input-N-hash>), rows within the cell; Kineto's python_function
+  // events name a function by its first row. Times in microseconds: one step of 100 us, the GPU
+  // busy from 35 to 55.
+  for (const char* cell_file : {"/tmp/ipykernel_4242/1234567.py", "<ipython-input-3-0f1e2d3c>"}) {
+    TempDir dir;
+    write_text(dir / "make.py", R"py(import nbformat
+nb = nbformat.v4.new_notebook()
+code = nbformat.v4.new_code_cell
+nb.cells = [code("import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(8, 1).cuda()\n"
+                 "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nloader = DataLoader(range(64), batch_size=4)"),
+            nbformat.v4.new_markdown_cell("The readback"),
+            code("%matplotlib inline\ndef read_loss(loss):\n    value = 0\n    return loss.item() + value"),
+            code("for x in loader:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    opt.step()\n    print(read_loss(loss))")]
+nbformat.validate(nb)
+nbformat.write(nb, "train.ipynb")
+)py");
+    auto made = run_in(dir.path, "/usr/bin/python3 make.py");
+    INFO(made.err);
+    REQUIRE(made.rc == 0);
+    std::string trace = R"({"schemaVersion": 1, "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 5, "tid": 5, "ts": 1000, "dur": 100},
+      {"ph": "X", "cat": "python_function", "name": "/tmp/ipykernel_4242/3018392.py(1): <module>", "pid": 5, "tid": 5, "ts": 990, "dur": 200},
+      {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 5, "tid": 5, "ts": 1002, "dur": 30},
+      {"ph": "X", "cat": "python_function", "name": "CELL(2): read_loss", "pid": 5, "tid": 5, "ts": 1060, "dur": 30},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 5, "tid": 5, "ts": 1062, "dur": 20},
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1035, "dur": 20}
+    ]})";
+    trace.replace(trace.find("CELL"), 4, cell_file);
+    write_text(dir / "trace.json", trace);
+    auto r = run_in(dir.path, stoker_command("check train.ipynb --no-cache --output-format json --profile trace.json"));
+    INFO(cell_file << "\n" << r.out << r.err);
+    REQUIRE(r.rc == 1);
+    json findings = json::parse(r.out);
+    bool item = false, loader = false;
+    for (const auto& f : findings) {
+      const json& m = f["measured"];
+      if (f["code"] == "SY001") {
+        item = true;
+        REQUIRE(f["cell"] == 3);  // the third cell (the markdown one counts)
+        REQUIRE(m["match"] == "function");  // row 2 of the cell that defines read_loss
+        REQUIRE(m["function"] == "read_loss");
+        require_close(m["host_ms_per_step"], 0.020, "item host");
+        require_close(m["gpu_idle_ms_per_step"], 0.020, "item idle");
+      }
+      if (f["code"] == "DL001") {
+        loader = true;
+        REQUIRE(m["match"] == "pattern");  // the loop runs at a cell's module level: no function
+        require_close(m["host_ms_per_step"], 0.030, "loader host");
+        require_close(m["gpu_idle_ms_per_step"], 0.030, "loader idle");  // the kernel starts at 35
+        // The loop's estimate starts from the measured step: busy 20 of 100 us.
+        const json& l = f["measured_loop"];
+        REQUIRE(l.is_object());
+        require_close(l["busy_fraction"], 0.2, "busy");
+        require_close(l["estimate"]["busy_now"][0], 0.2, "now");
+        require_close(l["estimate"]["busy_now"][1], 0.2, "now");
+        bool tagged = false;
+        for (const auto& part : l["idle"])
+          tagged |= part["kind"] == "loader" && part["findings"] == json::array({"DL001 cell 1 line 5"});
+        REQUIRE(tagged);
+      }
+    }
+    REQUIRE(item);
+    REQUIRE(loader);
+  }
+}
