@@ -106,9 +106,6 @@ void run_project(const RunOptions& opts, const Settings& base, const std::vector
   auto run = python::analyze_project(
       layout, eligible,
       [&](size_t i, const ProjectHooks& hooks) { return analyze(*sources[i], settings[i], hooks); }, threads, cache);
-  if (std::getenv("STOKER_PROJECT_STATS"))  // bench/project: what the rounds did
-    std::fprintf(stderr, "stoker: project of %zu modules (%zu context): %d rounds, %zu module analyses\n",
-                 paths.size(), context, run.rounds, run.analyses);
   for (size_t i = 0; i < paths.size(); ++i) {
     if (slot[i] < 0) continue;
     size_t s = static_cast<size_t>(slot[i]);

@@ -729,9 +729,6 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
       for (const auto& [key, entry] : *recorded[i])
         if (fresh.answer(entry.first) != entry.second) {
-          if (std::getenv("STOKER_PROJECT_TRACE"))
-            std::fprintf(stderr, "round %d: %s: %s: %s -> %s\n", round, layout.path(static_cast<int>(i)).c_str(),
-                         key.c_str(), entry.second.c_str(), fresh.answer(entry.first).c_str());
           todo[i] = 1;
           break;
         }

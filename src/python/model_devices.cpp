@@ -1,0 +1,420 @@
+// Devices: whether the program uses CUDA, device expressions, which values may be CUDA
+// tensors (and CUDA masks), batch values, assignments within a region.
+#include "python/model_internal.h"
+
+#include "python/frameworks.h"
+#include "python/types.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+// ---------------------------------------------------------------------------------------
+// CUDA.
+
+void SemanticModel::compute_cuda() {
+  // Evidence that the program uses CUDA.
+  std::vector<Node> stack{root_};
+  bool lightning_cpu = false, lightning_module = false;
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    bool l = is_lightning_module(static_cast<int>(c));
+    lightning_class_.push_back(l);
+    lightning_module |= l;
+  }
+  while (!stack.empty() && !uses_cuda_) {
+    Node n = stack.back();
+    stack.pop_back();
+    auto k = kind(n);
+    if (k == "string") {
+      std::string s;
+      if (string_literal_value(n, src_, s) && (s == "cuda" || starts_with(s, "cuda:"))) uses_cuda_ = true;
+      continue;
+    }
+    if (k == "call") {
+      Node fn = unparen(field(n, "function"));
+      if (is(fn, "attribute") && text(field(fn, "attribute")) == "cuda") uses_cuda_ = true;
+      std::string q = qualified_name(fn);
+      if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
+      if (FrameworkTable::get().uses_cuda(q)) uses_cuda_ = true;  // Accelerate, Fabric, HF Trainer
+      if (last_part(q) == "Trainer") {
+        std::string acc;
+        if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
+      }
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  if (lightning_module && !lightning_cpu) {
+    uses_cuda_ = true;
+    lightning_gpu_ = true;
+  }
+}
+
+SemanticModel::DeviceKind SemanticModel::device_kind(Node expr) const { return device_kind_impl(expr); }
+
+SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return DeviceKind::Unknown;
+  auto cached = device_cache_.find(expr.id);
+  if (cached != device_cache_.end())
+    return cached->second ? static_cast<DeviceKind>(cached->second - 1) : DeviceKind::Unknown;
+  Step step(*this);
+  if (!step) return DeviceKind::Unknown;
+  device_cache_[expr.id] = 0;  // in progress: a cycle answers unknown
+  DeviceKind d = device_kind_uncached(expr);
+  device_cache_[expr.id] = static_cast<char>(static_cast<int>(d) + 1);
+  return d;
+}
+
+SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
+  auto from_string = [](const std::string& s) {
+    if (s == "cuda" || starts_with(s, "cuda:")) return DeviceKind::Cuda;
+    if (s == "cpu" || s == "mps" || s == "meta" || starts_with(s, "cpu:")) return DeviceKind::Cpu;
+    return DeviceKind::Unknown;
+  };
+  auto k = kind(expr);
+  if (k == "string") {
+    std::string s;
+    return string_literal_value(expr, src_, s) ? from_string(s) : DeviceKind::Unknown;
+  }
+  if (k == "integer") return DeviceKind::Cuda;
+  if (k == "attribute") {
+    std::string q = qualified_name(expr);
+    if (starts_with(q, "torch.")) {
+      static const std::set<std::string, std::less<>> dtypes = {
+          "float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8", "int16",
+          "int32", "int64", "long", "uint8", "bool", "short", "complex64", "complex128", "cfloat", "float8_e4m3fn"};
+      if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
+    }
+    if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
+    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`
+    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() == 3) {
+      auto c = constant(parts[1]);
+      if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2]);
+      auto a = device_kind_impl(parts[0]), b = device_kind_impl(parts[2]);
+      if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;
+      if (a == b) return a;
+      return DeviceKind::Unknown;
+    }
+  }
+  if (k == "call") {
+    std::string q = callee_name(expr);
+    if (q == "torch.device") return device_kind_impl(argument(expr, 0, "type"));
+    if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
+    return DeviceKind::Unknown;
+  }
+  if (k == "identifier" || k == "attribute") {
+    if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
+    if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
+    bool any_cuda = false, all_cpu = true, any = false;
+    for (const auto& v : values(expr)) {
+      any = true;
+      DeviceKind d = DeviceKind::Unknown;
+      if (v.kind == Value::Kind::Str) d = from_string(v.s);
+      else if (v.kind == Value::Kind::Int) d = DeviceKind::Cuda;
+      else if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) d = device_kind_impl(v.expr);
+      if (d == DeviceKind::NotDevice) return d;
+      any_cuda |= d == DeviceKind::Cuda;
+      all_cpu &= d == DeviceKind::Cpu;
+    }
+    if (any_cuda) return DeviceKind::Cuda;
+    if (any && all_cpu) return DeviceKind::Cpu;
+  }
+  return DeviceKind::Unknown;
+}
+
+bool SemanticModel::is_move_to_cuda(Node call) const {
+  if (!is(call, "call") || !uses_cuda_) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  auto m = text(field(fn, "attribute"));
+  if (m == "cuda") return true;
+  if (m != "to") return false;
+  Node dev = argument(call, 0, "device");
+  if (is_null(dev)) return false;
+  if (is(unparen(argument(call, 0, "")), "keyword_argument")) return false;
+  DeviceKind d = device_kind(dev);
+  return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
+}
+
+bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr); }
+
+bool SemanticModel::binding_is_cuda(const Binding& b) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+    case Binding::Kind::With:
+      if (b.unpack_index >= 0) {
+        Node v = unparen(b.value);
+        if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
+            b.unpack_index < static_cast<int>(named_count(v)))
+          return is_cuda_impl(named_child(v, b.unpack_index));
+      }
+      return is_cuda_impl(b.value);
+    case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
+    case Binding::Kind::LoopTarget: return is_cuda_impl(b.value);
+    case Binding::Kind::Param: {
+      const Function& fn = functions_[b.function];
+      const Param& p = fn.params[b.param_index];
+      if (const ArgFacts* ext = ext_param(b.function, b.param_index, fact::kCuda); ext && ext->cuda) return true;
+      if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
+          p.name != "dataloader_idx")
+        return true;
+      int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+      if (position < 0 || p.is_variadic) return false;
+      for (int ci : callers(b.function)) {
+        Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+        if (!is_null(a) && is_cuda_impl(a)) return true;
+      }
+      return false;
+    }
+    default: return false;
+  }
+}
+
+bool SemanticModel::is_cuda_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  // The expression's abstract type decides where it is known; the CUDA taint below otherwise.
+  return memo_bool(cuda_cache_, expr, [&] {
+    switch (types_->cuda(expr)) {
+      case CudaAnswer::Host: return false;
+      case CudaAnswer::Cuda: return true;
+      default: return is_cuda_uncached(expr, kind(expr));
+    }
+  });
+}
+
+bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
+  bool result = false;
+  static const std::set<std::string, std::less<>> host_attrs = {
+      "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
+      "names", "itemsize", "nbytes", "param_groups", "defaults"};
+  static const std::set<std::string, std::less<>> host_methods = {
+      "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
+      "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
+      "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
+  // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
+  static const std::set<std::string, std::less<>> passing_builtins = {
+      "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
+      "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
+      "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr)))
+      if (binding_is_cuda(*b)) {
+        result = true;
+        break;
+      }
+  } else if (k == "attribute") {
+    std::string_view attr = text(field(expr, "attribute"));
+    int klass = class_of_self(expr);
+    if (host_attrs.count(attr) || attr.substr(0, 3) == "is_") {
+      result = false;
+    } else if (klass >= 0) {
+      std::string key = classes_[klass].name + "." + std::string(attr);
+      auto indexed = self_assignments_by_key_.find(key);
+      if (indexed != self_assignments_by_key_.end())
+        for (int ai : indexed->second)
+          if (is_cuda_impl(self_assignments_[ai].second)) {
+            result = true;
+            break;
+          }
+    } else if (!starts_with(qualified_name(expr), "torch")) {
+      result = is_cuda_impl(field(expr, "object"));
+    }
+  } else if (k == "subscript") {
+    result = is_cuda_impl(field(expr, "value"));
+  } else if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    auto any_arg_cuda = [&] {
+      for (auto a : named_children(field(expr, "arguments"))) {
+        Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+        if (is(v, "list_splat") || is(v, "dictionary_splat")) v = named_child(v, 0);
+        // A module passed along (`create_optimizer(model)`, `DDP(model)`) does not make the
+        // result a tensor; calling the module does.
+        if (is_cuda_impl(v) && !is_module_value(v)) return true;
+      }
+      return false;
+    };
+    if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
+        starts_with(q, "torch.cuda.") || starts_with(q, "logging.")) {
+      result = false;
+    } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
+      // Factories: torch.zeros(..., device=dev)
+      DeviceKind d = device_kind(argument(expr, -1, "device"));
+      result = d == DeviceKind::Cuda || d == DeviceKind::Unknown;
+    } else if (is(fn, "attribute")) {
+      std::string_view m = text(field(fn, "attribute"));
+      Node recv = field(fn, "object");
+      if (m == "cuda") result = true;
+      else if (m == "to") {
+        Node dev = argument(expr, 0, "device");
+        DeviceKind d = is_null(dev) ? DeviceKind::NotDevice : device_kind(dev);
+        if (d == DeviceKind::Cuda || d == DeviceKind::Unknown) result = true;
+        else if (d == DeviceKind::Cpu) result = false;
+        else result = is_cuda_impl(recv) || any_arg_cuda();
+      } else if (host_methods.count(m)) {
+        result = false;
+      } else if (m == "append" || m == "extend") {
+        result = false;
+      } else {
+        result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
+      }
+    } else {
+      result = any_arg_cuda() || is_cuda_impl(fn);
+    }
+    // A function defined here: what it returns decides (an `accuracy()` that returns
+    // `.item()` hands back a Python float).
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda)) result = ext->returns_cuda;  // another module's
+    auto targets = callees(expr);
+    if (!targets.empty()) {
+      bool returns_cuda = false;
+      for (int f : targets)
+        for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r);
+      result = returns_cuda;
+    }
+  } else if (k == "binary_operator") {
+    // `"%s" % t` is a host string (the formatting itself is the readback).
+    bool formatting = text(field(expr, "operator")) == "%" && is(unparen(field(expr, "left")), "string");
+    result = !formatting &&
+             (is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right")));
+  } else if (k == "unary_operator") {
+    result = is_cuda_impl(field(expr, "argument"));
+  } else if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1));
+    // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans.
+    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not") {
+      for (auto c : named_children(expr)) result |= is_cuda_impl(c);
+    }
+  } else if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() == 3) result = is_cuda_impl(parts[0]) || is_cuda_impl(parts[2]);
+  } else if (k == "boolean_operator") {
+    result = is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right"));
+  } else if (k == "list" || k == "tuple" || k == "expression_list") {
+    for (auto c : named_children(expr)) result |= is_cuda_impl(c);
+  } else if (k == "list_comprehension" || k == "generator_expression") {
+    result = is_cuda_impl(field(expr, "body"));
+  }
+  // A container appended CUDA values: `losses.append(loss)` taints `losses`.
+  if (!result && k == "identifier") {
+    auto found = appends_.find({scope_at(start(expr)), std::string(text(expr))});
+    if (found != appends_.end())
+      for (Node call : found->second)
+        if (is_cuda_impl(argument(call, 0, ""))) {
+          result = true;
+          break;
+        }
+  }
+  return result;
+}
+
+bool SemanticModel::is_cuda_bool(Node expr) const { return uses_cuda_ && is_cuda_bool_impl(expr); }
+
+bool SemanticModel::is_cuda_bool_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  return memo_bool(cuda_bool_cache_, expr, [&] { return is_cuda_bool_uncached(expr); });
+}
+
+bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
+  auto k = kind(expr);
+  if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1));
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return false;
+    return is_cuda_impl(expr);
+  }
+  if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"));
+  if (k == "binary_operator") {
+    auto op = text(field(expr, "operator"));
+    if (op == "&" || op == "|" || op == "^")
+      return is_cuda_bool_impl(field(expr, "left")) || is_cuda_bool_impl(field(expr, "right"));
+    return false;
+  }
+  if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    static const std::set<std::string, std::less<>> bool_fns = {
+        "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
+        "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
+    if (bool_fns.count(q)) return is_cuda_impl(expr);
+    if (is(fn, "attribute")) {
+      static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
+                                                                      "isnan", "isinf", "logical_not", "logical_and",
+                                                                      "logical_or"};
+      if (bool_methods.count(text(field(fn, "attribute")))) return is_cuda_impl(expr);
+    }
+    return false;
+  }
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr)))
+      if ((b->kind == Binding::Kind::Assign) && b->unpack_index < 0 && is_cuda_bool_impl(b->value))
+        return true;
+  }
+  return false;
+}
+
+bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
+
+bool SemanticModel::is_batch_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  return memo_bool(batch_cache_, expr, [&] { return is_batch_uncached(expr); });
+}
+
+bool SemanticModel::is_batch_uncached(Node expr) const {
+  bool result = false;
+  auto k = kind(expr);
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr))) {
+      if (b->kind == Binding::Kind::LoopTarget) {
+        result = is_loader_impl(b->value) || is_batch_impl(b->value);
+      } else if (b->kind == Binding::Kind::Assign) {
+        Node v = unparen(b->value);
+        if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
+            b->unpack_index < static_cast<int>(named_count(v)))
+          v = named_child(v, b->unpack_index);
+        result = is_batch_impl(v);
+      } else if (b->kind == Binding::Kind::Param) {
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        if (position >= 0 && !p.is_variadic)
+          for (int ci : callers(b->function)) {
+            Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+            if (!is_null(a) && is_batch_impl(a)) result = true;
+          }
+      }
+      if (result) break;
+    }
+  } else if (k == "subscript") {
+    result = is_batch_impl(field(expr, "value"));
+  } else if (k == "attribute") {
+    result = is_batch_impl(field(expr, "object"));
+  } else if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    if (qualified_name(fn) == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
+    else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
+  }
+  return result;
+}
+
+bool SemanticModel::assigned_within(std::string_view name, Node region) const {
+  if (starts_with(name, "self.")) {
+    for (const auto& [key, v] : self_assignments_)
+      if (last_part(key) == name.substr(5) && contains(region, v)) return true;
+    return false;
+  }
+  for (const auto& sc : scopes_) {
+    auto it = sc.bindings.find(std::string(name));
+    if (it == sc.bindings.end()) continue;
+    for (const auto& b : it->second)
+      if (!is_null(b.target) && contains(region, b.target)) return true;
+  }
+  return false;
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,42 @@
+// Internal to the semantic model's implementation files (src/python/semantic_model.cpp and
+// src/python/model_*.cpp): helpers they share and the memoization template. Not an API: other
+// code includes python/semantic_model.h.
+#pragma once
+
+#include <string_view>
+#include <unordered_map>
+
+#include "python/semantic_model.h"
+
+namespace stoker::python {
+
+namespace model_detail {
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The last component of a dotted name.
+inline std::string_view last_part(std::string_view s) {
+  auto dot = s.rfind('.');
+  return dot == std::string_view::npos ? s : s.substr(dot + 1);
+}
+
+inline constexpr const char* kLoaderNames[] = {
+    "torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
+    "torch_geometric.loader.DataLoader", "torch_geometric.data.DataLoader", "monai.data.DataLoader",
+};
+
+}  // namespace model_detail
+
+template <class F>
+bool SemanticModel::memo_bool(std::unordered_map<const void*, char>& cache, Node expr, F&& compute) const {
+  auto cached = cache.find(expr.id);
+  if (cached != cache.end()) return cached->second == 1;
+  Step step(*this);
+  if (!step) return false;  // too deep: unknown, not remembered
+  cache[expr.id] = 2;       // in progress: a cycle answers "no"
+  bool result = compute();
+  cache[expr.id] = result ? 1 : 0;
+  return result;
+}
+
+}  // namespace stoker::python

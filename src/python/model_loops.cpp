@@ -1,0 +1,255 @@
+// Loops: which loops iterate which loader, which steps the optimizer (through the call graph),
+// the Setup / Epoch / Hot classification, per-epoch loops and loaders that feed training.
+#include "python/model_internal.h"
+
+#include <algorithm>
+
+#include "python/types.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+// ---------------------------------------------------------------------------------------
+// Loops.
+
+std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
+  if (!loops_by_loader_built_) {
+    loops_by_loader_built_ = true;
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      Node n = loops_[i].node;
+      if (!is(n, "for_statement")) continue;
+      for (Node o : loader_origins(field(n, "right"))) loops_by_loader_[o.id].push_back(static_cast<int>(i));
+    }
+    // `it = iter(loader)` consumed with next(it) in a while loop.
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      if (!is(loops_[i].node, "while_statement")) continue;
+      std::vector<Node> seen;
+      for (int ci : calls_in_loop_[i]) {
+        const CallSite& cs = calls_[ci];
+        if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
+        for (Node o : loader_origins(argument(cs.call, 0, ""))) {
+          bool dup = false;
+          for (Node x : seen) dup = dup || same(x, o);
+          if (dup) continue;
+          seen.push_back(o);
+          loops_by_loader_[o.id].push_back(static_cast<int>(i));
+        }
+      }
+    }
+  }
+  if (is_null(loader_call)) return {};
+  auto it = loops_by_loader_.find(loader_call.id);
+  return it == loops_by_loader_.end() ? std::vector<int>{} : it->second;
+}
+
+bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
+  Node fn = unparen(field(call, "function"));
+  if (is(fn, "attribute")) {
+    auto m = text(field(fn, "attribute"));
+    if (m == "backward") return true;
+    if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
+  }
+  // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
+  return allow_forward && (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module);
+}
+
+bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
+  signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
+  if (memo < 0) {
+    const FunctionFacts* ext = ext_callee(ci, fact::kSteps);  // a project function of another module that steps
+    memo = (is_step_call(calls_[ci].call, allow_forward) || (ext && (ext->steps || (allow_forward && ext->steps_forward))))
+               ? 1 : 0;
+  }
+  return memo == 1;
+}
+
+bool SemanticModel::loop_contains_hot_loop(int li) const {
+  if (nested_hot_[li]) return true;
+  for (int ci : calls_in_loop_[li]) {
+    for (int c : callees_by_call_[ci])
+      if (function_has_hot_loop_[c]) return true;
+    if (const FunctionFacts* ext = ext_callee(ci, fact::kHotLoop); ext && ext->has_hot_loop) return true;
+  }
+  return false;
+}
+
+// Call-graph reachability for the current loop kinds, each by one worklist over the reverse
+// call edges: O(loops + functions + calls).
+void SemanticModel::compute_reachability() {
+  const size_t nf = functions_.size();
+  nested_hot_.assign(loops_.size(), 0);
+  for (size_t j = 0; j < loops_.size(); ++j) {
+    if (loops_[j].kind != LoopKind::Hot) continue;
+    for (int p = loops_[j].parent_loop; p >= 0 && !nested_hot_[p]; p = loops_[p].parent_loop) nested_hot_[p] = 1;
+  }
+  // Backwards from the seeds to every caller through the call sites `through` accepts.
+  auto propagate = [&](std::vector<char>& reach, auto&& through) {
+    std::vector<int> work;
+    for (size_t f = 0; f < nf; ++f)
+      if (reach[f]) work.push_back(static_cast<int>(f));
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : callers_[f]) {
+        int caller = calls_[ci].caller;
+        if (caller < 0 || reach[caller] || !through(ci)) continue;
+        reach[caller] = 1;
+        work.push_back(caller);
+      }
+    }
+  };
+  function_has_hot_loop_.assign(nf, 0);
+  for (size_t f = 0; f < nf; ++f)
+    for (int l : loops_by_function_[f])
+      if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
+  for (size_t ci = 0; ci < calls_.size(); ++ci)
+    if (const FunctionFacts* ext = calls_[ci].caller >= 0 ? ext_callee(static_cast<int>(ci), fact::kHotLoop) : nullptr;
+        ext && ext->has_hot_loop)
+      function_has_hot_loop_[calls_[ci].caller] = 1;
+  propagate(function_has_hot_loop_, [](int) { return true; });
+  // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
+  // function that does.
+  auto outside_hot = [&](int ci) {
+    const CallSite& cs = calls_[ci];
+    if (cs.lambda_depth > 0) return false;
+    for (int l : cs.loops)
+      if (loops_[l].kind == LoopKind::Hot) return false;
+    return true;
+  };
+  for (int allow = 0; allow < 2; ++allow) {
+    auto& steps = function_steps_[allow];
+    steps.assign(nf, 0);
+    for (size_t f = 0; f < nf; ++f)
+      for (int ci : calls_by_caller_[f])
+        if (!steps[f] && outside_hot(ci) && is_step_call_at(ci, allow == 1)) steps[f] = 1;
+    propagate(steps, outside_hot);
+  }
+}
+
+bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
+  for (int ci : calls_in_loop_[li]) {
+    const CallSite& cs = calls_[ci];
+    auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
+    if (pos == cs.loops.end() || cs.lambda_depth > 0) continue;
+    bool nested_hot = false;
+    for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
+    if (nested_hot) continue;
+    if (is_step_call_at(ci, allow_forward)) return true;
+    for (int c : callees_by_call_[ci])
+      if (function_steps_[allow_forward ? 1 : 0][c]) return true;
+  }
+  return false;
+}
+
+void SemanticModel::classify_loops() {
+  for (auto& l : loops_)
+    l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
+                                                        types_->is_loader_iteration(field(l.node, "right")));
+  for (int pass = 0; pass < 4; ++pass) {
+    compute_reachability();
+    bool changed = false;
+    for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
+      // A loop around training loops (an epoch loop) is hot only if it also steps the
+      // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
+      bool around_hot = loop_contains_hot_loop(i);
+      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
+      if (k != loops_[i].kind) {
+        loops_[i].kind = k;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  compute_reachability();
+  for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
+    if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
+}
+
+bool SemanticModel::loop_runs_per_epoch(int li) const {
+  if (li < 0) return false;
+  if (loops_[li].parent_loop >= 0) return true;
+  return function_called_in_loop(loops_[li].function);
+}
+
+bool SemanticModel::function_called_in_loop(int fn) const {
+  if (fn < 0) return false;
+  if (called_in_loop_.empty()) {
+    // Forwards from functions called in a loop to everything they call: O(functions + calls).
+    called_in_loop_.assign(functions_.size(), 0);
+    std::vector<int> work;
+    for (size_t ci = 0; ci < calls_.size(); ++ci)
+      if (!calls_[ci].loops.empty())
+        for (int c : callees_by_call_[ci])
+          if (!called_in_loop_[c]) {
+            called_in_loop_[c] = 1;
+            work.push_back(c);
+          }
+    for (size_t g = 0; g < functions_.size(); ++g)  // called from a loop in another module
+      if (!called_in_loop_[g] && facts_) {
+        const IncomingCalls* in = facts_->incoming(local_name(static_cast<int>(g)), fact::kInLoop);
+        if (in && in->in_loop) {
+          called_in_loop_[g] = 1;
+          work.push_back(static_cast<int>(g));
+        }
+      }
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : calls_by_caller_[f])
+        for (int c : callees_by_call_[ci])
+          if (!called_in_loop_[c]) {
+            called_in_loop_[c] = 1;
+            work.push_back(c);
+          }
+    }
+  }
+  return called_in_loop_[fn] != 0;
+}
+
+bool SemanticModel::loader_feeds_training(Node loader_call) const {
+  if (is_null(loader_call)) return loader_feeds_training_uncached(loader_call);
+  auto it = feeds_training_cache_.find(loader_call.id);
+  if (it != feeds_training_cache_.end()) return it->second;
+  bool out = loader_feeds_training_uncached(loader_call);
+  feeds_training_cache_.emplace(loader_call.id, out);
+  return out;
+}
+
+bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
+  for (int l : loops_iterating(loader_call))
+    if (loops_[l].kind == LoopKind::Hot) return true;
+  // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
+  int f = function_at(start(loader_call));
+  auto returns_it = [&](int fn) {
+    for (Node r : functions_[fn].returns) {
+      r = unparen(r);
+      if (same(r, loader_call)) return true;
+      for (const auto& v : values(r))
+        if (v.kind == Value::Kind::Expr && same(v.expr, loader_call)) return true;
+    }
+    return false;
+  };
+  if (f >= 0 && functions_[f].name.size() > 11 &&
+      functions_[f].name.substr(functions_[f].name.size() - 11) == "_dataloader" && returns_it(f))
+    return true;
+  if (!fit_arguments_built_) {
+    fit_arguments_built_ = true;
+    for (const auto& cs : calls_) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto m = text(field(fn, "attribute"));
+      if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+      for (auto a : named_children(field(cs.call, "arguments"))) {
+        Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+        for (const auto& val : values(v))
+          if (val.kind == Value::Kind::Expr) fit_arguments_.insert(val.expr.id);
+        fit_arguments_.insert(unparen(v).id);
+      }
+    }
+  }
+  if (fit_arguments_.count(loader_call.id)) return true;
+  return external_feeds_training(loader_call);
+}
+
+}  // namespace stoker::python

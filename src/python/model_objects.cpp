@@ -1,0 +1,231 @@
+// What objects are: data loaders (constructions, wrappers, loader identity through names and
+// framework `prepare`), optimizers, nn.Modules, Lightning modules and their step hooks.
+#include "python/model_internal.h"
+
+#include <algorithm>
+
+#include "python/frameworks.h"
+#include "python/types.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+// ---------------------------------------------------------------------------------------
+// Framework classes.
+
+bool SemanticModel::is_lightning_module(int klass) const {
+  if (klass < 0) return false;
+  if (static_cast<size_t>(klass) < lightning_class_.size()) return lightning_class_[klass] != 0;
+  return is_subclass_of(klass, {"pytorch_lightning.LightningModule", "lightning.LightningModule",
+                                "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule",
+                                "lightning.pytorch.core.LightningModule"});
+}
+
+bool SemanticModel::is_step_hook(int f) const {
+  if (f < 0) return false;
+  const auto& fn = functions_[f];
+  if (fn.klass < 0 || !is_lightning_module(fn.klass)) return false;
+  return fn.name == "training_step" || fn.name == "validation_step" || fn.name == "test_step" ||
+         fn.name == "predict_step";
+}
+
+// ---------------------------------------------------------------------------------------
+// Loaders, optimizers, modules.
+
+bool SemanticModel::is_loader_call(Node call) const {
+  if (!is(call, "call")) return false;
+  auto idx = call_index_.find(call.id);
+  if (idx != call_index_.end() && !loader_call_.empty()) return loader_call_[idx->second] != 0;
+  std::string q = callee_name(call);
+  for (auto name : kLoaderNames)
+    if (q == name) return true;
+  return false;
+}
+
+bool SemanticModel::is_loader_expr(Node expr) const { return is_loader_impl(expr); }
+
+bool SemanticModel::is_loader_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  return memo_bool(loader_cache_, expr, [&] { return is_loader_uncached(expr); });
+}
+
+bool SemanticModel::is_loader_uncached(Node expr) const {
+  if (is(expr, "call")) {
+    if (is_loader_call(expr)) return true;
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+    // Iteration wrappers: enumerate(loader), tqdm(loader), zip(a, b), iter(loader), islice(...)
+    if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
+        last == "trange" || q == "builtins.iter") {
+      for (auto a : named_children(field(expr, "arguments"))) {
+        if (is(a, "keyword_argument")) continue;
+        if (is_loader_impl(a)) return true;
+        if (last != "zip") break;
+      }
+      return false;
+    }
+    if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader); ext && ext->returns_loader) return true;
+    // A function defined here that returns a loader.
+    for (int f : callees(expr))
+      for (Node r : functions_[f].returns)
+        if (is_loader_impl(r)) return true;
+    // Any other (non-builtin) wrapper handed a loader yields its batches:
+    // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
+    // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
+    // device, so host-batch rules must not see them.
+    if (q.rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last)) {
+      for (auto a : named_children(field(expr, "arguments")))
+        if (!is(a, "keyword_argument") && is_loader_impl(a)) return true;
+    }
+    return false;
+  }
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kLoader)) return true;
+  if (is(expr, "identifier") || is(expr, "attribute")) {
+    bool unknown = false;
+    for (const auto& v : values(expr)) {
+      if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr)) return true;
+      if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+    }
+    if (unknown && is(expr, "identifier")) {
+      // Rebound to what Accelerate/Fabric return (`model, opt, loader = accelerator.prepare(...)`):
+      // a loader of device batches.
+      for (const Binding* b : lookup(text(expr), start(expr))) {
+        Node v = b->kind == Binding::Kind::Assign ? unparen(b->value) : Node{};
+        Node f = is(v, "call") ? unparen(field(v, "function")) : Node{};
+        auto m = is(f, "attribute") ? text(field(f, "attribute")) : std::string_view{};
+        if (FrameworkTable::get().is_prepare_method(m)) return false;
+      }
+    }
+    if (unknown) {
+      // Unresolvable (a parameter without call sites, an attribute of another object): the
+      // name is the remaining evidence.
+      std::string_view name = is(expr, "attribute") ? text(field(expr, "attribute")) : text(expr);
+      std::string lower(name);
+      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+      return lower.find("loader") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+// Loader identity, from the loops' side: each loop's iterable is resolved once to the loader
+// constructions it may evaluate to, and the loops are indexed by construction. O(loops x
+// origins) after the memoized resolution, instead of every loop resolved for every loader.
+const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
+  static const std::vector<Node> kNone;
+  expr = unparen(expr);
+  if (is_null(expr)) return kNone;
+  auto cached = origins_cache_.find(expr.id);
+  if (cached != origins_cache_.end()) return cached->second;
+  if (origins_active_.count(expr.id)) return kNone;  // a cycle
+  Step step(*this);
+  if (!step) return kNone;
+  origins_active_.insert(expr.id);
+  std::vector<Node> out;
+  auto add = [&](Node e) {
+    for (Node o : loader_origins(e)) {
+      bool dup = false;
+      for (Node x : out) dup = dup || same(x, o);
+      if (!dup && out.size() < kMaxCandidates) out.push_back(o);
+    }
+  };
+  if (is(expr, "call")) {
+    Node fn = unparen(field(expr, "function"));
+    std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+    const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader);
+    if (is_loader_call(expr) || (ext && ext->returns_loader)) {
+      out.push_back(expr);
+    } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
+               last == "trange") {
+      for (auto a : named_children(field(expr, "arguments")))
+        if (!is(a, "keyword_argument")) add(a);
+    } else {
+      for (int f : callees(expr))
+        for (Node r : functions_[f].returns) add(r);
+      Node source = types_->prepared_source(expr, Node{});
+      if (!is_null(source)) add(source);  // the loader handed to `accelerator.prepare(loader)`
+      else if (qualified_name(fn).rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last))
+        for (auto a : named_children(field(expr, "arguments")))
+          if (!is(a, "keyword_argument")) add(a);
+    }
+  } else if (is(expr, "identifier") || is(expr, "attribute")) {
+    for (const auto& v : values(expr))
+      if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
+    // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
+    // prepared train_loader (same workers and pinning).
+    if (is(expr, "identifier"))
+      for (const Binding* b : lookup(text(expr), start(expr)))
+        if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
+          Node source = types_->prepared_source(b->value, b->target);
+          if (!is_null(source)) add(source);
+        }
+  }
+  origins_active_.erase(expr.id);
+  return origins_cache_.emplace(expr.id, std::move(out)).first->second;
+}
+
+bool SemanticModel::is_optimizer_value(Node expr) const {
+  expr = unparen(expr);
+  for (const auto& v : values(expr)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+    std::string q = callee_name(v.expr);
+    if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos) return true;
+    if (q.find("GradScaler") != std::string::npos) return true;
+    if (q.find("optim") != std::string::npos && q.find("sched") == std::string::npos) return true;
+  }
+  std::string_view name = is(expr, "attribute") ? text(field(expr, "attribute")) : text(expr);
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower.find("sched") != std::string::npos) return false;
+  return lower.find("optim") != std::string::npos || lower == "opt" || lower.find("scaler") != std::string::npos ||
+         (lower.size() > 4 && lower.substr(lower.size() - 4) == "_opt");
+}
+
+bool SemanticModel::is_module_value(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  return memo_bool(module_cache_, expr, [&] { return is_module_uncached(expr); });
+}
+
+bool SemanticModel::is_module_uncached(Node expr) const {
+  if (is(expr, "identifier") && ext_param_flag(expr, fact::kModule)) return true;
+  if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr, fact::kReturnsModule) : nullptr;
+      ext && ext->returns_module)
+    return true;
+  for (const auto& v : values(expr)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+    Node e = v.expr;
+    for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+      Node f = unparen(field(e, "function"));
+      if (const FunctionFacts* ext = ext_callee_of(e, fact::kReturnsModule); ext && ext->returns_module) return true;
+      if (is(f, "attribute")) {
+        auto a = text(field(f, "attribute"));
+        if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
+          e = unparen(field(f, "object"));
+          continue;
+        }
+        if (a == "from_pretrained") return true;
+      }
+      std::string q = qualified_name(f);
+      if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
+        return true;
+      if (starts_with(q, "torchvision.models.") || starts_with(q, "timm.")) return true;
+      for (const auto& cv : values(f))
+        if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
+          auto c = class_by_node_.find(cv.expr.id);
+          if (c != class_by_node_.end() &&
+              is_subclass_of(c->second, {"torch.nn.Module", "torch.nn.modules.module.Module"}))
+            return true;
+        }
+      if (is(e, "call") && !same(unparen(field(e, "function")), f)) continue;
+      break;
+    }
+  }
+  return false;
+}
+
+}  // namespace stoker::python

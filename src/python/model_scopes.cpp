@@ -1,0 +1,401 @@
+// Scopes and bindings: the collection pass (scopes, bindings, functions, classes, loops, the
+// statements later passes index), name lookup and qualified names through imports.
+#include "python/model_internal.h"
+
+#include <functional>
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+constexpr int kMaxPatternDepth = 64;    // nested target patterns bound deeper than this are not bound
+constexpr size_t kMaxQualifiedName = 512;  // longer dotted names are not API names
+
+}  // namespace
+
+void SemanticModel::collect() {
+  scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
+  struct Item {
+    Node node;
+    int scope;
+    int function;
+    int loop;
+    Node block;
+  };
+  std::vector<Item> stack{{root_, 0, -1, -1, root_}};
+  auto bind = [&](int scope, const std::string& name, Binding b) {
+    if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
+  };
+  // Binds every identifier in a target pattern.
+  std::function<void(Node, int, Binding, int, int)> bind_target_at = [&](Node t, int scope, Binding b, int idx,
+                                                                         int depth) {
+    t = unparen(t);
+    auto k = kind(t);
+    if (depth > kMaxPatternDepth) return;
+    if (k == "identifier") {
+      b.target = t;
+      b.unpack_index = idx;
+      bind(scope, std::string(text(t)), b);
+    } else if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
+               k == "tuple" || k == "list") {
+      int i = 0;
+      for (auto c : named_children(t)) bind_target_at(c, scope, b, i++, depth + 1);
+    } else if (k == "list_splat_pattern" || k == "list_splat") {
+      if (named_count(t)) bind_target_at(named_child(t, 0), scope, b, -1, depth + 1);
+    }
+  };
+  auto bind_target = [&](Node t, int scope, Binding b, int idx) { bind_target_at(t, scope, std::move(b), idx, 0); };
+
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    Node n = it.node;
+    auto k = kind(n);
+    int scope = it.scope, function = it.function;
+    Node block = it.block;
+    if (k == "block" || k == "module") block = n;
+    // A binding is visible after its statement (a for target: inside the body).
+    uint32_t at = end(n);
+    if (k == "for_statement") at = start(field(n, "body"));
+    if (k == "function_definition" || k == "class_definition") at = start(n);
+    Binding base;
+    base.at = at;
+    base.block = range(block);
+
+    if (k == "import_statement") {
+      for (auto c : named_children(n)) {
+        Binding b = base;
+        b.kind = Binding::Kind::Import;
+        if (is(c, "dotted_name")) {
+          std::string full(text(c));
+          auto first = full.substr(0, full.find('.'));
+          b.qualified = first;
+          bind(scope, first, b);
+        } else if (is(c, "aliased_import")) {
+          b.qualified = std::string(text(field(c, "name")));
+          bind(scope, std::string(text(field(c, "alias"))), b);
+        }
+      }
+      continue;
+    }
+    if (k == "import_from_statement") {
+      Node mod = field(n, "module_name");
+      std::string module(text(mod));
+      for (auto c : named_children(n)) {
+        if (same(c, mod)) continue;
+        Binding b = base;
+        b.kind = Binding::Kind::Import;
+        // `from . import x` names the module `.x` (leading dots: the relative level).
+        std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
+        if (is(c, "dotted_name")) {
+          b.qualified = module + sep + std::string(text(c));
+          bind(scope, std::string(text(c)), b);
+        } else if (is(c, "aliased_import")) {
+          b.qualified = module + sep + std::string(text(field(c, "name")));
+          bind(scope, std::string(text(field(c, "alias"))), b);
+        }
+      }
+      continue;
+    }
+    if (k == "function_definition") {
+      int fi = static_cast<int>(functions_.size());
+      Function f;
+      f.node = n;
+      f.name = std::string(text(field(n, "name")));
+      f.klass = scopes_[scope].kind == Scope::Kind::Class ? scopes_[scope].klass : -1;
+      Binding b = base;
+      b.kind = Binding::Kind::Def;
+      b.value = n;
+      b.function = fi;
+      bind(scope, f.name, b);
+      if (f.klass >= 0) classes_[f.klass].methods[f.name] = fi;
+      int fs = static_cast<int>(scopes_.size());
+      scopes_.push_back(Scope{Scope::Kind::Function, n, scope, fi, -1, {}});
+      f.scope = fs;
+      Node params = field(n, "parameters");
+      bool kwonly = false;
+      int pi = 0;
+      for (auto p : named_children(params)) {
+        auto pk = kind(p);
+        Param param;
+        if (pk == "identifier") {
+          param.name = std::string(text(p));
+        } else if (pk == "typed_parameter") {
+          Node id = named_child(p, 0);
+          if (is(id, "list_splat_pattern") || is(id, "dictionary_splat_pattern")) {
+            param.is_variadic = true;
+            id = named_child(id, 0);
+            if (is(named_child(p, 0), "list_splat_pattern")) kwonly = true;
+          }
+          param.name = std::string(text(id));
+        } else if (pk == "default_parameter" || pk == "typed_default_parameter") {
+          param.name = std::string(text(field(p, "name")));
+          param.default_value = field(p, "value");
+          // Defaults are evaluated where the function is defined: visit them in that scope.
+          stack.push_back({param.default_value, scope, function, it.loop, block});
+        } else if (pk == "list_splat_pattern" || pk == "dictionary_splat_pattern") {
+          param.is_variadic = true;
+          param.name = std::string(text(named_child(p, 0)));
+          if (pk == "list_splat_pattern") kwonly = true;
+        } else if (pk == "keyword_separator") {
+          kwonly = true;
+          continue;
+        } else {
+          continue;
+        }
+        param.node = p;
+        param.keyword_only = kwonly && !param.is_variadic;
+        Binding pb;
+        pb.kind = Binding::Kind::Param;
+        pb.at = start(p);
+        pb.block = range(n);
+        pb.function = fi;
+        pb.param_index = pi++;
+        pb.target = p;
+        bind(fs, param.name, pb);
+        f.params.push_back(param);
+      }
+      functions_.push_back(f);
+      Node body = field(n, "body");
+      stack.push_back({body, fs, fi, -1, body});
+      continue;
+    }
+    if (k == "class_definition") {
+      int ci = static_cast<int>(classes_.size());
+      Class c;
+      c.node = n;
+      c.name = std::string(text(field(n, "name")));
+      Binding b = base;
+      b.kind = Binding::Kind::Class;
+      b.value = n;
+      bind(scope, c.name, b);
+      int cs = static_cast<int>(scopes_.size());
+      scopes_.push_back(Scope{Scope::Kind::Class, n, scope, -1, ci, {}});
+      c.scope = cs;
+      classes_.push_back(c);
+      Node supers = field(n, "superclasses");
+      if (!is_null(supers)) stack.push_back({supers, scope, function, it.loop, block});
+      Node body = field(n, "body");
+      stack.push_back({body, cs, function, -1, body});
+      continue;
+    }
+    if (k == "lambda") {
+      continue;  // parameters and body run later, elsewhere; nothing to bind for our rules
+    }
+    if (k == "assignment") {
+      Node left = field(n, "left"), right = field(n, "right");
+      while (is(right, "assignment")) {  // a = b = value
+        Node inner_left = field(right, "left");
+        Binding b = base;
+        b.kind = Binding::Kind::Assign;
+        right = field(right, "right");
+        b.value = right;
+        bind_target(inner_left, scope, b, -1);
+      }
+      if (!is_null(right)) {
+        Binding b = base;
+        b.kind = Binding::Kind::Assign;
+        b.value = right;
+        bind_target(left, scope, b, -1);
+        Node l = unparen(left);
+        if (is(l, "attribute") && text(field(l, "object")) == "self" && function >= 0 &&
+            functions_[function].klass >= 0) {
+          self_assignments_.push_back(
+              {classes_[functions_[function].klass].name + "." + std::string(text(field(l, "attribute"))), right});
+        }
+        if (is(l, "subscript")) subscript_assignments_.push_back(n);
+      }
+    } else if (k == "augmented_assignment") {
+      Binding b = base;
+      b.kind = Binding::Kind::AugAssign;
+      b.value = n;
+      bind_target(field(n, "left"), scope, b, -1);
+    } else if (k == "for_statement" || k == "for_in_clause") {
+      Binding b = base;
+      b.kind = Binding::Kind::LoopTarget;
+      b.value = field(n, "right");
+      bind_target(field(n, "left"), scope, b, -1);
+    } else if (k == "named_expression") {
+      Binding b = base;
+      b.kind = Binding::Kind::Assign;
+      b.value = field(n, "value");
+      bind_target(field(n, "name"), scope, b, -1);
+    } else if (k == "as_pattern") {
+      Binding b = base;
+      b.kind = Binding::Kind::With;
+      b.value = named_child(n, 0);
+      Node alias = field(n, "alias");
+      if (!is_null(alias)) bind_target(named_count(alias) ? named_child(alias, 0) : alias, scope, b, -1);
+    } else if (k == "return_statement" && function >= 0) {
+      if (named_count(n)) functions_[function].returns.push_back(named_child(n, 0));
+    } else if (k == "call") {
+      Node fn = field(n, "function");
+      if (is(fn, "attribute")) {
+        auto attr = text(field(fn, "attribute"));
+        if (attr == "add_argument") {
+          Node args = field(n, "arguments");
+          std::string dest, first_long, first_short;
+          for (auto a : named_children(args)) {
+            std::string s;
+            if (string_literal_value(a, src_, s)) {
+              if (starts_with(s, "--") && first_long.empty()) first_long = s.substr(2);
+              else if (starts_with(s, "-") && first_short.empty()) first_short = s.substr(1);
+              else if (!starts_with(s, "-") && first_long.empty() && first_short.empty()) first_long = s;
+            } else if (is(a, "keyword_argument") && text(field(a, "name")) == "dest") {
+              string_literal_value(field(a, "value"), src_, dest);
+            }
+          }
+          if (dest.empty()) dest = !first_long.empty() ? first_long : first_short;
+          std::replace(dest.begin(), dest.end(), '-', '_');
+          if (!dest.empty()) argparse_args_[dest].push_back(n);
+        } else if (attr == "update") {
+          update_calls_.push_back(n);
+        }
+      }
+    }
+
+    bool is_loop = (k == "for_statement" || k == "while_statement");
+    int loop = it.loop;
+    if (is_loop) {
+      Loop l;
+      l.node = n;
+      l.body = field(n, "body");
+      l.function = function;
+      l.parent_loop = it.loop;
+      loop = static_cast<int>(loops_.size());
+      loop_by_node_[n.id] = loop;
+      loops_.push_back(l);
+    }
+    auto kids = named_children(n);
+    Node body = is_loop ? field(n, "body") : Node{};
+    for (size_t i = kids.size(); i-- > 0;) {
+      Node c = kids[i];
+      // Only a loop's body runs per iteration; its iterable/condition belongs to the outside.
+      int child_loop = (is_loop && same(c, body)) ? loop : it.loop;
+      stack.push_back({c, scope, function, child_loop, block});
+    }
+  }
+}
+
+int SemanticModel::loop_index(Node loop_node) const {
+  auto it = loop_by_node_.find(loop_node.id);
+  return it == loop_by_node_.end() ? -1 : it->second;
+}
+
+int SemanticModel::scope_at(uint32_t offset) const {
+  // Scopes are nested intervals created in source order: the last one starting at or before
+  // the offset, or one of its ancestors, is the innermost containing scope.
+  auto it = std::upper_bound(scope_start_.begin(), scope_start_.end(), offset);
+  int s = static_cast<int>(it - scope_start_.begin()) - 1;
+  while (s > 0 && !(scope_start_[s] <= offset && offset < scope_end_[s])) s = scopes_[s].parent;
+  return s < 0 ? 0 : s;
+}
+
+int SemanticModel::function_at(uint32_t offset) const {
+  for (int s = scope_at(offset); s >= 0; s = scopes_[s].parent)
+    if (scopes_[s].kind == Scope::Kind::Function) return scopes_[s].function;
+  return -1;
+}
+
+// Reaching bindings, approximated: the bindings of the innermost scope that binds the name,
+// walking backwards from the use; a binding whose block encloses the use dominates it and
+// ends the walk. Uses inside functions see a module's bindings as they stand at the end.
+std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
+  std::vector<const Binding*> out;
+  int s = scope_at(offset);
+  bool from_function = false;
+  for (; s >= 0; s = scopes_[s].parent) {
+    const Scope& sc = scopes_[s];
+    if (sc.kind == Scope::Kind::Class && from_function) continue;  // methods do not see class scope
+    auto it = sc.bindings.find(std::string(name));
+    if (it != sc.bindings.end() && !it->second.empty()) {
+      const auto& list = it->second;
+      // A function body runs after the module has been executed: it sees the module's
+      // bindings as they stand at its end (all branches of a module-level if/else).
+      bool late = from_function && sc.kind == Scope::Kind::Module;
+      uint32_t use_at = late ? end(root_) : offset;
+      int last = -1;
+      for (int i = 0; i < static_cast<int>(list.size()); ++i)
+        if (list[i].at <= use_at && (late || list[i].at < offset)) last = i;
+      // At most kMaxCandidates + 1 bindings: callers read more than kMaxCandidates as unknown.
+      if (last < 0) {
+        // Bound only after the use (a loop-carried value, or a use before assignment).
+        for (const auto& b : list) {
+          if (out.size() > kMaxCandidates) break;
+          out.push_back(&b);
+        }
+        return out;
+      }
+      for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
+        out.push_back(&list[i]);
+        if (list[i].kind == Binding::Kind::AugAssign) continue;
+        if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
+      }
+      return out;
+    }
+    if (sc.kind == Scope::Kind::Function) from_function = true;
+  }
+  return out;
+}
+
+const std::string& SemanticModel::qualified_name(Node expr) const {
+  static const std::string kEmpty;
+  if (is_null(expr)) return kEmpty;
+  auto cached = qualified_cache_.find(expr.id);
+  if (cached != qualified_cache_.end()) return cached->second;
+  // Down the attribute chain (iteratively: a chain may be as long as the file) to a node
+  // already named or the root, then up again, naming each level once.
+  std::vector<Node> chain{expr};
+  for (Node n = unparen(expr); is(n, "attribute");) {
+    n = field(n, "object");
+    if (qualified_cache_.count(n.id)) break;
+    chain.push_back(n);
+    n = unparen(n);
+  }
+  const std::string* below = nullptr;
+  for (size_t i = chain.size(); i-- > 0;) {
+    Node n = unparen(chain[i]);
+    std::string q;
+    if (is(n, "attribute")) {
+      if (!below) below = &qualified_name(field(n, "object"));  // the node where the walk stopped
+      if (!below->empty() && below->size() < kMaxQualifiedName)
+        q = *below + "." + std::string(text(field(n, "attribute")));
+    } else {
+      q = qualified_name_uncached(n);
+    }
+    below = &qualified_cache_.emplace(chain[i].id, std::move(q)).first->second;
+  }
+  return *below;
+}
+
+std::string SemanticModel::qualified_name_uncached(Node expr) const {
+  expr = unparen(expr);
+  auto k = kind(expr);
+  if (k == "identifier") {
+    auto bindings = lookup(text(expr), start(expr));
+    if (bindings.size() > kMaxCandidates) return {};
+    // Several reaching imports (try/except ImportError fallbacks): the first one written is
+    // the canonical module.
+    bool all_imports = !bindings.empty();
+    for (const Binding* b : bindings) all_imports &= b->kind == Binding::Kind::Import;
+    if (all_imports) return bindings.back()->qualified;
+    if (bindings.empty()) {
+      static const std::set<std::string, std::less<>> builtins = {"print", "float", "int", "bool", "len", "str",
+                                                                  "iter", "next", "enumerate", "zip", "range",
+                                                                  "isinstance", "list", "tuple", "sum", "min",
+                                                                  "max", "abs", "round", "format", "repr", "dict",
+                                                                  "hasattr", "getattr", "callable", "id", "type",
+                                                                  "sorted", "reversed", "map", "filter", "any", "all",
+                                                                  "setattr", "hash", "vars", "divmod", "pow",
+                                                                  "set", "frozenset", "exit", "quit", "open",
+                                                                  "ord", "chr", "issubclass"};
+      if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
+    }
+    return {};
+  }
+  return {};  // attributes are named by qualified_name()
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,498 @@
+// Values: keyword arguments, constants, the candidate values of expressions through bindings,
+// parameters (call sites, defaults, other modules), argparse defaults and attributes.
+#include "python/model_internal.h"
+
+#include <cmath>
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::Unknown:
+    case Value::Kind::None: return true;
+    case Value::Kind::Int: return a.i == b.i;
+    case Value::Kind::Float: return a.f == b.f;
+    case Value::Kind::Str: return a.s == b.s;
+    case Value::Kind::Bool: return a.b == b.b;
+    case Value::Kind::Expr: return ts_node_eq(a.expr, b.expr);
+  }
+  return false;
+}
+
+// Adds candidates without duplicates; past kMaxCandidates the value is unknown.
+void add_values(std::vector<Value>& out, const std::vector<Value>& in) {
+  if (out.size() == 1 && out.front().kind == Value::Kind::Unknown && out.front().s == "saturated") return;
+  for (const auto& v : in) {
+    bool dup = false;
+    for (const auto& o : out) dup = dup || same_value(o, v);
+    if (dup) continue;
+    if (out.size() >= SemanticModel::kMaxCandidates) {
+      out.assign(1, Value::unknown());
+      out.front().s = "saturated";
+      return;
+    }
+    out.push_back(v);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Values.
+
+Node SemanticModel::Kwargs::find(std::string_view key) const {
+  for (auto it = items.rbegin(); it != items.rend(); ++it)
+    if (it->first == key) return it->second;
+  return Node{};
+}
+
+Node SemanticModel::argument(Node call, int position, std::string_view keyword) const {
+  Node args = field(call, "arguments");
+  int pos = 0;
+  for (auto a : named_children(args)) {
+    auto k = kind(a);
+    if (k == "keyword_argument") {
+      if (text(field(a, "name")) == keyword) return field(a, "value");
+    } else if (k == "list_splat" || k == "dictionary_splat" || k == "comment") {
+      if (k == "list_splat") pos = 1 << 20;  // positions after *args are unknown
+    } else {
+      if (pos == position) return a;
+      ++pos;
+    }
+  }
+  if (!keyword.empty()) return keyword_arguments(call).find(keyword);
+  return Node{};
+}
+
+SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
+  auto cached = kwargs_cache_.find(call.id);
+  if (cached != kwargs_cache_.end()) return cached->second;
+  Kwargs out;
+  Node args = field(call, "arguments");
+  std::unordered_set<const void*> visited;  // each dictionary expression is read once
+  std::function<void(Node)> add_dict = [&](Node d) {
+    d = unparen(d);
+    Step step(*this);
+    if (!step || !visited.insert(d.id).second) {
+      out.complete = false;
+      return;
+    }
+    if (is(d, "dictionary")) {
+      for (auto pair : named_children(d)) {
+        if (is(pair, "pair")) {
+          std::string key;
+          if (string_literal_value(field(pair, "key"), src_, key)) out.items.push_back({key, field(pair, "value")});
+          else out.complete = false;
+        } else if (is(pair, "dictionary_splat")) {
+          add_dict(named_child(pair, 0));
+        }
+      }
+      return;
+    }
+    if (is(d, "conditional_expression") && named_count(d) == 3) {
+      // `{...} if use_cuda else {}`: the GPU path's keys count as present.
+      add_dict(named_child(d, 0));
+      add_dict(named_child(d, 2));
+      return;
+    }
+    if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
+      for (auto a : named_children(field(d, "arguments"))) {
+        if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+        else out.complete = false;
+      }
+      return;
+    }
+    if (is(d, "identifier")) {
+      auto bindings = lookup(text(d), start(d));
+      if (bindings.empty() || bindings.size() > kMaxCandidates) {
+        out.complete = false;
+        return;
+      }
+      // The earliest reaching assignment is the base; later ones (in branches) add keys.
+      bool any = false;
+      for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
+        const Binding* b = *it;
+        if (b->kind == Binding::Kind::Assign) {
+          add_dict(b->value);
+          any = true;
+        } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
+          add_dict(field(b->value, "right"));
+          any = true;
+        } else {
+          out.complete = false;
+        }
+      }
+      if (!any) return;
+      // Keys added before the call: d.update({...}), d.update(k=v), d["k"] = v.
+      std::string_view name = text(d);
+      uint32_t first_at = bindings.back()->at;
+      for (Node u : update_calls_) {
+        Node obj = field(field(u, "function"), "object");
+        if (!is(obj, "identifier") || text(obj) != name || start(u) < first_at || start(u) > start(call)) continue;
+        if (scope_at(start(u)) != scope_at(start(d))) continue;
+        for (auto a : named_children(field(u, "arguments"))) {
+          if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+          else add_dict(a);
+        }
+      }
+      for (Node s : subscript_assignments_) {
+        Node l = unparen(field(s, "left"));
+        Node obj = field(l, "value");
+        if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > start(call)) continue;
+        if (scope_at(start(s)) != scope_at(start(d))) continue;
+        std::string key;
+        if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
+        else out.complete = false;
+      }
+      return;
+    }
+    out.complete = false;
+  };
+  for (auto a : named_children(args)) {
+    if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+    else if (is(a, "dictionary_splat")) add_dict(named_child(a, 0));
+  }
+  return kwargs_cache_.emplace(call.id, std::move(out)).first->second;
+}
+
+// Values are memoized per node; a node met again while its own values are being computed (a
+// recursion through parameters, `x = f(x)` in a loop) is unknown there.
+std::vector<Value> SemanticModel::values(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return {Value::unknown()};
+  auto cached = values_cache_.find(expr.id);
+  if (cached != values_cache_.end()) return cached->second.done ? cached->second.values : std::vector<Value>{Value::unknown()};
+  Step step(*this);
+  if (!step) return {Value::unknown()};  // too deep: unknown, not remembered
+  values_cache_[expr.id];                // in progress
+  std::vector<Value> out;
+  add_values(out, values_uncached(expr));
+  ValuesEntry& e = values_cache_[expr.id];
+  e.done = true;
+  e.values = out;
+  return out;
+}
+
+std::optional<Value> SemanticModel::constant(Node expr) const {
+  auto vs = values(expr);
+  if (vs.empty()) return std::nullopt;
+  for (const auto& v : vs)
+    if (v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr) return std::nullopt;
+  const Value& first = vs.front();
+  for (const auto& v : vs) {
+    if (v.kind != first.kind) {
+      if (v.is_number() && first.is_number() && v.number() == first.number()) continue;
+      return std::nullopt;
+    }
+    if (v.kind == Value::Kind::Int && v.i != first.i) return std::nullopt;
+    if (v.kind == Value::Kind::Float && v.f != first.f) return std::nullopt;
+    if (v.kind == Value::Kind::Str && v.s != first.s) return std::nullopt;
+    if (v.kind == Value::Kind::Bool && v.b != first.b) return std::nullopt;
+  }
+  return first;
+}
+
+std::optional<long long> SemanticModel::constant_int(Node expr) const {
+  auto v = constant(expr);
+  if (!v) return std::nullopt;
+  if (v->kind == Value::Kind::Int) return v->i;
+  if (v->kind == Value::Kind::Bool) return v->b ? 1 : 0;
+  if (v->kind == Value::Kind::Float && std::floor(v->f) == v->f) return static_cast<long long>(v->f);
+  return std::nullopt;
+}
+
+static Value make_int(long long i) {
+  Value v;
+  v.kind = Value::Kind::Int;
+  v.i = i;
+  return v;
+}
+
+std::vector<Value> SemanticModel::values_uncached(Node expr) const {
+  auto k = kind(expr);
+  Value v;
+  if (k == "integer") {
+    std::string t(text(expr));
+    t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+    try {
+      v.kind = Value::Kind::Int;
+      v.i = std::stoll(t, nullptr, 0);
+    } catch (...) {
+      return {Value::unknown()};
+    }
+    return {v};
+  }
+  if (k == "float") {
+    try {
+      v.kind = Value::Kind::Float;
+      std::string t(text(expr));
+      t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+      v.f = std::stod(t);
+    } catch (...) {
+      return {Value::unknown()};
+    }
+    return {v};
+  }
+  if (k == "true" || k == "false") {
+    v.kind = Value::Kind::Bool;
+    v.b = k == "true";
+    return {v};
+  }
+  if (k == "none") {
+    v.kind = Value::Kind::None;
+    return {v};
+  }
+  if (k == "string" || k == "concatenated_string") {
+    if (string_literal_value(expr, src_, v.s)) {
+      v.kind = Value::Kind::Str;
+      return {v};
+    }
+    return {Value::unknown()};
+  }
+  if (k == "unary_operator") {
+    auto inner = values(field(expr, "argument"));
+    std::string_view op = text(ts_node_child(expr, 0));
+    for (auto& x : inner) {
+      if (op == "-" && x.kind == Value::Kind::Int) x.i = -x.i;
+      else if (op == "-" && x.kind == Value::Kind::Float) x.f = -x.f;
+      else if (op != "+") x = Value::unknown();
+    }
+    return inner;
+  }
+  if (k == "binary_operator") {
+    auto l = values(field(expr, "left"));
+    auto r = values(field(expr, "right"));
+    std::string_view op = text(field(expr, "operator"));
+    std::vector<Value> out;
+    for (const auto& a : l)
+      for (const auto& b : r) {
+        if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
+          if (op == "+") out.push_back(make_int(a.i + b.i));
+          else if (op == "-") out.push_back(make_int(a.i - b.i));
+          else if (op == "*") out.push_back(make_int(a.i * b.i));
+          else if (op == "//" && b.i != 0) out.push_back(make_int(a.i / b.i));
+          else out.push_back(Value::unknown());
+        } else {
+          out.push_back(Value::unknown());
+        }
+        if (out.size() > 16) return {Value::unknown()};
+      }
+    return out;
+  }
+  if (k == "conditional_expression") {
+    // a if cond else b
+    auto parts = named_children(expr);
+    if (parts.size() == 3) {
+      auto c = constant(parts[1]);
+      if (c && c->kind == Value::Kind::Bool) return values(c->b ? parts[0] : parts[2]);
+      auto a = values(parts[0]);
+      add_values(a, values(parts[2]));
+      return a;
+    }
+    return {Value::unknown()};
+  }
+  if (k == "identifier") {
+    auto bindings = lookup(text(expr), start(expr));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
+    std::vector<Value> out;
+    for (const Binding* b : bindings) add_values(out, binding_values(*b));
+    return out;
+  }
+  if (k == "attribute") return attribute_values(expr);
+  if (k == "call") {
+    std::string callee = callee_name(expr);
+    if (callee == "builtins.int" || callee == "builtins.float") {
+      auto inner = values(argument(expr, 0, ""));
+      for (auto& x : inner) {
+        if (callee == "builtins.int" && x.kind == Value::Kind::Float) x = make_int(static_cast<long long>(x.f));
+        if (x.kind == Value::Kind::Str) x = Value::unknown();
+      }
+      return inner;
+    }
+    if (callee == "builtins.min" || callee == "builtins.max") {
+      auto args = named_children(field(expr, "arguments"));
+      if (args.size() == 2) {
+        auto a = constant_int(args[0]), b = constant_int(args[1]);
+        if (a && b) return {make_int(callee == "builtins.min" ? std::min(*a, *b) : std::max(*a, *b))};
+      }
+      return {Value::unknown()};
+    }
+  }
+  v.kind = Value::Kind::Expr;
+  v.expr = expr;
+  return {v};
+}
+
+std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+    case Binding::Kind::With: {
+      if (b.unpack_index >= 0) {
+        Node v = unparen(b.value);
+        if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
+            b.unpack_index < static_cast<int>(named_count(v)))
+          return values(named_child(v, b.unpack_index));
+        return {Value::unknown()};
+      }
+      return values(b.value);
+    }
+    case Binding::Kind::Param: return param_values(b.function, b.param_index);
+    case Binding::Kind::LoopTarget: {
+      // `for loader in (train_loader, val_loader):` takes each element's values.
+      Node iterable = unparen(b.value);
+      if (b.unpack_index < 0 && (is(iterable, "tuple") || is(iterable, "list")) &&
+          same(unparen(field(parent(b.value), "left")), b.target)) {
+        std::vector<Value> out;
+        for (auto e : named_children(iterable)) {
+          if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
+          add_values(out, values(e));
+        }
+        if (!out.empty()) return out;
+      }
+      return {Value::unknown()};
+    }
+    case Binding::Kind::Def:
+    case Binding::Kind::Class: {
+      Value v;
+      v.kind = Value::Kind::Expr;
+      v.expr = b.value;
+      return {v};
+    }
+    default: return {Value::unknown()};
+  }
+}
+
+std::vector<Value> SemanticModel::param_values(int f, int pi) const {
+  auto [it, fresh] = param_cache_.try_emplace({f, pi});
+  if (!fresh) return it->second.done ? it->second.values : std::vector<Value>{Value::unknown()};
+  Step step(*this);
+  if (!step) {
+    param_cache_.erase(it);
+    return {Value::unknown()};
+  }
+  auto out = param_values_uncached(f, pi);
+  ValuesEntry& e = param_cache_[{f, pi}];
+  e.done = true;
+  e.values = out;
+  return out;
+}
+
+std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
+  const Function& fn = functions_[f];
+  const Param& p = fn.params[pi];
+  if (p.is_variadic) return {Value::unknown()};
+  std::vector<Value> out;
+  int position = pi;
+  if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
+  if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
+  const auto& sites = callers(f);
+  bool default_used = sites.empty();
+  unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
+  if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
+    if (sites.empty()) default_used = false;
+    default_used |= ext->defaulted;
+    if (ext->passed) add_values(out, to_values(ext->values));
+  }
+  for (int ci : sites) {
+    Node call = calls_[ci].call;
+    Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+    if (is_null(a)) {
+      // Possibly passed through *args/**kwargs: unknown unless the call has neither.
+      bool splat = false;
+      for (auto c : named_children(field(call, "arguments")))
+        if (is(c, "list_splat") || is(c, "dictionary_splat")) splat = true;
+      if (splat) add_values(out, {Value::unknown()});
+      else default_used = true;
+      continue;
+    }
+    add_values(out, values(a));
+  }
+  if (default_used) {
+    if (is_null(p.default_value)) add_values(out, {Value::unknown()});
+    else add_values(out, values(p.default_value));
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
+  std::vector<Value> out;
+  std::string key(dest);
+  if (auto cached = argparse_cache_.find(key); cached != argparse_cache_.end()) return cached->second;
+  auto found = argparse_args_.find(key);
+  static const std::vector<Node> kNone;
+  for (Node call : found == argparse_args_.end() ? kNone : found->second) {
+    Node def = argument(call, -1, "default");
+    if (!is_null(def)) {
+      add_values(out, values(def));
+      continue;
+    }
+    std::string action;
+    string_literal_value(argument(call, -1, "action"), src_, action);
+    Value v;
+    if (action == "store_true" || action == "store_false") {
+      v.kind = Value::Kind::Bool;
+      v.b = action == "store_false";
+    } else {
+      v.kind = Value::Kind::None;
+    }
+    add_values(out, {v});
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  argparse_cache_[key] = out;
+  return out;
+}
+
+int SemanticModel::class_of_self(Node attr) const {
+  Node obj = field(attr, "object");
+  if (!is(obj, "identifier") || text(obj) != "self") return -1;
+  int f = function_at(start(attr));
+  return f >= 0 ? functions_[f].klass : -1;
+}
+
+std::vector<Value> SemanticModel::attribute_values(Node attr) const {
+  Node obj = unparen(field(attr, "object"));
+  std::string_view name = text(field(attr, "attribute"));
+  int klass = class_of_self(attr);
+  if (klass >= 0) {
+    std::vector<Value> out;
+    std::string key = classes_[klass].name + "." + std::string(name);
+    auto indexed = self_assignments_by_key_.find(key);
+    static const std::vector<int> kNone;
+    for (int ai : indexed == self_assignments_by_key_.end() ? kNone : indexed->second) {
+      Node v = self_assignments_[ai].second;
+      // Only __init__ assignments define the attribute's value for the rest of the class.
+      int f = function_at(start(v));
+      if (f < 0 || functions_[f].name != "__init__") {
+        add_values(out, {Value::unknown()});
+        continue;
+      }
+      add_values(out, values(v));
+    }
+    if (out.empty()) out.push_back(Value::unknown());
+    return out;
+  }
+  // args.<dest> where args comes from parse_args() (or parse_known_args()[0]).
+  auto objs = values(obj);
+  bool from_argparse = !objs.empty();
+  for (const auto& o : objs) {
+    if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) {
+      from_argparse = false;
+      break;
+    }
+    Node fn = field(o.expr, "function");
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "parse_args") from_argparse = false;
+  }
+  if (from_argparse) return argparse_default(name);
+  Value v;
+  v.kind = Value::Kind::Expr;
+  v.expr = attr;
+  return {v};
+}
+
+}  // namespace stoker::python
