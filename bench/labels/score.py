@@ -158,6 +158,8 @@ def cmd_score(args):
     if args.families:
         families = [f.strip() for f in args.families.split(",") if f.strip()]
     labels = load_labels(args.labels or os.path.splitext(args.manifest)[0] + ".tsv")
+    # Labels of other families do not count (a GU/DD labels file scored with --families GU).
+    labels = [d for d in labels if family_scored(d["code"], families)]
     # The binary runs inside each checkout: a relative path (build/stoker) is taken from here.
     args.stoker = os.path.abspath(args.stoker) if os.sep in args.stoker else args.stoker
     if not os.access(args.stoker, os.X_OK) and not shutil.which(args.stoker):
