@@ -6,8 +6,17 @@ namespace stoker::cxx {
 
 using namespace clang;
 
+// `do { ... } while (0)` (the statement-like macro idiom) runs its body once: not a loop.
+static bool runs_once(const DoStmt* d) {
+  const Expr* cond = d->getCond() ? d->getCond()->IgnoreParenImpCasts() : nullptr;
+  if (auto* i = dyn_cast_or_null<IntegerLiteral>(cond)) return i->getValue() == 0;
+  if (auto* b = dyn_cast_or_null<CXXBoolLiteralExpr>(cond)) return !b->getValue();
+  return false;
+}
+
 bool is_loop(const Stmt* s) {
-  return s && (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s));
+  if (auto* d = dyn_cast_or_null<DoStmt>(s)) return !runs_once(d);
+  return s && (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<CXXForRangeStmt>(s));
 }
 
 std::string qualified_name(const NamedDecl* d) { return d ? d->getQualifiedNameAsString() : std::string(); }
@@ -349,6 +358,29 @@ std::optional<int64_t> TranslationUnitModel::trip_count(const Stmt* loop) const 
   }
 }
 
+// `for (int dev = 0; dev < num_devices; ++dev)` where `cudaGetDeviceCount(&num_devices)`, or a
+// bound of `torch::cuda::device_count()`: one iteration per GPU, a sweep like the short loops
+// above (a set-up loop that launches an init kernel on each GPU is not a step loop; inside a
+// step loop its work counts for that loop, several times a step).
+bool TranslationUnitModel::is_device_loop(const Stmt* loop) const {
+  auto* f = dyn_cast<ForStmt>(loop);
+  if (!f || !f->getCond()) return false;
+  bool found = false;
+  std::function<void(const Stmt*)> visit = [&](const Stmt* s) {
+    if (!s || found) return;
+    if (auto* ref = dyn_cast<DeclRefExpr>(s)) {
+      if (const Writes* w = writes(ref->getDecl()))
+        for (const CallExpr* c : w->address_passed_to)
+          if (callee_name(c) == "cudaGetDeviceCount") found = true;
+    } else if (auto* call = dyn_cast<CallExpr>(s)) {
+      if (auto* fd = call->getDirectCallee(); fd && qualified_name(fd) == "torch::cuda::device_count") found = true;
+    }
+    for (const Stmt* c : s->children()) visit(c);
+  };
+  visit(f->getCond());
+  return found;
+}
+
 void TranslationUnitModel::classify_loops() {
   // Inner loops first: a loop whose GPU work all sits in nested hot loops is an epoch loop.
   // A loop of a few known iterations (`for (int j = 0; j < sizeof(block_sizes) / sizeof(int);
@@ -356,6 +388,7 @@ void TranslationUnitModel::classify_loops() {
   // its work counts for the loop around it, if any.
   for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
     if (auto n = trip_count(*it); n && *n <= kMaxSweepIterations) continue;
+    if (is_device_loop(*it)) continue;
     if (is_loader_loop(*it) || loop_has_own_gpu_work(*it)) hot_loops_.insert(*it);
   }
   // Functions reached from a hot loop, with the call in the loop that reaches them.

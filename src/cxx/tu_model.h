@@ -74,6 +74,7 @@ class TranslationUnitModel {
   bool clears_own_flag(const clang::IfStmt* ifs) const;
   // Loops with at most this many known iterations are configuration or layer sweeps, not hot.
   static constexpr int64_t kMaxSweepIterations = 8;
+  bool is_device_loop(const clang::Stmt* loop) const;
 
   clang::ASTContext& ast_;
   bool compile_database_mode_;

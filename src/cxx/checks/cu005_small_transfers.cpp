@@ -1,5 +1,6 @@
 // CU005 small-transfers-in-hot-loop: several small copies per iteration that could be one.
 #include <map>
+#include <set>
 
 #include "cxx/check.h"
 
@@ -30,6 +31,12 @@ class SmallTransfersCheck : public Check {
     auto bytes = copy_bytes(ctx_, call, *sig);
     if (!bytes || *bytes > kSmallCopyBytes) return;
     Group& g = groups_[hot->scope];
+    // A macro argument expanded twice (`if (status != 0) print(status)`) spells one copy.
+    // (A copy spelled in a macro's body and expanded at two sites is two copies.)
+    const SourceManager& sm = *result.SourceManager;
+    std::pair<unsigned, unsigned> key{sm.getSpellingLoc(call->getBeginLoc()).getRawEncoding(),
+                                      sm.getExpansionLoc(call->getBeginLoc()).getRawEncoding()};
+    if (!g.spelled.insert(key).second) return;
     if (g.calls.empty()) g.hot = *hot;
     g.calls.push_back(call);
     g.count += hot->repeated ? 2 : 1;
@@ -61,6 +68,7 @@ class SmallTransfersCheck : public Check {
     std::vector<const CallExpr*> calls;
     int count = 0;
     int64_t bytes = 0;
+    std::set<std::pair<unsigned, unsigned>> spelled;
   };
   std::map<const void*, Group> groups_;
 };
