@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/compute_speedup.h"
 #include "core/impact.h"
 #include "core/notebook.h"
 #include "output/report.h"
@@ -40,10 +41,8 @@ std::string pct(double lo, double hi) {
   long a = std::lround(100 * lo), b = std::lround(100 * hi);
   return a == b ? std::to_string(a) + "%" : std::to_string(a) + ".." + std::to_string(b) + "%";
 }
-std::string gain(const Impact& i) {
-  if (i.gain_high < 0.5) return "under 1 pp";
-  return "+" + num(i.gain_low, "%.0f") + ".." + num(i.gain_high, "%.0f") + " pp";
-}
+// "+3..12 pp" of GPU busy time, or "step -7..57%" for a compute speedup (core/compute_speedup.h).
+std::string gain(const Impact& i) { return gain_short(i); }
 
 const char* kStyle = R"(
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1d2330;background:#fff}

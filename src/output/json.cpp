@@ -1,6 +1,7 @@
 // ruff-shaped JSON (so existing tooling reads it) plus `severity` and `impact`.
 #include <nlohmann/json.hpp>
 
+#include "core/compute_speedup.h"
 #include "core/notebook.h"
 #include "output/report.h"
 #include "trace/join.h"
@@ -53,6 +54,8 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
   if (d.impact) {
     j["impact"] = {{"model", d.impact->model},
                    {"gain_pp", {d.impact->gain_low, d.impact->gain_high}},
+                   {"gain_unit", gain_unit(*d.impact)},
+                   {"gain_text", gain_long(*d.impact)},
                    {"profile", d.impact->profile},
                    {"assumptions", d.impact->assumptions}};
   } else {
