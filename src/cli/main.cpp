@@ -373,7 +373,8 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   AnalysisResult initial = analyze(*source, settings);
   if (!fixing && !a.do_diff) {
     Report report = make_report(source, std::move(initial));
-    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a, [&](const std::string&) { return settings; });
+    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a,
+                 [&](const std::string&) { return settings; });
     return exit_code(a, report, 0);
   }
   auto reanalyze = [&](const std::string& t) { return analyze(*make_source(t), settings); };

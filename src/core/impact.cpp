@@ -815,7 +815,8 @@ void write_gains(AnalysisResult& result, const LoopStep& loop, const std::vector
         m += "; this finding's wait " + fmt(*shares[k]) + " ms/step";
         std::set<std::string> what;
         for (const auto& w : measured->waits)
-          if (std::find(w.members.begin(), w.members.end(), k) != w.members.end() && !w.what.empty()) what.insert(w.what);
+          if (std::find(w.members.begin(), w.members.end(), k) != w.members.end() && !w.what.empty())
+            what.insert(w.what);
         if (!what.empty()) {
           m += " (";
           size_t i = 0;

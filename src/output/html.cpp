@@ -67,7 +67,9 @@ a{color:#2b59c3}
 // The measured timeline's colours per host kind (trace::HostKind order, then "no host op").
 const char* kKindColour[trace::kHostKinds + 1] = {"#d6336c", "#c2255c", "#f59f00", "#fab005", "#7048e8",
                                                    "#e8590c", "#ae3ec9", "#adb5bd", "#dee2e6"};
-const char* kind_name(int k) { return k < trace::kHostKinds ? trace::to_string(static_cast<trace::HostKind>(k)) : "none"; }
+const char* kind_name(int k) {
+  return k < trace::kHostKinds ? trace::to_string(static_cast<trace::HostKind>(k)) : "none";
+}
 
 // The measured timeline of the representative step (trace::Profile::timeline) as an inline SVG
 // strip: GPU busy on the top row, and on the bottom row what the host ran while the GPU idled.
@@ -132,7 +134,9 @@ void write_timeline(std::ostream& out, const trace::Profile& p, const trace::Loo
     double f = l.step_ms > 0 ? ip.ms / l.step_ms : 0;
     if (ip.findings.empty() && f < 0.005) continue;
     out << "<li>" << (l.gpu ? "GPU idle " : "host ") << num(100 * f, f < 0.1 ? "%.1f" : "%.0f") << "% of the step ("
-        << num(ip.ms, "%.2f") << " ms) " << (ip.kind == "none" ? std::string("with no host op recorded") : (l.gpu ? "while the host runs " : "in ") + esc(ip.name));
+        << num(ip.ms, "%.2f") << " ms) "
+        << (ip.kind == "none" ? std::string("with no host op recorded")
+                              : (l.gpu ? "while the host runs " : "in ") + esc(ip.name));
     if (!ip.findings.empty()) {
       out << ": ";
       for (size_t i = 0; i < ip.findings.size(); ++i) out << (i ? ", " : "") << esc(ip.findings[i]);

@@ -87,15 +87,20 @@ void compare(const fs::path& trace) {
   }
 }
 
-// Peak resident memory (KB) of `stoker profile TRACE`, from wait4's rusage of that one child.
-long peak_kb(const fs::path& trace) {
-  std::string bin = STOKER_BINARY, sub = "profile", path = trace.string();
-  char* argv[] = {bin.data(), sub.data(), path.data(), nullptr};
+// Peak resident memory (KB) of `stoker profile TRACE` (or `stoker ARGS... TRACE`), from
+// wait4's rusage of that one child.
+long peak_kb(const fs::path& trace, std::vector<std::string> args = {"profile"}) {
+  std::string bin = STOKER_BINARY;
+  args.insert(args.begin(), bin);
+  args.push_back(trace.string());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv, environ) == 0);
+  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&actions);
   int status = 0;
   struct rusage usage {};
@@ -120,6 +125,14 @@ TEST_CASE("profile: memory does not grow with the JSON (a stream, not a document
   long small = peak_kb(kTraces / "event_sync.json.gz"), large = peak_kb(kTraces / "trace_diff_control.json.gz");
   INFO("peak KB: " << small << " vs " << large);
   REQUIRE(large - small < 16 * 1024);
+  // The same through `check --profile` (the join, the step model, the HTML timeline of one step).
+  TempDir dir;
+  write_text(dir / "train.py", "import torch\nfor x in loader:\n    print(x.cuda().sum().item())\n");
+  const std::vector<std::string> check = {"check", "--no-cache", "--exit-zero", "--output-format", "html", "-o", (dir / "r.html").string(),
+                                          (dir / "train.py").string(), "--profile"};
+  long small_check = peak_kb(kTraces / "event_sync.json.gz", check), large_check = peak_kb(kTraces / "trace_diff_control.json.gz", check);
+  INFO("check --profile peak KB: " << small_check << " vs " << large_check);
+  REQUIRE(large_check - small_check < 16 * 1024);
 }
 
 TEST_CASE("profile: busy, idle and its attribution per step match an independent computation", "[trace]") {
