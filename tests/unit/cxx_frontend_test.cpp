@@ -119,7 +119,7 @@ void train(float* d, cudaStream_t s, int steps) {
   auto result = analyze(f, Settings{});
   REQUIRE(result.diagnostics.size() == 1);
   const auto& fix = *result.diagnostics[0].fix;
-  CHECK(fix.applicability == Applicability::Safe);
+  CHECK(fix.applicability == Applicability::Unsafe);
   std::string text = f.text;
   auto edits = fix.edits;
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.start > b.range.start; });
