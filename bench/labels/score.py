@@ -3,7 +3,7 @@
 
     score.py fetch --manifest bench/labels/python-set-a.json [--corpus DIR] [--mirror-root DIR]
     score.py score --stoker build/stoker --manifest bench/labels/python-set-a.json \
-                   [--labels bench/labels/python-set-a.tsv] [--corpus DIR] [--json OUT] [-v]
+                   [--labels bench/labels/python-set-a.tsv] [--families GU,DD] [--corpus DIR] [--json OUT] [-v]
 
 `fetch` puts every repository of the manifest, at its recorded commit, under the corpus
 directory (default: the manifest's `corpus`, e.g. /tmp/corpus): from a bare mirror
@@ -12,7 +12,8 @@ with `git clone` from GitHub. The code is never copied into this repository.
 
 `score` runs `stoker check <checkout> --output-format json --no-cache` on each repository as a
 whole checkout, keeps the findings in the manifest's counted files whose code belongs to a scored
-family (`codes`), and matches them to the labels by (repo, path, line, code):
+family (`codes`, or `--families` to score other families of the same checkouts against another
+labels file), and matches them to the labels by (repo, path, line, code):
 
     precision = reported findings labelled must or may / all reported findings
     recall    = must labels reported / all must labels
@@ -154,7 +155,11 @@ def cmd_score(args):
     m = load_manifest(args.manifest)
     corpus = args.corpus or m["corpus"]
     families = m.get("codes", ["DL", "TX", "SY", "BS"])
+    if args.families:
+        families = [f.strip() for f in args.families.split(",") if f.strip()]
     labels = load_labels(args.labels or os.path.splitext(args.manifest)[0] + ".tsv")
+    # Labels of other families do not count (a GU/DD labels file scored with --families GU).
+    labels = [d for d in labels if family_scored(d["code"], families)]
     # The binary runs inside each checkout: a relative path (build/stoker) is taken from here.
     args.stoker = os.path.abspath(args.stoker) if os.sep in args.stoker else args.stoker
     if not os.access(args.stoker, os.X_OK) and not shutil.which(args.stoker):
@@ -266,6 +271,7 @@ def main():
     s.add_argument("--stoker", required=True, help="the stoker binary to measure")
     s.add_argument("--manifest", required=True)
     s.add_argument("--labels", help="labels TSV (default: the manifest's name with .tsv)")
+    s.add_argument("--families", help="comma-separated code prefixes to score instead of the manifest's `codes`")
     s.add_argument("--corpus", help="directory of the checkouts (default: the manifest's `corpus`)")
     s.add_argument("--json", help="also write the figures and the missed/unlabeled lists as JSON")
     s.add_argument("-v", "--verbose", action="store_true", help="also list every missed must label")

@@ -68,6 +68,9 @@ int print_rule(const RuleRegistry& rules, const std::string& code, bool all) {
     return 0;
   }
   const RuleInfo* info = rules.find(code);
+  if (!info && (info = rules.redirect_target(code)))
+    std::cout << code << " redirects to " << info->code << ": it is the same pattern, reported as " << info->code
+              << " (`" << code << "` still selects, ignores and suppresses it).\n\n";
   if (!info) {
     std::cerr << "stoker: unknown rule code `" << code << "` (see `stoker rule --all`)\n";
     return 2;
@@ -98,13 +101,22 @@ int print_linters(const RuleRegistry& rules, const std::string& format) {
     if (!by_family.count(r.family)) order.push_back(r.family);
     by_family[r.family].push_back(&r);
   }
+  // Redirected codes (GU007 -> DD001) belong to the family their prefix names.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> redirects;
+  for (const auto& r : rules.all())
+    for (const auto& old : r.redirected_from) redirects[old.substr(0, 2)].emplace_back(old, r.code);
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& f : order) {
       nlohmann::json codes = nlohmann::json::array();
       for (const auto* r : by_family[f]) codes.push_back(r->code);
       auto n = names.find(f);
-      out.push_back({{"prefix", f}, {"name", n == names.end() ? f : n->second}, {"rules", codes}});
+      nlohmann::json entry = {{"prefix", f}, {"name", n == names.end() ? f : n->second}, {"rules", codes}};
+      if (redirects.count(f)) {
+        entry["redirects"] = nlohmann::json::object();
+        for (const auto& [old, to] : redirects[f]) entry["redirects"][old] = to;
+      }
+      out.push_back(entry);
     }
     std::cout << out.dump(2) << "\n";
     return 0;
@@ -113,7 +125,9 @@ int print_linters(const RuleRegistry& rules, const std::string& format) {
     auto n = names.find(f);
     size_t k = by_family[f].size();
     std::cout << (f.size() < 4 ? std::string(4 - f.size(), ' ') : "") << f << " "
-              << (n == names.end() ? f : n->second) << " (" << k << " rule" << (k == 1 ? "" : "s") << ")\n";
+              << (n == names.end() ? f : n->second) << " (" << k << " rule" << (k == 1 ? "" : "s");
+    for (const auto& [old, to] : redirects[f]) std::cout << "; " << old << " redirects to " << to;
+    std::cout << ")\n";
   }
   return 0;
 }
@@ -189,7 +203,9 @@ bool prepare(const CheckArgs& a, const RuleRegistry& rules, Prepared& p) {
   auto sel = split_codes(a.select), ext = split_codes(a.extend_select), ign = split_codes(a.ignore);
   for (const auto* list : {&sel, &ext, &ign})
     for (const auto& code : *list)
-      if (!rules.is_valid_selector(code)) {
+      if (const RuleInfo* to = rules.redirect_target(code)) {
+        std::cerr << "stoker: warning: `" << code << "` has been remapped to `" << to->code << "`\n";
+      } else if (!rules.is_valid_selector(code)) {
         std::cerr << "stoker: unknown rule selector `" << code << "`";
         std::error_code ec;
         if (fs::exists(code, ec)) std::cerr << " (a path? a selector option takes one comma-separated list of rule codes)";
@@ -265,13 +281,16 @@ size_t hidden_unsafe_fixes(const Report& r) {
 // Writes the findings of `report` in the chosen format to `out` (machine formats: the
 // problems that are not findings go to stderr, so that `out` stays parseable).
 void write_report(std::ostream& out, bool out_is_terminal, const Report& unjoined, const RuleRegistry& rules,
-                  const CheckArgs& a) {
-  // --profile: the trace's measurement joined to the findings about to be written.
+                  const CheckArgs& a, const std::function<Settings(const std::string&)>& settings_for) {
+  // --profile: the trace's measurement joined to the findings about to be written, and the
+  // measured step into the estimate of the loop it was joined to.
   Report joined;
   const Report* chosen = &unjoined;
   if (a.profile) {
     joined = unjoined;
-    joined.measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    auto measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    trace::apply_to_estimates(*measured, joined, settings_for);
+    joined.measured = std::move(measured);
     chosen = &joined;
   }
   const Report& report = *chosen;
@@ -354,7 +373,7 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   AnalysisResult initial = analyze(*source, settings);
   if (!fixing && !a.do_diff) {
     Report report = make_report(source, std::move(initial));
-    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a);
+    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a, [&](const std::string&) { return settings; });
     return exit_code(a, report, 0);
   }
   auto reanalyze = [&](const std::string& t) { return analyze(*make_source(t), settings); };
@@ -378,7 +397,7 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   if (!a.fix_only && !a.silent) {
     CheckArgs to_stderr = a;
     to_stderr.no_color = true;
-    write_report(std::cerr, false, remaining, rules, to_stderr);
+    write_report(std::cerr, false, remaining, rules, to_stderr, [&](const std::string&) { return settings; });
   }
   if (!a.quiet && !a.silent && a.fix_only)
     write_fixed_line(std::cerr, applied, a.unsafe_fixes ? 0 : hidden_unsafe_fixes(remaining), false);
@@ -498,7 +517,7 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
       return summary.changed_files() ? 1 : 0;
     }
     applied = report.fixed;
-    if (!a.fix_only) write_report(out, out_is_terminal, report, rules, a);
+    if (!a.fix_only) write_report(out, out_is_terminal, report, rules, a, run.settings_for);
     else if (!a.silent)
       for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
     if (!a.quiet && !a.silent) {
@@ -509,7 +528,7 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
     }
     return exit_code(a, report, applied);
   }
-  write_report(out, out_is_terminal, report, rules, a);
+  write_report(out, out_is_terminal, report, rules, a, run.settings_for);
   return exit_code(a, report, 0);
 }
 

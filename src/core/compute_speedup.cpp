@@ -57,14 +57,14 @@ const ComputeSpeedupRow* compute_speedup_row(std::string_view code) {
   return nullptr;
 }
 
-std::optional<Impact> compute_speedup_impact(std::string_view code, const HardwareProfile& hw) {
+std::optional<Impact> compute_speedup_impact(std::string_view code, const HardwareProfile& hw, bool kind_resolved) {
   const ComputeSpeedupRow* r = compute_speedup_row(code);
   if (!r) return std::nullopt;
   // The figures were measured on Volta-or-newer GPUs with tensor cores, as every named profile
   // is; on an unknown GPU (`generic`) the fix may gain nothing.
   bool generic = hw.name == "generic";
   double k_lo = r->speedup_lo <= 0 ? 0 : generic ? 1.0 : r->speedup_lo;
-  double lo = saved(r->share_lo, k_lo), hi = saved(r->share_hi, r->speedup_hi);
+  double lo = kind_resolved ? saved(r->share_lo, k_lo) : 0.0, hi = saved(r->share_hi, r->speedup_hi);
   Impact impact;
   impact.model = "compute-speedup";
   impact.profile = hw.name;
@@ -74,6 +74,8 @@ std::optional<Impact> compute_speedup_impact(std::string_view code, const Hardwa
   impact.idle_after = 0;
   impact.assumptions.push_back("step time saved = s * (1 - 1/k) of the work the fix speeds up");
   impact.assumptions.push_back("s: " + std::string(r->share_source));
+  if (!kind_resolved)
+    impact.assumptions.push_back("model kind not resolved in this file: the low end assumes none of this work (s = 0)");
   if (r->speedup_lo <= 0)
     impact.assumptions.push_back("k: " + std::string(r->speedup_source));
   else
@@ -81,6 +83,30 @@ std::optional<Impact> compute_speedup_impact(std::string_view code, const Hardwa
                                  std::string(r->speedup_source) +
                                  (generic ? " (unknown GPU: no gain at the low end)" : ""));
   return impact;
+}
+
+bool gain_is_step_time(const Impact& impact) { return impact.model == "compute-speedup"; }
+
+std::string_view gain_unit(const Impact& impact) { return gain_is_step_time(impact) ? "step-time-pct" : "gpu-busy-pp"; }
+
+namespace {
+std::string range_text(const Impact& i) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f..%.0f", i.gain_low, i.gain_high);
+  return buf;
+}
+}  // namespace
+
+std::string gain_short(const Impact& i) {
+  if (gain_is_step_time(i)) return i.gain_high < 0.5 ? "step under 1%" : "step -" + range_text(i) + "%";
+  return i.gain_high < 0.5 ? "under 1 pp" : "+" + range_text(i) + " pp";
+}
+
+std::string gain_long(const Impact& i) {
+  if (gain_is_step_time(i))
+    return (i.gain_high < 0.5 ? std::string("step time under 1% shorter") : "step time -" + range_text(i) + "%") +
+           " (faster GPU work; the GPU is busy either way)";
+  return i.gain_high < 0.5 ? "under 1 pp GPU busy" : "+" + range_text(i) + " pp GPU busy";
 }
 
 }  // namespace stoker

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/diagnostic.h"
@@ -24,7 +25,24 @@ struct ComputeSpeedupRow {
 
 const ComputeSpeedupRow* compute_speedup_row(std::string_view code);
 
-// The estimate for a GU finding on a profile; nullopt for a code without a row.
-std::optional<Impact> compute_speedup_impact(std::string_view code, const HardwareProfile& hw);
+// The estimate for a GU finding on a profile; nullopt for a code without a row. With
+// `kind_resolved` false (the model's kind is not resolved, so the work the fix speeds up may be
+// absent) the low end is 0 and an assumption says so.
+std::optional<Impact> compute_speedup_impact(std::string_view code, const HardwareProfile& hw,
+                                             bool kind_resolved = true);
+
+// How an estimate's gain reads. A compute speedup leaves the GPU as busy as before and makes
+// the step shorter: its gain is step time saved, in percent of today's step ("step time
+// -7..57%"); every other model recovers idle time, in percentage points of GPU busy time
+// ("+3..12 pp GPU busy").
+bool gain_is_step_time(const Impact& impact);
+// The unit for machine-readable output: "step-time-pct" or "gpu-busy-pp".
+std::string_view gain_unit(const Impact& impact);
+// Short form for rankings: "+3..12 pp" / "step -7..57%" (under half a point: "under 1 pp" /
+// "step under 1%").
+std::string gain_short(const Impact& impact);
+// Sentence form: "+3..12 pp GPU busy" / "step time -7..57% (faster GPU work; the GPU is busy either
+// way)".
+std::string gain_long(const Impact& impact);
 
 }  // namespace stoker

@@ -81,6 +81,7 @@ RuleInfo RuleRegistry::parse_document(std::string_view text) {
     } else if (key == "languages") info.languages = parse_list(value);
     else if (key == "fix") info.fix = value;
     else if (key == "impact") info.impact_model = value;
+    else if (key == "redirected-from") info.redirected_from = parse_list(value);
   }
   if (info.code.empty() || info.name.empty()) throw std::runtime_error("rule document without code or name");
   info.document = std::string(text.substr(end + 5));
@@ -110,17 +111,40 @@ const RuleInfo* RuleRegistry::find(std::string_view code) const {
 
 bool RuleRegistry::is_valid_selector(std::string_view sel) const {
   if (sel == "ALL") return true;
-  for (const auto& r : rules_)
-    if (std::string_view(r.code).substr(0, sel.size()) == sel) return true;
+  auto prefix_of = [&](std::string_view code) { return code.substr(0, sel.size()) == sel; };
+  for (const auto& r : rules_) {
+    if (prefix_of(r.code)) return true;
+    for (const auto& old : r.redirected_from)
+      if (prefix_of(old)) return true;
+  }
   return false;
+}
+
+const RuleInfo* RuleRegistry::redirect_target(std::string_view code) const {
+  for (const auto& r : rules_)
+    for (const auto& old : r.redirected_from)
+      if (old == code) return &r;
+  return nullptr;
+}
+
+size_t selector_rank(std::string_view sel, std::string_view code) {
+  if (sel.empty()) return 0;
+  if (sel == "ALL") return 2;
+  if (code.substr(0, sel.size()) == sel) return 2 * (sel.size() + 1);
+  size_t best = 0;
+  if (const RuleInfo* r = RuleRegistry::builtin().find(code))
+    for (const auto& old : r->redirected_from)
+      if (std::string_view(old).substr(0, sel.size()) == sel) best = 2 * (sel.size() + 1) - 1;
+  return best;
+}
+
+bool selector_covers(std::string_view selector, std::string_view code) {
+  return selector != "ALL" && selector_rank(selector, code) > 0;
 }
 
 static size_t match_len(const std::vector<std::string>& sels, std::string_view code) {
   size_t best = 0;
-  for (const auto& s : sels) {
-    if (s == "ALL") best = std::max<size_t>(best, 1);
-    else if (code.substr(0, s.size()) == s) best = std::max(best, s.size() + 1);
-  }
+  for (const auto& s : sels) best = std::max(best, selector_rank(s, code));
   return best;
 }
 

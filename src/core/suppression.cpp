@@ -348,9 +348,8 @@ void parse_comment(std::string_view t, const Comment& c, uint32_t row, bool pyth
   }
 }
 
-bool selector_matches(std::string_view selector, std::string_view code) {
-  return code.substr(0, selector.size()) == selector;
-}
+// A prefix of the code or of a code redirected to it (`# noqa: GU007` covers DD001).
+bool selector_matches(std::string_view selector, std::string_view code) { return selector_covers(selector, code); }
 
 // Is any code matching `selector` enabled? (An entry for a disabled rule is not "unused".)
 bool selector_enabled(std::string_view selector, const Settings& settings, const RuleRegistry& rules) {

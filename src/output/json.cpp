@@ -1,6 +1,7 @@
 // ruff-shaped JSON (so existing tooling reads it) plus `severity` and `impact`.
 #include <nlohmann/json.hpp>
 
+#include "core/compute_speedup.h"
 #include "core/notebook.h"
 #include "output/report.h"
 #include "trace/join.h"
@@ -53,6 +54,8 @@ nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d, cons
   if (d.impact) {
     j["impact"] = {{"model", d.impact->model},
                    {"gain_pp", {d.impact->gain_low, d.impact->gain_high}},
+                   {"gain_unit", gain_unit(*d.impact)},
+                   {"gain_text", gain_long(*d.impact)},
                    {"profile", d.impact->profile},
                    {"assumptions", d.impact->assumptions}};
   } else {
@@ -83,6 +86,9 @@ void write_json(std::ostream& out, const Report& report, const RuleRegistry& rul
       if (report.measured) {
         const auto* m = report.measured->find(d.file, i);
         arr.back()["measured"] = m ? trace::measured_json(*m) : nlohmann::json(nullptr);
+        // The measured step of the hot loop the finding is in, when the trace went into its estimate.
+        const auto* l = report.measured->loop_of(d.file, i, report);
+        arr.back()["measured_loop"] = l ? trace::loop_json(*l) : nlohmann::json(nullptr);
       }
     }
   out << arr.dump(2) << "\n";

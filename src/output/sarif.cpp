@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/compute_speedup.h"
 #include "core/notebook.h"
 #include "output/paths.h"
 #include "output/report.h"
@@ -62,6 +63,8 @@ json rule_descriptor(const RuleInfo& r) {
             {"help", {{"text", r.document}, {"markdown", r.document}}},
             {"helpUri", r.url()},
             {"defaultConfiguration", {{"level", level(r.severity)}}}};
+  // SARIF 2.1.0 §3.49.4: the ids this rule was known by (GU007 for DD001).
+  if (!r.redirected_from.empty()) d["deprecatedIds"] = r.redirected_from;
   json props = {{"tags", json::array({r.family, "performance"})}};
   if (!r.impact_model.empty()) props["impactModel"] = r.impact_model;
   if (!r.fix.empty()) props["fixAvailability"] = r.fix;
@@ -110,6 +113,8 @@ json result_json(const SourceFile& file, const Diagnostic& d, const std::map<std
   if (d.impact) {
     props["impact"] = {{"model", d.impact->model},
                        {"gain_pp", {d.impact->gain_low, d.impact->gain_high}},
+                       {"gain_unit", gain_unit(*d.impact)},
+                       {"gain_text", gain_long(*d.impact)},
                        {"profile", d.impact->profile},
                        {"assumptions", d.impact->assumptions}};
   }

@@ -112,7 +112,8 @@ def main():
             fail("a loop's step is longer after its fixes than now")
     # Findings ranked by gain.
     def key(g):
-        m = re.match(r"\+(\d+)\.\.(\d+) pp", g)
+        # "+3..12 pp" (GPU busy) or "step -7..57%" (a compute speedup's step time).
+        m = re.match(r"\+(\d+)\.\.(\d+) pp", g) or re.match(r"step -(\d+)\.\.(\d+)%", g)
         return (int(m.group(1)) + int(m.group(2))) if m else -1
     keys = [key(g) for g in dom.gains]
     if not keys or keys != sorted(keys, reverse=True):

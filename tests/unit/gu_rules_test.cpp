@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.h"
 #include "core/config.h"
 #include "core/torch_version.h"
 #include "python/parser.h"
@@ -245,4 +249,114 @@ opt = torch.optim.Adam(model.parameters(), foreach=False)
   Settings generic;
   auto g = test::analyze_text("t.py", text, generic);
   CHECK(g.diagnostics[0].impact->gain_low == Approx(0));  // an unknown GPU may gain nothing
+}
+
+namespace {
+// A CUDA training loop whose model comes from another module (kind not resolved), run as a
+// program: GU001 and GU002 at info.
+const char* kUnknownModel = R"(import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+from models import build_model
+
+device = torch.device("cuda")
+loader = DataLoader(TensorDataset(torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))), batch_size=16,
+                    num_workers=2, pin_memory=True, persistent_workers=True)
+model = build_model().to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+for x, y in loader:
+    x = x.to(device, non_blocking=True)
+    y = y.to(device, non_blocking=True)
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+)";
+}  // namespace
+
+TEST_CASE("GU001/GU002 with the model's kind unresolved: info, estimate from no gain, said in the output") {
+  stoker::testing::TempDir d;
+  stoker::testing::write_text(d / "train.py", kUnknownModel);
+  auto r = stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --output-format json train.py"));
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_code;
+  for (const auto& f : j) by_code[f["code"].get<std::string>()] = f;
+  REQUIRE(by_code.count("GU001"));
+  REQUIRE(by_code.count("GU002"));
+  CHECK_FALSE(by_code.count("GU003"));  // needs fp32 matmul-heavy work, not resolved here
+  for (const char* code : {"GU001", "GU002"}) {
+    const auto& f = by_code[code];
+    INFO(f.dump(1));
+    CHECK(f["severity"] == "info");
+    CHECK_THAT(f["message"].get<std::string>(), Catch::Contains("kind is not resolved"));
+    CHECK(f["location"]["row"] == 17);
+    CHECK(f["impact"]["gain_pp"][0].get<double>() == Approx(0));
+    CHECK(f["impact"]["gain_pp"][1].get<double>() > 10);
+    bool said = false;
+    for (const auto& a : f["impact"]["assumptions"]) said |= a.get<std::string>().find("model kind not resolved") != std::string::npos;
+    CHECK(said);
+  }
+  // The same loop with a resolved conv model: warnings, the low end above zero on a named GPU.
+  std::string conv = kUnknownModel;
+  conv.replace(conv.find("build_model()"), 13, "torch.nn.Conv2d(3, 8, 3)");
+  stoker::testing::write_text(d / "train.py", conv);
+  auto rc = nlohmann::json::parse(stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --output-format json train.py")).out);
+  size_t warnings = 0;
+  for (const auto& f : rc)
+    if (f["code"] == "GU001" || f["code"] == "GU002") {
+      CHECK(f["severity"] == "warning");
+      CHECK(f["impact"]["gain_pp"][0].get<double>() > 0);
+      ++warnings;
+    }
+  CHECK(warnings == 2);
+}
+
+TEST_CASE("compute-speedup gains read as step time, idle-time gains as GPU busy, in every output") {
+  stoker::testing::TempDir d;
+  // GU001 (compute speedup), TX001 and DL001 (idle time) in one program.
+  std::string text = kUnknownModel;
+  text.replace(text.find("x = x.to(device, non_blocking=True)"), 35, "x = x.to(device)");
+  // DL001 (idle time: a loader without workers) with a gain of several points.
+  text.replace(text.find("num_workers=2, pin_memory=True, persistent_workers=True"), 55, "pin_memory=True");
+  stoker::testing::write_text(d / "train.py", text);
+  auto txt = stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --no-color train.py")).out;
+  INFO(txt);
+  // The finding's impact line: step time, never "pp GPU busy".
+  auto gu = txt.find("GU001");
+  REQUIRE(gu != std::string::npos);
+  auto impact = txt.find("= impact:", gu);
+  REQUIRE(impact != std::string::npos);
+  std::string line = txt.substr(impact, txt.find('\n', impact) - impact);
+  CHECK_THAT(line, Catch::Matches(R"(= impact: est\. step time -0\.\.\d+% \(faster GPU work; the GPU is busy either way\) on a100-sxm)"));
+  auto tx = txt.find("TX001");
+  REQUIRE(tx != std::string::npos);
+  auto tx_impact = txt.find("= impact:", tx);
+  CHECK_THAT(txt.substr(tx_impact, txt.find('\n', tx_impact) - tx_impact), Catch::Contains("pp GPU busy"));
+  // The ranking lists both in their own units.
+  CHECK_THAT(txt, Catch::Matches(R"([\s\S]*Top findings by gain:[\s\S]*  step -0\.\.\d+%  GU00[12] [\s\S]*)"));
+  CHECK_THAT(txt, Catch::Matches(R"([\s\S]*Top findings by gain:[\s\S]*  \+\d+\.\.\d+ pp  DL001 [\s\S]*)"));
+
+  auto json = nlohmann::json::parse(stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --output-format json train.py")).out);
+  size_t seen = 0;
+  for (const auto& f : json) {
+    if (f["impact"].is_null()) continue;
+    bool step = f["code"].get<std::string>().rfind("GU", 0) == 0;
+    CHECK(f["impact"]["gain_unit"] == (step ? "step-time-pct" : "gpu-busy-pp"));
+    CHECK_THAT(f["impact"]["gain_text"].get<std::string>(), Catch::Contains(step ? "step time" : "pp GPU busy"));
+    ++seen;
+  }
+  CHECK(seen >= 3);
+
+  auto sarif = nlohmann::json::parse(stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --output-format sarif train.py")).out);
+  bool sarif_step = false;
+  for (const auto& res : sarif["runs"][0]["results"])
+    if (res["ruleId"] == "GU001")
+      sarif_step = res["properties"]["impact"]["gain_unit"] == "step-time-pct" &&
+                   res["properties"]["impact"]["gain_text"].get<std::string>().rfind("step time -", 0) == 0;
+  CHECK(sarif_step);
+
+  auto html = stoker::testing::run_in(d.path, stoker::testing::stoker_command("check --no-cache --gpu a100-sxm --output-format html train.py")).out;
+  CHECK_THAT(html, Catch::Matches(R"([\s\S]*<td class="gain">step -0\.\.\d+%</td>[\s\S]*)"));
+  CHECK_THAT(html, Catch::Matches(R"([\s\S]*<td class="gain">\+\d+\.\.\d+ pp</td>[\s\S]*)"));
 }

@@ -11,21 +11,30 @@ void gu001_no_mixed_precision(Context& ctx, Node module) {
   Node layer = !is_null(f.conv) ? f.conv : !is_null(f.transformer) ? f.transformer : f.big_linear;
   bool resolved = !is_null(layer);
   if (!resolved) layer = f.open_linear;
-  if (is_null(layer)) return;  // small or unknown model: the gain depends on it
+  // A model of small resolved layers gains nothing; one built elsewhere (kind unknown) may:
+  // rules.md reports it at info.
+  bool unknown = is_null(layer) && f.kind_unknown();
+  if (is_null(layer) && !unknown) return;
   (void)module;
   Diagnostic& d = ctx.report("GU001", f.train_step,
                              "This CUDA training loop runs in full fp32: no `torch.autocast`, `GradScaler` or "
                              "bf16 model anywhere in the program");
-  if (!resolved) {
+  if (unknown) {
+    d.severity = Severity::Info;
+    d.message += gu::kKindUnknownNote;
+  } else if (!resolved) {
     d.severity = Severity::Info;
     d.message += " (the model's layer sizes are not resolved)";
   }
-  d.related.push_back({ctx.file().path, range(layer), "the model's matmul/conv work is built here"});
-  d.facts.push_back({"model_kind", !is_null(f.conv) ? "conv" : !is_null(f.transformer) ? "transformer" : "linear"});
+  if (!is_null(layer)) d.related.push_back({ctx.file().path, range(layer), "the model's matmul/conv work is built here"});
+  d.facts.push_back({"model_kind", unknown            ? "unknown"
+                                   : !is_null(f.conv) ? "conv"
+                                   : !is_null(f.transformer) ? "transformer"
+                                                             : "linear"});
   d.fix = Fix{"Run the forward pass and loss under `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (float16 needs "
               "a `torch.amp.GradScaler`)",
               Applicability::DisplayOnly, {}};
-  gu::attach_speedup(ctx, d);
+  gu::attach_speedup(ctx, d, !unknown);
 }
 
 }  // namespace stoker::python::rules

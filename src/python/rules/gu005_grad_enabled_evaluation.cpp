@@ -3,6 +3,44 @@
 
 namespace stoker::python::rules {
 
+namespace {
+
+// `net(x)` where `net` is a plain parameter of `function` (not a method) and every call site of
+// the function in this file passes a name on which its caller called `.eval()` before the call
+// (ssd.pytorch's `net.eval()` then `test_net(..., net, ...)`).
+bool eval_by_callers(const Context& ctx, int function, std::string_view name) {
+  const auto& m = ctx.model();
+  if (function < 0) return false;
+  Node params = field(m.functions()[function].node, "parameters");
+  int index = -1, k = 0;
+  for (Node p : named_children(params)) {
+    Node id = is(p, "identifier") ? p : field(p, "name");
+    if (is(p, "default_parameter") || is(p, "typed_default_parameter") || is(p, "typed_parameter"))
+      id = is(p, "typed_parameter") ? named_child(p, 0) : field(p, "name");
+    std::string_view t = is_null(id) ? std::string_view() : ctx.text(id);
+    if (k == 0 && (t == "self" || t == "cls")) return false;
+    if (t == name) index = k;
+    ++k;
+  }
+  if (index < 0) return false;
+  const auto& callers = m.callers(function);
+  if (callers.empty()) return false;
+  for (int ci : callers) {
+    const CallSite& site = m.calls()[ci];
+    Node arg = unparen(m.argument(site.call, index, name));
+    if (!is(arg, "identifier")) return false;
+    bool evaluated = false;
+    for (const auto& cs : m.calls())
+      if (cs.caller == site.caller && start(cs.call) < start(site.call) && method_name(ctx, cs.call) == "eval" &&
+          ctx.text(receiver(cs.call)) == ctx.text(arg))
+        evaluated = true;
+    if (!evaluated) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void gu005_grad_enabled_evaluation(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda()) return;
@@ -38,7 +76,11 @@ void gu005_grad_enabled_evaluation(Context& ctx, Node call) {
         return static_cast<int>(start(cs.call));
     return -1;
   });
-  if (first_eval < 0 || static_cast<uint32_t>(first_eval) >= start(call)) return;
+  if (first_eval >= 0 && static_cast<uint32_t>(first_eval) >= start(call)) return;
+  if (first_eval < 0 && !(is(fn, "identifier") && m.memo("GU005:callers:" + std::to_string(function) + ":" + target, [&] {
+                            return eval_by_callers(ctx, function, target) ? 1 : 0;
+                          })))
+    return;
   if (gu::under_no_grad(ctx, call)) return;
   // grad mode switched off by a statement earlier in the function.
   for (const auto& cs : m.calls()) {

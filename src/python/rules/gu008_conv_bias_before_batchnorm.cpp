@@ -96,6 +96,25 @@ void gu008_conv_bias_before_batchnorm(Context& ctx, Node call) {
     }
     return;
   }
+  // A list of layers (`layers += [nn.Conv2d(...), nn.BatchNorm2d(c), nn.ReLU()]`, later
+  // `nn.Sequential(*layers)` or a ModuleList applied in order): a batch norm constructed right
+  // after a convolution in the same list literal, unless a guard that resolves False (a
+  // `batch_norm=False` parameter) keeps the list from being built.
+  if (q.rfind("torch.nn.BatchNorm", 0) == 0 || q.rfind("torch.nn.LazyBatchNorm", 0) == 0 || q == "torch.nn.SyncBatchNorm") {
+    Node list = parent(call);
+    if (!is(list, "list")) return;
+    Node prev{};
+    for (Node e : named_children(list)) {
+      if (same(e, call)) break;
+      if (!is(e, "comment")) prev = e;
+    }
+    if (is_null(prev)) return;
+    Node conv = conv_construction(m, prev, dim);
+    if (is_null(conv) || !is_batchnorm(m, call, dim)) return;
+    if (gu::guard_state(ctx) == 2) return;
+    report(ctx, conv, call, "followed by batch norm in this list of layers");
+    return;
+  }
   // A forward: `self.bn(self.conv(x))` or `y = self.conv(x)` then `self.bn(y)`.
   Node fn = unparen(field(call, "function"));
   Node args = field(call, "arguments");

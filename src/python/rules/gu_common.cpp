@@ -2,6 +2,7 @@
 
 #include "core/compute_speedup.h"
 #include "core/impact.h"
+#include "python/rules/dd_common.h"
 
 namespace stoker::python::rules::gu {
 
@@ -24,6 +25,49 @@ bool torchvision_conv_model(std::string_view q) {
   return false;
 }
 
+// torch.nn classes that make up a model's compute (not losses, containers or wrappers).
+bool model_layer(std::string_view q) {
+  if (!starts(q, "torch.nn.")) return false;
+  std::string_view n = q.substr(std::string_view("torch.nn.").size());
+  for (std::string_view p : {"Linear", "Bilinear", "LazyLinear", "Conv", "LazyConv", "Embedding", "RNN", "LSTM", "GRU",
+                             "Transformer", "MultiheadAttention"})
+    if (starts(n, p)) return true;
+  return false;
+}
+
+// `torchvision.models.__dict__[args.arch]` (pytorch/examples' ImageNet trainer and the many
+// trainers derived from it) with the key resolved (a literal, or the argparse default of
+// `args.arch`): the subscript, and `kind` 'c' (every name a conv model), 't' (a vision
+// transformer) or 'o' (another model); null when there is none or its key is not resolved.
+Node torchvision_arch_subscript(const Context& ctx, char& kind) {
+  const auto& m = ctx.model();
+  kind = 0;
+  if (m.src().find("__dict__[") == std::string_view::npos) return Node{};
+  Node found{};
+  any_node(m.root(), [&](Node n) {
+    if (!is(n, "subscript")) return false;
+    Node v = field(n, "value");
+    if (!is(v, "attribute") || ctx.text(field(v, "attribute")) != "__dict__") return false;
+    if (m.qualified_name(field(v, "object")) != "torchvision.models") return false;
+    Node key = unparen(field(n, "subscript"));
+    std::vector<Value> names;
+    if (auto c = m.constant(key)) names.push_back(*c);
+    else if (is(key, "attribute")) names = m.argparse_default(ctx.text(field(key, "attribute")));
+    if (names.empty()) return false;
+    for (const auto& val : names)
+      if (val.kind != Value::Kind::Str) return false;
+    bool conv = true, vit = true;
+    for (const auto& val : names) {
+      if (!torchvision_conv_model("torchvision.models." + val.s)) conv = false;
+      if (!starts(val.s, "vit_") && !starts(val.s, "swin_") && !starts(val.s, "maxvit")) vit = false;
+    }
+    kind = conv ? 'c' : vit ? 't' : 'o';
+    found = n;
+    return true;
+  });
+  return found;
+}
+
 }  // namespace
 
 ProgramFacts program_facts(const Context& ctx) {
@@ -40,6 +84,8 @@ ProgramFacts program_facts(const Context& ctx) {
       if (!one_d) f.conv1d_only = false;
       if (q.find("2d") != std::string::npos || torchvision_conv_model(q)) f.conv2d = true;
     }
+    if (is_null(f.any_layer) && (model_layer(q) || starts(q, "torchvision.models.") || starts(q, "transformers.")))
+      f.any_layer = call;
     if (starts(q, "torch.nn.Transformer") || q == "torch.nn.MultiheadAttention" ||
         q == "torch.nn.functional.scaled_dot_product_attention" || starts(q, "transformers.") ||
         starts(q, "torchvision.models.vit_") || starts(q, "torchvision.models.swin_")) {
@@ -57,7 +103,8 @@ ProgramFacts program_facts(const Context& ctx) {
     }
     // Mixed precision.
     if (q == "torch.autocast" || starts(q, "torch.cuda.amp.") || starts(q, "torch.amp.") ||
-        q == "torch.GradScaler" || starts(q, "apex.") || meth == "autocast" || meth == "half" ||
+        q == "torch.GradScaler" || starts(q, "apex.amp.") || starts(q, "apex.fp16_utils.") || meth == "autocast" ||
+        meth == "half" ||
         meth == "bfloat16")
       f.amp = true;
     if (meth == "to" || meth == "cuda" || q.find("from_pretrained") != std::string::npos) {
@@ -105,6 +152,18 @@ ProgramFacts program_facts(const Context& ctx) {
       }
     }
   }
+  if (is_null(f.conv) && is_null(f.transformer)) {
+    char kind = 0;
+    Node sub = torchvision_arch_subscript(ctx, kind);
+    if (kind == 'c') {
+      f.conv = sub;
+      f.conv1d_only = false;
+      f.conv2d = true;
+    } else if (kind == 't') {
+      f.transformer = sub;
+    }
+    if (!is_null(sub) && is_null(f.any_layer)) f.any_layer = sub;
+  }
   // Lightning: the framework runs training_step per batch.
   if (is_null(f.train_step))
     for (size_t fi = 0; fi < m.functions().size(); ++fi)
@@ -117,11 +176,17 @@ ProgramFacts program_facts(const Context& ctx) {
     for (const auto& [name, bindings] : m.scopes()[0].bindings)
       for (const auto& b : bindings)
         if (b.kind == Binding::Kind::Import &&
-            (starts(b.qualified, "deepspeed") || starts(b.qualified, "apex") || starts(b.qualified, "accelerate") ||
+            // apex's mixed precision (`apex.amp`, `apex.fp16_utils`, or `import apex`), not its
+            // other parts (`apex.parallel.LARC`, `apex.optimizers`).
+            (starts(b.qualified, "deepspeed") || b.qualified == "apex" || starts(b.qualified, "apex.amp") ||
+             starts(b.qualified, "apex.fp16_utils") || starts(b.qualified, "accelerate") ||
              starts(b.qualified, "colossalai") || starts(b.qualified, "composer")))
           f.precision_open = true;
   // Settings written as assignments and memory formats written anywhere.
   std::string_view src = m.src();
+  f.entry_file = src.find("__main__") != std::string_view::npos;
+  for (auto stmt : named_children(m.root()))
+    if (is(stmt, "for_statement") || is(stmt, "while_statement")) f.entry_file = true;
   if (src.find("channels_last") != std::string_view::npos) f.channels_last = true;
   if (src.find("cudnn.benchmark") != std::string_view::npos) f.benchmark_set = true;
   if (src.find("allow_tf32") != std::string_view::npos) {
@@ -186,10 +251,10 @@ Edit line_after_imports(const Context& ctx, const std::string& statement) {
   return Edit{{end(last_import), end(last_import)}, text};
 }
 
-void attach_speedup(const Context& ctx, Diagnostic& d) {
+void attach_speedup(const Context& ctx, Diagnostic& d, bool kind_resolved) {
   const HardwareProfile* hw = find_profile(ctx.settings().gpu);
   if (!hw) hw = find_profile("generic");
-  if (hw) d.impact = compute_speedup_impact(d.code, *hw);
+  if (hw) d.impact = compute_speedup_impact(d.code, *hw, kind_resolved);
 }
 
 bool under_no_grad(const Context& ctx, Node n) {

@@ -21,6 +21,16 @@ struct ProgramFacts {
   Node transformer{};   // attention / transformer layer or model
   Node big_linear{};    // an nn.Linear of resolved size >= kBigLinear
   Node open_linear{};   // an nn.Linear whose sizes are not resolved
+  // Any model layer the file builds (nn.Linear, Conv, Embedding, RNN, attention, a torchvision or
+  // transformers model...): without one the model comes from elsewhere (another module, a hub,
+  // `timm.create_model`) and its kind is unknown here. Losses, containers and wrappers
+  // (`nn.CrossEntropyLoss`, `nn.Identity`, `nn.DataParallel`) do not count.
+  Node any_layer{};
+  bool kind_unknown() const { return is_null(any_layer); }
+  // The file runs the program (`if __name__ == "__main__":` or a loop at module level) rather than
+  // being an engine module whose process-wide settings (cudnn.benchmark, the model's memory
+  // format) are usually made by the entry point in another module.
+  bool entry_file = false;
   bool amp = false;          // autocast, GradScaler, .half()/.bfloat16(), a mixed-precision option
   bool precision_open = false;  // a precision option or framework whose value is not resolved
   bool tf32 = false;         // set_float32_matmul_precision("high"/"medium") or allow_tf32 = True
@@ -44,8 +54,13 @@ int guard_state(const Context& ctx);
 // file has no import of torch at all to follow.
 Edit line_after_imports(const Context& ctx, const std::string& statement_with_torch);
 
-// Attaches the compute-speedup estimate (core/compute_speedup.h) for the settings' profile.
-void attach_speedup(const Context& ctx, Diagnostic& d);
+// Attaches the compute-speedup estimate (core/compute_speedup.h) for the settings' profile;
+// `kind_resolved` false widens it down to no gain (the model may lack the work it speeds up).
+void attach_speedup(const Context& ctx, Diagnostic& d, bool kind_resolved = true);
+
+// The words GU001/GU002/GU010 add to a finding whose model kind is not resolved in the file.
+constexpr const char* kKindUnknownNote =
+    " (the model is not built in this file, so its kind is not resolved: info)";
 
 // `with` items around the node that turn gradients off (no_grad, inference_mode,
 // set_grad_enabled(False)), or a decorator of an enclosing function that does.
