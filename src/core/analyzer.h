@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace stoker {
 namespace python {
 class ExternalFacts;
 struct ModuleSummary;
+struct ParsedFile;
 }  // namespace python
 
 // Project mode (src/python/project.h): what the other modules say, and where this module's
@@ -22,6 +24,9 @@ struct ProjectHooks {
   const python::ExternalFacts* facts = nullptr;
   python::ModuleSummary* summary = nullptr;
   std::function<bool(std::string_view)> is_project_name;  // calls the summary records
+  // Where the front end keeps this file's parse (tree and child index) for the next round of
+  // the same run: reused when the text is the same, else parsed and stored. nullptr: not kept.
+  std::shared_ptr<const python::ParsedFile>* parsed = nullptr;
 };
 
 struct AnalysisResult {

@@ -14,7 +14,13 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
 
 AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
-  ParsedModule module(file.text);
+  // Children and parents of every node, recorded once for the model and the checks. Project
+  // mode hands back the parse of an earlier round when the text is the same.
+  std::shared_ptr<const ParsedFile> parsed;
+  if (project.parsed && *project.parsed && (*project.parsed)->text == file.text) parsed = *project.parsed;
+  else parsed = std::make_shared<const ParsedFile>(file.text);
+  if (project.parsed) *project.parsed = parsed;
+  const ParsedModule& module = parsed->module;
   auto errors = module.error_ranges();
   if (!errors.empty()) {
     auto p = file.lines.position(file.text, errors.front().start);
@@ -23,9 +29,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
                                   " (" + std::to_string(errors.size()) + " in file); analyzed what parsed",
                               errors.front()});
   }
-  // Children and parents of every node, recorded once for the model and the checks.
-  ChildIndex children(module.root());
-  ScopedChildIndex use_children(&children);
+  ScopedChildIndex use_children(&parsed->children);
   try {
     SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -22,6 +23,14 @@ class ParsedModule {
 
  private:
   TSTree* tree_ = nullptr;
+};
+
+// A parse kept with its text and child index (project mode reuses it across rounds).
+struct ParsedFile {
+  explicit ParsedFile(std::string_view source) : text(source), module(text), children(module.root()) {}
+  std::string text;
+  ParsedModule module;
+  ChildIndex children;
 };
 
 // Number of syntax errors in `text` (used to verify that fixes do not break parsing).

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "python/parser.h"
+
 namespace fs = std::filesystem;
 
 namespace stoker::python {
@@ -635,6 +637,10 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
 // ---------------------------------------------------------------------------------------
 // Rounds.
 
+// Source bytes whose parses are kept between rounds: a tree and its child index take about 75
+// bytes per source byte, so at most about 300 MB.
+constexpr size_t kMaxKeptParseBytes = size_t{4} << 20;
+
 ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>& eligible,
                            const ProjectAnalyzeFn& analyze, unsigned threads, const ProjectCache& cache) {
   const size_t n = layout.size();
@@ -649,6 +655,10 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
   std::vector<char> todo(eligible.begin(), eligible.end());
   todo.resize(n, 0);
   std::vector<char> analyzed(n, 0);
+  // The parses of the modules analyzed so far, kept for the rounds that analyze them again (no
+  // second parse), up to kMaxKeptParseBytes of source text in all.
+  std::vector<std::shared_ptr<const ParsedFile>> parsed(n);
+  std::atomic<size_t> kept_bytes{0};
   if (cache.load)
     for (size_t i = 0; i < n; ++i) {
       if (!todo[i]) continue;
@@ -698,6 +708,8 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         hooks.is_project_name = [&layout, i](std::string_view name) {
           return layout.is_project_name(static_cast<int>(i), name);
         };
+        if (parsed[i]) kept_bytes -= parsed[i]->text.size();  // in use; counted again below
+        hooks.parsed = &parsed[i];
         try {
           run.results[i] = analyze(i, hooks);
           run.failures[i] = nullptr;
@@ -707,6 +719,10 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
         recorded[i] = env.queries();
         analyzed[i] = 1;
+        if (parsed[i] && (kept_bytes += parsed[i]->text.size()) > kMaxKeptParseBytes) {
+          kept_bytes -= parsed[i]->text.size();
+          parsed[i].reset();
+        }
       }
     };
     unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(work.size())));
