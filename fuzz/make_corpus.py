@@ -9,10 +9,16 @@ copied into git): make_corpus.py SOURCE_DIR OUT_DIR writes OUT_DIR/<target>/ for
   lsp          one framed client session per example and fixture (initialize, didOpen, hover,
                codeAction, didChange, didClose, shutdown, exit)
   cxx          tests/fixtures/cxx, examples (*.cu, *.cpp)
+  trace        a tiny Kineto trace written here (GPU activity, a ProfilerStep, the host waits
+               the reader classifies, python_function frames naming fuzz/trace.cpp's script),
+               as JSON, gzip, a top-level array and with "Call stack" arguments; the JSON traces
+               of tests/unit/trace_test.cpp; event_sync and cpu_only of ../shared/traces when
+               present
 The regression inputs of tests/fuzz-regressions/<target>/ are added to each corpus as well
 (but those its OPEN file lists).
 """
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -100,7 +106,56 @@ for f in py + cxx:
     ]
     write("lsp", b"".join(frame(m) for m in session))
 
-for target in ("python", "suppression", "config", "lsp", "cxx"):
+
+def tiny_trace():
+    """One 1 ms step: a kernel, a pageable copy, the waits stoker classifies, Python frames."""
+    ev = []
+
+    def x(cat, name, ts, dur, pid=1, tid=1, **args):
+        e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
+        if args:
+            e["args"] = args
+        ev.append(e)
+
+    x("user_annotation", "ProfilerStep#3", 1000, 1000)
+    x("python_function", "/p/train.py(12): <module>", 990, 1100)
+    x("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1005, 200)
+    x("cuda_runtime", "cudaMemcpyAsync", 1210, 30, correlation=7)
+    x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 1215, 40, pid=0, tid=7, correlation=7)
+    x("kernel", "gemm", 1260, 300, pid=0, tid=7, correlation=8)
+    x("python_function", "/p/train.py(8): read_loss", 1570, 100)
+    x("cpu_op", "aten::item", 1575, 80)
+    x("cpu_op", "aten::_local_scalar_dense", 1576, 78)
+    x("cuda_runtime", "cudaStreamSynchronize", 1580, 60)
+    x("cuda_runtime", "cudaMalloc", 1700, 20)
+    x("cpu_op", "Optimizer.step#SGD.step", 1750, 150)
+    x("gpu_memset", "Memset (Device)", 1910, 10, pid=0, tid=8)
+    x("cuda_runtime", "cudaDeviceSynchronize", 1930, 40)
+    x("gpu_user_annotation", "ProfilerStep#3", 1000, 1000, pid=0, tid=7)
+    return ev
+
+
+events = tiny_trace()
+doc = {"schemaVersion": 1, "traceEvents": events}
+write("trace", json.dumps(doc))
+write("trace", gzip.compress(json.dumps(doc).encode(), mtime=0))
+write("trace", json.dumps(events))  # a top-level array
+stacked = [dict(e) for e in events if e["cat"] != "python_function"]
+for e in stacked:
+    if e["name"] in ("aten::item", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"):
+        line = 8 if e["name"] == "aten::item" else 12
+        e["args"] = dict(e.get("args", {}), **{"Call stack": "/p/train.py(%d): f;/p/train.py(16): <module>" % line})
+write("trace", json.dumps({"traceEvents": stacked}))
+for f in files("tests/unit/trace_test.cpp"):
+    for m in re.finditer(r'R"\((\{.*?"traceEvents".*?)\)"', read(f).decode(), re.S):
+        write("trace", m.group(1))
+for name in ("event_sync.json.gz", "cpu_only_rank34.json.gz"):
+    for d in (os.path.join(src, "../shared/traces"), "/work/shared/traces"):
+        if os.path.isfile(os.path.join(d, name)):
+            write("trace", read(os.path.join(d, name)))
+            break
+
+for target in ("python", "suppression", "config", "lsp", "cxx", "trace"):
     # Not README.md or OPEN, nor the inputs OPEN lists (crashes not fixed yet: a corpus that
     # crashes at once would stop every run; tests/fuzz-regressions/README.md).
     d = os.path.join(src, "tests/fuzz-regressions", target)

@@ -4,7 +4,7 @@
 # (make_corpus.py). Prints libFuzzer's final figures per target and fails when any target finds
 # a crash, a leak, a timeout (an input taking longer than the per-input limit) or runs out of
 # memory; the input that did it is left in ARTIFACTS/<target>/.
-#   fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]     (targets: python suppression config lsp cxx)
+#   fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]     (targets: python suppression config lsp cxx trace)
 # Environment: FUZZ_WORK (corpora and artifacts; default BUILD_DIR/fuzz/work), FUZZ_SEED (default
 # 1, for repeatable CI runs; 0 lets libFuzzer pick one), FUZZ_RUNS=ci (stop each target after a
 # fixed number of inputs, about 45 s each on the CI machine, SECONDS_EACH staying the ceiling:
@@ -15,7 +15,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS_EACH [TARGET...]}
 shift 2
 targets=("$@")
-((${#targets[@]})) || targets=(python suppression config lsp cxx)
+((${#targets[@]})) || targets=(python suppression config lsp cxx trace)
 here=$(cd "$(dirname "$0")" && pwd)
 work=${FUZZ_WORK:-$build/fuzz/work}
 seed=${FUZZ_SEED:-1}
@@ -40,6 +40,7 @@ for t in "${targets[@]}"; do
     config) args+=(-dict="$here/config.dict" -max_len=4096 -timeout=25) ;;
     lsp) args+=(-dict="$here/lsp.dict" -max_len=16384 -timeout=25) ;;
     cxx) args+=(-dict="$here/cxx.dict" -max_len=4096 -timeout=60) ;;
+    trace) args+=(-dict="$here/trace.dict" -max_len=4096 -timeout=25) ;;
   esac
   if [ "${FUZZ_RUNS:-}" = ci ]; then
     case $t in
@@ -48,6 +49,7 @@ for t in "${targets[@]}"; do
       config) args+=(-runs=20000) ;;
       lsp) args+=(-runs=4000) ;;
       cxx) args+=(-runs=500) ;;
+      trace) args+=(-runs=4000) ;;  # about 2-3 ms an input under the sanitizers: ~10-15 s
     esac
   fi
   # The server leaks its session on purpose when `exit` comes during an analysis (the process

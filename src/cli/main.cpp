@@ -281,13 +281,16 @@ size_t hidden_unsafe_fixes(const Report& r) {
 // Writes the findings of `report` in the chosen format to `out` (machine formats: the
 // problems that are not findings go to stderr, so that `out` stays parseable).
 void write_report(std::ostream& out, bool out_is_terminal, const Report& unjoined, const RuleRegistry& rules,
-                  const CheckArgs& a) {
-  // --profile: the trace's measurement joined to the findings about to be written.
+                  const CheckArgs& a, const std::function<Settings(const std::string&)>& settings_for) {
+  // --profile: the trace's measurement joined to the findings about to be written, and the
+  // measured step into the estimate of the loop it was joined to.
   Report joined;
   const Report* chosen = &unjoined;
   if (a.profile) {
     joined = unjoined;
-    joined.measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    auto measured = std::make_shared<trace::MeasuredReport>(trace::join(*a.profile, unjoined, rules));
+    trace::apply_to_estimates(*measured, joined, settings_for);
+    joined.measured = std::move(measured);
     chosen = &joined;
   }
   const Report& report = *chosen;
@@ -370,7 +373,7 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   AnalysisResult initial = analyze(*source, settings);
   if (!fixing && !a.do_diff) {
     Report report = make_report(source, std::move(initial));
-    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a);
+    write_report(out, &out == &std::cout && isatty(STDOUT_FILENO), report, rules, a, [&](const std::string&) { return settings; });
     return exit_code(a, report, 0);
   }
   auto reanalyze = [&](const std::string& t) { return analyze(*make_source(t), settings); };
@@ -394,7 +397,7 @@ int check_stdin(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
   if (!a.fix_only && !a.silent) {
     CheckArgs to_stderr = a;
     to_stderr.no_color = true;
-    write_report(std::cerr, false, remaining, rules, to_stderr);
+    write_report(std::cerr, false, remaining, rules, to_stderr, [&](const std::string&) { return settings; });
   }
   if (!a.quiet && !a.silent && a.fix_only)
     write_fixed_line(std::cerr, applied, a.unsafe_fixes ? 0 : hidden_unsafe_fixes(remaining), false);
@@ -514,7 +517,7 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
       return summary.changed_files() ? 1 : 0;
     }
     applied = report.fixed;
-    if (!a.fix_only) write_report(out, out_is_terminal, report, rules, a);
+    if (!a.fix_only) write_report(out, out_is_terminal, report, rules, a, run.settings_for);
     else if (!a.silent)
       for (const auto& e : report.errors) std::cerr << e.file << ": error: " << e.message << "\n";
     if (!a.quiet && !a.silent) {
@@ -525,7 +528,7 @@ int check_paths(const CheckArgs& a, const RuleRegistry& rules, const Prepared& p
     }
     return exit_code(a, report, applied);
   }
-  write_report(out, out_is_terminal, report, rules, a);
+  write_report(out, out_is_terminal, report, rules, a, run.settings_for);
   return exit_code(a, report, 0);
 }
 

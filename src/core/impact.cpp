@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "core/analyzer.h"
 #include "core/impact_distributed.h"
@@ -467,6 +468,10 @@ struct Composer {
   std::vector<StepTerm> group_term;
   std::vector<std::optional<IdleRange>> ranges;  // per member, for models without a point form
   size_t groups = 0;
+  // A full measurement (MeasuredStep::full): each member's measured host term (none: modelled)
+  // and the measured step.
+  std::vector<std::optional<double>> measured_now;
+  std::optional<double> step_ms;
 
   Composer(const HardwareProfile& h, const LoopStep& l, const Settings& s) : hw(h), loop(l) {
     std::map<std::string, int> gi;
@@ -489,6 +494,7 @@ struct Composer {
   // One corner: each interval at lo (0), hi (1) or its midpoint (2).
   struct Corner {
     double gpu = 0;
+    double other = 0;                // measured idle no member takes (a per-step overhead)
     std::vector<double> now, after;  // host ms per member
   };
   Corner eval(const int (&mode)[kIntervals]) const {
@@ -516,7 +522,30 @@ struct Composer {
       // No members: only the GPU work.
       c.gpu = 1;
     }
+    if (step_ms) fit_measured(c);
     return c;
+  }
+  // A full measurement: measured members take their measured term (their fix removes at most
+  // that); the others are modelled within the idle the trace leaves unexplained, scaled down to
+  // fit; the rest of that idle is `other`. The step is then the measured one.
+  void fit_measured(Corner& c) const {
+    size_t n = c.now.size();
+    std::vector<double> only(n, 0);
+    for (size_t k = 0; k < n; ++k)
+      if (k < measured_now.size() && measured_now[k]) {
+        c.now[k] = *measured_now[k];
+        c.after[k] = std::min(c.after[k], c.now[k]);
+        only[k] = c.now[k];
+      }
+    const double joined = host_ms(only);
+    const double room = std::max(0.0, *step_ms - c.gpu - joined);
+    const double modelled = host_ms(c.now) - joined;
+    if (modelled > room && modelled > 0) {
+      const double f = room / modelled;
+      for (size_t k = 0; k < n; ++k)
+        if (k >= measured_now.size() || !measured_now[k]) c.now[k] *= f, c.after[k] *= f;
+    }
+    c.other = std::max(0.0, *step_ms - c.gpu - host_ms(c.now));
   }
   // Host ms per group for the given per-member contributions.
   std::vector<double> group_ms(const std::vector<double>& contrib) const {
@@ -547,7 +576,7 @@ struct Composer {
   std::vector<double> attribute(const Corner& c) const {
     size_t n = c.now.size();
     std::vector<double> gain(n, 0), cur = c.now;
-    double b_cur = busy(c.gpu, host_ms(cur));
+    double b_cur = busy(c.gpu, host_ms(cur) + c.other);
     auto split = [&](double total, auto&& in) {
       double removed = 0, count = 0;
       for (size_t k = 0; k < n; ++k)
@@ -558,7 +587,7 @@ struct Composer {
     };
     // Greedy costs groups^2 * members per corner: past a bound, split the loop's gain directly.
     if (groups * groups * n > 20000) {
-      split(busy(c.gpu, host_ms(fixed(c))) - b_cur, [](size_t) { return true; });
+      split(busy(c.gpu, host_ms(fixed(c)) + c.other) - b_cur, [](size_t) { return true; });
       return gain;
     }
     std::vector<char> done(groups, 0);
@@ -572,7 +601,7 @@ struct Composer {
         for (size_t k = 0; k < n; ++k)
           if (group[k] == static_cast<int>(g) && loop.members[k].reported) trial[k] = c.after[k], any = true;
         if (!any) continue;
-        double b = busy(c.gpu, host_ms(trial));
+        double b = busy(c.gpu, host_ms(trial) + c.other);
         if (best < 0 || b > best_b) best = static_cast<int>(g), best_b = b;
       }
       if (best < 0) break;
@@ -586,11 +615,33 @@ struct Composer {
   }
 };
 
-void fill_breakdown(const Composer& cp, const std::vector<double>& contrib, double gpu, StepBreakdown& out) {
+void fill_breakdown(const Composer& cp, const std::vector<double>& contrib, double gpu, double other,
+                    StepBreakdown& out) {
   out = StepBreakdown{};
   out.gpu_ms = gpu;
   auto g = cp.group_ms(contrib);
   for (size_t i = 0; i < g.size(); ++i) out.host_ms[static_cast<int>(cp.group_term[i])] += g[i];
+  out.host_ms[static_cast<int>(StepTerm::Overhead)] += other;
+}
+
+// A full measurement's waits as each member's measured host term: a wait is split evenly among
+// the groups of the members it is joined to (different groups would otherwise count the same
+// idle twice), and within a group among the members of each rule (one rule's members add up,
+// different rules overlap: each rule then sums to the group's share). Members no wait joins:
+// none.
+std::vector<std::optional<double>> measured_shares(const LoopStep& loop, const MeasuredStep& m) {
+  std::vector<std::optional<double>> out(loop.members.size());
+  for (const auto& w : m.waits) {
+    std::map<std::string, std::map<std::string, std::vector<size_t>>> by_group;  // group -> code -> members
+    for (size_t k : w.members)
+      if (k < loop.members.size()) by_group[group_of(loop.members[k])][loop.members[k].code].push_back(k);
+    if (by_group.empty()) continue;
+    const double share = std::max(0.0, w.ms) / static_cast<double>(by_group.size());
+    for (const auto& [g, codes] : by_group)
+      for (const auto& [code, members] : codes)
+        for (size_t k : members) out[k] = out[k].value_or(0) + share / static_cast<double>(members.size());
+  }
+  return out;
 }
 
 }  // namespace
@@ -600,7 +651,12 @@ std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const Hardwa
   Settings s = settings;
   loop.profile = hw.name;
   loop.measured = false;
-  if (measured) {
+  const bool full_measure = measured && measured->full();
+  if (full_measure) {
+    s.workload.step_time_ms = std::max(1e-6, *measured->gpu_ms);
+    if (measured->load_ms && *measured->load_ms > 0) s.workload.load_time_ms = *measured->load_ms;
+    loop.measured = true;
+  } else if (measured) {
     if (measured->load_ms && *measured->load_ms > 0) s.workload.load_time_ms = *measured->load_ms;
     if (measured->gpu_ms && *measured->gpu_ms > 0) {
       s.workload.step_time_ms = *measured->gpu_ms;
@@ -621,6 +677,10 @@ std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const Hardwa
     loop.measured = measured->gpu_ms || measured->step_ms || measured->load_ms;
   }
   Composer cp(hw, loop, s);
+  if (full_measure) {
+    cp.measured_now = measured_shares(loop, *measured);
+    cp.step_ms = std::max(*measured->step_ms, s.workload.step_time_ms.value_or(0));
+  }
   size_t n = loop.members.size();
   std::vector<std::pair<double, double>> gains(n, {100, -100});
   loop.busy_now_lo = loop.busy_after_lo = 1;
@@ -646,8 +706,8 @@ std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const Hardwa
   };
   double gain_lo = 1, gain_hi = 0;
   corners(-1, [&](const Composer::Corner& c) {
-    double now = Composer::busy(c.gpu, cp.host_ms(c.now));
-    double after = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c)));
+    double now = Composer::busy(c.gpu, cp.host_ms(c.now) + c.other);
+    double after = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c)) + c.other);
     loop.busy_now_lo = std::min(loop.busy_now_lo, now);
     loop.busy_now_hi = std::max(loop.busy_now_hi, now);
     loop.busy_after_lo = std::min(loop.busy_after_lo, after);
@@ -666,15 +726,16 @@ std::vector<std::pair<double, double>> compose_loop(LoopStep& loop, const Hardwa
   }
   const int mids[kIntervals] = {2, 2, 2, 2, 2, 2, 2, 2};
   auto mid = cp.eval(mids);
-  fill_breakdown(cp, mid.now, mid.gpu, loop.now);
-  fill_breakdown(cp, cp.fixed(mid), mid.gpu, loop.after);
+  fill_breakdown(cp, mid.now, mid.gpu, mid.other, loop.now);
+  fill_breakdown(cp, cp.fixed(mid), mid.gpu, mid.other, loop.after);
   // The assumption that dominates the width: the one whose midpoint narrows the loop's gain most.
   loop.dominant.clear();
   double full = gain_hi - gain_lo, best = 0;
   for (int i : wide) {
     double lo = 1, hi = 0;
     corners(i, [&](const Composer::Corner& c) {
-      double g = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c))) - Composer::busy(c.gpu, cp.host_ms(c.now));
+      double g = Composer::busy(c.gpu, cp.host_ms(cp.fixed(c)) + c.other) -
+                 Composer::busy(c.gpu, cp.host_ms(c.now) + c.other);
       lo = std::min(lo, g);
       hi = std::max(hi, g);
     });
@@ -722,6 +783,8 @@ void attach_standalone(AnalysisResult& result, const Settings& settings, const H
 void write_gains(AnalysisResult& result, const LoopStep& loop, const std::vector<std::pair<double, double>>& gains,
                  const MeasuredStep* measured) {
   size_t others = loop.members.size() - 1;
+  const auto shares = measured && measured->full() ? measured_shares(loop, *measured)
+                                                   : std::vector<std::optional<double>>(loop.members.size());
   for (size_t k = 0; k < loop.members.size(); ++k) {
     int di = loop.members[k].diagnostic;
     if (di < 0 || di >= static_cast<int>(result.diagnostics.size())) continue;
@@ -736,7 +799,35 @@ void write_gains(AnalysisResult& result, const LoopStep& loop, const std::vector
     impact->assumptions.push_back("step model: composed with " + std::to_string(others) + " other finding" +
                                   (others == 1 ? "" : "s") + " of " + where +
                                   (loop.dominant.empty() ? std::string() : "; width mostly from " + loop.dominant));
-    if (measured) {
+    if (measured && measured->full()) {
+      // The assumptions the trace replaced say so; the finding's own measured term, or that
+      // nothing was joined to it.
+      const std::string from = measured->source.empty() ? "the trace" : measured->source;
+      for (auto& a : impact->assumptions) {
+        if (a.rfind("T_gpu=", 0) == 0)
+          a = "T_gpu=" + fmt(*measured->gpu_ms) + " ms/step (measured: " + from +
+              (measured->gpu_events ? ", GPU busy per step)" : "; no GPU events: the step less its host waits)");
+        else if (measured->load_ms && a.rfind("T_load=", 0) == 0)
+          a = "T_load=" + fmt(*measured->load_ms) + " ms/batch on one process (measured: " + from + ")";
+      }
+      std::string m = "measured: step " + fmt(*measured->step_ms) + " ms, GPU " + fmt(*measured->gpu_ms) + " ms";
+      if (shares[k]) {
+        m += "; this finding's wait " + fmt(*shares[k]) + " ms/step";
+        std::set<std::string> what;
+        for (const auto& w : measured->waits)
+          if (std::find(w.members.begin(), w.members.end(), k) != w.members.end() && !w.what.empty()) what.insert(w.what);
+        if (!what.empty()) {
+          m += " (";
+          size_t i = 0;
+          for (const auto& x : what) m += (i++ ? ", " : "") + x;
+          m += ")";
+        }
+      } else {
+        m += "; nothing in the trace joined to this finding: modelled within the idle time the trace leaves "
+             "unexplained";
+      }
+      impact->assumptions.push_back(m);
+    } else if (measured) {
       std::string m = "measured:";
       if (measured->step_ms) m += " step " + fmt(*measured->step_ms) + " ms";
       if (measured->gpu_ms) m += " GPU " + fmt(*measured->gpu_ms) + " ms";

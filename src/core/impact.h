@@ -137,11 +137,31 @@ void attach_impact(AnalysisResult& result, const Settings& settings, const std::
 // A finding's gain is what its fix adds when the loop's fixes are applied greedily, the largest
 // first (the gains of a loop add up to the loop's gain, never past its idle share).
 
-// Measured values for one loop, e.g. from a profiler trace of the user's run. Each one given
-// replaces the model's assumption for every member: gpu_ms sets T_gpu, load_ms sets T_load
-// (one batch on one process); step_ms alone sets T_gpu so that the modelled step now equals it.
+// Measured values for one loop, e.g. from a profiler trace of the user's run.
+//
+// Partial (step_ms and gpu_ms not both given, `waits` empty): each value replaces the model's
+// assumption for every member: gpu_ms sets T_gpu, load_ms sets T_load (one batch on one
+// process); step_ms alone sets T_gpu so that the modelled step now equals it.
+//
+// Full (step_ms and gpu_ms both given, src/trace): the step is the measured one. T_gpu = gpu_ms;
+// each wait (GPU idle during host events the trace joined to members of the loop) is that
+// members' host term "now", shared among them so that no idle instant counts twice; a member
+// the trace joined nothing to keeps its modelled term, but only within the idle the trace leaves
+// unexplained (step - gpu - joined waits), scaled down to fit; what is left of that idle is a
+// per-step overhead no fix removes. So busy now = gpu_ms / step_ms exactly, and a fix removes at
+// most what was measured for it (after = min(measured, the model's "after" at the measured
+// T_gpu and T_load)).
 struct MeasuredStep {
   std::optional<double> step_ms, gpu_ms, load_ms;
+  struct Wait {
+    double ms = 0;                 // per step
+    std::vector<size_t> members;   // indices into LoopStep::members
+    std::string what;              // the host events ("aten::item"), for the assumption lines
+  };
+  std::vector<Wait> waits;
+  std::string source;              // "trace.json.gz, 4 steps": named in the assumption lines
+  bool gpu_events = true;          // false: gpu_ms is the step less its host waits (a CPU trace)
+  bool full() const { return step_ms && gpu_ms && *step_ms > 0; }
 };
 
 // Composes (or composes again) one loop from its members: fills now/after, the busy ranges and

@@ -20,8 +20,16 @@ const Expr* strip(const Expr* e) {
   return e;
 }
 
+// Built for per-thread default streams (nvcc `--default-stream per-thread`), the real CUDA
+// headers rename the stream-ordered entry points: `cudaMemcpyAsync` calls `cudaMemcpyAsync_ptsz`.
+static llvm::StringRef without_per_thread_suffix(llvm::StringRef name) {
+  if (name.starts_with("cuda") && (name.ends_with("_ptsz") || name.ends_with("_ptds"))) return name.drop_back(5);
+  return name;
+}
+
 std::string callee_name(const CallExpr* call) {
-  if (const FunctionDecl* fd = call->getDirectCallee()) return fd->getIdentifier() ? fd->getName().str() : std::string();
+  if (const FunctionDecl* fd = call->getDirectCallee())
+    return fd->getIdentifier() ? without_per_thread_suffix(fd->getName()).str() : std::string();
   if (auto* lookup = dyn_cast<UnresolvedLookupExpr>(call->getCallee()->IgnoreParenImpCasts()))
     return lookup->getName().getAsString();
   return {};
@@ -34,6 +42,11 @@ const Expr* written_arg(const CallExpr* call, unsigned i) {
 
 namespace match {
 internal::BindableMatcher<Stmt> call_to(std::vector<std::string> names) {
+  for (size_t i = 0, n = names.size(); i < n; ++i)
+    if (llvm::StringRef(names[i]).starts_with("cuda")) {
+      names.push_back(names[i] + "_ptsz");
+      names.push_back(names[i] + "_ptds");
+    }
   std::vector<llvm::StringRef> refs(names.begin(), names.end());
   return callExpr(callee(functionDecl(hasAnyName(refs), unless(cxxMethodDecl()))));
 }

@@ -179,6 +179,15 @@ static std::vector<std::string> translate_nvcc(const std::vector<std::string>& i
       break;
     }
     if (done) continue;
+    // nvcc defines this macro for per-thread default streams; the CUDA headers key on it (CU008).
+    if ((x == "--default-stream" || x == "-default-stream") && i + 1 < in.size()) {
+      if (in[++i] == "per-thread") out.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+      continue;
+    }
+    if (x == "--default-stream=per-thread" || x == "-default-stream=per-thread") {
+      out.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+      continue;
+    }
     if (x == "-I" || x == "-D" || x == "-U") take_next(x.c_str());
     else if (x.rfind("-isystem", 0) == 0 && x.size() > 8) out.insert(out.end(), {"-isystem", x.substr(8)});
     else if (x.rfind("-I", 0) == 0 || x.rfind("-D", 0) == 0 || x.rfind("-U", 0) == 0) out.push_back(x);

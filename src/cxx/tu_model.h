@@ -40,6 +40,8 @@ class TranslationUnitModel {
   bool is_hot_loop(const clang::Stmt* loop) const;
   bool uses_cuda() const { return uses_cuda_; }
   bool is_gpu_work(const clang::CallExpr* call) const;
+  // GPU work, or a call of a function of the translation unit that does GPU work (transitively).
+  bool calls_gpu_function(const clang::CallExpr* call) const;
   const clang::Stmt* parent(const clang::Stmt* s) const;
   const clang::FunctionDecl* enclosing_function(const clang::Stmt* s) const;
 
@@ -65,7 +67,6 @@ class TranslationUnitModel {
   void classify_loops();
   void propagate_iteration();
   bool loop_has_own_gpu_work(const clang::Stmt* s) const;
-  bool calls_gpu_function(const clang::CallExpr* call) const;
   bool is_loader_loop(const clang::Stmt* loop) const;
   bool records_events(const clang::Stmt* loop) const;
   std::optional<int64_t> trip_count(const clang::Stmt* loop) const;

@@ -61,7 +61,88 @@ th{background:#f4f5f8}td.gain{white-space:nowrap;font-weight:600}
 code,pre{font:13px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}pre{background:#f6f8fa;padding:.4rem .6rem;margin:.3rem 0;white-space:pre-wrap}
 .code{font-weight:700;color:#c92a2a}.muted{color:#5c6373;font-size:.9rem}ul.assume{margin:.2rem 0;padding-left:1.1rem;font-size:.85rem;color:#4a5162}
 a{color:#2b59c3}
+.timeline{border:1px solid #9aa3b5;margin:.25rem 0;background:#f4f5f8;height:2.6rem}.timeline svg{display:block;width:100%;height:100%}
 )";
+
+// The measured timeline's colours per host kind (trace::HostKind order, then "no host op").
+const char* kKindColour[trace::kHostKinds + 1] = {"#d6336c", "#c2255c", "#f59f00", "#fab005", "#7048e8",
+                                                   "#e8590c", "#ae3ec9", "#adb5bd", "#dee2e6"};
+const char* kind_name(int k) { return k < trace::kHostKinds ? trace::to_string(static_cast<trace::HostKind>(k)) : "none"; }
+
+// The measured timeline of the representative step (trace::Profile::timeline) as an inline SVG
+// strip: GPU busy on the top row, and on the bottom row what the host ran while the GPU idled.
+// Pieces are drawn as they are, up to 4,000 per row; past that, pieces closer than a growing
+// gap are drawn as one (the figures in the data attributes are the exact ones).
+void write_timeline(std::ostream& out, const trace::Profile& p, const trace::LoopMeasured& l) {
+  const trace::Timeline& t = p.timeline;
+  if (t.dur_us <= 0) return;
+  const double w = 1000;
+  auto x = [&](double us) { return num(w * std::clamp(us / t.dur_us, 0.0, 1.0), "%.3f"); };
+  out << "<div class=\"row\"><div>measured</div><div class=\"timeline\" data-timeline=\"measured\" data-step=\""
+      << esc(t.step) << "\" data-step-ms=\"" << num(t.dur_us / 1000, "%.6f") << "\" data-busy-ms=\""
+      << num(t.busy_us / 1000, "%.6f") << "\" data-gpu-events=\"" << (p.has_gpu ? "true" : "false")
+      << "\"><svg viewBox=\"0 0 1000 40\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"measured step "
+      << esc(t.step) << "\">";
+  // GPU busy.
+  std::vector<trace::Interval> busy;
+  for (double tol = 0;; tol = tol > 0 ? 2 * tol : t.dur_us / 100000) {
+    busy.clear();
+    for (const auto& b : t.busy) {
+      if (!busy.empty() && b.start - busy.back().end <= tol) busy.back().end = std::max(busy.back().end, b.end);
+      else busy.push_back(b);
+    }
+    if (busy.size() <= 4000 || tol > t.dur_us) break;
+  }
+  for (const auto& b : busy)
+    out << "<rect class=\"busy\" x=\"" << x(b.start) << "\" y=\"1\" width=\"" << x(b.end - b.start + 0.0)
+        << "\" height=\"18\" fill=\"#2f9e44\"></rect>";
+  // Host events while the GPU idles: adjacent pieces of one event (or of no host op) as one.
+  std::vector<trace::TimelinePiece> idle;
+  for (double tol = 0;; tol = tol > 0 ? 2 * tol : t.dur_us / 100000) {
+    idle.clear();
+    for (const auto& i : t.idle) {
+      if (!idle.empty() && (idle.back().kind == i.kind && idle.back().name == i.name ? i.start - idle.back().end <= tol
+                                                                                       : tol > 0 && i.end - i.start < tol))
+        idle.back().end = std::max(idle.back().end, i.end);
+      else idle.push_back(i);
+    }
+    if (idle.size() <= 4000 || tol > t.dur_us) break;
+  }
+  for (const auto& i : idle) {
+    double ms = (i.end - i.start) / 1000;
+    out << "<rect class=\"idle\" data-kind=\"" << kind_name(i.kind) << "\" x=\"" << x(i.start) << "\" y=\"21\" width=\""
+        << x(i.end - i.start) << "\" height=\"18\" fill=\"" << kKindColour[std::clamp(i.kind, 0, trace::kHostKinds)]
+        << "\"><title>" << esc(i.name.empty() ? std::string("no host op recorded") : i.name) << ": "
+        << num(ms, "%.3f") << " ms</title></rect>";
+  }
+  out << "</svg></div><div>" << num(t.dur_us / 1000, "%.1f") << " ms/step measured, busy "
+      << num(t.dur_us > 0 ? 100 * t.busy_us / t.dur_us : 0, "%.0f") << "%</div></div>\n";
+  out << "<p class=\"muted\">Measured: the step of median duration (" << esc(t.step) << ", " << l.steps << " step"
+      << (l.steps == 1 ? "" : "s") << " in <code>" << esc(p.path) << "</code>): GPU busy on top";
+  if (!p.has_gpu) out << " (none: the trace has no GPU events)";
+  out << ", and below what the host runs while the GPU idles. Mean step " << num(l.step_ms, "%.2f") << " ms";
+  if (p.has_gpu) out << ", GPU busy " << num(100 * l.busy_fraction(), "%.0f") << "%";
+  out << ".</p>\n<div class=\"legend\">";
+  for (int k = 0; k <= trace::kHostKinds; ++k)
+    out << "<span><i style=\"background:" << kKindColour[k] << "\"></i>" << kind_name(k) << "</span>";
+  out << "</div>\n";
+  // What the idle time was, and what no finding explains.
+  out << "<ul class=\"assume measured-idle\">";
+  for (const auto& ip : l.idle) {
+    double f = l.step_ms > 0 ? ip.ms / l.step_ms : 0;
+    if (ip.findings.empty() && f < 0.005) continue;
+    out << "<li>" << (l.gpu ? "GPU idle " : "host ") << num(100 * f, f < 0.1 ? "%.1f" : "%.0f") << "% of the step ("
+        << num(ip.ms, "%.2f") << " ms) " << (ip.kind == "none" ? std::string("with no host op recorded") : (l.gpu ? "while the host runs " : "in ") + esc(ip.name));
+    if (!ip.findings.empty()) {
+      out << ": ";
+      for (size_t i = 0; i < ip.findings.size(); ++i) out << (i ? ", " : "") << esc(ip.findings[i]);
+    } else {
+      out << " <span class=\"muted\">(" << esc(ip.why) << ")</span>";
+    }
+    out << "</li>";
+  }
+  out << "</ul>\n";
+}
 
 const char* kTermClass[kStepTerms] = {"t0", "t1", "t2", "t3", "t4", "t5"};
 
@@ -145,6 +226,10 @@ void write_html(std::ostream& out, const Report& report, const RuleRegistry& rul
     double scale = std::max(l.now.step_ms(), l.after.step_ms());
     write_bar(out, "now", l.now, scale, l.busy_now_lo, l.busy_now_hi);
     write_bar(out, "after", l.after, scale, l.busy_after_lo, l.busy_after_hi);
+    if (report.measured)
+      for (const auto& lm : report.measured->loops)
+        if (lm.file == file.path && lm.loop < lr.file->result.loops.size() && &lr.file->result.loops[lm.loop] == &l)
+          write_timeline(out, report.measured->profile, lm);
     out << "<p class=\"muted\">Bars at the midpoint of every assumption";
     if (!l.dominant.empty()) out << "; the range is mostly from " << esc(l.dominant);
     if (l.measured) out << "; composed with measured times";

@@ -86,6 +86,9 @@ void write_json(std::ostream& out, const Report& report, const RuleRegistry& rul
       if (report.measured) {
         const auto* m = report.measured->find(d.file, i);
         arr.back()["measured"] = m ? trace::measured_json(*m) : nlohmann::json(nullptr);
+        // The measured step of the hot loop the finding is in, when the trace went into its estimate.
+        const auto* l = report.measured->loop_of(d.file, i, report);
+        arr.back()["measured_loop"] = l ? trace::loop_json(*l) : nlohmann::json(nullptr);
       }
     }
   out << arr.dump(2) << "\n";

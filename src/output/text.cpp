@@ -190,11 +190,13 @@ void write_text(std::ostream& out, const Report& report, const RuleRegistry& rul
         char buf[160];
         // Below one point, whole numbers would read "+0..0": say "under 1 pp" instead. A
         // compute speedup shortens the step instead of filling idle time (core/compute_speedup.h).
+        bool measured = std::any_of(d.impact->assumptions.begin(), d.impact->assumptions.end(),
+                                    [](const std::string& a) { return a.rfind("measured: step", 0) == 0; });
         if (gain_is_step_time(*d.impact))
           std::snprintf(buf, sizeof buf, "est. %s on %s", gain_long(*d.impact).c_str(), d.impact->profile.c_str());
         else if (d.impact->gain_high < 0.5)
-          std::snprintf(buf, sizeof buf, "est. under 1 pp GPU busy on %s (with the assumed step time)",
-                        d.impact->profile.c_str());
+          std::snprintf(buf, sizeof buf, "est. under 1 pp GPU busy on %s (with the %s step time)",
+                        d.impact->profile.c_str(), measured ? "measured" : "assumed");
         else
           std::snprintf(buf, sizeof buf, "est. +%.0f..%.0f pp GPU busy on %s", d.impact->gain_low, d.impact->gain_high,
                         d.impact->profile.c_str());

@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
+#include "core/impact.h"
+#include "core/notebook.h"
+#include "core/settings.h"
 #include "output/report.h"
 
 namespace stoker::trace {
@@ -82,6 +86,32 @@ int enclosing_def(const std::vector<std::string_view>& lines, int row) {
   return 0;
 }
 
+// The name a `def` line defines ("" for anything else).
+std::string def_name(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  line.remove_prefix(i);
+  if (line.rfind("async ", 0) == 0) line.remove_prefix(6);
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  if (line.rfind("def ", 0) != 0) return "";
+  line.remove_prefix(4);
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  size_t end = 0;
+  while (end < line.size() && line[end] != '(' && line[end] != ' ' && line[end] != ':') ++end;
+  return std::string(line.substr(0, end));
+}
+
+// A file name IPython gives a notebook cell: `<ipython-input-N-hash>` (IPython before 7.x),
+// or ipykernel's temporary file `/tmp/ipykernel_PID/HASH.py`.
+bool is_cell_file(std::string_view file) {
+  if (file.rfind("<ipython-input-", 0) == 0) return true;
+  size_t at = file.find("ipykernel_");
+  if (at == std::string_view::npos || (at > 0 && file[at - 1] != '/' && file[at - 1] != '\\')) return false;
+  std::string_view rest = file.substr(at + 10);
+  size_t slash = rest.find_first_of("/\\");
+  return slash != std::string_view::npos && rest.size() > 3 && rest.substr(rest.size() - 3) == ".py";
+}
+
 std::vector<std::string_view> split_lines(const std::string& text) {
   std::vector<std::string_view> out;
   size_t from = 0;
@@ -150,7 +180,8 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
   std::vector<Finding> findings;
   for (size_t fi = 0; fi < report.files.size(); ++fi) {
     const auto& f = report.files[fi];
-    if (f.source->notebook) continue;  // rows in cells are not the trace's file lines
+    // A notebook's rows are rows of its program (the code cells in order); the trace names its
+    // cells by IPython's own file names, mapped below (cell_frame).
     for (size_t di = 0; di < f.result.diagnostics.size(); ++di) {
       const Diagnostic& d = f.result.diagnostics[di];
       const RuleInfo* info = rules.find(d.code);
@@ -170,6 +201,60 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
       findings.push_back(std::move(g));
     }
   }
+
+  // Frames of notebook cells: IPython compiles each cell under a name of its own
+  // (`<ipython-input-N-hash>`, or `/tmp/ipykernel_PID/HASH.py`), with rows within the cell. The
+  // innermost such frame inside a `def` (its function named, its row within the cell) is mapped
+  // to the one cell of a checked notebook where that row is in a `def` of that name: findings on
+  // that line, else in that function. A frame at module level names no cell: the findings of
+  // the kind in the notebook (only one notebook checked), by pattern.
+  std::vector<size_t> notebook_slots;
+  for (size_t fi = 0; fi < report.files.size(); ++fi)
+    if (report.files[fi].source->notebook) notebook_slots.push_back(fi);
+  auto cell_frame = [&](const std::vector<Frame>& frames, HostKind kind)
+      -> std::optional<std::pair<std::vector<size_t>, std::string>> {
+    if (notebook_slots.empty()) return std::nullopt;
+    auto fits = [&](const Finding& g) { return std::find(g.kinds.begin(), g.kinds.end(), kind) != g.kinds.end(); };
+    bool any = false;
+    for (const Frame& fr : frames) {
+      if (!is_cell_file(fr.file)) continue;
+      any = true;
+      if (fr.function.empty() || fr.function == "<module>" || fr.line < 1) continue;
+      int hits = 0, hit_slot = -1, hit_row = 0, hit_def = 0;
+      for (size_t slot : notebook_slots) {
+        const SourceFile& src = *report.files[slot].source;
+        for (const auto& cell : src.notebook->cells) {
+          if (!cell.python) continue;
+          int rows = 1 + static_cast<int>(std::count(cell.text.begin(), cell.text.end(), '\n'));
+          if (fr.line > rows) continue;
+          int prow = static_cast<int>(src.lines.row_of(cell.start)) + fr.line - 1;
+          int def = enclosing_def(file_lines[slot], prow);
+          if (def > 0 && def_name(file_lines[slot][def - 1]) == fr.function)
+            ++hits, hit_slot = static_cast<int>(slot), hit_row = prow, hit_def = def;
+        }
+      }
+      if (hits == 0) continue;                                  // not a function of the notebooks checked
+      if (hits > 1) return std::pair<std::vector<size_t>, std::string>{};  // several cells fit: no join
+      std::vector<size_t> on_line, in_def;
+      for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& g = findings[i];
+        if (static_cast<int>(g.file_slot) != hit_slot || !fits(g)) continue;
+        if (std::any_of(g.rows.begin(), g.rows.end(), [&](auto r) {
+              return hit_row >= static_cast<int>(r.first) && hit_row <= static_cast<int>(r.second);
+            }))
+          on_line.push_back(i);
+        if (g.def_row == hit_def) in_def.push_back(i);
+      }
+      if (!on_line.empty()) return std::pair{on_line, std::string("source line")};
+      return std::pair{in_def, std::string("function")};
+    }
+    if (!any) return std::nullopt;
+    if (notebook_slots.size() != 1) return std::pair<std::vector<size_t>, std::string>{};
+    std::vector<size_t> all;
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (findings[i].file_slot == notebook_slots[0] && fits(findings[i])) all.push_back(i);
+    return std::pair{all, std::string("pattern")};
+  };
 
   struct Acc {
     double host_us = 0, idle_us = 0;
@@ -219,6 +304,17 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
             if (!joined.empty()) match = "function", function = inner->function;
             else if (c.kind == HostKind::Optimizer) why = "no rule describes it";
             else why = "no finding of this kind in " + inner->function;
+          } else if (auto cell = cell_frame(frames, c.kind)) {
+            // A notebook cell (IPython names it `<ipython-input-N-...>` or a temporary file).
+            joined = cell->first;
+            match = cell->second;
+            if (match == "function")
+              for (const Frame& fr : frames)
+                if (is_cell_file(fr.file)) {
+                  function = fr.function;
+                  break;
+                }
+            if (joined.empty()) why = "its Python stack is in notebook cells with no finding of this kind";
           } else {
             why = "its Python stack has no frame in the files checked";
           }
@@ -240,6 +336,10 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
                                   " files; record with with_stack=True to join by line";
       }
     }
+    // The cause and the findings it went to, for the step model (apply_to_estimates).
+    JoinedCause jc{c.kind, c.name, c.idle_us / n / 1000, c.host_us / n / 1000, {}, match == "pattern"};
+    for (size_t i : joined) jc.findings.push_back({findings[i].file, findings[i].index});
+    out.causes.push_back(std::move(jc));
     if (joined.empty()) {
       double weight = p.has_gpu ? c.idle_us : c.host_us;
       if (weight >= min_us && weight > 0)
@@ -281,9 +381,192 @@ MeasuredReport join(Profile profile, const Report& report, const RuleRegistry& r
     m.function = a.function;
     m.events.assign(a.events.begin(), a.events.end());
     m.shared = a.shared;
+    m.notebook = report.files[findings[i].file_slot].source->notebook != nullptr;
     out.findings[{findings[i].file, findings[i].index}] = std::move(m);
   }
   return out;
+}
+
+const LoopMeasured* MeasuredReport::loop_of(const std::string& file, size_t index, const Report& report) const {
+  for (const auto& f : report.files) {
+    if (index >= f.result.diagnostics.size() || f.result.diagnostics[index].file != file) continue;
+    for (const auto& l : loops) {
+      if (l.file != f.source->path || l.loop >= f.result.loops.size()) continue;
+      for (const auto& m : f.result.loops[l.loop].members)
+        if (m.diagnostic >= 0 && static_cast<size_t>(m.diagnostic) == index) return &l;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool is_wait(HostKind k) { return k != HostKind::Optimizer && k != HostKind::Other; }
+
+// The report file (index) whose diagnostic `index` is the finding (file, index).
+int file_slot(const Report& report, const std::string& file, size_t index) {
+  for (size_t i = 0; i < report.files.size(); ++i) {
+    const auto& diags = report.files[i].result.diagnostics;
+    if (index < diags.size() && diags[index].file == file) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The loop (index into result.loops) a reported diagnostic is a member of, -1 for none.
+int loop_slot(const AnalysisResult& result, size_t index) {
+  for (size_t l = 0; l < result.loops.size(); ++l)
+    for (const auto& m : result.loops[l].members)
+      if (m.diagnostic >= 0 && static_cast<size_t>(m.diagnostic) == index) return static_cast<int>(l);
+  return -1;
+}
+
+}  // namespace
+
+void apply_to_estimates(MeasuredReport& m, Report& report,
+                        const std::function<Settings(const std::string&)>& settings_for) {
+  const Profile& p = m.profile;
+  m.loops.clear();
+  m.loop_note.clear();
+  if (p.steps.empty() || p.mean_step_ms() <= 0) {
+    m.loop_note = "no steps measured";
+    return;
+  }
+  // Joined time per (file, loop), and the loops that events joined by pattern went to.
+  std::map<std::pair<int, int>, double> weight;
+  std::set<std::pair<int, int>> by_pattern;
+  for (const auto& c : m.causes)
+    for (const auto& [file, index] : c.findings) {
+      int fs = file_slot(report, file, index);
+      if (fs < 0) continue;
+      int ls = loop_slot(report.files[fs].result, index);
+      if (ls < 0) continue;
+      weight[{fs, ls}] += p.has_gpu ? c.idle_ms : c.host_ms;
+      if (c.by_pattern) by_pattern.insert({fs, ls});
+    }
+  if (weight.empty()) {
+    m.loop_note = "no finding of a hot loop joined to the trace: the estimates keep their assumptions";
+    return;
+  }
+  if (by_pattern.size() > 1 || (!by_pattern.empty() && weight.size() > 1)) {
+    m.loop_note = "not applied to an estimate: joined by pattern to findings in " + std::to_string(weight.size()) +
+                  " hot loops (" + (p.has_stacks ? "the stacks name no line of them" : "record with with_stack=True") +
+                  " to tell them apart)";
+    return;
+  }
+  auto best = weight.begin();
+  for (auto it = weight.begin(); it != weight.end(); ++it)
+    if (it->second > best->second) best = it;
+  const int fs = best->first.first, ls = best->first.second;
+  FileReport& f = report.files[fs];
+  AnalysisResult& result = f.result;
+  LoopStep& loop = result.loops[ls];
+
+  const double n = static_cast<double>(p.steps.size());
+  MeasuredStep ms;
+  ms.step_ms = p.mean_step_ms();
+  double waits = 0;  // host time in waits, per step (a trace without GPU events)
+  for (const auto& c : p.causes)
+    if (is_wait(c.kind)) waits += c.host_us / n / 1000;
+  ms.gpu_ms = p.has_gpu ? p.busy_us() / n / 1000 : std::max(*ms.step_ms - waits, 0.001 * *ms.step_ms);
+  // The wait of each joined cause goes to the loop's members it was joined to.
+  double loader_host = 0;
+  bool loader_joined = false;
+  for (const auto& c : m.causes) {
+    MeasuredStep::Wait w;
+    w.ms = p.has_gpu ? c.idle_ms : c.host_ms;
+    w.what = c.name;
+    for (const auto& [file, index] : c.findings) {
+      if (file_slot(report, file, index) != fs) continue;
+      for (size_t k = 0; k < loop.members.size(); ++k)
+        if (loop.members[k].diagnostic >= 0 && static_cast<size_t>(loop.members[k].diagnostic) == index)
+          w.members.push_back(k);
+    }
+    if (w.members.empty()) continue;
+    if (c.kind == HostKind::Loader) loader_host += c.host_ms, loader_joined = true;
+    ms.waits.push_back(std::move(w));
+  }
+  // T_load: the loader's own time per batch when it runs on the main process (no workers).
+  for (const auto& mem : loop.members) {
+    if (mem.model != "serial-loader" || !loader_joined) continue;
+    bool main_process = true;
+    for (const auto& [k, v] : mem.facts)
+      if ((k == "num_workers" || k == "workers") && v != "0") main_process = false;
+    if (main_process) ms.load_ms = loader_host;
+  }
+  ms.source = fs::path(p.path).filename().string() + ", " + std::to_string(p.steps.size()) + " step" +
+              (p.steps.size() == 1 ? "" : "s");
+  ms.gpu_events = p.has_gpu;
+  size_t loop_index = static_cast<size_t>(ls);
+  apply_measurement(result, loop_index, ms, settings_for(f.source->path));
+
+  LoopMeasured lm;
+  lm.file = f.source->path;
+  lm.loop = loop_index;
+  lm.label = output::loop_label(*f.source, loop);
+  lm.steps = p.steps.size();
+  lm.step_ms = *ms.step_ms;
+  lm.gpu_ms = *ms.gpu_ms;
+  lm.gpu = p.has_gpu;
+  lm.busy_now_lo = loop.busy_now_lo, lm.busy_now_hi = loop.busy_now_hi;
+  lm.busy_after_lo = loop.busy_after_lo, lm.busy_after_hi = loop.busy_after_hi;
+  // The idle time of the step, by what the host ran then, with the findings that explain it.
+  std::map<std::pair<std::string, std::string>, size_t> part_of;
+  auto part = [&](const std::string& kind, const std::string& name) -> IdlePart& {
+    auto [it, fresh] = part_of.try_emplace({kind, name}, lm.idle.size());
+    if (fresh) lm.idle.push_back({kind, name, 0, {}, ""});
+    return lm.idle[it->second];
+  };
+  for (const auto& c : m.causes) {
+    if (!p.has_gpu && !is_wait(c.kind)) continue;  // without GPU events, the optimizer's time is work
+    double v = p.has_gpu ? c.idle_ms : c.host_ms;
+    if (v <= 0) continue;
+    IdlePart& ip = part(to_string(c.kind), c.name);
+    ip.ms += v;
+    for (const auto& [file, index] : c.findings) {
+      int slot = file_slot(report, file, index);
+      if (slot < 0) continue;
+      const auto& fr = report.files[slot];
+      const Diagnostic& d = fr.result.diagnostics[index];
+      Position at = diagnostic_span(*fr.source, d).first;
+      std::string tag = d.code + (at.cell ? " cell " + std::to_string(at.cell) : std::string()) + " line " +
+                        std::to_string(at.row);
+      if (fr.source->path != f.source->path) tag += " of " + file;
+      if (std::find(ip.findings.begin(), ip.findings.end(), tag) == ip.findings.end()) ip.findings.push_back(tag);
+    }
+  }
+  if (p.has_gpu) {
+    for (const auto& c : p.others)
+      if (c.idle_us > 0) part("other", c.name).ms += c.idle_us / n / 1000;
+    if (p.unattributed_idle_us > 0) part("none", "").ms += p.unattributed_idle_us / n / 1000;
+  }
+  for (auto& ip : lm.idle) {
+    if (!ip.findings.empty()) continue;
+    ip.why = ip.kind == "none" ? "no host op recorded then" : ip.kind == "other" || ip.kind == "optimizer" ? "no rule describes it" : "no finding joined";
+    for (const auto& u : m.unexplained)
+      if (u.kind == ip.kind && u.name == ip.name) ip.why = u.why;
+  }
+  std::stable_sort(lm.idle.begin(), lm.idle.end(), [](const IdlePart& a, const IdlePart& b) { return a.ms > b.ms; });
+  m.loops.push_back(std::move(lm));
+}
+
+nlohmann::json loop_json(const LoopMeasured& l) {
+  nlohmann::json idle = nlohmann::json::array();
+  for (const auto& ip : l.idle)
+    idle.push_back({{"kind", ip.kind},
+                    {"name", ip.name},
+                    {"ms_per_step", ip.ms},
+                    {"fraction", l.step_ms > 0 ? ip.ms / l.step_ms : 0},
+                    {"findings", ip.findings},
+                    {"why", ip.findings.empty() ? nlohmann::json(ip.why) : nlohmann::json(nullptr)}});
+  return {{"loop", l.label},
+          {"steps", l.steps},
+          {"step_ms", l.step_ms},
+          {"gpu_busy_ms", l.gpu_ms},
+          {"gpu_events", l.gpu},
+          {"busy_fraction", l.busy_fraction()},
+          {"idle_fraction", l.idle_fraction()},
+          {"idle", idle},
+          {"estimate", {{"busy_now", {l.busy_now_lo, l.busy_now_hi}}, {"busy_after", {l.busy_after_lo, l.busy_after_hi}}}}};
 }
 
 std::string measured_text(const Measured& m) {
@@ -294,7 +577,9 @@ std::string measured_text(const Measured& m) {
   } else {
     s += " on the host; the trace has no GPU events";
   }
-  if (m.match == "pattern") s += "; joined by pattern (the trace has no Python stacks) to ";
+  if (m.match == "pattern" && m.notebook)
+    s += "; joined by pattern within the notebook (its cells' frames name no function of it) to ";
+  else if (m.match == "pattern") s += "; joined by pattern (the trace has no Python stacks) to ";
   else if (m.match == "function") s += "; joined by Python stack (in " + m.function + ") to ";
   else s += "; joined by source line to ";
   for (size_t i = 0; i < m.events.size() && i < 3; ++i) s += (i ? ", " : "") + m.events[i];
@@ -324,6 +609,8 @@ nlohmann::json summary_json(const MeasuredReport& m) {
                            {"gpu_idle_ms_per_step", p.has_gpu ? nlohmann::json(u.idle_ms) : nlohmann::json(nullptr)},
                            {"host_ms_per_step", u.host_ms},
                            {"why", u.why}});
+  nlohmann::json loops = nlohmann::json::array();
+  for (const auto& l : m.loops) loops.push_back(loop_json(l));
   return {{"trace", p.path},
           {"steps", p.steps.size()},
           {"step_source", p.step_source},
@@ -331,7 +618,9 @@ nlohmann::json summary_json(const MeasuredReport& m) {
           {"gpu_busy_fraction", p.has_gpu ? nlohmann::json(p.busy_fraction()) : nlohmann::json(nullptr)},
           {"python_stacks", p.has_stacks},
           {"findings_joined", m.findings.size()},
-          {"unexplained", unexplained}};
+          {"unexplained", unexplained},
+          {"loops", loops},
+          {"loop_note", m.loop_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.loop_note)}};
 }
 
 std::vector<std::string> summary_lines(const MeasuredReport& m) {
@@ -349,6 +638,38 @@ std::vector<std::string> summary_lines(const MeasuredReport& m) {
   size_t joined = m.findings.size();
   lines.push_back("  " + std::to_string(joined) + " finding" + (joined == 1 ? "" : "s") + " joined to measured host events" +
                   (p.has_stacks ? " (by Python stack)" : " (by pattern: the trace has no Python stacks)"));
+  for (const auto& l : m.loops) {
+    std::string line = "  " + l.label + ", measured: step " + ms(l.step_ms) + ", ";
+    if (l.gpu) line += "GPU busy " + ms(l.gpu_ms) + " (" + percent(l.busy_fraction()) + "), idle " + percent(l.idle_fraction());
+    else line += "host waits " + percent(l.idle_fraction()) + " of it (no GPU events: the rest counts as GPU work)";
+    auto range = [](double lo, double hi) {
+      std::string a = percent(lo), b = percent(hi);
+      return a == b ? a : a.substr(0, a.size() - 1) + ".." + b;
+    };
+    line += "; est. GPU busy " + range(l.busy_now_lo, l.busy_now_hi) + " now, " + range(l.busy_after_lo, l.busy_after_hi) +
+            " after its fixes";
+    lines.push_back(line);
+    for (const auto& ip : l.idle) {
+      double f = l.step_ms > 0 ? ip.ms / l.step_ms : 0;
+      if (ip.findings.empty() && f < 0.005) continue;
+      std::string what = l.gpu ? "GPU idle " + percent(f) + " of the step" : percent(f) + " of the step on the host";
+      if (ip.kind == "none") {
+        lines.push_back("    " + what + " with no host op recorded (launch gaps, Python overhead)");
+        continue;
+      }
+      std::string s = "    " + what + (l.gpu ? " while the host runs " : " in ") + ip.name;
+      if (!ip.findings.empty()) {
+        s += " (";
+        for (size_t i = 0; i < ip.findings.size(); ++i) s += (i ? ", " : "") + ip.findings[i];
+        s += ")";
+      } else {
+        s += " (" + ip.why + ")";
+      }
+      lines.push_back(s);
+    }
+  }
+  if (!m.loop_note.empty() && !m.findings.empty()) lines.push_back("  " + m.loop_note);
+  if (!m.loops.empty()) return lines;  // the loop's lines list what no finding explains
   size_t listed = 0;
   for (const auto& u : m.unexplained) {
     if (++listed > 8) {

@@ -54,8 +54,9 @@ Segments complement(const Segments& busy, double s, double e, double& busy_us) {
   return idle;
 }
 
-// Removes [a, b] from `idle` and returns how much of it was there.
-double take(Segments& idle, double a, double b) {
+// Removes [a, b] from `idle` and returns how much of it was there; the pieces removed go to
+// `pieces` when given.
+double take(Segments& idle, double a, double b, Segments* pieces = nullptr) {
   if (b <= a || idle.empty()) return 0;
   double taken = 0;
   Segments out;
@@ -67,6 +68,7 @@ double take(Segments& idle, double a, double b) {
     }
     double x = std::max(seg.start, a), y = std::min(seg.end, b);
     taken += y - x;
+    if (pieces) pieces->push_back({x, y});
     if (seg.start < x) out.push_back({seg.start, x});
     if (y < seg.end) out.push_back({y, seg.end});
   }
@@ -138,11 +140,35 @@ Profile measure(const Trace& t) {
   double longest = 0;
   for (const auto& e : t.host) longest = std::max(longest, e.end - e.start);
 
+  // The representative step (Profile::timeline): median duration.
+  size_t median = 0;
+  if (!steps.empty()) {
+    std::vector<size_t> by_dur(steps.size());
+    for (size_t i = 0; i < by_dur.size(); ++i) by_dur[i] = i;
+    std::stable_sort(by_dur.begin(), by_dur.end(), [&](size_t a, size_t b) {
+      return steps[a].end - steps[a].start < steps[b].end - steps[b].start;
+    });
+    median = by_dur[(by_dur.size() - 1) / 2];
+  }
   std::map<std::tuple<int, int32_t, uint32_t>, size_t> cause_index, other_index;
-  for (const Step& st : steps) {
+  for (size_t si = 0; si < steps.size(); ++si) {
+    const Step& st = steps[si];
     StepMeasure m{st.name, st.start, st.end - st.start, 0};
     Segments idle = complement(busy, st.start, st.end, m.busy_us);
     p.steps.push_back(m);
+    Timeline* tl = si == median ? &p.timeline : nullptr;
+    Segments pieces;
+    if (tl) {
+      tl->step = st.name;
+      tl->index = si;
+      tl->dur_us = m.dur_us;
+      tl->busy_us = m.busy_us;
+      auto it = std::lower_bound(busy.begin(), busy.end(), st.start, [](const Interval& i, double v) { return i.end < v; });
+      for (; it != busy.end() && it->start < st.end; ++it) {
+        double a = std::max(it->start, st.start), b = std::min(it->end, st.end);
+        if (b > a) tl->busy.push_back({a - st.start, b - st.start});
+      }
+    }
     // The host events overlapping the window, by kind.
     std::vector<size_t> in_step[kHostKinds];
     auto first = std::lower_bound(order.begin(), order.end(), st.start - longest,
@@ -170,8 +196,10 @@ Profile measure(const Trace& t) {
         if (added) p.causes.push_back({e.kind, t.names[e.name], e.stack, 0, 0, 0});
         Cause& c = p.causes[ci->second];
         c.host_us += std::max(0.0, b - a);
-        c.idle_us += take(idle, a, b);
+        pieces.clear();
+        c.idle_us += take(idle, a, b, tl ? &pieces : nullptr);
         ++c.events;
+        for (const auto& piece : pieces) tl->idle.push_back({piece.start - st.start, piece.end - st.start, k, t.names[e.name]});
       }
     }
     // What is left: name the host op running then, the innermost op covering most of the gap
@@ -197,7 +225,15 @@ Profile measure(const Trace& t) {
       }
       if (!best) {
         p.unattributed_idle_us += len;
+        if (tl) tl->idle.push_back({seg.start - st.start, seg.end - st.start, kHostKinds, ""});
         continue;
+      }
+      if (tl) {
+        // The part the event covers is its; the rest of the gap had no host op.
+        double x = std::max(best->start, seg.start), y = std::min(best->end, seg.end);
+        if (x > seg.start) tl->idle.push_back({seg.start - st.start, x - st.start, kHostKinds, ""});
+        tl->idle.push_back({x - st.start, y - st.start, static_cast<int>(HostKind::Other), t.names[best->name]});
+        if (y < seg.end) tl->idle.push_back({y - st.start, seg.end - st.start, kHostKinds, ""});
       }
       auto key = std::make_tuple(static_cast<int>(HostKind::Other), -1, best->name);
       auto [oi, added] = other_index.emplace(key, p.others.size());
@@ -208,6 +244,8 @@ Profile measure(const Trace& t) {
       p.unattributed_idle_us += len - best_overlap;
     }
   }
+  std::sort(p.timeline.idle.begin(), p.timeline.idle.end(),
+            [](const TimelinePiece& a, const TimelinePiece& b) { return a.start < b.start; });
   auto by_idle = [](const Cause& a, const Cause& b) {
     return a.idle_us != b.idle_us ? a.idle_us > b.idle_us : a.host_us > b.host_us;
   };
@@ -260,6 +298,18 @@ std::string profile_json(const Profile& p) {
   j["idle_attribution"] = causes(p.causes);
   j["idle_while"] = causes(p.others);
   j["idle_without_host_op_ms_per_step"] = p.unattributed_idle_us / n / 1000;
+  if (!p.steps.empty()) {
+    const Timeline& t = p.timeline;
+    json busy = json::array(), idle = json::array();
+    for (const auto& b : t.busy) busy.push_back({b.start, b.end});
+    for (const auto& i : t.idle)
+      idle.push_back({{"start_us", i.start},
+                      {"end_us", i.end},
+                      {"kind", i.kind < kHostKinds ? json(to_string(static_cast<HostKind>(i.kind))) : json("none")},
+                      {"name", i.name}});
+    j["timeline"] = {{"step", t.step}, {"index", t.index},     {"duration_ms", t.dur_us / 1000},
+                     {"busy_ms", t.busy_us / 1000}, {"busy_us", busy}, {"idle", idle}};
+  }
   return j.dump(2);
 }
 

@@ -25,6 +25,22 @@ struct Cause {
   size_t events = 0;
 };
 
+// The timeline of one step (the HTML report draws it beside the estimate): when the GPU was
+// busy, and each idle piece with the host event it was attributed to. Times in microseconds
+// from the step's start.
+struct TimelinePiece {
+  double start = 0, end = 0;
+  int kind = 0;           // a HostKind; kHostKinds: no host op recorded then
+  std::string name;       // the host event ("aten::item"); empty with no host op
+};
+struct Timeline {
+  std::string step;       // "ProfilerStep#12"
+  size_t index = 0;       // into Profile::steps
+  double dur_us = 0, busy_us = 0;
+  std::vector<Interval> busy;       // merged GPU activity, clipped to the step
+  std::vector<TimelinePiece> idle;  // in time order
+};
+
 struct Profile {
   std::string path;
   std::string step_source;  // "ProfilerStep", "DataLoader", "Optimizer.step", "trace"
@@ -36,6 +52,8 @@ struct Profile {
   bool has_gpu = false;
   bool has_stacks = false;
   size_t events = 0;
+  // The representative step: the one of median duration (the shorter of the two middle ones).
+  Timeline timeline;
 
   double total_us() const;
   double busy_us() const;

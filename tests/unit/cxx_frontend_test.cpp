@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -118,7 +119,7 @@ void train(float* d, cudaStream_t s, int steps) {
   auto result = analyze(f, Settings{});
   REQUIRE(result.diagnostics.size() == 1);
   const auto& fix = *result.diagnostics[0].fix;
-  CHECK(fix.applicability == Applicability::Safe);
+  CHECK(fix.applicability == Applicability::Unsafe);
   std::string text = f.text;
   auto edits = fix.edits;
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.start > b.range.start; });
@@ -195,7 +196,7 @@ TEST_CASE("the C++ rule documents' examples trigger and their alternatives do no
       CHECK(result.notices.empty());
     }
   }
-  CHECK(checked >= 6);  // CU001-CU006 at least
+  CHECK(checked >= 9);  // CU001-CU009 at least
 }
 
 TEST_CASE("toolkit mode against an installed CUDA toolkit matches header-free mode") {
@@ -361,4 +362,65 @@ inline void run(float* d, int steps) {
   CHECK(result.notices.empty());
   REQUIRE(result.diagnostics.size() == 1);
   CHECK(result.diagnostics[0].code == "CU003");
+}
+
+TEST_CASE("CU008: nvcc's --default-stream per-thread in the compile database makes stream 0 the thread's own") {
+  fs::path dir = fs::temp_directory_path() / ("stoker_ptds_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "x.cu") << "#include <cuda_runtime.h>\n__global__ void k(float* x) {}\n"
+                                 "void run(float* d, const float* h, int steps) {\n"
+                                 "  cudaStream_t s;\n  cudaStreamCreate(&s);\n"
+                                 "  for (int i = 0; i < steps; ++i) {\n"
+                                 "    cudaMemcpyAsync(d, h, 1 << 20, cudaMemcpyHostToDevice);\n"
+                                 "    cudaMemcpyAsync(d, h, 1 << 20, cudaMemcpyHostToDevice, cudaStreamLegacy);\n"
+                                 "    k<<<1, 1, 0, s>>>(d);\n  }\n}\n";
+  auto cu008_rows = [&](const std::string& flags) {
+    std::ofstream(dir / "compile_commands.json")
+        << "[{\"directory\": \"" << dir.string() << "\", \"command\": \"nvcc " << flags
+        << " -c x.cu -o x.o\", \"file\": \"x.cu\"}]\n";
+    Settings settings;
+    settings.compile_commands_dir = dir.string();
+    SourceFile f((dir / "x.cu").string(), read_all(dir / "x.cu"));
+    auto result = analyze(f, settings);
+    std::set<uint32_t> rows;
+    for (const auto& d : result.diagnostics)
+      if (d.code == "CU008") rows.insert(f.lines.row_of(d.range.start));
+    return rows;
+  };
+  CHECK(cu008_rows("") == std::set<uint32_t>{7, 8});
+  CHECK(cu008_rows("--default-stream per-thread") == std::set<uint32_t>{8});  // cudaStreamLegacy stays legacy
+  CHECK(cu008_rows("-default-stream=per-thread") == std::set<uint32_t>{8});
+  CHECK(cu008_rows("--default-stream legacy") == std::set<uint32_t>{7, 8});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("CU007, CU008 and CU009 carry their impact models, with the copy size where it resolves") {
+  SourceFile f = load(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/cxx/cu_legacy_stream_copies.cu");
+  auto result = analyze(f, Settings{});
+  SourceFile t = load(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/cxx/cu_thrust_values.cu");
+  auto thrust = analyze(t, Settings{});
+  std::map<std::string, int> seen;
+  auto has_bytes = [](const Diagnostic& d) {
+    return std::any_of(d.facts.begin(), d.facts.end(), [](const auto& kv) {
+      return kv.first == "copy_bytes" && kv.second == std::to_string((1 << 20) * sizeof(float));
+    });
+  };
+  for (const auto* r : {&result, &thrust})
+    for (const auto& d : r->diagnostics) {
+      INFO(d.code << " " << d.message);
+      if (d.code != "CU007" && d.code != "CU008" && d.code != "CU009") continue;
+      REQUIRE(d.impact.has_value());
+      ++seen[d.code];
+      if (d.code == "CU007") CHECK(d.impact->model == "sync-bubble");
+      if (d.code == "CU008") CHECK(d.impact->model == "blocking-copy");
+      if (d.code == "CU009") CHECK(d.impact->model == "pageable-copy");
+      if (d.code != "CU007") CHECK(has_bytes(d));  // every copy in the fixture moves kBytes
+      CHECK(d.impact->gain_high >= d.impact->gain_low);
+      CHECK(d.impact->gain_high > 0);
+      CHECK_FALSE(d.impact->assumptions.empty());
+    }
+  CHECK(seen["CU007"] == 8);
+  CHECK(seen["CU008"] == 6);
+  CHECK(seen["CU009"] == 4);
 }

@@ -241,6 +241,44 @@ TEST_CASE("measured times (the trace hook) replace the assumptions of a loop") {
   CHECK(r2.loops[0].now.step_ms() == Approx(500).epsilon(0.01));
 }
 
+TEST_CASE("a full measurement fixes the step: measured waits once, modelled members within the unexplained idle") {
+  const HardwareProfile* hw = find_profile("generic");
+  // Two syncs at different statements joined to the same 10 ms of idle (a trace without stacks
+  // joins by pattern): together they remove those 10 ms once, not twice.
+  LoopStep l;
+  l.members = {{"SY001", "sync-bubble", 100, true, -1, {}}, {"SY004", "sync-bubble", 200, true, -1, {}}};
+  MeasuredStep m;
+  m.step_ms = 50;
+  m.gpu_ms = 30;
+  m.waits = {{10, {0, 1}, "aten::item"}};
+  auto gains = compose_loop(l, *hw, {}, &m);
+  CHECK(l.measured);
+  CHECK(l.now.step_ms() == Approx(50));
+  CHECK(l.busy_now_lo == Approx(0.6));
+  CHECK(l.busy_now_hi == Approx(0.6));
+  CHECK(l.busy_after_lo == Approx(30.0 / 40));
+  CHECK(l.busy_after_hi == Approx(30.0 / 40));
+  CHECK(l.now.host_ms[static_cast<int>(StepTerm::Syncs)] == Approx(10));
+  CHECK(l.now.host_ms[static_cast<int>(StepTerm::Overhead)] == Approx(10));  // idle no finding explains
+  CHECK(gains[0].first + gains[1].first == Approx(100 * (0.75 - 0.6)));
+  // An unjoined member is modelled only within the idle the trace leaves unexplained, scaled
+  // down to fit: here 1 - 0.1 - 0.5 = 0.4 ms.
+  LoopStep u;
+  u.members = {{"SY001", "sync-bubble", 100, true, -1, {}}, {"CU004", "alloc-in-loop", 300, true, -1, {}}};
+  MeasuredStep tiny;
+  tiny.step_ms = 1;
+  tiny.gpu_ms = 0.1;
+  tiny.waits = {{0.5, {0}, "aten::item"}};
+  compose_loop(u, *hw, {}, &tiny);
+  CHECK(u.now.step_ms() == Approx(1));
+  CHECK(u.now.host_ms[static_cast<int>(StepTerm::Allocations)] <= 0.4 + 1e-9);
+  CHECK(u.busy_now_lo == Approx(0.1));
+  // After both fixes: SY001's 0.5 ms go, and the allocations' modelled 0.05..1 ms (serial with
+  // the GPU: that many ms), capped at the 0.4 ms of room; what the cap leaves stays.
+  CHECK(u.busy_after_lo == Approx(0.1 / (0.1 + 0.4 - 0.05)));
+  CHECK(u.busy_after_hi == Approx(1.0));
+}
+
 TEST_CASE("configured step and load times narrow the loop to one number") {
   Settings s;
   s.workload.step_time_ms = 50;

@@ -205,6 +205,32 @@ for x in loader:
                                                  want["kinds"]["sync"]["idle_ms"].get<double>(), "idle");
   }
   REQUIRE(found);
+  // The loop's estimate is the measured step: busy now is the trace's busy share, and SY001's
+  // fix removes the idle time measured during its readbacks and synchronizations.
+  {
+    double step = want["steps"][0]["duration_ms"], busy = want["steps"][0]["busy_ms"];
+    double removed = want["kinds"]["readback"]["idle_ms"].get<double>() + want["kinds"]["sync"]["idle_ms"].get<double>();
+    const json& l = findings[0]["measured_loop"];
+    REQUIRE(l["gpu_events"] == true);
+    require_close(l["busy_fraction"], busy / step, "busy");
+    require_close(l["estimate"]["busy_now"][0], busy / step, "now");
+    require_close(l["estimate"]["busy_after"][1], busy / (step - removed), "after");
+    // Idle no finding explains is listed per loop, with what the host ran then: the Shampoo
+    // optimizer step of sampled_rank0 (the README: a long host-side optimizer step).
+    json sampled = expected(kTraces / "sampled_rank0.json.gz");
+    double total = 0;
+    for (const auto& st : sampled["steps"]) total += st["duration_ms"].get<double>();
+    const double share = sampled["names"]["optimizer"]["Optimizer.step#Shampoo.step"].get<double>() / total;
+    auto t = run_in(dir.path, stoker_command("check train.py --no-cache --select SY --profile " +
+                                             shell_quote((kTraces / "sampled_rank0.json.gz").string())));
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "\n    GPU idle %.0f%% of the step while the host runs Optimizer.step#Shampoo.step (no rule describes it)\n",
+                  100 * share);
+    INFO(t.out);
+    REQUIRE(t.out.find("hot loop train.py:4, measured: step ") != std::string::npos);
+    REQUIRE(t.out.find(line) != std::string::npos);
+  }
   // SARIF carries the same on the result, and the trace's summary on the run.
   auto s = run_in(dir.path, stoker_command("check train.py --no-cache --select SY --output-format sarif --profile " +
                                            shell_quote((kTraces / "event_sync.json.gz").string())));
@@ -271,6 +297,76 @@ TEST_CASE("check --profile joins a CPU-recorded trace with Python stacks by sour
   REQUIRE(t.out.find("= measured: ") != std::string::npos);
   REQUIRE(t.out.find("4 steps (ProfilerStep)") != std::string::npos);
   REQUIRE(t.out.find("no GPU events") != std::string::npos);
+
+  // The estimate takes the measured step. Without GPU events the GPU's share of the step is the
+  // step less its host waits (every wait kind, joined or not: expect_profile.py), the loader's
+  // time on the main process is T_load, and each joined finding's term is its measured wait; so
+  // busy now is (step - waits) / step, and after the fixes (8 workers, the default; no readback)
+  // the loader's wait is max(0, T_load / 8 - T_gpu) (docs/impact-model.md).
+  json kinds_want = expected(trace);
+  double waits = 0;
+  for (const auto& [kind, v] : kinds_want["kinds"].items())
+    if (kind != "optimizer") waits += v["host_ms"].get<double>();
+  waits /= want["steps"].get<double>();
+  const double step = want["step_ms"], load = want["loader_ms_per_step"];
+  const double gpu = step - waits;
+  REQUIRE(gpu > 0);
+  const double busy_now = gpu / step, busy_after = gpu / (gpu + std::max(0.0, load / 8 - gpu));
+  bool checked = false;
+  json plain = json::parse(run_in(dir.path, stoker_command("check " + shell_quote(script.string()) +
+                                                             " --no-cache --output-format json")).out);
+  for (const auto& f : findings) {
+    if (f["code"] != "DL001") continue;
+    const json& l = f["measured_loop"];
+    REQUIRE(l.is_object());
+    REQUIRE(l["steps"] == 4);
+    REQUIRE(l["gpu_events"] == false);
+    require_close(l["step_ms"], step, "loop step");
+    require_close(l["gpu_busy_ms"], gpu, "loop GPU");
+    require_close(l["busy_fraction"], busy_now, "loop busy");
+    for (int i = 0; i < 2; ++i) {
+      require_close(l["estimate"]["busy_now"][i], busy_now, "estimate now");
+      require_close(l["estimate"]["busy_after"][i], busy_after, "estimate after");
+    }
+    // The idle breakdown: the loader's wait, explained by DL001.
+    REQUIRE(l["idle"][0]["kind"] == "loader");
+    require_close(l["idle"][0]["ms_per_step"], load, "loader part");
+    REQUIRE(l["idle"][0]["findings"] == json::array({"DL001 line " + std::to_string(want["loader_line"].get<int>())}));
+    // The gains of the loop's findings add up to the loop's gain, the loader's the most of it;
+    // its assumptions say what was measured.
+    double sum = 0;
+    for (const auto& g : findings)
+      if (g["measured_loop"].is_object()) sum += g["impact"]["gain_pp"][0].get<double>();
+    require_close(sum, 100 * (busy_after - busy_now), "the loop's gains");
+    REQUIRE(f["impact"]["gain_pp"][0].get<double>() > 0.9 * sum);
+    bool t_gpu = false, t_load = false;
+    for (const auto& a : f["impact"]["assumptions"]) {
+      std::string line = a;
+      t_gpu |= line.rfind("T_gpu=", 0) == 0 && line.find("(measured: trace.json.gz, 4 steps") != std::string::npos;
+      t_load |= line.rfind("T_load=", 0) == 0 && line.find("(measured: ") != std::string::npos;
+    }
+    REQUIRE(t_gpu);
+    REQUIRE(t_load);
+    // Without the trace: the same script, the defaults, another estimate.
+    for (const auto& g : plain)
+      if (g["code"] == "DL001") {
+        checked = true;
+        REQUIRE(g["impact"]["gain_pp"] != f["impact"]["gain_pp"]);
+        bool defaults = false;
+        for (const auto& a : g["impact"]["assumptions"])
+          defaults |= a.get<std::string>().rfind("T_gpu=", 0) == 0 && a.get<std::string>().find("(default") != std::string::npos;
+        REQUIRE(defaults);
+      }
+  }
+  REQUIRE(checked);
+  // evaluate()'s loop did not run: not measured.
+  for (const auto& f : findings)
+    if (f["code"] == "SY001" && f["location"]["row"] != want["item_line"]) REQUIRE(f["measured_loop"].is_null());
+  char line[96];
+  std::snprintf(line, sizeof line, "est. GPU busy %.0f%% now, %.0f%% after its fixes (measured step)", 100 * busy_now,
+                100 * busy_after);
+  INFO(t.out);
+  REQUIRE(t.out.find(line) != std::string::npos);
 }
 
 TEST_CASE("profile: malformed and truncated traces are clear errors", "[trace]") {
@@ -389,5 +485,74 @@ for x in val_loader:
       REQUIRE(f["location"]["row"] == 11);  // other(): never ran
       REQUIRE(f["measured"].is_null());
     }
+  }
+}
+
+TEST_CASE("check --profile joins a notebook's cells named by IPython's file names", "[trace][notebook]") {
+  // An nbformat-made notebook: the readback in a cell's `def read_loss` (after a line magic), the
+  // loop in another. IPython compiles each cell under a name of its own (ipykernel: a temporary
+  // file; older IPython: <ipython-input-N-hash>), rows within the cell; Kineto's python_function
+  // events name a function by its first row. Times in microseconds: one step of 100 us, the GPU
+  // busy from 35 to 55.
+  for (const char* cell_file : {"/tmp/ipykernel_4242/1234567.py", "<ipython-input-3-0f1e2d3c>"}) {
+    TempDir dir;
+    write_text(dir / "make.py", R"py(import nbformat
+nb = nbformat.v4.new_notebook()
+code = nbformat.v4.new_code_cell
+nb.cells = [code("import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(8, 1).cuda()\n"
+                 "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nloader = DataLoader(range(64), batch_size=4)"),
+            nbformat.v4.new_markdown_cell("The readback"),
+            code("%matplotlib inline\ndef read_loss(loss):\n    value = 0\n    return loss.item() + value"),
+            code("for x in loader:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    opt.step()\n    print(read_loss(loss))")]
+nbformat.validate(nb)
+nbformat.write(nb, "train.ipynb")
+)py");
+    auto made = run_in(dir.path, "/usr/bin/python3 make.py");
+    INFO(made.err);
+    REQUIRE(made.rc == 0);
+    std::string trace = R"({"schemaVersion": 1, "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 5, "tid": 5, "ts": 1000, "dur": 100},
+      {"ph": "X", "cat": "python_function", "name": "/tmp/ipykernel_4242/3018392.py(1): <module>", "pid": 5, "tid": 5, "ts": 990, "dur": 200},
+      {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 5, "tid": 5, "ts": 1002, "dur": 30},
+      {"ph": "X", "cat": "python_function", "name": "CELL(2): read_loss", "pid": 5, "tid": 5, "ts": 1060, "dur": 30},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 5, "tid": 5, "ts": 1062, "dur": 20},
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1035, "dur": 20}
+    ]})";
+    trace.replace(trace.find("CELL"), 4, cell_file);
+    write_text(dir / "trace.json", trace);
+    auto r = run_in(dir.path, stoker_command("check train.ipynb --no-cache --output-format json --profile trace.json"));
+    INFO(cell_file << "\n" << r.out << r.err);
+    REQUIRE(r.rc == 1);
+    json findings = json::parse(r.out);
+    bool item = false, loader = false;
+    for (const auto& f : findings) {
+      const json& m = f["measured"];
+      if (f["code"] == "SY001") {
+        item = true;
+        REQUIRE(f["cell"] == 3);  // the third cell (the markdown one counts)
+        REQUIRE(m["match"] == "function");  // row 2 of the cell that defines read_loss
+        REQUIRE(m["function"] == "read_loss");
+        require_close(m["host_ms_per_step"], 0.020, "item host");
+        require_close(m["gpu_idle_ms_per_step"], 0.020, "item idle");
+      }
+      if (f["code"] == "DL001") {
+        loader = true;
+        REQUIRE(m["match"] == "pattern");  // the loop runs at a cell's module level: no function
+        require_close(m["host_ms_per_step"], 0.030, "loader host");
+        require_close(m["gpu_idle_ms_per_step"], 0.030, "loader idle");  // the kernel starts at 35
+        // The loop's estimate starts from the measured step: busy 20 of 100 us.
+        const json& l = f["measured_loop"];
+        REQUIRE(l.is_object());
+        require_close(l["busy_fraction"], 0.2, "busy");
+        require_close(l["estimate"]["busy_now"][0], 0.2, "now");
+        require_close(l["estimate"]["busy_now"][1], 0.2, "now");
+        bool tagged = false;
+        for (const auto& part : l["idle"])
+          tagged |= part["kind"] == "loader" && part["findings"] == json::array({"DL001 cell 1 line 5"});
+        REQUIRE(tagged);
+      }
+    }
+    REQUIRE(item);
+    REQUIRE(loader);
   }
 }

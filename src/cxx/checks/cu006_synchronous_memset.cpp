@@ -1,18 +1,12 @@
 // CU006 synchronous-memset-in-hot-loop: cudaMemset* (non-Async) in a hot loop.
 #include "cxx/check.h"
+#include "cxx/streams.h"
 
 namespace stoker::cxx {
 namespace {
 
 using namespace clang;
 using namespace clang::ast_matchers;
-
-bool is_stream_type(QualType t) {
-  t = t.getCanonicalType();
-  if (!t->isPointerType()) return false;
-  const auto* rd = t->getPointeeType()->getAsRecordDecl();
-  return rd && rd->getIdentifier() && rd->getName() == "CUstream_st";
-}
 
 class SynchronousMemsetCheck : public Check {
  public:
@@ -33,7 +27,7 @@ class SynchronousMemsetCheck : public Check {
     d.range = *range;
     d.message = "`" + name + "` in a hot loop runs on the legacy default stream and synchronizes with the host";
     Fix fix{"Use `" + name + "Async` on a stream", Applicability::DisplayOnly, {}};
-    const VarDecl* stream = stream_in_scope(call);
+    const ValueDecl* stream = stream_in_scope(ctx_, call);
     SourceRange callee = call->getCallee()->getSourceRange();
     if (stream && !ctx_.in_macro(call->getSourceRange())) {
       auto callee_text = ctx_.range_of(callee);
@@ -41,38 +35,13 @@ class SynchronousMemsetCheck : public Check {
       if (callee_text && rparen && ctx_.file.slice(*callee_text) == name) {
         std::string stream_name = stream->getName().str();
         fix.title = "Use `" + name + "Async` on `" + stream_name + "`";
-        fix.applicability = Applicability::Safe;
+        fix.applicability = Applicability::Unsafe;  // the order against other streams changes
         fix.edits.push_back({*callee_text, name + "Async"});
         fix.edits.push_back({TextRange{rparen->start, rparen->start}, ", " + stream_name});
       }
     }
     d.fix = std::move(fix);
     ctx_.report(std::move(d), &*hot);
-  }
-
- private:
-  // A cudaStream_t variable declared before the call in a scope that encloses it.
-  const VarDecl* stream_in_scope(const CallExpr* call) const {
-    const SourceManager& sm = ctx_.ast.getSourceManager();
-    const VarDecl* best = nullptr;
-    auto before = [&](const Decl* d) {
-      return sm.isBeforeInTranslationUnit(d->getLocation(), call->getBeginLoc());
-    };
-    if (const FunctionDecl* fn = ctx_.model.enclosing_function(call))
-      for (const ParmVarDecl* p : fn->parameters())
-        if (is_stream_type(p->getType()) && p->getIdentifier()) best = p;
-    for (const Stmt* cur = call; cur; cur = ctx_.model.parent(cur)) {
-      auto* block = dyn_cast<CompoundStmt>(cur);
-      if (!block) continue;
-      for (const Stmt* child : block->body()) {
-        auto* ds = dyn_cast<DeclStmt>(child);
-        if (!ds) continue;
-        for (const Decl* decl : ds->decls())
-          if (auto* v = dyn_cast<VarDecl>(decl); v && v->getIdentifier() && is_stream_type(v->getType()) && before(v))
-            if (!best || sm.isBeforeInTranslationUnit(best->getLocation(), v->getLocation())) best = v;
-      }
-    }
-    return best;
   }
 };
 

@@ -41,6 +41,10 @@ class LibTorchLoaderWorkersCheck : public Check {
         }
       } else if (auto r = ctx_.range_of(opts.options_arg->getSourceRange())) {
         const Expr* written = strip(opts.options_arg);
+        // `make_data_loader(ds, kBatchSize)`: the integer converted by DataLoaderOptions(size_t).
+        if (auto* convert = dyn_cast<CXXConstructExpr>(written);
+            convert && convert->getNumArgs() == 1 && !convert->getConstructor()->isCopyOrMoveConstructor())
+          written = strip(convert->getArg(0));
         if (written->getType()->isIntegerType()) {
           fix.edits.push_back({*r, "torch::data::DataLoaderOptions(" + std::string(ctx_.file.slice(*r)) +
                                        ").workers(" + n + ")"});

@@ -38,9 +38,14 @@ class LibTorchBlockingCopyCheck : public Check {
     Diagnostic d;
     d.code = "TX001";
     d.range = *range;
-    d.message = "`.to(device)` in a hot loop without non_blocking: the host waits for each host-to-device copy. "
-                "LibTorch loaders cannot pin memory, so pin the batch (`.pin_memory()` or in the dataset's transform) "
-                "and pass non_blocking=true";
+    // rules.md: the message says when the source is not pinned (LibTorch loaders cannot pin).
+    if (pinned_source(call))
+      d.message = "`.to(device)` in a hot loop without non_blocking: the host waits for each host-to-device copy. "
+                  "The source is pinned, so with non_blocking=true the copy overlaps";
+    else
+      d.message = "`.to(device)` in a hot loop without non_blocking: the host waits for each host-to-device copy. "
+                  "LibTorch loaders cannot pin memory, so pin the batch (`.pin_memory()` or in the dataset's transform) "
+                  "and pass non_blocking=true";
     Fix fix{"Pass `non_blocking=true`", Applicability::DisplayOnly, {}};
     if (!ctx_.in_macro(call->getSourceRange())) {
       if (nb_arg) {
@@ -56,6 +61,17 @@ class LibTorchBlockingCopyCheck : public Check {
   }
 
  private:
+  // The tensor copied is pinned: `x.pin_memory().to(device)`, or a variable initialized from
+  // `.pin_memory()` and never reassigned.
+  bool pinned_source(const CXXMemberCallExpr* call) const {
+    const Expr* object = strip(call->getImplicitObjectArgument());
+    if (auto* ref = dyn_cast_or_null<DeclRefExpr>(object))
+      if (auto* v = dyn_cast<VarDecl>(ref->getDecl()); v && v->getInit() && !ctx_.model.writes(v))
+        object = strip(v->getInit());
+    auto* pin = dyn_cast_or_null<CXXMemberCallExpr>(object);
+    const CXXMethodDecl* m = pin ? pin->getMethodDecl() : nullptr;
+    return m && m->getIdentifier() && m->getName() == "pin_memory";
+  }
   // The device argument names the CPU (`torch::kCPU`, "cpu", or a variable initialized so).
   bool names_cpu(const Expr* e) const {
     const Expr* s = strip(e);

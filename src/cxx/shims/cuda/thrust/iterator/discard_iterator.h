@@ -1,0 +1,3 @@
+// stoker shim
+#pragma once
+#include "../stoker_thrust.h"
