@@ -310,3 +310,35 @@ TEST_CASE("lsp findings: configuration files apply per document, and the suppres
   finish(server);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
+
+TEST_CASE("lsp findings: hover on a compute-speedup finding says step time, not GPU busy") {
+  std::string text = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda")
+loader = DataLoader(TensorDataset(torch.randn(256, 1024), torch.randn(256, 1024)), batch_size=32, num_workers=2,
+                    pin_memory=True, persistent_workers=True)
+model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).to(device)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for x, y in loader:
+    x = x.to(device, non_blocking=True)
+    y = y.to(device, non_blocking=True)
+    loss = ((model(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+)";
+  std::string uri = "file:///tmp/stoker-lsp-hover-gu/train.py";
+  LspProcess server;
+  server.initialize({{"stoker", {{"gpu", "a100-sxm"}}}});
+  open(server, uri, text);
+  json gu001 = find_code(server.diagnostics_for(uri)["params"]["diagnostics"], "GU001");
+  REQUIRE(gu001.is_object());
+  json h = server.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", gu001["range"]["start"]}})["result"];
+  REQUIRE(h.is_object());
+  std::string md = h["contents"]["value"];
+  CHECK(md.find("**Estimated impact:** fixing this shortens the step by") != std::string::npos);
+  CHECK(md.find("percentage points of GPU busy") == std::string::npos);
+  finish(server);
+}

@@ -1,6 +1,7 @@
 // textDocument/hover over a diagnostic: the finding, its impact estimate, the rule's document.
 #include <cstdio>
 
+#include "core/compute_speedup.h"
 #include "lsp/convert.h"
 #include "lsp/handlers/handlers.h"
 
@@ -15,8 +16,12 @@ std::string format_pp(double v) {
 }
 
 std::string impact_markdown(const Impact& i) {
-  std::string out = "**Estimated impact:** fixing this recovers " + format_pp(i.gain_low) + "–" +
-                    format_pp(i.gain_high) + " percentage points of GPU busy time (model `" + i.model + "`";
+  // A compute speedup shortens the step; the GPU is as busy as before (core/compute_speedup.h).
+  std::string out = gain_is_step_time(i)
+                        ? "**Estimated impact:** fixing this shortens the step by " + format_pp(i.gain_low) + "–" +
+                              format_pp(i.gain_high) + "% of its time (faster GPU work; model `" + i.model + "`"
+                        : "**Estimated impact:** fixing this recovers " + format_pp(i.gain_low) + "–" +
+                              format_pp(i.gain_high) + " percentage points of GPU busy time (model `" + i.model + "`";
   if (!i.profile.empty()) out += ", profile `" + i.profile + "`";
   out += ").\n";
   if (!i.assumptions.empty()) {
