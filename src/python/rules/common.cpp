@@ -56,4 +56,15 @@ Edit add_import(const Context& ctx, std::string_view module) {
   return Edit{{at, at}, (at ? "\n" : "") + std::string("import ") + std::string(module) + "\n"};
 }
 
+bool is_cpu_count(const SemanticModel& m, Node expr) {
+  auto vals = m.values(expr);
+  if (vals.empty()) return false;
+  for (const auto& v : vals) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
+    const std::string& q = m.callee_name(v.expr);
+    if (q != "os.cpu_count" && q != "multiprocessing.cpu_count") return false;
+  }
+  return true;
+}
+
 }  // namespace stoker::python::rules
