@@ -29,6 +29,10 @@ std::optional<Edit> persistent_workers_edit(const Context& ctx, Node call, Node 
   Node pair = parent(workers);
   if (is(pair, "pair") && is(parent(pair), "dictionary"))
     return Edit{{end(pair), end(pair)}, ", \"persistent_workers\": True"};
+  // `loader_args = dict(batch_size=..., num_workers=...)`: the keyword goes into that call.
+  if (is(pair, "keyword_argument") && is(parent(pair), "argument_list") &&
+      ctx.model().callee_name(parent(parent(pair))) == "builtins.dict")
+    return Edit{{end(pair), end(pair)}, ", persistent_workers=True"};
   return std::nullopt;
 }
 
