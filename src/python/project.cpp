@@ -55,7 +55,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   static const ArgFacts kNone;
   const ArgFacts& x = a ? *a : kNone;
   std::string o;
-  if (fields & fact::kCuda) o += x.cuda ? 'c' : '-';
+  if (fields & fact::kCuda) o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
@@ -100,7 +100,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   std::string o;
   if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
   if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
-  if (fields & fact::kReturnsCuda) o += x.returns_cuda ? 'c' : '-';
+  if (fields & fact::kReturnsCuda) o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
@@ -539,7 +539,7 @@ using nlohmann::json;
 json arg_json(const ArgFacts& a) {
   json vs = json::array();
   for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
-  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs};
+  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -549,6 +549,8 @@ ArgFacts arg_from(const json& j) {
   a.module = j.at(3);
   a.loader = j.at(4);
   a.device_cuda = j.at(5);
+  a.tensor = j.at(7);
+  a.untyped = j.at(8);
   for (const auto& v : j.at(6)) {
     ScalarFact f;
     int k = v.at(0);
@@ -570,7 +572,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     json ps = json::array();
     for (const auto& p : f.params) ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
-                   f.returns_module, ps});
+                   f.returns_module, ps, f.returns_tensor});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -602,6 +604,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_cuda = f.at(5);
       ff.returns_loader = f.at(6);
       ff.returns_module = f.at(7);
+      ff.returns_tensor = f.at(9);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -31,6 +31,9 @@ struct ArgFacts {
   bool module = false;     // an nn.Module
   bool loader = false;     // a data loader (or an iteration wrapper of one)
   bool device_cuda = false;  // a device that may be CUDA
+  // By the caller's abstract types (python/types.h), stronger than `cuda` (the CUDA taint):
+  bool tensor = false;   // some call site passes a tensor that may be on CUDA
+  bool untyped = false;  // some call site passes a value of another known type (a host value...)
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
@@ -67,6 +70,7 @@ struct FunctionFacts {
   bool returns_cuda = false;
   bool returns_loader = false;
   bool returns_module = false;
+  bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
   std::vector<ParamSummary> params;
   bool operator==(const FunctionFacts&) const = default;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "python/semantic_model.h"
+#include "python/types.h"
 
 namespace stoker::python {
 
@@ -53,6 +54,8 @@ void ArgFacts::join(const ArgFacts& o) {
   module |= o.module;
   loader |= o.loader;
   device_cuda |= o.device_cuda;
+  tensor |= o.tensor;
+  untyped |= o.untyped;
   for (const auto& v : o.values) {
     if (std::find(values.begin(), values.end(), v) != values.end()) continue;
     if (values.size() >= SemanticModel::kMaxCandidates) {
@@ -271,11 +274,14 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.has_hot_loop = function_has_hot_loop_[f] != 0;
     facts.steps = function_steps_[0][f] != 0;
     facts.steps_forward = function_steps_[1][f] != 0;
+    AbstractType returned = AbstractType::bottom();
     for (Node r : functions_[f].returns) {
+      returned = join(returned, types().type_of(r));
       facts.returns_cuda |= is_cuda(r);
       facts.returns_loader |= is_loader_impl(r);
       facts.returns_module |= is_module_value(r);
     }
+    facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
     facts.params = params_of(static_cast<int>(f));
     out.functions.push_back({std::move(name), std::move(facts)});
   }
@@ -297,6 +303,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.module = is_module_value(a);
     f.loader = is_loader_impl(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
+    AbstractType t = types().type_of(a);
+    f.tensor = t.kind == AbstractType::Kind::Tensor && cuda_answer(t) == CudaAnswer::Cuda;
+    // A value of unknown type leaves the others' answer ("may be CUDA" holds if one caller's does).
+    f.untyped = !f.tensor && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Bottom;
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).

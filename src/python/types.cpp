@@ -64,6 +64,53 @@ bool host_module(std::string_view q) {
   return false;
 }
 
+// torch functions whose result is one tensor on the device of their first operand (a tensor,
+// or a sequence of tensors for stack/cat).
+const std::set<std::string, std::less<>>& tensor_op_functions() {
+  static const std::set<std::string, std::less<>> k = {
+      "stack", "cat", "concat", "concatenate", "hstack", "vstack", "sum", "mean", "prod", "std", "var", "norm",
+      "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "clamp", "clip",
+      "flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "matmul", "mm", "bmm",
+      "argmax", "argmin", "cumsum", "maximum", "minimum", "mul", "add", "sub", "div", "pow", "eq", "ne", "gt",
+      "lt", "ge", "le", "isfinite", "isnan", "isinf", "all", "any", "diag", "tril", "triu", "roll", "flip",
+      "sign", "neg", "round", "floor", "ceil", "square", "bincount"};
+  return k;
+}
+
+// The comprehension whose `for` clause binds the loop target, or null.
+Node comprehension_of(const Binding& b) {
+  if (b.kind != Binding::Kind::LoopTarget) return Node{};
+  for (Node n = b.target; !is_null(n); n = parent(n)) {
+    if (is(n, "for_in_clause")) return parent(n);
+    if (is(n, "for_statement") || is(n, "block") || is(n, "module")) break;
+  }
+  return Node{};
+}
+
+// Comprehension variables are local to their comprehension (Python 3): a use inside one that
+// binds the name sees that binding (the innermost; the model's lookup, by offsets, may miss it
+// since the body comes before the `for` clause); a use outside sees none of them.
+std::vector<const Binding*> visible(const SemanticModel& m, Node use) {
+  std::string name(text(use, m.src()));
+  const Binding* inner = nullptr;
+  Node inner_comp{};
+  const auto& scope = m.scopes()[m.scope_at(start(use))].bindings;
+  if (auto it = scope.find(name); it != scope.end())
+    for (const Binding& b : it->second) {
+      Node comp = comprehension_of(b);
+      if (is_null(comp) || !contains(comp, use)) continue;
+      if (!inner || contains(inner_comp, comp)) {
+        inner = &b;
+        inner_comp = comp;
+      }
+    }
+  if (inner) return {inner};
+  std::vector<const Binding*> out;
+  for (const Binding* b : m.lookup(name, start(use)))
+    if (is_null(comprehension_of(*b))) out.push_back(b);
+  return out;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -105,6 +152,14 @@ AbstractType join(const AbstractType& a, const AbstractType& b) {
     return t;
   }
   if (a.is_host() && b.is_host()) return AbstractType::of(Kind::Host);
+  // A tensor (perhaps a module's dict output) or a container of tensors, both on CUDA
+  // (`return input_dict` or a dict of its reduced values): read as a tensor, whose subscripts,
+  // `.values()` and `.items()` values are CUDA tensors.
+  auto on_cuda = [](const AbstractType& t) { return t.device == TypeDevice::Cuda || t.device == TypeDevice::Any; };
+  if (((a.kind == Kind::Tensor && b.kind == Kind::HostContainer) ||
+       (a.kind == Kind::HostContainer && b.kind == Kind::Tensor)) &&
+      on_cuda(a) && on_cuda(b))
+    return AbstractType::of(Kind::Tensor, join(a.device, b.device));
   // A tensor or a module, on the same devices: both "may be CUDA" or neither.
   return AbstractType::unknown();
 }
@@ -267,7 +322,7 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
     return AbstractType::unknown();
   }
   if (k == "identifier") {
-    auto bindings = m_.lookup(text(expr, m_.src()), start(expr));
+    auto bindings = visible(m_, expr);
     if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
     AbstractType t = AbstractType::bottom();
     for (const Binding* b : bindings) t = join(t, binding_part(*b, path));
@@ -378,7 +433,7 @@ AbstractType TypeInference::base_type(Node expr) const {
       AbstractType s = self_type(expr);
       if (s.kind != Kind::Unknown) return s;
     }
-    auto bindings = m_.lookup(text(expr, m_.src()), start(expr));
+    auto bindings = visible(m_, expr);
     if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
     AbstractType t = AbstractType::bottom();
     for (const Binding* b : bindings) {
@@ -420,6 +475,12 @@ AbstractType TypeInference::arith(const AbstractType& a, const AbstractType& b) 
   if (scalar(a) && scalar(b)) return AbstractType::of(Kind::HostScalar);
   if (a.kind == Kind::Tensor && scalar(b)) return a;
   if (b.kind == Kind::Tensor && scalar(a)) return b;
+  // A CUDA tensor combined with anything gives a CUDA tensor (or fails).
+  auto on_cuda = [](const AbstractType& t) {
+    return t.kind == Kind::Tensor && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any);
+  };
+  if (on_cuda(a) && b.kind == Kind::Unknown) return a;
+  if (on_cuda(b) && a.kind == Kind::Unknown) return b;
   if (a.kind == Kind::Tensor && b.kind == Kind::Tensor) return AbstractType::of(Kind::Tensor, join(a.device, b.device));
   if (a.kind == Kind::HostContainer && b.kind == Kind::HostContainer)  // list + list
     return AbstractType::of(Kind::HostContainer, join(a.device, b.device));
@@ -431,7 +492,32 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
     case Binding::Kind::Assign:
     case Binding::Kind::With: {
       Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
-      return value(b.value, own.append(path));
+      AbstractType t = value(b.value, own.append(path));
+      // `values = []` then `values.append(x)`: a list that is appended CUDA tensors holds them.
+      // Only when every append is a tensor or a host scalar (the container's type keeps no
+      // element kinds: appended modules or tuples are left as the literal says).
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
+          is(unparen(b.value), "list") && t.kind == Kind::HostContainer && t.device == TypeDevice::Cpu) {
+        auto found = m_.appends_.find({m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))});
+        if (found != m_.appends_.end()) {
+          TypeDevice d = t.device;
+          bool typed = true, tensors = false;
+          for (Node call : found->second) {
+            Node fn = unparen(field(call, "function"));
+            bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
+            Node arg = m_.argument(call, 0, "");
+            AbstractType e = is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{});
+            if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
+              tensors = true;
+              d = join(d, e.device);
+            } else if (e.kind != Kind::HostScalar && e.kind != Kind::None) {
+              typed = false;
+            }
+          }
+          if (typed && tensors) t.device = d;
+        }
+      }
+      return t;
     }
     case Binding::Kind::LoopTarget: {
       Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
@@ -460,6 +546,19 @@ AbstractType TypeInference::self_type(Node identifier) const {
 }
 
 AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) const {
+  AbstractType t = param_type_from_sites(fi, pi, path, iterate);
+  if (t.kind != Kind::Unknown || iterate || path.size()) return t;
+  // `criterion: torch.nn.Module`: annotated as a module, on a device the callers do not tell.
+  const Param& p = m_.functions()[fi].params[pi];
+  Node annotation = field(p.node, "type");
+  if (is_null(annotation) || p.is_variadic) return t;
+  if (named_count(annotation) == 1) annotation = named_child(annotation, 0);
+  const std::string& q = m_.qualified_name(annotation);
+  if (q == "torch.nn.Module" || q == "torch.nn.modules.module.Module") return AbstractType::of(Kind::Module);
+  return t;
+}
+
+AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, bool iterate) const {
   const Function& fn = m_.functions()[fi];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return AbstractType::unknown();
@@ -477,7 +576,25 @@ AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) 
   if (fn.klass >= 0 && fn.name == "__init__")
     for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
   AbstractType t = AbstractType::bottom();
-  bool default_used = sites.empty();
+  // Call sites in other modules of the project (their joined facts): a module or a tensor that
+  // may be on CUDA, a CUDA device. Anything else from there is unknown here. Read only for a
+  // parameter without a default: the facts come from the callers' CUDA taint, a weaker answer
+  // than a default's type (`put_on_device=False` stays a host value).
+  const ArgFacts* ext =
+      is_null(p.default_value) ? m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice) : nullptr;
+  if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
+  bool default_used = sites.empty() && !ext;
+  if (ext) {
+    if (ext->defaulted) default_used = true;
+    if (ext->passed) {
+      AbstractType e = AbstractType::unknown();
+      if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
+      else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
+      else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
+      if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
+      t = join(t, element(e, path.size()));
+    }
+  }
   for (Node call : sites) {
     Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
@@ -791,6 +908,19 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
+    // Tensor operations give a tensor on their first operand's device (`torch.stack(values)`
+    // of a list of CUDA tensors, `F.softmax(logits)`).
+    if ((starts_with(q, "torch.") && tensor_op_functions().count(q.substr(6))) ||
+        (starts_with(q, "torch.nn.functional.") && q.find('.', 20) == std::string::npos)) {
+      // Only "may be CUDA" answers: a host answer here would overrule the CUDA taint.
+      Node first = m_.argument(call, 0, "input");
+      if (!is_null(first)) {
+        AbstractType a = value(first, Path{});
+        if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) &&
+            (a.device == TypeDevice::Cuda || a.device == TypeDevice::Any))
+          return AbstractType::of(Kind::Tensor, a.device);
+      }
+    }
   }
   if (is(fn, "attribute")) {
     std::string_view meth = text(field(fn, "attribute"), m_.src());
@@ -870,8 +1000,19 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // Calling a module gives a tensor on its device, whatever is known about the batch.
   AbstractType callee = value(fn, Path{});
-  if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember)
+  if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
+    // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs
+    // (or a device mismatch error).
+    if (callee.kind == Kind::Module && callee.device == TypeDevice::Unresolved)
+      for (Node a : named_children(field(call, "arguments"))) {
+        if (is(a, "keyword_argument")) a = field(a, "value");
+        if (is(a, "list_splat") || is(a, "dictionary_splat") || is_null(a)) continue;
+        AbstractType at = value(a, Path{});
+        if (at.kind == Kind::Tensor && (at.device == TypeDevice::Cuda || at.device == TypeDevice::Any))
+          return AbstractType::of(Kind::Tensor, at.device);
+      }
     return AbstractType::of(Kind::Tensor, callee.device);
+  }
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
   if (is(fn, "identifier")) {
@@ -896,6 +1037,11 @@ AbstractType TypeInference::call_type(Node call) const {
     }
     return any ? t : AbstractType::unknown();
   }
+  // A function of another project module that returns a module that may be on CUDA, or (by its
+  // own abstract types) a tensor that may be.
+  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader);
+      ext && ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
+    return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
   // Builtins that hand back their arguments.
   if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
     auto args = named_children(field(call, "arguments"));
@@ -967,6 +1113,12 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       // Keys are host values (names, indices) whatever the dict holds.
       if (name == "keys" || (name == "items" && path.size() && path.at(0) == 0)) return AbstractType::of(Kind::Host);
       AbstractType d = value(field(fn, "object"), Path{});
+      if (d.kind == Kind::Tensor && d.device != TypeDevice::Unresolved) {
+        // What a module returned, read as a dict (`loss_dict.items()` of a criterion's output):
+        // its values live on the module's device.
+        if (name == "items" && path.size() == 0) return AbstractType::unknown();
+        return AbstractType::of(Kind::Tensor, d.device);
+      }
       if (d.kind != Kind::HostContainer) return AbstractType::unknown();
       if (name == "values") return element(d, 1 + path.size());
       if (path.size() == 0) return AbstractType::unknown();
@@ -1001,7 +1153,7 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     return t;
   }
   if (k == "identifier") {
-    auto bindings = m_.lookup(text(it, m_.src()), start(it));
+    auto bindings = visible(m_, it);
     if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
     AbstractType t = AbstractType::bottom();
     for (const Binding* b : bindings) {

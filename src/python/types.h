@@ -106,6 +106,7 @@ class TypeInference {
   AbstractType attribute_type(Node attr) const;
   AbstractType member_type(int klass, std::string_view attr, TypeDevice owner) const;
   AbstractType param_type(int function, int param_index, Path path, bool iterate) const;
+  AbstractType param_type_from_sites(int function, int param_index, Path path, bool iterate) const;
   AbstractType instance_of(int klass) const;
   AbstractType prepared(Node argument) const;
   AbstractType arith(const AbstractType& a, const AbstractType& b) const;

@@ -105,6 +105,34 @@ flag = out.item() > 0
   CHECK(m.type("flag").kind == K::HostScalar);
 }
 
+TEST_CASE("types: comprehension variables, module outputs read as dicts, appended lists, torch ops") {
+  Typed m(R"(import torch
+import torch.nn as nn
+model = nn.Linear(4, 4).cuda()
+out = model(torch.randn(2, 4))
+scaled = {k: v * 2 for k, v in out.items()}
+total = sum(scaled.values())
+first = out["loss"]
+xs = []
+xs.append(out)
+stacked = torch.stack(xs)
+labels = []
+labels.append("a")
+probs = torch.softmax(out, dim=-1)
+def run(criterion: nn.Module, batch):
+    return criterion(batch.cuda())
+host = torch.stack(labels)
+)");
+  CHECK(m.cuda("total") == CudaAnswer::Cuda);  // values of a CUDA module's output dict
+  CHECK(m.cuda("first") == CudaAnswer::Cuda);
+  CHECK(m.cuda("stacked") == CudaAnswer::Cuda);
+  CHECK(m.cuda("labels") == CudaAnswer::Host);  // appended strings only
+  CHECK(m.cuda("probs") == CudaAnswer::Cuda);
+  CHECK(m.cuda("criterion(batch.cuda())") == CudaAnswer::Cuda);  // an annotated module on CUDA inputs
+  // A torch op on a host list gives no answer of its own (the taint decides), never "host".
+  CHECK(m.cuda("torch.stack(labels)") == CudaAnswer::Undecided);
+}
+
 TEST_CASE("types: framework objects from the table") {
   Typed m(R"(import torch
 from accelerate import Accelerator

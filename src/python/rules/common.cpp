@@ -29,6 +29,10 @@ std::optional<Edit> persistent_workers_edit(const Context& ctx, Node call, Node 
   Node pair = parent(workers);
   if (is(pair, "pair") && is(parent(pair), "dictionary"))
     return Edit{{end(pair), end(pair)}, ", \"persistent_workers\": True"};
+  // `loader_args = dict(batch_size=..., num_workers=...)`: the keyword goes into that call.
+  if (is(pair, "keyword_argument") && is(parent(pair), "argument_list") &&
+      ctx.model().callee_name(parent(parent(pair))) == "builtins.dict")
+    return Edit{{end(pair), end(pair)}, ", persistent_workers=True"};
   return std::nullopt;
 }
 
@@ -54,6 +58,17 @@ Edit add_import(const Context& ctx, std::string_view module) {
     return Edit{{at, at}, "import " + std::string(module) + "\n"};
   }
   return Edit{{at, at}, (at ? "\n" : "") + std::string("import ") + std::string(module) + "\n"};
+}
+
+bool is_cpu_count(const SemanticModel& m, Node expr) {
+  auto vals = m.values(expr);
+  if (vals.empty()) return false;
+  for (const auto& v : vals) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
+    const std::string& q = m.callee_name(v.expr);
+    if (q != "os.cpu_count" && q != "multiprocessing.cpu_count") return false;
+  }
+  return true;
 }
 
 }  // namespace stoker::python::rules

@@ -43,6 +43,10 @@ inline bool is_literal_argument(Node value) {
 // Returns nullopt when no such edit is safe to place (num_workers set through `d[k] = v`...).
 std::optional<Edit> persistent_workers_edit(const Context& ctx, Node call, Node workers);
 
+// Does the expression (through names) evaluate to the machine's CPU count, `os.cpu_count()` or
+// `multiprocessing.cpu_count()` (at least 1 wherever the program runs)?
+bool is_cpu_count(const SemanticModel& m, Node expr);
+
 // Is an `import os` (or `os` binding) visible at the offset?
 bool name_is_bound(const Context& ctx, std::string_view name, uint32_t offset);
 // An edit inserting `import <module>` on its own line before the first statement that is

@@ -9,7 +9,9 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   Node workers = m.keyword_arguments(call).find("num_workers");
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
   auto n = m.constant_int(workers);
-  if (!n || *n <= 0) return;
+  // `num_workers=os.cpu_count()`: at least one worker on any machine that runs the program.
+  bool cpu_count = !n && !is_null(workers) && is_cpu_count(m, workers);
+  if (!cpu_count && (!n || *n <= 0)) return;
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
   bool per_epoch = false;
   auto loops = m.loops_iterating(call);
@@ -17,10 +19,10 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
   if (!per_epoch) return;
   Diagnostic& d = ctx.report("DL003", field(call, "function"),
-                             "The " + std::to_string(*n) +
+                             "The " + (cpu_count ? std::string("`os.cpu_count()`") : std::to_string(*n)) +
                                  " loader workers are shut down and started again every epoch; keep them with "
                                  "`persistent_workers=True`");
-  d.facts.push_back({"num_workers", std::to_string(*n)});
+  if (n) d.facts.push_back({"num_workers", std::to_string(*n)});
   Node written = m.keyword_arguments(call).find("persistent_workers");
   bool overrides = !is_null(written) && (!is_literal_argument(written) || !contains(call, written));
   auto edit = persistent_workers_edit(ctx, call, workers);

@@ -2,15 +2,46 @@
 #include <set>
 
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
+
+namespace {
+
+// The torch factory call whose result the moved expression is: the expression itself, or a
+// factory reached through subscripts (`torch.tensor(xs)[None, :]`) and arithmetic with host
+// scalars (`torch.arange(n) + n * rank`), which keep the result on the host. Null otherwise
+// (an operand that may be a tensor, or whose type is unknown, may put the result elsewhere).
+Node host_factory_of(const SemanticModel& m, Node e, int depth = 0) {
+  e = unparen(e);
+  if (depth > 8) return Node{};
+  if (is(e, "call")) return e;
+  if (is(e, "subscript")) return host_factory_of(m, field(e, "value"), depth + 1);
+  if (is(e, "unary_operator")) return host_factory_of(m, field(e, "argument"), depth + 1);
+  if (!is(e, "binary_operator")) return Node{};
+  std::string_view op = m.text(field(e, "operator"));
+  if (op == "@") return Node{};
+  Node l = field(e, "left"), r = field(e, "right");
+  auto host_scalar = [&](Node x) {
+    x = unparen(x);
+    if (is(x, "integer") || is(x, "float")) return true;
+    return m.types().type_of(x).kind == AbstractType::Kind::HostScalar;
+  };
+  if (host_scalar(r)) return host_factory_of(m, l, depth + 1);
+  if (host_scalar(l)) return host_factory_of(m, r, depth + 1);
+  return Node{};
+}
+
+}  // namespace
 
 void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
-  Node factory = receiver(call);
-  if (!is(factory, "call")) return;
+  Node moved = receiver(call);
+  Node factory = host_factory_of(m, moved);
+  if (is_null(factory)) return;
+  bool direct = same(factory, moved);
   std::string q = m.callee_name(factory);
   if (q.rfind("torch.", 0) != 0) return;
   std::string name = q.substr(6);
@@ -28,6 +59,12 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   HotContext h = ctx.hot();
   Diagnostic& d = ctx.report("TX002", field(factory, "function"), msg);
   if (!h.hot) d.severity = Severity::Info;
+  if (!direct) {
+    // The moved value is computed from the factory's result: creating the factory's tensor on
+    // the device moves the computation with it, which the user should check.
+    d.fix = Fix{"Create the tensor on the device (`device=`) and compute there", Applicability::DisplayOnly, {}};
+    return;
+  }
   if (!takes_device || !is_null(m.argument(factory, -1, "device"))) {
     d.fix = Fix{"Allocate on the device", Applicability::DisplayOnly, {}};
     return;
