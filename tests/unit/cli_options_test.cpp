@@ -203,7 +203,7 @@ TEST_CASE("diff: --diff . writes paths that git apply accepts") {
   CHECK(run_in(d.path, nc("check --diff .")).out.empty());
 }
 
-TEST_CASE("standard input: --stdin-filename NAME - reads the source; with --fix the fixed source is printed") {
+TEST_CASE("standard input: --stdin-filename NAME - reads the source - with --fix the fixed source is printed") {
   TempDir d;
   const std::string src = fixture("TX001.py");
   write_text(d / "input.py", src);

@@ -175,7 +175,7 @@ TEST_CASE("lsp findings: code actions offer the fix, a suppression comment and f
   finish(server);
 }
 
-TEST_CASE("lsp findings: hover on a diagnostic shows the rule document and impact; elsewhere nothing") {
+TEST_CASE("lsp findings: hover on a diagnostic shows the rule document and impact - elsewhere nothing") {
   std::string text = read_file(kFixture);
   std::string uri = "file:///tmp/stoker-lsp-hover/train.py";
   LspProcess server;
@@ -232,7 +232,7 @@ TEST_CASE("lsp findings: a burst of changes never publishes stale results over n
   finish(server);
 }
 
-TEST_CASE("lsp findings: configuration changes re-analyze; close clears; UTF-16 columns") {
+TEST_CASE("lsp findings: configuration changes re-analyze - close clears - UTF-16 columns") {
   std::string text = read_file(kFixture);
   std::string uri = "file:///tmp/stoker-lsp-config/train.py";
   LspProcess server;

@@ -77,7 +77,7 @@ TEST_CASE("lsp notebook: the server advertises notebook sync for Jupyter's Pytho
   CHECK(server.wait_exit() == 0);
 }
 
-TEST_CASE("lsp notebook: diagnostics per cell, from the cells analyzed as one program; fixes and edits") {
+TEST_CASE("lsp notebook: diagnostics per cell, from the cells analyzed as one program - fixes and edits") {
   LspProcess server;
   server.initialize();
   server.notify("notebookDocument/didOpen",

@@ -30,7 +30,7 @@ TEST_CASE("lsp: initialize advertises the capabilities, shutdown then exit ends 
   CHECK(server.wait_exit() == 0);
 }
 
-TEST_CASE("lsp: requests before initialize get ServerNotInitialized; exit without shutdown is 1") {
+TEST_CASE("lsp: requests before initialize get ServerNotInitialized - exit without shutdown is 1") {
   LspProcess server;
   json r = server.request("textDocument/hover", {{"textDocument", {{"uri", kUri}}}, {"position", {{"line", 0}, {"character", 0}}}});
   CHECK(error_code(r) == -32002);
@@ -102,7 +102,7 @@ TEST_CASE("lsp: invalid requests get -32600 and unknown methods -32601") {
   for (const auto& m : server.skipped) CHECK_FALSE((m.contains("id") && m["id"] == 77));
 }
 
-TEST_CASE("lsp: after shutdown requests are invalid; end of input without exit ends with 1") {
+TEST_CASE("lsp: after shutdown requests are invalid - end of input without exit ends with 1") {
   LspProcess server;
   server.initialize();
   server.request("shutdown", nullptr);

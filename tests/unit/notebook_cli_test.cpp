@@ -108,7 +108,7 @@ json without_sources(json j) {
 
 }  // namespace
 
-TEST_CASE("notebook: findings in text name the cell, as ruff does; explicit path and directory walk") {
+TEST_CASE("notebook: findings in text name the cell, as ruff does - explicit path and directory walk") {
   TempDir d;
   write_text(d / "nb" / "train.ipynb", kNotebook);
   for (const char* path : {"nb/train.ipynb", "nb"}) {
@@ -124,7 +124,7 @@ TEST_CASE("notebook: findings in text name the cell, as ruff does; explicit path
   CHECK(r.out.find("11 |     print(loss.item())") != std::string::npos);
 }
 
-TEST_CASE("notebook: JSON has ruff's `cell` field and cell-relative rows; null for other files") {
+TEST_CASE("notebook: JSON has ruff's `cell` field and cell-relative rows - null for other files") {
   TempDir d;
   write_text(d / "train.ipynb", kNotebook);
   write_text(d / "t.py", "import torch\nfrom torch.utils.data import DataLoader\nl = DataLoader(ds, batch_size=8)\n"
@@ -178,7 +178,7 @@ TEST_CASE("notebook: SARIF regions point into the .ipynb text, with the cell as 
   CHECK(found);
 }
 
-TEST_CASE("notebook: --fix writes the cells back; layout, outputs and metadata unchanged; nbformat validates") {
+TEST_CASE("notebook: --fix writes the cells back - layout, outputs and metadata unchanged - nbformat validates") {
   TempDir d;
   write_text(d / "train.ipynb", kNotebook);
   auto r = run_in(d.path, stoker_command("check --fix train.ipynb"));
@@ -234,7 +234,7 @@ TEST_CASE("notebook: --fix keeps a string source, two-space indent and \\u escap
   CHECK(json::parse(after)["cells"][0]["source"].is_string());
 }
 
-TEST_CASE("notebook: --diff shows the change and writes nothing; --add-ignore comments in the cell") {
+TEST_CASE("notebook: --diff shows the change and writes nothing - --add-ignore comments in the cell") {
   TempDir d;
   write_text(d / "train.ipynb", kNotebook);
   auto r = run_in(d.path, stoker_command("check --diff train.ipynb"));
@@ -254,7 +254,7 @@ TEST_CASE("notebook: --diff shows the change and writes nothing; --add-ignore co
   CHECK(r.out.find("All checks passed!") != std::string::npos);
 }
 
-TEST_CASE("notebook: suppression comments in cells; foreign cells are not analyzed") {
+TEST_CASE("notebook: suppression comments in cells - foreign cells are not analyzed") {
   TempDir d;
   std::string nb = kNotebook;
   nb.replace(nb.find("shuffle=True)\""), 14, "shuffle=True)  # noqa: DL001, E501\"");

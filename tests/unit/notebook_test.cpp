@@ -50,7 +50,7 @@ std::shared_ptr<const Notebook> parse(const std::string& raw) {
 
 }  // namespace
 
-TEST_CASE("notebook: code cells in order make one program; markdown is left out") {
+TEST_CASE("notebook: code cells in order make one program - markdown is left out") {
   auto nb = parse(jupyter_json({{"markdown", "# Title\n"}, {"code", "import torch\nx = 1"}, {"code", "y = x + 1\n"}}));
   REQUIRE(nb->cells.size() == 2);
   CHECK(nb->program == "import torch\nx = 1\ny = x + 1\n");
@@ -100,7 +100,7 @@ TEST_CASE("notebook: IPython magics, shell escapes and help are blanked, offsets
   CHECK(nb->program.find("%not a magic in a string") != std::string::npos);
 }
 
-TEST_CASE("notebook: cells of another language are not analyzed; Python cell magics are") {
+TEST_CASE("notebook: cells of another language are not analyzed - Python cell magics are") {
   CHECK(is_foreign_cell("%%bash\necho hi\n"));
   CHECK(is_foreign_cell("\n%%writefile train.py\nimport torch\n"));
   CHECK(is_foreign_cell("pip install torch\n"));
@@ -184,7 +184,7 @@ TEST_CASE("notebook: a string source, other indentation and ASCII escapes are ke
   CHECK(fp.column == static_cast<uint32_t>(raw.substr(raw.rfind('\n', raw.find("y = 2")) + 1).find("y = 2") + 1));
 }
 
-TEST_CASE("notebook: program edits map to cells; edits across cells or into magics are refused") {
+TEST_CASE("notebook: program edits map to cells - edits across cells or into magics are refused") {
   auto nb = parse(jupyter_json({{"code", "%pip install x\nimport torch"}, {"code", "y = 1\n"}}));
   const uint32_t c1 = nb->cells[1].start;
   std::vector<std::vector<Edit>> per_cell;
