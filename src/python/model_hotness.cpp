@@ -84,6 +84,45 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         // step == 0, batch_idx == 0: one step per epoch or run
         if (is(l, "identifier") && is(r, "integer")) ctx.once_per_epoch = true;
         if (is(r, "identifier") && is(l, "integer")) ctx.once_per_epoch = true;
+        // `step == max_steps - 1`, `i == len(loader) - 1`: the hot loop's counter against a
+        // bound that does not change in the loop (names other than the counter, attributes,
+        // integers, `len(...)`, `+`/`-`): the last (or one chosen) step.
+        Node loop_stmt = is_null(hot_region) ? Node{} : parent(hot_region);  // the body's loop
+        if (!is_null(loop_stmt) && is(loop_stmt, "for_statement")) {
+          Node target = unparen(field(loop_stmt, "left"));
+          if (is(target, "pattern_list") || is(target, "tuple_pattern")) {
+            auto parts_t = named_children(target);
+            target = parts_t.empty() ? Node{} : unparen(parts_t.front());
+          }
+          std::string_view counter = is(target, "identifier") ? text(target) : std::string_view{};
+          std::function<bool(Node, int)> fixed = [&](Node e, int depth) -> bool {
+            e = unparen(e);
+            if (depth > 8 || is_null(e)) return false;
+            if (is(e, "integer")) return true;
+            if (is(e, "identifier")) {
+              if (text(e) == counter) return false;
+              // Assigned in the loop: it may change every step.
+              const auto& bindings = scopes_[scope_at(start(e))].bindings;
+              auto b = bindings.find(std::string(text(e)));
+              if (b != bindings.end())
+                for (const Binding& x : b->second)
+                  if (!is_null(x.target) && contains(hot_region, x.target)) return false;
+              return true;
+            }
+            if (is(e, "attribute")) return true;
+            if (is(e, "binary_operator")) {
+              std::string_view o = text(field(e, "operator"));
+              return (o == "+" || o == "-") && fixed(field(e, "left"), depth + 1) &&
+                     fixed(field(e, "right"), depth + 1);
+            }
+            if (is(e, "call") && text(field(e, "function")) == "len") return true;
+            return false;
+          };
+          if (!counter.empty()) {
+            if (is(l, "identifier") && text(l) == counter && fixed(r, 0)) ctx.once_per_epoch = true;
+            if (is(r, "identifier") && text(r) == counter && fixed(l, 0)) ctx.once_per_epoch = true;
+          }
+        }
       }
       // `if features is None: features = ...`: a lazy initialization, once.
       if (parts.size() == 2 && op == "is" && ts_node_child_count(cond) == 3 && is(unparen(parts[1]), "none")) {
@@ -117,6 +156,18 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         if (memo->second) {
           ctx.once_per_epoch = true;
           return;
+        }
+        // `last_step = step == max_steps - 1` assigned once in the hot region, then
+        // `if step % 250 == 0 or last_step:`: the comparison decides.
+        auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
+        if (it != scopes_[scope_at(start(cond))].bindings.end() && it->second.size() == 1) {
+          const Binding& b = it->second.front();
+          Node v = unparen(b.value);
+          if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && contains(hot_region, b.target) &&
+              b.at < start(cond) && is(v, "comparison_operator")) {
+            apply(v, true);
+            return;
+          }
         }
       }
       // A configuration flag (`args.x`, `cfg.x`, `self.x`) whose value is unknown.

@@ -212,7 +212,7 @@ TEST_CASE("notebook: --fix writes the cells back - layout, outputs and metadata 
   CHECK(read_text(d / "train.ipynb") == after);
 }
 
-TEST_CASE("notebook: --fix keeps a string source, two-space indent and \\u escapes") {
+TEST_CASE("notebook: --fix keeps a string source, two-space indent and unicode escapes") {
   TempDir d;
   std::string nb =
       "{\n  \"cells\": [\n    {\n      \"cell_type\": \"code\",\n      \"execution_count\": null,\n      \"metadata\": "
