@@ -20,6 +20,12 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     if (n && *n == 1) return;
     ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
   };
+  // The bindings of a name in the scope it is read in (none: nullptr).
+  auto bindings_of = [&](Node name) -> const std::vector<Binding>* {
+    const auto& bindings = scopes_[scope_at(start(name))].bindings;
+    auto it = bindings.find(std::string(text(name)));
+    return it == bindings.end() ? nullptr : &it->second;
+  };
   std::function<void(Node, bool)> apply = [&](Node cond, bool positive) {
     cond = unparen(cond);
     auto k = kind(cond);
@@ -102,10 +108,8 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
             if (is(e, "identifier")) {
               if (text(e) == counter) return false;
               // Assigned in the loop: it may change every step.
-              const auto& bindings = scopes_[scope_at(start(e))].bindings;
-              auto b = bindings.find(std::string(text(e)));
-              if (b != bindings.end())
-                for (const Binding& x : b->second)
+              if (const auto* bindings = bindings_of(e))
+                for (const Binding& x : *bindings)
                   if (!is_null(x.target) && contains(hot_region, x.target)) return false;
               return true;
             }
@@ -146,22 +150,19 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       if (k == "identifier" && !is_null(hot_region)) {
         // Every node under the guard asks: decided once per (condition, hot region).
         auto [memo, fresh] = first_iteration_flag_.try_emplace({cond.id, hot_region.id}, false);
-        if (fresh) {
-          auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
-          if (it != scopes_[scope_at(start(cond))].bindings.end())
-            for (const auto& b : it->second)
-              if (b.kind == Binding::Kind::Assign && contains(hot_region, b.target) && is(unparen(b.value), "false"))
-                memo->second = true;
-        }
+        const auto* bindings = bindings_of(cond);
+        if (fresh && bindings)
+          for (const auto& b : *bindings)
+            if (b.kind == Binding::Kind::Assign && contains(hot_region, b.target) && is(unparen(b.value), "false"))
+              memo->second = true;
         if (memo->second) {
           ctx.once_per_epoch = true;
           return;
         }
         // `last_step = step == max_steps - 1` assigned once in the hot region, then
         // `if step % 250 == 0 or last_step:`: the comparison decides.
-        auto it = scopes_[scope_at(start(cond))].bindings.find(std::string(text(cond)));
-        if (it != scopes_[scope_at(start(cond))].bindings.end() && it->second.size() == 1) {
-          const Binding& b = it->second.front();
+        if (bindings && bindings->size() == 1) {
+          const Binding& b = bindings->front();
           Node v = unparen(b.value);
           if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && contains(hot_region, b.target) &&
               b.at < start(cond) && is(v, "comparison_operator")) {
