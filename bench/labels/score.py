@@ -174,7 +174,7 @@ def cmd_score(args):
     reported_keys = set()
     counts = Counter()          # label -> reported findings with that label
     per_class_fp = Counter()
-    unlabeled, outside = [], Counter()
+    unlabeled, outside, fps = [], Counter(), []
     per_repo = defaultdict(Counter)
     for r in m["repos"]:
         checkout = os.path.join(corpus, r["dir"])
@@ -202,6 +202,7 @@ def cmd_score(args):
             per_repo[r["name"]]["correct"] += label in CORRECT
             if label == "fp":
                 per_class_fp[d["class"]] += 1
+                fps.append(d)
             if d is None:
                 unlabeled.append((key, f))
 
@@ -247,6 +248,8 @@ def cmd_score(args):
     for what, d in changed:
         print(f"{what} {d['label']:<4} {d['repo']} {d['path']}:{d['line']} {d['code']} (class {d['class']}) {d['note']}")
     if args.verbose:
+        for d in fps:
+            print(f"FP   {d['repo']} {d['path']}:{d['line']} {d['code']} (class {d['class']}) {d['note']}")
         for d in missed:
             print(f"MISSED must {d['repo']} {d['path']}:{d['line']} {d['code']} (class {d['class']}) {d['note']}")
     if args.json:
@@ -255,7 +258,8 @@ def cmd_score(args):
                        "correct": correct, "must": len(must), "must_found": len(found_must),
                        "by_label": dict(counts),
                        "unlabeled": [dict(zip(("repo", "path", "line", "code"), k)) for k, _ in unlabeled],
-                       "missed": [{k: d[k] for k in ("repo", "path", "line", "code", "class")} for d in missed]},
+                       "missed": [{k: d[k] for k in ("repo", "path", "line", "code", "class")} for d in missed],
+                       "false_positives": [{k: d[k] for k in ("repo", "path", "line", "code", "class")} for d in fps]},
                       f, indent=1)
     return 0
 
@@ -274,7 +278,7 @@ def main():
     s.add_argument("--families", help="comma-separated code prefixes to score instead of the manifest's `codes`")
     s.add_argument("--corpus", help="directory of the checkouts (default: the manifest's `corpus`)")
     s.add_argument("--json", help="also write the figures and the missed/unlabeled lists as JSON")
-    s.add_argument("-v", "--verbose", action="store_true", help="also list every missed must label")
+    s.add_argument("-v", "--verbose", action="store_true", help="also list every reported false positive and every missed must label")
     args = ap.parse_args()
     return cmd_fetch(args) if args.cmd == "fetch" else cmd_score(args)
 
