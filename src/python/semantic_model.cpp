@@ -33,6 +33,10 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   resolve_calls();
   resolve_external_calls();
   index_calls();
+  // Values read while calls were being resolved saw only part of the call sites (a parameter's
+  // values come from its callers): computed again from here on.
+  values_cache_.clear();
+  param_cache_.clear();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
