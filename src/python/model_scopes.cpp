@@ -48,6 +48,26 @@ void SemanticModel::collect() {
     }
   };
   auto bind_target = [&](Node t, int scope, Binding b, int idx) { bind_target_at(t, scope, std::move(b), idx, 0); };
+  // Stores to attributes of objects other than self (an argparse namespace's `args.x = ...`):
+  // a plain target keeps its value, an element of a tuple target or an augmented one does not.
+  auto store_attributes = [&](Node t, Node value) {
+    t = unparen(t);
+    if (is(t, "attribute")) {
+      Node obj = unparen(field(t, "object"));
+      if (!(is(obj, "identifier") && text(obj) == "self"))
+        attribute_stores_[std::string(text(field(t, "attribute")))].push_back({obj, value});
+      return;
+    }
+    auto k = kind(t);
+    if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
+        k == "tuple" || k == "list")
+      for (auto c : named_children(t)) {
+        c = unparen(is(c, "list_splat_pattern") || is(c, "list_splat") ? named_child(c, 0) : c);
+        Node obj = unparen(field(c, "object"));
+        if (is(c, "attribute") && !(is(obj, "identifier") && text(obj) == "self"))
+          attribute_stores_[std::string(text(field(c, "attribute")))].push_back({obj, Node{}});
+      }
+  };
 
   while (!stack.empty()) {
     Item it = stack.back();
@@ -194,17 +214,31 @@ void SemanticModel::collect() {
         right = field(right, "right");
         b.value = right;
         bind_target(inner_left, scope, b, -1);
+        store_attributes(inner_left, right);
       }
       if (!is_null(right)) {
         Binding b = base;
         b.kind = Binding::Kind::Assign;
         b.value = right;
         bind_target(left, scope, b, -1);
+        store_attributes(left, right);
         Node l = unparen(left);
         if (is(l, "attribute") && text(field(l, "object")) == "self" && function >= 0 &&
             functions_[function].klass >= 0) {
           self_assignments_.push_back(
               {classes_[functions_[function].klass].name + "." + std::string(text(field(l, "attribute"))), right});
+        }
+        // `self.gr, self.autobalance = 1.0, autobalance`: each attribute takes its element.
+        Node r = unparen(right);
+        if ((is(l, "pattern_list") || is(l, "tuple_pattern")) && (is(r, "expression_list") || is(r, "tuple")) &&
+            function >= 0 && functions_[function].klass >= 0 && named_count(l) == named_count(r)) {
+          for (uint32_t i = 0; i < named_count(l); ++i) {
+            Node t = unparen(named_child(l, i)), v = named_child(r, i);
+            if (is(v, "list_splat") || is(v, "comment") || is(t, "list_splat_pattern") || is(t, "comment")) break;
+            if (is(t, "attribute") && text(field(t, "object")) == "self")
+              self_assignments_.push_back(
+                  {classes_[functions_[function].klass].name + "." + std::string(text(field(t, "attribute"))), v});
+          }
         }
         if (is(l, "subscript")) subscript_assignments_.push_back(n);
       }
@@ -213,6 +247,7 @@ void SemanticModel::collect() {
       b.kind = Binding::Kind::AugAssign;
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
+      store_attributes(field(n, "left"), Node{});
     } else if (k == "for_statement" || k == "for_in_clause") {
       Binding b = base;
       b.kind = Binding::Kind::LoopTarget;
@@ -253,6 +288,13 @@ void SemanticModel::collect() {
           if (!dest.empty()) argparse_args_[dest].push_back(n);
         } else if (attr == "update") {
           update_calls_.push_back(n);
+        }
+      } else if (is(fn, "identifier") && text(fn) == "setattr") {
+        auto a = named_children(field(n, "arguments"));
+        if (a.size() == 3) {
+          std::string name;
+          bool literal = string_literal_value(a[1], src_, name);
+          attribute_stores_[literal ? name : "*"].push_back({unparen(a[0]), literal ? a[2] : Node{}});
         }
       }
     }

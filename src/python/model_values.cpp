@@ -10,6 +10,12 @@ using namespace model_detail;
 
 namespace {
 
+// The method a call names (`parser.parse_args()`: "parse_args"); empty for a plain call.
+std::string_view method_of(Node call, std::string_view src) {
+  Node fn = unparen(field(call, "function"));
+  return is(fn, "attribute") ? text(field(fn, "attribute"), src) : std::string_view{};
+}
+
 bool same_value(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -296,6 +302,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     }
     return {Value::unknown()};
   }
+  if (k == "comparison_operator") return comparison_values(expr);
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
@@ -328,6 +335,98 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   return {v};
 }
 
+// A comparison of two known operands. A name counts as known only when it holds the same
+// constant wherever it is read (stable_constant): `x = None` before a loop that assigns x
+// under `if x is None:` leaves the test unknown. Anything else is the comparison itself.
+std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
+  Value self;
+  self.kind = Value::Kind::Expr;
+  self.expr = cmp;
+  auto parts = named_children(cmp);
+  // Not while calls are being resolved (call sites, and so parameters, are not all known yet).
+  if (parts.size() != 2 || !types_) return {self};
+  // The operator: the source between the operands, spaces collapsed ("is not", "not in").
+  std::string op;
+  for (uint32_t i = end(parts[0]); i < start(parts[1]) && i < src_.size(); ++i) {
+    char ch = src_[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\\') {
+      if (!op.empty() && op.back() != ' ') op += ' ';
+    } else {
+      op += ch;
+    }
+  }
+  while (!op.empty() && op.back() == ' ') op.pop_back();
+  auto known = [&](Node e) -> std::optional<Value> {
+    e = unparen(e);
+    if (is(e, "identifier")) return stable_constant(e);
+    if (is(e, "attribute")) {
+      // `args.rank == 0` where `args.rank = int(os.environ["RANK"])` somewhere: unknown.
+      Node obj = unparen(field(e, "object"));
+      bool on_self = is(obj, "identifier") && text(obj) == "self";
+      if (!on_self && attribute_reassigned(text(field(e, "attribute")))) return std::nullopt;
+    }
+    return constant(e);
+  };
+  auto boolean = [](bool b) {
+    Value v;
+    v.kind = Value::Kind::Bool;
+    v.b = b;
+    return std::vector<Value>{v};
+  };
+  // Equality of two constants: nullopt when Python's answer is not plain.
+  auto equal = [](const Value& a, const Value& b) -> std::optional<bool> {
+    if (a.is_number() && b.is_number()) return a.number() == b.number();
+    if (a.kind == Value::Kind::Str && b.kind == Value::Kind::Str) return a.s == b.s;
+    if (a.kind == Value::Kind::None || b.kind == Value::Kind::None) return a.kind == b.kind;
+    if ((a.kind == Value::Kind::Str && b.is_number()) || (b.kind == Value::Kind::Str && a.is_number())) return false;
+    return std::nullopt;
+  };
+  Node l = unparen(parts[0]), r = unparen(parts[1]);
+  if (op == "is" || op == "is not") {
+    // `x is None`: a known None, or a known value that is not None.
+    Node other = is(r, "none") ? l : is(l, "none") ? r : Node{};
+    if (is_null(other)) return {self};
+    auto c = known(other);
+    if (!c) return {self};
+    bool is_none = c->kind == Value::Kind::None;
+    return boolean(op == "is" ? is_none : !is_none);
+  }
+  if (op == "==" || op == "!=") {
+    auto a = known(l), b = known(r);
+    if (!a || !b) return {self};
+    auto eq = equal(*a, *b);
+    if (!eq) return {self};
+    return boolean(op == "==" ? *eq : !*eq);
+  }
+  if (op == "<" || op == "<=" || op == ">" || op == ">=") {
+    auto a = known(l), b = known(r);
+    if (!a || !b || !a->is_number() || !b->is_number()) return {self};
+    double x = a->number(), y = b->number();
+    return boolean(op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y);
+  }
+  if (op == "in" || op == "not in") {
+    auto a = known(l);
+    if (!a) return {self};
+    std::optional<bool> found;
+    if (is(r, "tuple") || is(r, "list") || is(r, "set")) {
+      found = false;
+      for (Node e : named_children(r)) {
+        auto c = is(e, "comment") ? std::optional<Value>{} : known(e);
+        auto eq = c ? equal(*a, *c) : std::nullopt;
+        if (!eq) return {self};
+        if (*eq) found = true;
+      }
+    } else if (a->kind == Value::Kind::Str) {
+      auto b = known(r);
+      if (!b || b->kind != Value::Kind::Str) return {self};
+      found = b->s.find(a->s) != std::string::npos;
+    }
+    if (!found) return {self};
+    return boolean(op == "in" ? *found : !*found);
+  }
+  return {self};
+}
+
 std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
   switch (b.kind) {
     case Binding::Kind::Assign:
@@ -337,6 +436,12 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
         if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
             b.unpack_index < static_cast<int>(named_count(v)))
           return values(named_child(v, b.unpack_index));
+        if (b.unpack_index == 0 && is(v, "call") && method_of(v, src_) == "parse_known_args") {
+          Value ns;  // `args, rest = parser.parse_known_args()`: the target stands for the namespace
+          ns.kind = Value::Kind::Expr;
+          ns.expr = b.target;
+          return {ns};
+        }
         return {Value::unknown()};
       }
       return values(b.value);
@@ -448,6 +553,85 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   return out;
 }
 
+// parse_args()/parse_known_args() on the command line: not handed a literal list of arguments
+// (those set values the defaults do not tell) nor a namespace to fill.
+static bool parses_command_line(const SemanticModel& m, Node call) {
+  if (!is_null(m.argument(call, -1, "namespace")) || !is_null(m.argument(call, 1, ""))) return false;
+  Node a = m.argument(call, 0, "args");
+  if (is_null(a)) return true;
+  for (const auto& v : m.values(a)) {
+    if (v.kind == Value::Kind::None || v.kind == Value::Kind::Unknown) continue;
+    if (v.kind != Value::Kind::Expr) return false;
+    auto k = kind(unparen(v.expr));
+    if (k == "list" || k == "tuple" || k == "list_comprehension" || k == "string") return false;
+  }
+  return true;
+}
+
+// A candidate value that is an argparse namespace: `parser.parse_args()`,
+// `parser.parse_known_args()[0]`, the first target of `args, rest = parser.parse_known_args()`,
+// or a call of a project function whose every return is one of those.
+bool SemanticModel::namespace_value(const Value& v) const {
+  if (v.kind != Value::Kind::Expr) return false;
+  Node e = unparen(v.expr);
+  if (is(e, "call")) return namespace_call(e);
+  if (is(e, "subscript")) {
+    Node inner = unparen(field(e, "value"));
+    auto i = constant_int(field(e, "subscript"));
+    return i && *i == 0 && is(inner, "call") && method_of(inner, src_) == "parse_known_args" &&
+           parses_command_line(*this, inner);
+  }
+  if (is(e, "identifier")) {
+    Node pattern = parent(e), assign = parent(pattern);
+    if ((is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) && is(assign, "assignment") &&
+        same(unparen(field(assign, "left")), pattern) && same(named_child(pattern, 0), e)) {
+      Node right = unparen(field(assign, "right"));
+      return is(right, "call") && method_of(right, src_) == "parse_known_args" && parses_command_line(*this, right);
+    }
+  }
+  return false;
+}
+
+bool SemanticModel::namespace_call(Node call) const {
+  if (auto cached = namespace_cache_.find(call.id); cached != namespace_cache_.end()) return cached->second == 1;
+  Step step(*this);
+  if (!step) return false;
+  namespace_cache_[call.id] = 2;  // in progress (a recursion): not a namespace
+  bool out = false;
+  if (method_of(call, src_) == "parse_args") {
+    out = parses_command_line(*this, call);
+  } else if (auto targets = callees(call); targets.size() == 1) {
+    // `args = parse_args()`: every `return` of the function hands back a namespace.
+    const auto& returns = functions_[targets[0]].returns;
+    out = !returns.empty();
+    for (size_t r = 0; out && r < returns.size(); ++r) {
+      auto vs = values(returns[r]);
+      if (vs.empty()) out = false;
+      for (const auto& x : vs) out = out && namespace_value(x);
+    }
+  }
+  namespace_cache_[call.id] = out ? 1 : 0;
+  return out;
+}
+
+// `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
+// that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
+std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) const {
+  std::vector<Value> out = argparse_default(dest);
+  for (std::string key : {std::string(dest), std::string("*")}) {
+    auto stores = attribute_stores_.find(key);
+    if (stores == attribute_stores_.end()) continue;
+    for (const auto& [obj, value] : stores->second) {
+      auto objs = values(obj);
+      bool ns = !objs.empty();
+      for (const auto& o : objs) ns = ns && namespace_value(o);
+      if (!ns) continue;
+      add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
+    }
+  }
+  return out;
+}
+
 int SemanticModel::class_of_self(Node attr) const {
   Node obj = field(attr, "object");
   if (!is(obj, "identifier") || text(obj) != "self") return -1;
@@ -477,18 +661,22 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     if (out.empty()) out.push_back(Value::unknown());
     return out;
   }
-  // args.<dest> where args comes from parse_args() (or parse_known_args()[0]).
+  // `device.type` of a device known to be CUDA: "cuda" (`"mps" in device.type` is False).
+  if (name == "type" && types_ && device_kind(obj) == DeviceKind::Cuda) {
+    Value v;
+    v.kind = Value::Kind::Str;
+    v.s = "cuda";
+    return {v};
+  }
+  // args.<dest> where every candidate of args is a parsed namespace.
   auto objs = values(obj);
   bool from_argparse = !objs.empty();
-  for (const auto& o : objs) {
-    if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) {
+  for (const auto& o : objs)
+    if (!namespace_value(o)) {
       from_argparse = false;
       break;
     }
-    Node fn = field(o.expr, "function");
-    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "parse_args") from_argparse = false;
-  }
-  if (from_argparse) return argparse_default(name);
+  if (from_argparse) return namespace_attribute(name);
   Value v;
   v.kind = Value::Kind::Expr;
   v.expr = attr;
