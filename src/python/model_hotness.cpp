@@ -164,6 +164,10 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           }
         }
       }
+      if (k == "attribute" && latch_cleared(cond)) {
+        ctx.once_per_epoch = true;
+        return;
+      }
       // A configuration flag (`args.x`, `cfg.x`, `self.x`) whose value is unknown.
       if (k == "attribute") ctx.flag_guarded = true;
     }
@@ -314,6 +318,35 @@ bool SemanticModel::declared_global(std::string_view name) const {
 bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   declared_global("");  // builds both sets
   return assigned_attributes_.count(std::string(attribute)) > 0;
+}
+
+// A latch: `if self.flag:` (alone or and-ed) whose branch clears the flag with a top-level
+// `self.flag = False`, and no method of any class of the file but `__init__` stores anything
+// else in an attribute of that name: the branch runs at most once.
+bool SemanticModel::latch_cleared(Node cond) const {
+  int klass = class_of_self(cond);
+  if (klass < 0) return false;
+  Node owner = parent(cond);
+  while (is(owner, "parenthesized_expression") ||
+         (is(owner, "boolean_operator") && text(field(owner, "operator")) == "and"))
+    owner = parent(owner);
+  if (!is(owner, "if_statement")) return false;
+  std::string_view flag = text(cond);
+  bool cleared = false;
+  for (Node stmt : named_children(field(owner, "consequence"))) {
+    Node a = is(stmt, "expression_statement") && named_count(stmt) == 1 ? named_child(stmt, 0) : Node{};
+    if (is(a, "assignment") && text(unparen(field(a, "left"))) == flag && is(unparen(field(a, "right")), "false"))
+      cleared = true;
+  }
+  if (!cleared) return false;
+  std::string suffix = "." + std::string(text(field(cond, "attribute")));
+  for (const auto& [key, value] : self_assignments_) {
+    if (key.size() < suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (is(unparen(value), "false")) continue;
+    int f = function_at(start(value));
+    if (f < 0 || functions_[f].name != "__init__") return false;
+  }
+  return true;
 }
 
 // Does the branch an if-condition guards (the consequence, or the else body for a negative

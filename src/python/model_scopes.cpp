@@ -247,7 +247,7 @@ void SemanticModel::collect() {
       b.kind = Binding::Kind::AugAssign;
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
-      store_attributes(field(n, "left"), Node{});
+      store_attributes(field(n, "left"), n);  // the value: the augmented assignment itself
     } else if (k == "for_statement" || k == "for_in_clause") {
       Binding b = base;
       b.kind = Binding::Kind::LoopTarget;

@@ -508,10 +508,21 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
       // Possibly passed through *args/**kwargs: unknown unless the call has neither.
-      bool splat = false;
-      for (auto c : named_children(field(call, "arguments")))
-        if (is(c, "list_splat") || is(c, "dictionary_splat")) splat = true;
-      if (splat) add_values(out, {Value::unknown()});
+      bool splat = false, namespace_splat = false;
+      for (auto c : named_children(field(call, "arguments"))) {
+        if (is(c, "list_splat")) splat = true;
+        if (!is(c, "dictionary_splat")) continue;
+        // `run(**vars(opt))` with opt a parsed namespace: the parameter is opt's attribute.
+        Node d = unparen(named_child(c, 0));
+        bool ns = is(d, "call") && callee_name(d) == "builtins.vars" && named_count(field(d, "arguments")) == 1;
+        if (ns)
+          for (const auto& o : values(named_child(field(d, "arguments"), 0))) ns = ns && namespace_value(o);
+        if (ns) namespace_splat = true;
+        else splat = true;
+      }
+      if (!splat && namespace_splat && (argparse_args_.count(p.name) || attribute_stores_.count(p.name)))
+        add_values(out, namespace_attribute(p.name));
+      else if (splat || namespace_splat) add_values(out, {Value::unknown()});
       else default_used = true;
       continue;
     }
@@ -618,6 +629,7 @@ bool SemanticModel::namespace_call(Node call) const {
 // that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
 std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) const {
   std::vector<Value> out = argparse_default(dest);
+  std::vector<Node> augmented;
   for (std::string key : {std::string(dest), std::string("*")}) {
     auto stores = attribute_stores_.find(key);
     if (stores == attribute_stores_.end()) continue;
@@ -626,8 +638,32 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);
       if (!ns) continue;
-      add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
+      if (is(value, "augmented_assignment")) augmented.push_back(value);
+      else add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
     }
+  }
+  // `args.x |= args.y`, `args.x += n`: applied to every candidate until nothing new comes (or
+  // the candidates saturate into unknown), whatever order the stores run in.
+  for (size_t round = 0; !augmented.empty() && round <= kMaxCandidates; ++round) {
+    size_t before = out.size();
+    for (Node a : augmented) {
+      std::string_view op = text(field(a, "operator"));
+      auto rhs = values(field(a, "right"));
+      std::vector<Value> next;
+      for (const auto& x : out)
+        for (const auto& y : rhs) {
+          Value r = Value::unknown();
+          if (x.kind == Value::Kind::Bool && y.kind == Value::Kind::Bool && (op == "|=" || op == "&=")) {
+            r.kind = Value::Kind::Bool;
+            r.b = op == "|=" ? (x.b || y.b) : (x.b && y.b);
+          } else if (x.kind == Value::Kind::Int && y.kind == Value::Kind::Int && (op == "+=" || op == "-=" || op == "*=")) {
+            r = make_int(op == "+=" ? x.i + y.i : op == "-=" ? x.i - y.i : x.i * y.i);
+          }
+          next.push_back(r);
+        }
+      add_values(out, next);
+    }
+    if (out.size() == before) break;
   }
   return out;
 }

@@ -316,6 +316,8 @@ class SemanticModel {
   bool namespace_value(const Value& v) const;
   bool namespace_call(Node call) const;
   std::vector<Value> namespace_attribute(std::string_view dest) const;
+  // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_hotness.cpp).
+  bool latch_cleared(Node cond) const;
   bool is_cuda_impl(Node expr) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;
