@@ -496,11 +496,25 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
       // Possibly passed through *args/**kwargs: unknown unless the call has neither.
-      bool splat = false;
-      for (auto c : named_children(field(call, "arguments")))
-        if (is(c, "list_splat") || is(c, "dictionary_splat")) splat = true;
-      if (splat) add_values(out, {Value::unknown()});
-      else default_used = true;
+      bool splat = false, namespace_splat = false;
+      for (auto c : named_children(field(call, "arguments"))) {
+        if (is(c, "list_splat")) splat = true;
+        if (!is(c, "dictionary_splat")) continue;
+        if (!argparse_args_.empty() && is_argparse_vars(named_child(c, 0))) namespace_splat = true;
+        else splat = true;
+      }
+      if (splat) {
+        add_values(out, {Value::unknown()});
+      } else if (namespace_splat && argparse_args_.count(p.name)) {
+        // `run(**vars(opt))` with opt from parse_args(): the option of that name, unless some
+        // `opt.<name> = ...` changes it after parsing.
+        if (attribute_reassigned(p.name)) add_values(out, {Value::unknown()});
+        else add_values(out, argparse_default(p.name));
+      } else if (namespace_splat && attribute_reassigned(p.name)) {
+        add_values(out, {Value::unknown()});  // `opt.<name> = ...` puts it in the namespace
+      } else {
+        default_used = true;  // not an option: the namespace does not hold it
+      }
       continue;
     }
     add_values(out, values(a));
@@ -511,6 +525,22 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   }
   if (out.empty()) out.push_back(Value::unknown());
   return out;
+}
+
+// `vars(args)` where every value of args is a `parse_args()` call.
+bool SemanticModel::is_argparse_vars(Node e) const {
+  e = unparen(e);
+  if (!is(e, "call") || callee_name(e) != "builtins.vars") return false;
+  Node ns = argument(e, 0, "");
+  if (is_null(ns) || named_count(field(e, "arguments")) != 1) return false;
+  auto objs = values(ns);
+  if (objs.empty()) return false;
+  for (const auto& o : objs) {
+    if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) return false;
+    Node fn = field(o.expr, "function");
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "parse_args") return false;
+  }
+  return true;
 }
 
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
