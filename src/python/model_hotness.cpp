@@ -139,6 +139,12 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       return;
     }
     if (k == "identifier" || k == "attribute") {
+      // A flag the guarded branch itself clears (`if self.need_sync: ...; self.need_sync = False`):
+      // the branch runs once (until something sets the flag again).
+      if (flag_cleared_in_branch(cond)) {
+        ctx.once_per_epoch = true;
+        return;
+      }
       // A first-iteration flag: set False inside the hot region.
       if (k == "identifier" && !is_null(hot_region)) {
         // Every node under the guard asks: decided once per (condition, hot region).
@@ -347,6 +353,36 @@ bool SemanticModel::latch_cleared(Node cond) const {
     if (f < 0 || functions_[f].name != "__init__") return false;
   }
   return true;
+}
+
+bool SemanticModel::flag_cleared_in_branch(Node cond) const {
+  Node owner = parent(cond);
+  if (!is(owner, "if_statement") && !is(owner, "elif_clause")) return false;
+  Node branch = field(owner, "consequence");
+  if (is_null(branch)) return false;
+  std::string_view name = text(cond);
+  if (is(cond, "attribute")) {
+    Node obj = unparen(field(cond, "object"));
+    if (!is(obj, "identifier") || text(obj) != "self") return false;
+    int klass = class_of_self(cond);
+    if (klass < 0) return false;
+    std::string key = classes_[klass].name + "." + std::string(text(field(cond, "attribute")));
+    auto indexed = self_assignments_by_key_.find(key);
+    if (indexed == self_assignments_by_key_.end()) return false;
+    for (int ai : indexed->second) {
+      Node v = self_assignments_[ai].second;
+      if (contains(branch, v) && is(unparen(v), "false")) return true;
+    }
+    return false;
+  }
+  const auto& bindings = scopes_[scope_at(start(cond))].bindings;
+  auto it = bindings.find(std::string(name));
+  if (it == bindings.end()) return false;
+  for (const Binding& b : it->second)
+    if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.target) && contains(branch, b.target) &&
+        is(unparen(b.value), "false"))
+      return true;
+  return false;
 }
 
 // Does the branch an if-condition guards (the consequence, or the else body for a negative

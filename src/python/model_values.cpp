@@ -536,6 +536,19 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   return out;
 }
 
+// `vars(args)` where every value of args is an argparse namespace (namespace_value).
+bool SemanticModel::is_argparse_vars(Node e) const {
+  e = unparen(e);
+  if (!is(e, "call") || callee_name(e) != "builtins.vars") return false;
+  Node ns = argument(e, 0, "");
+  if (is_null(ns) || named_count(field(e, "arguments")) != 1) return false;
+  auto objs = values(ns);
+  if (objs.empty()) return false;
+  for (const auto& o : objs)
+    if (!namespace_value(o)) return false;
+  return true;
+}
+
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
   std::vector<Value> out;
   std::string key(dest);

@@ -360,11 +360,14 @@ class SemanticModel {
   std::optional<bool> guard_truth_uncached(Node cond) const;
   std::optional<Value> stable_constant(Node name) const;
   bool declared_global(std::string_view name) const;  // named by a `global`/`nonlocal` statement
+  // `if flag:` whose own branch assigns `flag = False` (a name, or `self.flag`): runs once.
+  bool flag_cleared_in_branch(Node cond) const;
   // `args.rank = ...`, `opt.x += 1`: an attribute of that name is assigned on an object other
   // than `self` somewhere in the file (its argparse default is not its value everywhere).
   bool attribute_reassigned(std::string_view attribute) const;
   // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_values.cpp).
   std::vector<Value> comparison_values(Node comparison) const;
+  bool is_argparse_vars(Node e) const;  // `vars(args)`, args from parse_args()
 
   const ExternalFacts* facts_ = nullptr;
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
