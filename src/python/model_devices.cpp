@@ -225,7 +225,16 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             break;
           }
     } else if (!starts_with(qualified_name(expr), "torch")) {
-      result = is_cuda_impl(field(expr, "object"));
+      // An attribute of a module read as a value (`net.n_classes`) is not a tensor unless the
+      // types know it is one (a parameter, a buffer, a tensor assigned); called, it computes.
+      Node obj = field(expr, "object");
+      Node p = parent(expr);
+      bool called = is(p, "call") && same(unparen(field(p, "function")), expr);
+      AbstractType ot = called ? AbstractType::unknown() : types_->type_of(obj);
+      bool module_attr = !called && attr != "module" &&
+                         (ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
+                          is_module_value(obj));
+      result = !module_attr && is_cuda_impl(obj);
     }
   } else if (k == "subscript") {
     result = is_cuda_impl(field(expr, "value"));

@@ -103,6 +103,11 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsCuda) o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kClass) {
+    o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
+         std::to_string(x.iter_device);
+    for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
+  }
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {
       const auto& p = x.params[i];
@@ -337,12 +342,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   const size_t n = summaries.size();
   functions_.resize(n);
   imports_.resize(n);
+  stars_.resize(n);
   incoming_.resize(n);
   cuda_.assign(n, 0);
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
     for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
+    stars_[m] = summaries[m]->star_imports;
   }
   // Every call to a project function of another module, joined per callee: O(calls x hops).
   for (size_t m = 0; m < n; ++m) {
@@ -445,8 +452,25 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::st
     auto dot = rest.find('.');
     std::string first = rest.substr(0, dot);
     auto imp = imports_[m].find(first);
-    if (imp == imports_[m].end()) return std::nullopt;
-    std::string next = imp->second + (dot == std::string::npos ? std::string{} : rest.substr(dot));
+    std::string next;
+    if (imp != imports_[m].end()) {
+      next = imp->second + (dot == std::string::npos ? std::string{} : rest.substr(dot));
+    } else {
+      // `from .base_trainer import *` in a package's __init__.py: the first starred module that
+      // defines or imports the name.
+      for (const std::string& star : stars_[m]) {
+        std::string sep = star.find_first_not_of('.') == std::string::npos ? "" : ".";
+        std::string cand = layout_.absolute(m, star + sep + rest);
+        if (cand.empty()) continue;
+        auto [sm, srest] = layout_.split(m, cand);
+        if (sm < 0 || sm == m || srest.empty()) continue;
+        if (functions_[sm].count(srest) || imports_[sm].count(srest.substr(0, srest.find('.')))) {
+          next = star + sep + rest;
+          break;
+        }
+      }
+      if (next.empty()) return std::nullopt;
+    }
     abs = layout_.absolute(m, next);
     from = m;
   }
@@ -576,8 +600,11 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   for (const auto& [name, f] : s.functions) {
     json ps = json::array();
     for (const auto& p : f.params) ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot});
+    json attrs = json::array();
+    for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
-                   f.returns_module, ps, f.returns_tensor});
+                   f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
+                   attrs});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -590,7 +617,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   json qs = json::array();
   for (const auto& [key, e] : queries)
     qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
-  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"calls", calls}, {"queries", qs}};
+  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports},
+         {"calls", calls}, {"queries", qs}};
   return j.dump();
 }
 
@@ -610,11 +638,17 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_loader = f.at(6);
       ff.returns_module = f.at(7);
       ff.returns_tensor = f.at(9);
+      ff.is_class = f.at(10);
+      ff.module_kind = f.at(11);
+      ff.iter_kind = f.at(12);
+      ff.iter_device = f.at(13);
+      for (const auto& a : f.at(14)) ff.attrs.push_back({a.at(0).get<std::string>(), a.at(1), a.at(2)});
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();
+    s.star_imports = j.at("stars").get<std::vector<std::string>>();
     for (const auto& c : j.at("calls")) {
       OutgoingCall oc;
       oc.callee = c.at(0);

@@ -86,6 +86,7 @@ class FactsTable {
   const std::vector<const ModuleSummary*>& summaries_;
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
   std::vector<std::unordered_map<std::string, std::string>> imports_;
+  std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
   std::vector<std::unordered_map<std::string, Incoming>> incoming_;
   std::vector<char> cuda_;
 };

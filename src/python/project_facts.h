@@ -72,6 +72,19 @@ struct FunctionFacts {
   bool returns_module = false;
   bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
   std::vector<ParamSummary> params;
+  // A module-level class ("Class" entries): what an instance is, for the modules that build
+  // one or subclass it. Types are python/types.h's AbstractType kind and device, as numbers
+  // (a class index of the defining module does not travel).
+  bool is_class = false;
+  int module_kind = -1;  // 1 an nn.Module, 0 not one, -1 unknown (a base of unknown kind)
+  int iter_kind = -1;    // the type of an element of iterating an instance (its __iter__), -1 unknown
+  int iter_device = 0;
+  struct Attr {
+    std::string name;
+    int kind = 0, device = 0;
+    bool operator==(const Attr&) const = default;
+  };
+  std::vector<Attr> attrs;  // `self.attr` of the class and its bases, where the type is known; sorted
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -85,7 +98,7 @@ constexpr unsigned kPlain = 32;  // the parameter has no default and no call sit
 constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
-                   kParams = 32;
+                   kParams = 32, kClass = 64;  // kClass: is_class, module_kind, iter_*, attrs
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -129,6 +142,7 @@ struct ModuleSummary {
   bool uses_cuda = false;
   std::vector<std::pair<std::string, FunctionFacts>> functions;  // "f", "Class.method", "Class"
   std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
+  std::vector<std::string> star_imports;                          // `from M import *`: M, as written
   std::vector<OutgoingCall> calls;
 };
 

@@ -48,6 +48,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
+  if (facts_ && !uses_cuda_) uses_cuda_ = ext_classes_hold_cuda();
   classify_loops();
   compute_hot_functions();
 }

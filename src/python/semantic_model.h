@@ -304,6 +304,9 @@ class SemanticModel {
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
+  // A class of another project module whose instances hold or yield CUDA values (by its facts)
+  // is instantiated or subclassed here.
+  bool ext_classes_hold_cuda() const;
   bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;
   std::vector<Value> values_uncached(Node expr) const;

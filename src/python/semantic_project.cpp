@@ -180,6 +180,23 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   return false;
 }
 
+bool SemanticModel::ext_classes_hold_cuda() const {
+  auto on_cuda = [](int d) { return d == static_cast<int>(TypeDevice::Cuda) || d == static_cast<int>(TypeDevice::Any); };
+  auto holds = [&](const FunctionFacts* f) {
+    if (!f || !f->is_class) return false;
+    if (f->iter_kind >= 0 && on_cuda(f->iter_device)) return true;
+    for (const auto& a : f->attrs)
+      if (on_cuda(a.device)) return true;
+    return false;
+  };
+  for (const auto& name : ext_name_)
+    if (!name.empty() && holds(facts_->callee(name, fact::kClass))) return true;
+  for (const auto& c : classes_)
+    for (const auto& b : c.bases)
+      if (holds(facts_->callee(b, fact::kClass))) return true;
+  return false;
+}
+
 ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
@@ -187,6 +204,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   for (const auto& [name, list] : scopes_[0].bindings)
     if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});
   std::sort(out.imports.begin(), out.imports.end());
+  for (Node st : named_children(root_))
+    if (is(st, "import_from_statement"))
+      for (Node c : named_children(st))
+        if (is(c, "wildcard_import")) out.star_imports.push_back(std::string(text(field(st, "module_name"))));
 
   // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
   std::vector<std::vector<char>> hot_param(functions_.size());
@@ -282,6 +303,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       facts.returns_module |= is_module_value(r);
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
+    facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     facts.params = params_of(static_cast<int>(f));
     out.functions.push_back({std::move(name), std::move(facts)});
   }
@@ -293,6 +315,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.returns_module = is_subclass_of(static_cast<int>(c), {"torch.nn.Module", "torch.nn.modules.module.Module"});
     auto init = classes_[c].methods.find("__init__");
     if (init != classes_[c].methods.end()) facts.params = params_of(init->second);
+    types().class_facts(static_cast<int>(c), facts);
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
 
@@ -304,6 +327,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.loader = is_loader_impl(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
     AbstractType t = types().type_of(a);
+    f.module |= t.kind == AbstractType::Kind::Module;  // `model` after `model = model.to(device)`
     f.tensor = t.kind == AbstractType::Kind::Tensor && cuda_answer(t) == CudaAnswer::Cuda;
     // A value of unknown type leaves the others' answer ("may be CUDA" holds if one caller's does).
     f.untyped = !f.tensor && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Bottom;

@@ -1,5 +1,6 @@
 #include "python/types.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -459,6 +460,7 @@ AbstractType TypeInference::base_type(Node expr) const {
       case Kind::HostScalar:
       case Kind::Host: return v;
       case Kind::HostContainer: return element(v, 1);
+      case Kind::ModuleMember: return v;  // `model.model[-1]`: a submodule
       default: return AbstractType::unknown();
     }
   }
@@ -641,10 +643,13 @@ int TypeInference::module_class(int klass) const {
         result = 1;
         break;
       }
-      // A base class defined here decides; any other base (imported from elsewhere) is unknown.
+      // A base class defined here decides, or one of another project module (its facts); any
+      // other base (imported from elsewhere) is unknown.
       auto named = m_.classes_by_name_.find(std::string(last_part(base)));
       int local = named == m_.classes_by_name_.end() ? -1 : named->second.back();
       int r = local >= 0 && local != klass ? module_class(local) : -1;
+      if (local < 0 && m_.facts_)
+        if (const FunctionFacts* ext = m_.facts_->callee(base, fact::kClass); ext && ext->is_class) r = ext->module_kind;
       if (r == 1) {
         result = 1;
         break;
@@ -805,11 +810,30 @@ AbstractType TypeInference::prepared(Node argument) const {
 }
 
 AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
-  // Every `self.attr = v` in the class (any method) and its bases defined here.
+  if (klass <= -2) {
+    const FunctionFacts* f = ext_class(klass);
+    return f ? ext_member(*f, attr, owner) : AbstractType::unknown();
+  }
+  // Every `self.attr = v` in the class (any method) and its bases defined here, then the
+  // attribute as a base class of another project module says it.
   std::set<int> seen;
   AbstractType t = AbstractType::bottom();
   bool any = false;
   for (int c = klass; c >= 0 && seen.insert(c).second;) {
+    if (registered_tensor(c, attr)) {
+      t = join(t, AbstractType::of(Kind::Tensor, owner));
+      any = true;
+    }
+    if (base_class(c) < 0)
+      if (const FunctionFacts* ext = ext_base(c)) {
+        AbstractType et = ext_member(*ext, attr, owner);
+        if (et.kind != Kind::Unknown || std::find_if(ext->attrs.begin(), ext->attrs.end(), [&](const auto& a) {
+                                          return a.name == attr;
+                                        }) != ext->attrs.end()) {
+          t = join(t, et);
+          any = true;
+        }
+      }
     std::string key = m_.classes()[c].name + "." + std::string(attr);
     auto indexed = m_.self_assignments_by_key_.find(key);
     if (indexed != m_.self_assignments_by_key_.end())
@@ -852,11 +876,15 @@ AbstractType TypeInference::attribute_type(Node attr) const {
           return AbstractType::of(Kind::Device, TypeDevice::Cuda);
         return AbstractType::unknown();
       }
-      return o.klass >= 0 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      return o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
     case Kind::Module: {
-      if (name == "module" && o.klass < 0) return o;  // DDP / DataParallel's wrapped module
-      AbstractType t = o.klass >= 0 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
-      if (t.kind == Kind::Unknown && o.device != TypeDevice::Unresolved && o.device != TypeDevice::Cpu)
+      if (name == "module" && o.klass == -1) return o;  // DDP / DataParallel's wrapped module
+      AbstractType t = o.klass != -1 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
+      // An attribute of a module that is not known as a tensor (a parameter, a buffer, a tensor
+      // assigned) is a member: read, a host value (`model.n_classes`); called, a tensor. For a
+      // class of another project module, whose attributes its facts list, whatever the device.
+      if (t.kind == Kind::Unknown &&
+          ((o.device != TypeDevice::Unresolved && o.device != TypeDevice::Cpu) || o.klass <= -2))
         return AbstractType::of(Kind::ModuleMember, o.device);  // `model.n_classes`, `model.encoder`
       return t;
     }
@@ -959,6 +987,16 @@ AbstractType TypeInference::call_type(Node call) const {
       // A model (or a tokenizer, a config): unknown, but not a tensor.
       return AbstractType::unknown();
     }
+    // A method of a class of another project module: what its facts say it returns.
+    if ((recv.kind == Kind::Module || recv.kind == Kind::Object) && recv.klass <= -2 && meth != "forward" &&
+        meth != "generate" && m_.facts_)
+      if (const FunctionFacts* mf = m_.facts_->callee(
+              ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader)) {
+        if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
+        if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
+        return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
+      }
     switch (recv.kind) {
       case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
       case Kind::Tensor:
@@ -1015,6 +1053,11 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
+  if (int ext = ext_instance_class(call); ext <= -2) {  // a class of another project module
+    AbstractType t = AbstractType::of(ext_class(ext)->module_kind == 1 ? Kind::Module : Kind::Object);
+    t.klass = ext;
+    return t;
+  }
   if (is(fn, "identifier")) {
     int fw = framework_class_of_callee(fn);
     if (fw >= 0) {
@@ -1186,31 +1229,144 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     }
   }
   AbstractType v = value(it, Path{});
-  if (v.kind == Kind::Object && v.klass >= 0) {
-    // A project class with __iter__: what it yields (or the iterator it returns).
-    std::set<int> seen;
-    for (int c = v.klass; c >= 0 && seen.insert(c).second;) {
-      auto mit = m_.classes()[c].methods.find("__iter__");
-      if (mit != m_.classes()[c].methods.end()) {
-        int f = mit->second;
-        AbstractType t = AbstractType::bottom();
-        bool any = false;
-        for (const auto& [y, from] : yields(f)) {
-          t = join(t, from ? iter(y, path) : value(y, path));
-          any = true;
-        }
-        if (yields(f).empty())
-          for (Node r : m_.functions()[f].returns) {
-            t = join(t, iter(r, path));
-            any = true;
-          }
-        return any ? t : AbstractType::unknown();
-      }
-      c = base_class(c);
-    }
-    return AbstractType::unknown();
+  if (v.kind == Kind::Object && v.klass >= 0) return class_iter(v.klass, path);
+  if (v.kind == Kind::Object && v.klass <= -2) {
+    // A class of another project module: what its facts say iterating an instance yields.
+    const FunctionFacts* f = ext_class(v.klass);
+    if (!f || f->iter_kind < 0) return AbstractType::unknown();
+    return element(from_fact(f->iter_kind, f->iter_device), path.size());
   }
   return element(v, 1 + path.size());
+}
+
+AbstractType TypeInference::class_iter(int klass, Path path) const {
+  // A project class with __iter__: what it yields (or the iterator it returns).
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second;) {
+    auto mit = m_.classes()[c].methods.find("__iter__");
+    if (mit != m_.classes()[c].methods.end()) {
+      int f = mit->second;
+      AbstractType t = AbstractType::bottom();
+      bool any = false;
+      for (const auto& [y, from] : yields(f)) {
+        t = join(t, from ? iter(y, path) : value(y, path));
+        any = true;
+      }
+      if (yields(f).empty())
+        for (Node r : m_.functions()[f].returns) {
+          t = join(t, iter(r, path));
+          any = true;
+        }
+      return any ? t : AbstractType::unknown();
+    }
+    c = base_class(c);
+  }
+  return AbstractType::unknown();
+}
+
+// ---------------------------------------------------------------------------------------
+// Classes of other project modules (project mode).
+
+AbstractType TypeInference::from_fact(int kind, int device) {
+  if (kind < 0 || kind > static_cast<int>(Kind::Unknown) || device < 0 || device > static_cast<int>(TypeDevice::Any))
+    return AbstractType::unknown();
+  return AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
+}
+
+const FunctionFacts* TypeInference::ext_class(int klass) const {
+  size_t i = static_cast<size_t>(-2 - klass);
+  if (klass > -2 || i >= ext_classes_.size() || !m_.facts_) return nullptr;
+  const FunctionFacts* f = m_.facts_->callee(ext_classes_[i], fact::kClass);
+  return f && f->is_class ? f : nullptr;
+}
+
+const FunctionFacts* TypeInference::ext_base(int klass, std::string* name) const {
+  if (!m_.facts_) return nullptr;
+  for (const auto& b : m_.classes()[klass].bases) {
+    if (m_.classes_by_name_.count(std::string(last_part(b)))) continue;
+    const FunctionFacts* f = m_.facts_->callee(b, fact::kClass);
+    if (f && f->is_class) {
+      if (name) *name = b;
+      return f;
+    }
+  }
+  return nullptr;
+}
+
+int TypeInference::ext_instance_class(Node call) const {
+  if (!m_.facts_ || m_.ext_name_.empty()) return -1;
+  auto it = m_.call_index_.find(call.id);
+  if (it == m_.call_index_.end()) return -1;
+  const std::string& name = m_.ext_name_[it->second];
+  if (name.empty()) return -1;
+  const FunctionFacts* f = m_.facts_->callee(name, fact::kClass);
+  if (!f || !f->is_class || f->module_kind < 0) return -1;
+  for (size_t i = 0; i < ext_classes_.size(); ++i)
+    if (ext_classes_[i] == name) return -2 - static_cast<int>(i);
+  if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
+  ext_classes_.push_back(name);
+  return -2 - static_cast<int>(ext_classes_.size() - 1);
+}
+
+AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {
+  for (const auto& a : f.attrs)
+    if (a.name == attr) {
+      AbstractType t = from_fact(a.kind, a.device);
+      if (t.kind == Kind::Module || t.kind == Kind::Tensor) t.device = join(t.device, owner);
+      return t;
+    }
+  return AbstractType::unknown();
+}
+
+bool TypeInference::registered_tensor(int klass, std::string_view attr) const {
+  // `self.register_buffer("mean", t)` / `self.register_parameter("w", p)` in a method of the class.
+  for (const auto& cs : m_.calls()) {
+    if (cs.caller < 0 || m_.functions()[cs.caller].klass != klass) continue;
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto meth = text(field(fn, "attribute"), m_.src());
+    if (meth != "register_buffer" && meth != "register_parameter") continue;
+    if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+    std::string name;
+    if (string_literal_value(m_.argument(cs.call, 0, "name"), m_.src(), name) && name == attr) return true;
+  }
+  return false;
+}
+
+void TypeInference::class_facts(int klass, FunctionFacts& out) const {
+  out.is_class = true;
+  out.module_kind = module_class(klass);
+  auto keep = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
+  AbstractType it = class_iter(klass, Path{});
+  if (keep(it)) {
+    out.iter_kind = static_cast<int>(it.kind);
+    out.iter_device = static_cast<int>(it.device);
+  }
+  // The attributes assigned in the class and its bases here (the facts of an imported base
+  // are that base's own), and the registered buffers and parameters.
+  std::set<std::string> names;
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c)) {
+    std::string prefix = m_.classes()[c].name + ".";
+    for (const auto& [key, v] : m_.self_assignments_)
+      if (key.compare(0, prefix.size(), prefix) == 0) names.insert(key.substr(prefix.size()));
+    for (const auto& cs : m_.calls()) {
+      if (cs.caller < 0 || m_.functions()[cs.caller].klass != c) continue;
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto meth = text(field(fn, "attribute"), m_.src());
+      std::string name;
+      if ((meth == "register_buffer" || meth == "register_parameter") &&
+          string_literal_value(m_.argument(cs.call, 0, "name"), m_.src(), name))
+        names.insert(name);
+    }
+  }
+  for (const auto& name : names) {
+    if (out.attrs.size() >= 64) break;
+    AbstractType t = member_type(klass, name, TypeDevice::Unresolved);
+    if (!keep(t)) continue;
+    out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
+  }
 }
 
 }  // namespace stoker::python

@@ -16,6 +16,7 @@ namespace stoker::python {
 
 class SemanticModel;
 struct Binding;
+struct FunctionFacts;
 
 // Where a tensor or module lives. Unresolved: nothing known (the CUDA taint of the semantic
 // model decides); Any: may be CPU or CUDA (counts as "may be CUDA").
@@ -40,7 +41,8 @@ struct AbstractType {
   };
   Kind kind = Kind::Unknown;
   TypeDevice device = TypeDevice::Unresolved;
-  int klass = -1;      // Module/Object: the project class (SemanticModel::classes()), or -1
+  int klass = -1;      // Module/Object: the project class (SemanticModel::classes()), -1 none; <= -2: a class
+                       // of another project module (TypeInference::ext_class)
   int framework = -1;  // Object: the framework class (FrameworkTable), or -1
 
   static AbstractType of(Kind k, TypeDevice d = TypeDevice::Unresolved) {
@@ -84,6 +86,9 @@ class TypeInference {
   // target (an identifier in the assignment's target pattern; null: the whole result of a
   // one-argument call) receives prepared. Null otherwise.
   Node prepared_source(Node call, Node target) const;
+  // Project mode: what the other modules need of module-level class `klass` (module kind, the
+  // types of its attributes, what iterating an instance yields), into its "Class" facts.
+  void class_facts(int klass, FunctionFacts& out) const;
   // A path into nested tuples: (indices, length), at most 7 levels.
   struct Path {
     uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
@@ -117,6 +122,14 @@ class TypeInference {
   // -1 unknown, 0 not a module class, 1 an nn.Module (or LightningModule) class.
   int module_class(int klass) const;
   int base_class(int klass) const;  // a base class defined here, or -1
+  // Classes of other project modules (project mode): instances carry klass = -2 - index.
+  const FunctionFacts* ext_class(int klass) const;           // klass <= -2: its facts
+  const FunctionFacts* ext_base(int klass, std::string* name = nullptr) const;  // an imported base's facts
+  int ext_instance_class(Node call) const;  // the klass (<= -2) of the instance a call builds, or -1
+  static AbstractType from_fact(int kind, int device);
+  AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
+  AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
+  bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
   int class_of_callee(Node fn) const;  // the project class a callee names, or -1
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
@@ -144,6 +157,7 @@ class TypeInference {
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;
+  mutable std::vector<std::string> ext_classes_;  // names as this module writes them
   mutable bool moves_built_ = false;
   mutable std::unordered_map<const Binding*, TypeDevice> moves_;
 };

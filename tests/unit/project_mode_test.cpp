@@ -147,7 +147,16 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   f.has_hot_loop = true;
   f.params.push_back({"loader", false, false, false, true});
   s.functions.push_back({"train", f});
+  python::FunctionFacts k;  // a class: its kind, what iterating an instance yields, its attributes
+  k.method = true;
+  k.is_class = true;
+  k.module_kind = 0;
+  k.iter_kind = 7;
+  k.iter_device = 2;
+  k.attrs.push_back({"device", 9, 2});
+  s.functions.push_back({"Prefetcher", k});
   s.imports.push_back({"fit", ".loop.fit"});
+  s.star_imports.push_back(".trainer_base");
   python::OutgoingCall c;
   c.callee = ".utils.Meter.add";
   c.hot = true;
@@ -163,8 +172,10 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   python::ModuleSummary back;
   python::QueryLog qback;
   REQUIRE(python::parse_module_state(text, back, qback));
-  CHECK(back.functions.size() == 1);
+  CHECK(back.functions.size() == 2);
   CHECK(back.functions[0].second == f);
+  CHECK(back.functions[1].second == k);
+  CHECK(back.star_imports == s.star_imports);
   CHECK(back.calls.size() == 1);
   CHECK(back.calls[0].positional[0] == a);
   CHECK(back.imports == s.imports);
