@@ -33,6 +33,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   resolve_calls();
   resolve_external_calls();
   index_calls();
+  resolve_closure_calls();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
