@@ -67,6 +67,10 @@ class GitIgnore {
     auto key = dir.string();
     auto it = repos_.find(key);
     if (it != repos_.end()) return it->second;
+    if (!initialized_ && !may_be_in_repository(dir)) {
+      repos_[key] = nullptr;
+      return nullptr;
+    }
     if (!initialized_) {
       git_libgit2_init();
       initialized_ = true;
@@ -75,6 +79,25 @@ class GitIgnore {
     if (git_repository_open_ext(&repo, key.c_str(), 0, nullptr) != 0) repo = nullptr;
     repos_[key] = repo;  // note: one handle per directory; repositories are small objects
     return repo;
+  }
+  // libgit2 finds a repository as a `.git` entry (directory or gitlink file) in the directory
+  // or an ancestor, or as a bare repository (HEAD, objects/, refs/) there. Without any, there is
+  // none to open, and libgit2 is not initialized (its start reads the CA bundle, ~55 M
+  // instructions, for TLS that stoker never uses). A false "maybe" only costs the start.
+  static bool may_be_in_repository(const fs::path& dir) {
+    std::error_code ec;
+    fs::path real = fs::canonical(dir, ec);  // libgit2 searches from the real path
+    if (!ec && real != dir && ancestors_hold_repository(real)) return true;
+    return ancestors_hold_repository(dir);
+  }
+  static bool ancestors_hold_repository(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::path d = dir;; d = d.parent_path()) {
+      if (fs::exists(d / ".git", ec)) return true;
+      if (fs::exists(d / "HEAD", ec) && fs::is_directory(d / "objects", ec) && fs::is_directory(d / "refs", ec))
+        return true;
+      if (d == d.parent_path() || d.empty()) return false;
+    }
   }
   std::map<std::string, git_repository*> repos_;
   bool initialized_ = false;

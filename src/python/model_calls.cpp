@@ -23,7 +23,7 @@ void SemanticModel::resolve_calls() {
     cs.guard_loop_depth = frame.guard_loop_depth;
     cs.lambda_depth = frame.lambda_depth;
     call_index_[n.id] = static_cast<int>(calls_.size());
-    calls_.push_back(cs);
+    calls_.push_back(std::move(cs));
   });
   callers_.assign(functions_.size(), {});
   callees_by_call_.assign(calls_.size(), {});

@@ -41,7 +41,10 @@ void SemanticModel::compute_cuda() {
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
       }
     }
-    for (Node c : named_children(n)) stack.push_back(c);
+    for_each_named_child(n, [&](Node c) {  // no vector per node
+      stack.push_back(c);
+      return true;
+    });
   }
   if (lightning_module && !lightning_cpu) {
     uses_cuda_ = true;

@@ -25,6 +25,7 @@ void SemanticModel::collect() {
     Node block;
   };
   std::vector<Item> stack{{root_, 0, -1, -1, root_}};
+  std::vector<Node> kids;
   auto bind = [&](int scope, const std::string& name, Binding b) {
     if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
   };
@@ -47,6 +48,26 @@ void SemanticModel::collect() {
     }
   };
   auto bind_target = [&](Node t, int scope, Binding b, int idx) { bind_target_at(t, scope, std::move(b), idx, 0); };
+  // Stores to attributes of objects other than self (an argparse namespace's `args.x = ...`):
+  // a plain target keeps its value, an element of a tuple target or an augmented one does not.
+  auto store_attributes = [&](Node t, Node value) {
+    t = unparen(t);
+    if (is(t, "attribute")) {
+      Node obj = unparen(field(t, "object"));
+      if (!(is(obj, "identifier") && text(obj) == "self"))
+        attribute_stores_[std::string(text(field(t, "attribute")))].push_back({obj, value});
+      return;
+    }
+    auto k = kind(t);
+    if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
+        k == "tuple" || k == "list")
+      for (auto c : named_children(t)) {
+        c = unparen(is(c, "list_splat_pattern") || is(c, "list_splat") ? named_child(c, 0) : c);
+        Node obj = unparen(field(c, "object"));
+        if (is(c, "attribute") && !(is(obj, "identifier") && text(obj) == "self"))
+          attribute_stores_[std::string(text(field(c, "attribute")))].push_back({obj, Node{}});
+      }
+  };
 
   while (!stack.empty()) {
     Item it = stack.back();
@@ -193,12 +214,14 @@ void SemanticModel::collect() {
         right = field(right, "right");
         b.value = right;
         bind_target(inner_left, scope, b, -1);
+        store_attributes(inner_left, right);
       }
       if (!is_null(right)) {
         Binding b = base;
         b.kind = Binding::Kind::Assign;
         b.value = right;
         bind_target(left, scope, b, -1);
+        store_attributes(left, right);
         Node l = unparen(left);
         if (is(l, "attribute") && text(field(l, "object")) == "self" && function >= 0 &&
             functions_[function].klass >= 0) {
@@ -212,6 +235,7 @@ void SemanticModel::collect() {
       b.kind = Binding::Kind::AugAssign;
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
+      store_attributes(field(n, "left"), Node{});
     } else if (k == "for_statement" || k == "for_in_clause") {
       Binding b = base;
       b.kind = Binding::Kind::LoopTarget;
@@ -253,6 +277,13 @@ void SemanticModel::collect() {
         } else if (attr == "update") {
           update_calls_.push_back(n);
         }
+      } else if (is(fn, "identifier") && text(fn) == "setattr") {
+        auto a = named_children(field(n, "arguments"));
+        if (a.size() == 3) {
+          std::string name;
+          bool literal = string_literal_value(a[1], src_, name);
+          attribute_stores_[literal ? name : "*"].push_back({unparen(a[0]), literal ? a[2] : Node{}});
+        }
       }
     }
 
@@ -268,7 +299,11 @@ void SemanticModel::collect() {
       loop_by_node_[n.id] = loop;
       loops_.push_back(l);
     }
-    auto kids = named_children(n);
+    kids.clear();  // one buffer for the whole walk, not a vector per node
+    for_each_named_child(n, [&](Node c) {
+      kids.push_back(c);
+      return true;
+    });
     Node body = is_loop ? field(n, "body") : Node{};
     for (size_t i = kids.size(); i-- > 0;) {
       Node c = kids[i];

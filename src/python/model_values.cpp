@@ -10,6 +10,12 @@ using namespace model_detail;
 
 namespace {
 
+// The method a call names (`parser.parse_args()`: "parse_args"); empty for a plain call.
+std::string_view method_of(Node call, std::string_view src) {
+  Node fn = unparen(field(call, "function"));
+  return is(fn, "attribute") ? text(field(fn, "attribute"), src) : std::string_view{};
+}
+
 bool same_value(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -337,6 +343,12 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
         if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
             b.unpack_index < static_cast<int>(named_count(v)))
           return values(named_child(v, b.unpack_index));
+        if (b.unpack_index == 0 && is(v, "call") && method_of(v, src_) == "parse_known_args") {
+          Value ns;  // `args, rest = parser.parse_known_args()`: the target stands for the namespace
+          ns.kind = Value::Kind::Expr;
+          ns.expr = b.target;
+          return {ns};
+        }
         return {Value::unknown()};
       }
       return values(b.value);
@@ -448,6 +460,85 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   return out;
 }
 
+// parse_args()/parse_known_args() on the command line: not handed a literal list of arguments
+// (those set values the defaults do not tell) nor a namespace to fill.
+static bool parses_command_line(const SemanticModel& m, Node call) {
+  if (!is_null(m.argument(call, -1, "namespace")) || !is_null(m.argument(call, 1, ""))) return false;
+  Node a = m.argument(call, 0, "args");
+  if (is_null(a)) return true;
+  for (const auto& v : m.values(a)) {
+    if (v.kind == Value::Kind::None || v.kind == Value::Kind::Unknown) continue;
+    if (v.kind != Value::Kind::Expr) return false;
+    auto k = kind(unparen(v.expr));
+    if (k == "list" || k == "tuple" || k == "list_comprehension" || k == "string") return false;
+  }
+  return true;
+}
+
+// A candidate value that is an argparse namespace: `parser.parse_args()`,
+// `parser.parse_known_args()[0]`, the first target of `args, rest = parser.parse_known_args()`,
+// or a call of a project function whose every return is one of those.
+bool SemanticModel::namespace_value(const Value& v) const {
+  if (v.kind != Value::Kind::Expr) return false;
+  Node e = unparen(v.expr);
+  if (is(e, "call")) return namespace_call(e);
+  if (is(e, "subscript")) {
+    Node inner = unparen(field(e, "value"));
+    auto i = constant_int(field(e, "subscript"));
+    return i && *i == 0 && is(inner, "call") && method_of(inner, src_) == "parse_known_args" &&
+           parses_command_line(*this, inner);
+  }
+  if (is(e, "identifier")) {
+    Node pattern = parent(e), assign = parent(pattern);
+    if ((is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) && is(assign, "assignment") &&
+        same(unparen(field(assign, "left")), pattern) && same(named_child(pattern, 0), e)) {
+      Node right = unparen(field(assign, "right"));
+      return is(right, "call") && method_of(right, src_) == "parse_known_args" && parses_command_line(*this, right);
+    }
+  }
+  return false;
+}
+
+bool SemanticModel::namespace_call(Node call) const {
+  if (auto cached = namespace_cache_.find(call.id); cached != namespace_cache_.end()) return cached->second == 1;
+  Step step(*this);
+  if (!step) return false;
+  namespace_cache_[call.id] = 2;  // in progress (a recursion): not a namespace
+  bool out = false;
+  if (method_of(call, src_) == "parse_args") {
+    out = parses_command_line(*this, call);
+  } else if (auto targets = callees(call); targets.size() == 1) {
+    // `args = parse_args()`: every `return` of the function hands back a namespace.
+    const auto& returns = functions_[targets[0]].returns;
+    out = !returns.empty();
+    for (size_t r = 0; out && r < returns.size(); ++r) {
+      auto vs = values(returns[r]);
+      if (vs.empty()) out = false;
+      for (const auto& x : vs) out = out && namespace_value(x);
+    }
+  }
+  namespace_cache_[call.id] = out ? 1 : 0;
+  return out;
+}
+
+// `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
+// that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
+std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) const {
+  std::vector<Value> out = argparse_default(dest);
+  for (std::string key : {std::string(dest), std::string("*")}) {
+    auto stores = attribute_stores_.find(key);
+    if (stores == attribute_stores_.end()) continue;
+    for (const auto& [obj, value] : stores->second) {
+      auto objs = values(obj);
+      bool ns = !objs.empty();
+      for (const auto& o : objs) ns = ns && namespace_value(o);
+      if (!ns) continue;
+      add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
+    }
+  }
+  return out;
+}
+
 int SemanticModel::class_of_self(Node attr) const {
   Node obj = field(attr, "object");
   if (!is(obj, "identifier") || text(obj) != "self") return -1;
@@ -477,18 +568,15 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     if (out.empty()) out.push_back(Value::unknown());
     return out;
   }
-  // args.<dest> where args comes from parse_args() (or parse_known_args()[0]).
+  // args.<dest> where every candidate of args is a parsed namespace.
   auto objs = values(obj);
   bool from_argparse = !objs.empty();
-  for (const auto& o : objs) {
-    if (o.kind != Value::Kind::Expr || !is(o.expr, "call")) {
+  for (const auto& o : objs)
+    if (!namespace_value(o)) {
       from_argparse = false;
       break;
     }
-    Node fn = field(o.expr, "function");
-    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "parse_args") from_argparse = false;
-  }
-  if (from_argparse) return argparse_default(name);
+  if (from_argparse) return namespace_attribute(name);
   Value v;
   v.kind = Value::Kind::Expr;
   v.expr = attr;

@@ -188,13 +188,25 @@ ParsedModule::ParsedModule(std::string_view original) {
   test_hooks::fail_if_requested(original);
   std::string patched;
   std::string_view text = parse_input(original, patched);
-  TSParser* parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, tree_sitter_python())) {
-    ts_parser_delete(parser);
-    throw std::runtime_error("tree-sitter-python grammar version does not match the runtime");
+  // One parser per thread (creating one allocates its stacks and tables), reset before each parse.
+  struct Holder {
+    TSParser* parser = nullptr;
+    ~Holder() {
+      if (parser) ts_parser_delete(parser);
+    }
+  };
+  thread_local Holder h;
+  if (!h.parser) {
+    TSParser* parser = ts_parser_new();
+    if (!ts_parser_set_language(parser, tree_sitter_python())) {
+      ts_parser_delete(parser);
+      throw std::runtime_error("tree-sitter-python grammar version does not match the runtime");
+    }
+    h.parser = parser;
   }
-  tree_ = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  ts_parser_delete(parser);
+  ts_parser_reset(h.parser);
+  tree_ = ts_parser_parse_string(h.parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  ts_parser_reset(h.parser);
   if (!tree_) throw std::runtime_error("tree-sitter failed to parse");
 }
 

@@ -523,8 +523,13 @@ std::string ModuleEnv::answer(const Query& q) const {
       return fp_arg(a, q.fields);
     }
     case 'c': {
-      auto r = table_.resolve(module_, q.name);
-      return fp_function(r && r->first != module_ ? table_.function(r->first, r->second) : nullptr, q.fields);
+      // Memoized as callee() does: a name is recorded once per set of fields it was asked with.
+      auto it = resolved_.find(q.name);
+      if (it == resolved_.end()) {
+        auto r = table_.resolve(module_, q.name);
+        it = resolved_.emplace(q.name, r && r->first != module_ ? table_.function(r->first, r->second) : nullptr).first;
+      }
+      return fp_function(it->second, q.fields);
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
   }

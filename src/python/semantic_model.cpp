@@ -32,6 +32,14 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   build_indexes();
   resolve_calls();
   resolve_external_calls();
+  // Values read while the call graph was being built saw it half made (a parameter whose call
+  // sites were not yet resolved read as unknown, e.g. through `args.model.replace(...)`): drop
+  // them so that every later query sees all call sites.
+  values_cache_.clear();
+  param_cache_.clear();
+  kwargs_cache_.clear();
+  argparse_cache_.clear();
+  namespace_cache_.clear();
   index_calls();
   resolve_closure_calls();
   types_ = std::make_unique<TypeInference>(*this);

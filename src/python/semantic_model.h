@@ -322,6 +322,11 @@ class SemanticModel {
   std::vector<Value> param_values(int function, int param_index) const;
   std::vector<Value> param_values_uncached(int function, int param_index) const;
   std::vector<Value> attribute_values(Node attr) const;
+  // argparse namespaces (model_values.cpp): a candidate value that is what parse_args() returns,
+  // directly or through a project function that returns it; `args.<dest>` of such an object.
+  bool namespace_value(const Value& v) const;
+  bool namespace_call(Node call) const;
+  std::vector<Value> namespace_attribute(std::string_view dest) const;
   bool is_cuda_impl(Node expr) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;
@@ -382,6 +387,10 @@ class SemanticModel {
   std::vector<HotContext> hot_function_;
   std::unordered_map<std::string, std::vector<Node>> argparse_args_;  // dest -> add_argument calls, in order
   mutable std::unordered_map<std::string, std::vector<Value>> argparse_cache_;  // dest -> defaults
+  // `obj.attr = value` (obj not self), `obj.attr += ...` and setattr(obj, "attr", value): attr ->
+  // (obj, value; null when the value is not read). setattr with a computed name: under "*".
+  std::unordered_map<std::string, std::vector<std::pair<Node, Node>>> attribute_stores_;
+  mutable std::unordered_map<const void*, char> namespace_cache_;  // call id -> 0 no, 1 yes, 2 in progress
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls

@@ -126,6 +126,16 @@ TEST_CASE("GU009 and GU011 follow the target PyTorch's defaults") {
   Settings two;
   two.target_torch_version = "2.0";
   CHECK(count(test::analyze_text("t.py", kDefaults, two), "GU009") == 0);
+  // Before 1.13 `foreach` is not an argument of every optimizer (none before 1.12): the
+  // default is not reported, `foreach=True` would not run there; GU011 still is.
+  Settings older;
+  older.target_torch_version = "1.8";
+  auto eight = test::analyze_text("t.py", kDefaults, older);
+  CHECK(count(eight, "GU009") == 0);
+  CHECK(count(eight, "GU011") == 1);
+  std::string off = kDefaults;
+  off.replace(off.find("lr=1e-3)"), 8, "lr=1e-3, foreach=False)");
+  CHECK(count(test::analyze_text("t.py", off, older), "GU009") == 1);  // written: the release has it
   // The fixes under 1.13 are safe (they write 2.0's defaults) and silence both.
   for (const auto& d : before.diagnostics)
     if (d.code == "GU009" || d.code == "GU011") CHECK(d.fix->applicability == Applicability::Safe);

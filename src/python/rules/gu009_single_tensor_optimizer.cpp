@@ -31,8 +31,11 @@ void gu009_single_tensor_optimizer(Context& ctx, Node call) {
     explicit_off = true;
   } else {
     // Before 2.0 `foreach=None` meant the single-tensor loop; since 2.0 it picks foreach for
-    // CUDA parameters.
-    if (!kw.complete || !(gu::target_torch(ctx) < TorchVersion{2, 0})) return;
+    // CUDA parameters. Before 1.13 not every optimizer above takes `foreach` (1.11 and older
+    // have no such argument): the fix would not run on the target, and the program's floor
+    // says nothing of the release it runs, so the default is not reported there.
+    TorchVersion target = gu::target_torch(ctx);
+    if (!kw.complete || !(target < TorchVersion{2, 0}) || target < TorchVersion{1, 13}) return;
   }
   if (gu::guard_state(ctx) == 2) return;
   std::string msg = "`" + std::string(name) + "` " +

@@ -257,6 +257,28 @@ void attach_speedup(const Context& ctx, Diagnostic& d, bool kind_resolved) {
   if (hw) d.impact = compute_speedup_impact(d.code, *hw, kind_resolved);
 }
 
+namespace {
+// A decorator that is not torch's but turns grad mode off: a decorator factory or wrapper of this
+// module whose body uses torch.no_grad / torch.inference_mode (yolov5's
+// `smart_inference_mode()` returns `(torch.inference_mode if torch_1_9 else torch.no_grad)()(fn)`),
+// or, where its definition is in another module, one whose name says so (`*no_grad*`,
+// `*inference_mode*`): silent rather than a finding its author already answered.
+bool grad_off_decorator(const Context& ctx, Node e) {
+  Node target = is(e, "call") ? unparen(field(e, "function")) : e;
+  if (!is(target, "identifier") && !is(target, "attribute")) return false;
+  std::string_view text = ctx.text(target);
+  std::string_view last = text.substr(text.rfind('.') == std::string_view::npos ? 0 : text.rfind('.') + 1);
+  auto says = [](std::string_view t) {
+    return t.find("no_grad") != std::string_view::npos || t.find("inference_mode") != std::string_view::npos;
+  };
+  if (says(last)) return true;
+  if (!is(target, "identifier")) return false;
+  for (const auto& f : ctx.model().functions())
+    if (f.name == last && f.klass < 0 && says(ctx.text(field(f.node, "body")))) return true;
+  return false;
+}
+}  // namespace
+
 bool under_no_grad(const Context& ctx, Node n) {
   const auto& m = ctx.model();
   auto turns_off = [&](Node call) {
@@ -290,6 +312,7 @@ bool under_no_grad(const Context& ctx, Node n) {
         if (is(e, "call") ? turns_off(e)
                           : (m.qualified_name(e) == "torch.no_grad" || m.qualified_name(e) == "torch.inference_mode"))
           return true;
+        if (grad_off_decorator(ctx, e)) return true;
       }
     }
   }
