@@ -29,6 +29,11 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
   std::function<void(Node, bool)> apply = [&](Node cond, bool positive) {
     cond = unparen(cond);
     auto k = kind(cond);
+    // A condition of known truth: the guarded code always runs, or never (dead code).
+    if (auto truth = guard_truth(cond)) {
+      if (*truth != positive) ctx.once_per_epoch = true;  // never runs at all
+      return;
+    }
     if (k == "boolean_operator" && positive && text(field(cond, "operator")) == "and") {
       apply(field(cond, "left"), true);
       apply(field(cond, "right"), true);
@@ -69,14 +74,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       apply(arg, !positive);
       return;
     }
-    if (!positive) {
-      // The else branch of a condition that always holds never runs (`if use_cuda: ... else:`).
-      if (k == "identifier" || k == "attribute") {
-        auto c = constant(cond);
-        if (c && c->kind == Value::Kind::Bool && c->b) ctx.once_per_epoch = true;
-      }
-      return;
-    }
+    if (!positive) return;  // (the else branch of a condition that always holds: above)
     if (k == "comparison_operator") {
       auto parts = named_children(cond);
       std::string_view op = text(ts_node_child(cond, 1));
@@ -141,11 +139,6 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       return;
     }
     if (k == "identifier" || k == "attribute") {
-      auto c = constant(cond);
-      if (c && c->kind == Value::Kind::Bool) {
-        if (!c->b) ctx.once_per_epoch = true;  // never runs at all
-        return;
-      }
       // A first-iteration flag: set False inside the hot region.
       if (k == "identifier" && !is_null(hot_region)) {
         // Every node under the guard asks: decided once per (condition, hot region).
@@ -179,6 +172,148 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     if (branch_ends_run(guards[i].first, guards[i].second)) ctx.once_per_epoch = true;  // at most once
     apply(guards[i].first, guards[i].second);
   }
+}
+
+// Truthiness of a known constant: bool, None, numbers, strings (Python's rules).
+static std::optional<bool> truthy(const std::optional<Value>& c) {
+  if (!c) return std::nullopt;
+  switch (c->kind) {
+    case Value::Kind::Bool: return c->b;
+    case Value::Kind::None: return false;
+    case Value::Kind::Int: return c->i != 0;
+    case Value::Kind::Float: return c->f != 0;
+    case Value::Kind::Str: return !c->s.empty();
+    default: return std::nullopt;
+  }
+}
+
+std::optional<bool> SemanticModel::guard_truth(Node cond) const {
+  cond = unparen(cond);
+  if (is_null(cond)) return std::nullopt;
+  // Every node under a guard asks: decided once per condition.
+  auto [it, fresh] = guard_truth_cache_.try_emplace(cond.id, 2);
+  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
+  Step step(*this);
+  if (!step) {
+    guard_truth_cache_.erase(cond.id);
+    return std::nullopt;
+  }
+  auto t = guard_truth_uncached(cond);
+  guard_truth_cache_[cond.id] = t ? static_cast<signed char>(*t) : -1;
+  return t;
+}
+
+std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
+  auto k = kind(cond);
+  if (k == "true" || k == "false" || k == "none" || k == "integer") return truthy(constant(cond));
+  if (k == "not_operator") {
+    auto t = guard_truth(field(cond, "argument"));
+    return t ? std::optional<bool>(!*t) : std::nullopt;
+  }
+  if (k == "boolean_operator") {
+    std::string_view op = text(field(cond, "operator"));
+    auto l = guard_truth(field(cond, "left")), r = guard_truth(field(cond, "right"));
+    if (op == "and") {
+      if ((l && !*l) || (r && !*r)) return false;
+      if (l && r) return true;
+    } else if (op == "or") {
+      if ((l && *l) || (r && *r)) return true;
+      if (l && r) return false;
+    }
+    return std::nullopt;
+  }
+  if (k == "identifier") return truthy(stable_constant(cond));
+  if (k == "attribute") {
+    Node obj = unparen(field(cond, "object"));
+    bool on_self = is(obj, "identifier") && text(obj) == "self";  // __init__ decides (attribute_values)
+    if (!on_self && attribute_reassigned(text(field(cond, "attribute")))) return std::nullopt;
+    return truthy(constant(cond));
+  }
+  if (k == "comparison_operator") return truthy(constant(cond));
+  return std::nullopt;
+}
+
+// The constant a name holds wherever it is read: every binding of the name in the scope that
+// binds it gives the same constant (a flag assigned once, a parameter whose default and call
+// sites agree), and no function rebinds it through `global`/`nonlocal`.
+std::optional<Value> SemanticModel::stable_constant(Node name) const {
+  auto c = constant(name);
+  if (!c) return std::nullopt;
+  std::string key(text(name));
+  bool from_function = false;
+  for (int s = scope_at(start(name)); s >= 0; s = scopes_[s].parent) {
+    const Scope& sc = scopes_[s];
+    if (sc.kind == Scope::Kind::Class && from_function) continue;
+    auto it = sc.bindings.find(key);
+    if (it != sc.bindings.end() && !it->second.empty()) {
+      if (it->second.size() > kMaxCandidates) return std::nullopt;
+      for (const Binding& b : it->second) {
+        if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::Param) return std::nullopt;
+        std::vector<Value> vs = binding_values(b);
+        if (vs.size() != 1) return std::nullopt;
+        const Value& v = vs.front();
+        if (v.kind != c->kind) return std::nullopt;
+        if ((v.kind == Value::Kind::Bool && v.b != c->b) || (v.kind == Value::Kind::Int && v.i != c->i) ||
+            (v.kind == Value::Kind::Float && v.f != c->f) || (v.kind == Value::Kind::Str && v.s != c->s) ||
+            v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr)
+          return std::nullopt;
+      }
+      break;
+    }
+    if (sc.kind == Scope::Kind::Function) from_function = true;
+  }
+  if (declared_global(key)) return std::nullopt;
+  return c;
+}
+
+// One pass over the file (on first use): the names of global/nonlocal statements, and the
+// attribute names assigned on objects other than `self` (assignment, augmented assignment and
+// for-loop targets, tuple targets included).
+static void collect_rebinds(Node root, std::string_view src, std::unordered_set<std::string>& globals,
+                            std::unordered_set<std::string>& attributes) {
+  std::vector<Node> stack{root};
+  std::vector<Node> targets;
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "global_statement") || is(n, "nonlocal_statement")) {
+      for (Node c : named_children(n))
+        if (is(c, "identifier")) globals.insert(std::string(text(c, src)));
+      continue;
+    }
+    Node left{};
+    if (is(n, "assignment") || is(n, "augmented_assignment")) left = field(n, "left");
+    else if (is(n, "for_statement") || is(n, "for_in_clause")) left = field(n, "left");
+    if (!is_null(left)) {
+      targets.assign(1, left);
+      while (!targets.empty()) {
+        Node t = unparen(targets.back());
+        targets.pop_back();
+        if (is(t, "attribute")) {
+          Node obj = unparen(field(t, "object"));
+          if (!(is(obj, "identifier") && text(obj, src) == "self"))
+            attributes.insert(std::string(text(field(t, "attribute"), src)));
+        } else if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "list_pattern") ||
+                   is(t, "list_splat_pattern")) {
+          for (Node c : named_children(t)) targets.push_back(c);
+        }
+      }
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+}
+
+bool SemanticModel::declared_global(std::string_view name) const {
+  if (!global_names_built_) {
+    global_names_built_ = true;
+    collect_rebinds(root_, src_, global_names_, assigned_attributes_);
+  }
+  return global_names_.count(std::string(name)) > 0;
+}
+
+bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
+  declared_global("");  // builds both sets
+  return assigned_attributes_.count(std::string(attribute)) > 0;
 }
 
 // Does the branch an if-condition guards (the consequence, or the else body for a negative
@@ -216,6 +351,11 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     size_t from = 0;
     while (from < guards.size() && guard_loop_depth[from] <= i) ++from;
     apply_guards(ctx, guards, from, loops_[loops[i]].body);
+    // A guard around the hot loop that never holds (`do_test = False` ... `if do_test:`): dead.
+    for (size_t g = 0; g < from; ++g) {
+      auto truth = guard_truth(guards[g].first);
+      if (truth && *truth != guards[g].second) ctx.once_per_epoch = true;
+    }
     return ctx;
   }
   if (function >= 0 && hot_function_.size() > static_cast<size_t>(function) && hot_function_[function].hot) {

@@ -228,6 +228,18 @@ void SemanticModel::collect() {
           self_assignments_.push_back(
               {classes_[functions_[function].klass].name + "." + std::string(text(field(l, "attribute"))), right});
         }
+        // `self.gr, self.autobalance = 1.0, autobalance`: each attribute takes its element.
+        Node r = unparen(right);
+        if ((is(l, "pattern_list") || is(l, "tuple_pattern")) && (is(r, "expression_list") || is(r, "tuple")) &&
+            function >= 0 && functions_[function].klass >= 0 && named_count(l) == named_count(r)) {
+          for (uint32_t i = 0; i < named_count(l); ++i) {
+            Node t = unparen(named_child(l, i)), v = named_child(r, i);
+            if (is(v, "list_splat") || is(v, "comment") || is(t, "list_splat_pattern") || is(t, "comment")) break;
+            if (is(t, "attribute") && text(field(t, "object")) == "self")
+              self_assignments_.push_back(
+                  {classes_[functions_[function].klass].name + "." + std::string(text(field(t, "attribute"))), v});
+          }
+        }
         if (is(l, "subscript")) subscript_assignments_.push_back(n);
       }
     } else if (k == "augmented_assignment") {

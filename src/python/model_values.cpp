@@ -302,6 +302,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     }
     return {Value::unknown()};
   }
+  if (k == "comparison_operator") return comparison_values(expr);
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
@@ -332,6 +333,98 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   v.kind = Value::Kind::Expr;
   v.expr = expr;
   return {v};
+}
+
+// A comparison of two known operands. A name counts as known only when it holds the same
+// constant wherever it is read (stable_constant): `x = None` before a loop that assigns x
+// under `if x is None:` leaves the test unknown. Anything else is the comparison itself.
+std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
+  Value self;
+  self.kind = Value::Kind::Expr;
+  self.expr = cmp;
+  auto parts = named_children(cmp);
+  // Not while calls are being resolved (call sites, and so parameters, are not all known yet).
+  if (parts.size() != 2 || !types_) return {self};
+  // The operator: the source between the operands, spaces collapsed ("is not", "not in").
+  std::string op;
+  for (uint32_t i = end(parts[0]); i < start(parts[1]) && i < src_.size(); ++i) {
+    char ch = src_[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\\') {
+      if (!op.empty() && op.back() != ' ') op += ' ';
+    } else {
+      op += ch;
+    }
+  }
+  while (!op.empty() && op.back() == ' ') op.pop_back();
+  auto known = [&](Node e) -> std::optional<Value> {
+    e = unparen(e);
+    if (is(e, "identifier")) return stable_constant(e);
+    if (is(e, "attribute")) {
+      // `args.rank == 0` where `args.rank = int(os.environ["RANK"])` somewhere: unknown.
+      Node obj = unparen(field(e, "object"));
+      bool on_self = is(obj, "identifier") && text(obj) == "self";
+      if (!on_self && attribute_reassigned(text(field(e, "attribute")))) return std::nullopt;
+    }
+    return constant(e);
+  };
+  auto boolean = [](bool b) {
+    Value v;
+    v.kind = Value::Kind::Bool;
+    v.b = b;
+    return std::vector<Value>{v};
+  };
+  // Equality of two constants: nullopt when Python's answer is not plain.
+  auto equal = [](const Value& a, const Value& b) -> std::optional<bool> {
+    if (a.is_number() && b.is_number()) return a.number() == b.number();
+    if (a.kind == Value::Kind::Str && b.kind == Value::Kind::Str) return a.s == b.s;
+    if (a.kind == Value::Kind::None || b.kind == Value::Kind::None) return a.kind == b.kind;
+    if ((a.kind == Value::Kind::Str && b.is_number()) || (b.kind == Value::Kind::Str && a.is_number())) return false;
+    return std::nullopt;
+  };
+  Node l = unparen(parts[0]), r = unparen(parts[1]);
+  if (op == "is" || op == "is not") {
+    // `x is None`: a known None, or a known value that is not None.
+    Node other = is(r, "none") ? l : is(l, "none") ? r : Node{};
+    if (is_null(other)) return {self};
+    auto c = known(other);
+    if (!c) return {self};
+    bool is_none = c->kind == Value::Kind::None;
+    return boolean(op == "is" ? is_none : !is_none);
+  }
+  if (op == "==" || op == "!=") {
+    auto a = known(l), b = known(r);
+    if (!a || !b) return {self};
+    auto eq = equal(*a, *b);
+    if (!eq) return {self};
+    return boolean(op == "==" ? *eq : !*eq);
+  }
+  if (op == "<" || op == "<=" || op == ">" || op == ">=") {
+    auto a = known(l), b = known(r);
+    if (!a || !b || !a->is_number() || !b->is_number()) return {self};
+    double x = a->number(), y = b->number();
+    return boolean(op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y);
+  }
+  if (op == "in" || op == "not in") {
+    auto a = known(l);
+    if (!a) return {self};
+    std::optional<bool> found;
+    if (is(r, "tuple") || is(r, "list") || is(r, "set")) {
+      found = false;
+      for (Node e : named_children(r)) {
+        auto c = is(e, "comment") ? std::optional<Value>{} : known(e);
+        auto eq = c ? equal(*a, *c) : std::nullopt;
+        if (!eq) return {self};
+        if (*eq) found = true;
+      }
+    } else if (a->kind == Value::Kind::Str) {
+      auto b = known(r);
+      if (!b || b->kind != Value::Kind::Str) return {self};
+      found = b->s.find(a->s) != std::string::npos;
+    }
+    if (!found) return {self};
+    return boolean(op == "in" ? *found : !*found);
+  }
+  return {self};
 }
 
 std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
@@ -567,6 +660,13 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     }
     if (out.empty()) out.push_back(Value::unknown());
     return out;
+  }
+  // `device.type` of a device known to be CUDA: "cuda" (`"mps" in device.type` is False).
+  if (name == "type" && types_ && device_kind(obj) == DeviceKind::Cuda) {
+    Value v;
+    v.kind = Value::Kind::Str;
+    v.s = "cuda";
+    return {v};
   }
   // args.<dest> where every candidate of args is a parsed namespace.
   auto objs = values(obj);

@@ -41,6 +41,10 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   argparse_cache_.clear();
   namespace_cache_.clear();
   index_calls();
+  // Values read while calls were being resolved saw only part of the call sites (a parameter's
+  // values come from its callers): computed again from here on.
+  values_cache_.clear();
+  param_cache_.clear();
   resolve_closure_calls();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();

@@ -363,6 +363,18 @@ class SemanticModel {
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
   bool branch_ends_run(Node condition, bool positive) const;
+  // The known truth of a guard's condition: a constant, a name whose every binding in its scope
+  // is the same constant (never declared global/nonlocal), `not`/`and`/`or` of known parts, a
+  // comparison of known values (`x is None`, `device.type == "mps"`); nullopt when unknown.
+  std::optional<bool> guard_truth(Node cond) const;
+  std::optional<bool> guard_truth_uncached(Node cond) const;
+  std::optional<Value> stable_constant(Node name) const;
+  bool declared_global(std::string_view name) const;  // named by a `global`/`nonlocal` statement
+  // `args.rank = ...`, `opt.x += 1`: an attribute of that name is assigned on an object other
+  // than `self` somewhere in the file (its argparse default is not its value everywhere).
+  bool attribute_reassigned(std::string_view attribute) const;
+  // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_values.cpp).
+  std::vector<Value> comparison_values(Node comparison) const;
 
   const ExternalFacts* facts_ = nullptr;
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
@@ -421,6 +433,10 @@ class SemanticModel {
   mutable std::unordered_set<const void*> fit_arguments_;  // loader calls passed to fit/validate/...
   mutable std::unordered_map<std::string, int> memo_;
   mutable std::map<std::pair<const void*, const void*>, bool> first_iteration_flag_;  // (condition, hot region)
+  mutable bool global_names_built_ = false;
+  mutable std::unordered_set<std::string> global_names_;  // names in global/nonlocal statements
+  mutable std::unordered_set<std::string> assigned_attributes_;  // attribute names assigned (not on self)
+  mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.
   struct ValuesEntry {
@@ -520,6 +536,13 @@ void SemanticModel::walk(F&& visit) const {
       special = field(n, "body");
     }
     if (special_push == Guard && !is_null(special)) special_ctx = field(n, "condition");
+    // `x if cond else y`: x is guarded by cond as `if cond:` guards its body, y as the else.
+    Node cond_true{}, cond_false{}, cond_expr{};
+    if (k == "conditional_expression" && named_count(n) == 3) {
+      cond_true = named_child(n, 0);
+      cond_expr = named_child(n, 1);
+      cond_false = named_child(n, 2);
+    }
     all_children(n, kids);
     for (size_t i = kids.size(); i-- > 0;) {
       Node c = kids[i];
@@ -531,6 +554,9 @@ void SemanticModel::walk(F&& visit) const {
       if (special_push != None && !is_null(special) && same(c, special)) {
         push = special_push;
         ctx = special_ctx;
+      } else if (!is_null(cond_expr) && (same(c, cond_true) || same(c, cond_false))) {
+        push = same(c, cond_true) ? Guard : NegGuard;
+        ctx = cond_expr;
       }
       if (push != None) stack.push_back({c, true, push, ctx});
       stack.push_back({c, false, push, ctx});

@@ -116,6 +116,52 @@ other(2)
   CHECK_FALSE(m.int_of("k", 1).has_value());  // two different values: unknown
 }
 
+TEST_CASE("comparisons of known values: None tests, equality, membership, device types") {
+  Model m(R"(import os
+import torch
+dev = torch.device("cuda")
+def evaluate(x, criterion=None, mode="val", where=None):
+    a = criterion is not None
+    b = criterion is None
+    c = mode == "val"
+    d = mode in ("train", "test")
+    e = "mps" in dev.type
+    f = dev.type != "cpu"
+    g = where.type == "cpu"
+    h = x is None
+evaluate(1)
+evaluate(2, mode="val")
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--rank", type=int, default=-1)
+parser.add_argument("--local", type=int, default=-1)
+args = parser.parse_args()
+args.rank = int(os.environ["RANK"])
+r = args.rank == 0
+l = args.local == 0
+bank = None
+for i in range(3):
+    if bank is None:
+        bank = i
+)");
+  auto bool_of = [&](std::string_view t) -> std::optional<bool> {
+    auto c = m.model.constant(m.find(t, "comparison_operator"));
+    if (!c || c->kind != Value::Kind::Bool) return std::nullopt;
+    return c->b;
+  };
+  CHECK(bool_of("criterion is not None") == false);  // no call site passes it
+  CHECK(bool_of("criterion is None") == true);
+  CHECK(bool_of("mode == \"val\"") == true);      // the default and a call site agree
+  CHECK(bool_of("mode in (\"train\", \"test\")") == false);
+  CHECK(bool_of("\"mps\" in dev.type") == false);  // a device known to be CUDA
+  CHECK(bool_of("dev.type != \"cpu\"") == true);
+  CHECK_FALSE(bool_of("where.type == \"cpu\"").has_value());  // the device is unknown
+  CHECK_FALSE(bool_of("x is None").has_value());         // 1 and 2 at the call sites: not one constant
+  CHECK(bool_of("args.local == 0") == false);              // the argparse default
+  CHECK_FALSE(bool_of("args.rank == 0").has_value());    // the attribute is assigned too
+  CHECK_FALSE(bool_of("bank is None").has_value());             // bound again under the test
+}
+
 TEST_CASE("dict literals passed as **kwargs, with update() and item assignment") {
   Model m(R"(from torch.utils.data import DataLoader
 kw = {"batch_size": 32}
