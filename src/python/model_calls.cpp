@@ -166,6 +166,89 @@ void SemanticModel::index_calls() {
   }
 }
 
+// A function handed to a helper that calls it runs where the helper runs: for every call, the
+// functions of this file passed (by name, or as `self.method`) for a parameter that the callee
+// calls, the callee being a function of this file (calls_param) or of another project module
+// (its summary's ParamSummary::called).
+void SemanticModel::resolve_closure_calls() {
+  closures_by_call_.assign(calls_.size(), {});
+  runs_by_call_ = callees_by_call_;
+  run_sites_ = callers_;
+  // The function an argument names, or -1.
+  auto function_named = [&](Node a) -> int {
+    a = unparen(a);
+    if (is(a, "identifier")) {
+      int found = -1;
+      for (const auto& v : values(a)) {
+        if (v.kind != Value::Kind::Expr || !is(v.expr, "function_definition")) return -1;
+        int f = function_of(v.expr);
+        if (f < 0 || (found >= 0 && found != f)) return -1;
+        found = f;
+      }
+      return found;
+    }
+    if (is(a, "attribute")) {
+      Node obj = unparen(field(a, "object"));
+      if (!is(obj, "identifier") || text(obj) != "self") return -1;
+      int f = function_at(start(a));
+      int klass = f >= 0 ? functions_[f].klass : -1;
+      if (klass < 0) return -1;
+      auto it = classes_[klass].methods.find(std::string(text(field(a, "attribute"))));
+      return it == classes_[klass].methods.end() ? -1 : it->second;
+    }
+    return -1;
+  };
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    Node call = calls_[ci].call;
+    if (!named_count(field(call, "arguments"))) continue;
+    std::vector<int> run;
+    auto consider = [&](bool method, int index, const std::string& name, bool keyword_only) {
+      int position = keyword_only ? -1 : index - (method ? 1 : 0);
+      if (position < 0 && !keyword_only) return;
+      int f = function_named(argument(call, position, name));
+      if (f >= 0) run.push_back(f);
+    };
+    for (int c : callees_by_call_[ci]) {
+      const Function& fn = functions_[c];
+      for (size_t i = 0; i < fn.params.size(); ++i)
+        if (!fn.params[i].is_variadic && calls_param(c, static_cast<int>(i)))
+          consider(fn.klass >= 0, static_cast<int>(i), fn.params[i].name, fn.params[i].keyword_only);
+    }
+    if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
+      for (size_t i = 0; i < ext->params.size(); ++i) {
+        const ParamSummary& p = ext->params[i];
+        if (p.called && !p.star && !p.double_star) consider(ext->method, static_cast<int>(i), p.name, p.keyword_only);
+      }
+    std::sort(run.begin(), run.end());
+    run.erase(std::unique(run.begin(), run.end()), run.end());
+    for (int f : run) {
+      if (std::find(runs_by_call_[ci].begin(), runs_by_call_[ci].end(), f) != runs_by_call_[ci].end()) continue;
+      closures_by_call_[ci].push_back(f);
+      runs_by_call_[ci].push_back(f);
+      run_sites_[f].push_back(static_cast<int>(ci));
+    }
+  }
+}
+
+const std::vector<int>& SemanticModel::closures_run_by(int ci) const {
+  if (ci < 0 || ci >= static_cast<int>(closures_by_call_.size())) return kNoCallers;
+  return closures_by_call_[ci];
+}
+
+bool SemanticModel::calls_param(int f, int param_index) const {
+  if (f < 0 || f >= static_cast<int>(functions_.size())) return false;
+  const Function& fn = functions_[f];
+  if (param_index < 0 || param_index >= static_cast<int>(fn.params.size())) return false;
+  const std::string& name = fn.params[param_index].name;
+  for (int ci : calls_by_caller_[f]) {
+    Node callee = unparen(field(calls_[ci].call, "function"));
+    if (!is(callee, "identifier") || text(callee) != name) continue;
+    for (const Binding* b : lookup(name, start(callee)))
+      if (b->kind == Binding::Kind::Param && b->function == f && b->param_index == param_index) return true;
+  }
+  return false;
+}
+
 std::vector<int> SemanticModel::callees(Node call) const {
   auto it = call_index_.find(call.id);
   return it == call_index_.end() ? std::vector<int>{} : callees_by_call_[it->second];

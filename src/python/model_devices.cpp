@@ -290,7 +290,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
   } else if (k == "binary_operator") {
     // `"%s" % t` is a host string (the formatting itself is the readback).
-    bool formatting = text(field(expr, "operator")) == "%" && is(unparen(field(expr, "left")), "string");
+    bool formatting = text(field(expr, "operator")) == "%" && is_str_expr(field(expr, "left"));
     result = !formatting &&
              (is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right")));
   } else if (k == "unary_operator") {
@@ -307,7 +307,8 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   } else if (k == "boolean_operator") {
     result = is_cuda_impl(field(expr, "left")) || is_cuda_impl(field(expr, "right"));
   } else if (k == "list" || k == "tuple" || k == "expression_list") {
-    for (auto c : named_children(expr)) result |= is_cuda_impl(c);
+    // `(*mloss, n)`: a starred element holds the elements of what it unpacks.
+    for (auto c : named_children(expr)) result |= is_cuda_impl(is(c, "list_splat") ? named_child(c, 0) : c);
   } else if (k == "list_comprehension" || k == "generator_expression") {
     result = is_cuda_impl(field(expr, "body"));
   }
@@ -332,6 +333,25 @@ bool SemanticModel::is_cuda_bool_impl(Node expr) const {
   return memo_bool(cuda_bool_cache_, expr, [&] { return is_cuda_bool_uncached(expr); });
 }
 
+bool SemanticModel::is_str_expr(Node expr) const { return is_str_expr_at(expr, 0); }
+
+bool SemanticModel::is_str_expr_at(Node expr, int depth) const {
+  expr = unparen(expr);
+  auto k = kind(expr);
+  if (k == "string" || k == "concatenated_string") return true;
+  if (k != "binary_operator" || depth > 16) return false;
+  auto op = text(field(expr, "operator"));
+  Node l = unparen(field(expr, "left")), r = unparen(field(expr, "right"));
+  if (op == "+") return is_str_expr_at(l, depth + 1) && is_str_expr_at(r, depth + 1);
+  if (op != "*") return false;
+  // A str repeated a number of times: `"%11.4g" * 7`, `"%10s" * len(names)`.
+  auto count = [&](Node n) {
+    return is(n, "integer") || constant_int(n).has_value() ||
+           (is(n, "call") && callee_name(n) == "builtins.len");
+  };
+  return (is_str_expr_at(l, depth + 1) && count(r)) || (count(l) && is_str_expr_at(r, depth + 1));
+}
+
 bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
@@ -346,25 +366,94 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
       return is_cuda_bool_impl(field(expr, "left")) || is_cuda_bool_impl(field(expr, "right"));
     return false;
   }
+  // A view of a mask's elements (`mask.T`) and any subscript of a mask (`xc[xi]`, `m[:, 0]`)
+  // hold booleans.
+  if (k == "attribute") {
+    auto a = text(field(expr, "attribute"));
+    return (a == "T" || a == "mT" || a == "data") && is_cuda_bool_impl(field(expr, "object"));
+  }
+  if (k == "subscript") return is_cuda_bool_impl(field(expr, "value"));
   if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
     static const std::set<std::string, std::less<>> bool_fns = {
         "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
-        "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
+        "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
     if (bool_fns.count(q)) return is_cuda_impl(expr);
+    // Joining masks: a mask when every part is one (a mask stacked with an index tensor is
+    // promoted to the index's dtype).
+    static const std::set<std::string, std::less<>> joins = {
+        "torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack",
+        "torch.dstack", "torch.row_stack", "torch.column_stack"};
+    if (joins.count(q)) {
+      Node parts = unparen(argument(expr, 0, "tensors"));
+      if (!is(parts, "tuple") && !is(parts, "list")) return false;
+      auto items = named_children(parts);
+      if (items.empty()) return false;
+      for (Node c : items)
+        if (is(c, "list_splat") || !is_cuda_bool_impl(c)) return false;
+      return true;
+    }
+    // Same dtype as the input unless told otherwise: `torch.ones_like(mask)`, `torch.flatten(mask)`.
+    static const std::set<std::string, std::less<>> keep_dtype = {
+        "torch.ones_like", "torch.zeros_like", "torch.empty_like", "torch.full_like", "torch.clone",
+        "torch.flatten", "torch.squeeze", "torch.unsqueeze", "torch.transpose", "torch.permute", "torch.reshape",
+        "torch.t", "torch.flip", "torch.roll"};
+    if (keep_dtype.count(q))
+      return is_null(argument(expr, -1, "dtype")) && is_cuda_bool_impl(argument(expr, 0, "input"));
     if (is(fn, "attribute")) {
+      auto meth = text(field(fn, "attribute"));
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
-                                                                      "isnan", "isinf", "logical_not", "logical_and",
-                                                                      "logical_or"};
-      if (bool_methods.count(text(field(fn, "attribute")))) return is_cuda_impl(expr);
+                                                                      "isnan", "isinf", "isfinite", "logical_not",
+                                                                      "logical_and", "logical_or", "logical_xor"};
+      if (bool_methods.count(meth)) return is_cuda_impl(expr);
+      // Methods that keep the receiver's dtype (views, copies, repetitions of its elements).
+      static const std::set<std::string, std::less<>> keep_dtype_methods = {
+          "t", "transpose", "permute", "reshape", "flatten", "squeeze", "unsqueeze", "contiguous", "clone",
+          "detach", "expand", "expand_as", "repeat", "flip", "roll", "cuda"};
+      bool keeps = keep_dtype_methods.count(meth) > 0;
+      // `view(shape...)` keeps it; `view(torch.uint8)` reinterprets the bytes.
+      if (meth == "view") {
+        keeps = true;
+        for (auto a : named_children(field(expr, "arguments")))
+          if (!is(a, "integer") && !is(a, "unary_operator") && !is(a, "tuple") && !is(a, "attribute") &&
+              !is(a, "identifier") && !is(a, "subscript") && !is(a, "binary_operator"))
+            keeps = false;
+          else if (is(a, "attribute") && starts_with(qualified_name(a), "torch."))
+            keeps = false;
+      }
+      if (keeps) return is_cuda_bool_impl(field(fn, "object"));
     }
     return false;
   }
   if (k == "identifier") {
-    for (const Binding* b : lookup(text(expr), start(expr)))
-      if ((b->kind == Binding::Kind::Assign) && b->unpack_index < 0 && is_cuda_bool_impl(b->value))
-        return true;
+    for (const Binding* b : lookup(text(expr), start(expr))) {
+      if (b->kind == Binding::Kind::LoopTarget) {
+        // `for m in masks:` over a mask: its rows.
+        if (b->unpack_index < 0 && is(b->target, "identifier") && is_cuda_bool_impl(b->value)) return true;
+        continue;
+      }
+      if (b->kind != Binding::Kind::Assign) continue;
+      if (b->unpack_index < 0) {
+        if (is_cuda_bool_impl(b->value)) return true;
+        continue;
+      }
+      // `j, k = mask.T`: unpacking a mask along its first dimension gives masks; unpacking a
+      // tuple display gives its element at the target's position (a top-level target, no
+      // starred target or element to shift the positions).
+      Node v = unparen(b->value);
+      if (is(v, "tuple") || is(v, "expression_list") || is(v, "list")) {
+        Node pattern = parent(b->target);
+        if (!is(parent(pattern), "assignment")) continue;
+        bool starred = false;
+        for (Node c : named_children(pattern)) starred |= is(c, "list_splat_pattern") || is(c, "list_splat");
+        for (Node c : named_children(v)) starred |= is(c, "list_splat");
+        if (starred || b->unpack_index >= static_cast<int>(named_count(v))) continue;
+        if (is_cuda_bool_impl(named_child(v, b->unpack_index))) return true;
+        continue;
+      }
+      if (is_cuda_bool_impl(v)) return true;
+    }
   }
   return false;
 }

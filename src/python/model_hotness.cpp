@@ -461,10 +461,12 @@ void SemanticModel::compute_hot_functions() {
     work.push_back(f);
   }
   // Seed with call sites in hot loops, then propagate through hot functions.
-  auto visit_site = [&](const CallSite& cs) {
+  // What the call runs: its callees and the closures it hands to a helper that calls them.
+  auto visit_site = [&](int ci) {
+    const CallSite& cs = calls_[ci];
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
     if (!site.hot) return;
-    for (int c : callees(cs.call)) {
+    for (int c : runs_by_call_[ci]) {
       HotContext& h = hot_function_[c];
       bool was_hot = h.hot;
       if (!h.hot) {
@@ -482,11 +484,11 @@ void SemanticModel::compute_hot_functions() {
       if (!was_hot) work.push_back(c);
     }
   };
-  for (const auto& cs : calls_) visit_site(cs);
+  for (size_t ci = 0; ci < calls_.size(); ++ci) visit_site(static_cast<int>(ci));
   for (size_t guard = 0; !work.empty() && guard < 10000; ++guard) {
     int f = work.back();
     work.pop_back();
-    for (int ci : calls_by_caller_[f]) visit_site(calls_[ci]);
+    for (int ci : calls_by_caller_[f]) visit_site(ci);
   }
 }
 

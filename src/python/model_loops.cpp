@@ -67,7 +67,7 @@ bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
 bool SemanticModel::loop_contains_hot_loop(int li) const {
   if (nested_hot_[li]) return true;
   for (int ci : calls_in_loop_[li]) {
-    for (int c : callees_by_call_[ci])
+    for (int c : runs_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
     if (const FunctionFacts* ext = ext_callee(ci, fact::kHotLoop); ext && ext->has_hot_loop) return true;
   }
@@ -91,7 +91,7 @@ void SemanticModel::compute_reachability() {
     while (!work.empty()) {
       int f = work.back();
       work.pop_back();
-      for (int ci : callers_[f]) {
+      for (int ci : run_sites_[f]) {
         int caller = calls_[ci].caller;
         if (caller < 0 || reach[caller] || !through(ci)) continue;
         reach[caller] = 1;
@@ -136,7 +136,7 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
     for (auto it = pos + 1; it != cs.loops.end(); ++it) nested_hot |= loops_[*it].kind == LoopKind::Hot;
     if (nested_hot) continue;
     if (is_step_call_at(ci, allow_forward)) return true;
-    for (int c : callees_by_call_[ci])
+    for (int c : runs_by_call_[ci])
       if (function_steps_[allow_forward ? 1 : 0][c]) return true;
   }
   return false;
@@ -180,7 +180,7 @@ bool SemanticModel::function_called_in_loop(int fn) const {
     std::vector<int> work;
     for (size_t ci = 0; ci < calls_.size(); ++ci)
       if (!calls_[ci].loops.empty())
-        for (int c : callees_by_call_[ci])
+        for (int c : runs_by_call_[ci])
           if (!called_in_loop_[c]) {
             called_in_loop_[c] = 1;
             work.push_back(c);
@@ -197,7 +197,7 @@ bool SemanticModel::function_called_in_loop(int fn) const {
       int f = work.back();
       work.pop_back();
       for (int ci : calls_by_caller_[f])
-        for (int c : callees_by_call_[ci])
+        for (int c : runs_by_call_[ci])
           if (!called_in_loop_[c]) {
             called_in_loop_[c] = 1;
             work.push_back(c);

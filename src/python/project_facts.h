@@ -58,6 +58,7 @@ struct ParamSummary {
   bool star = false;        // *args
   bool double_star = false;  // **kwargs
   bool iterated_hot = false;  // iterated by a hot loop of the function (or of one it calls)
+  bool called = false;        // the function calls it (`closure()`): a function passed there runs there
   bool operator==(const ParamSummary&) const = default;
 };
 

@@ -45,6 +45,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   // values come from its callers): computed again from here on.
   values_cache_.clear();
   param_cache_.clear();
+  resolve_closure_calls();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values

@@ -209,6 +209,16 @@ class SemanticModel {
   std::vector<int> callees(Node call) const;
   // Call sites (indices into calls()) that may invoke function f.
   const std::vector<int>& callers(int f) const;
+  // Functions a call runs without invoking them itself: a function (or `self.method`) passed
+  // as an argument to a project function that calls that parameter (`gpu_timer(train_step)`
+  // with `def gpu_timer(closure): ... closure()`). They run where the call runs; the call's
+  // arguments are not theirs (callers() and callees() leave these edges out).
+  const std::vector<int>& closures_run_by(int call_index) const;
+  // Does function f call its parameter `param_index` (`closure()`)?
+  bool calls_param(int f, int param_index) const;
+  // A str expression: a literal, or concatenations / repetitions of literals
+  // (`"%11s" * 2 + "%11.4g" * 5`), parenthesized or not.
+  bool is_str_expr(Node expr) const;
   bool is_subclass_of(int klass, std::initializer_list<std::string_view> qualified_bases) const;
   bool is_lightning_module(int klass) const;
   bool is_step_hook(int function) const;  // Lightning training_step & co.
@@ -276,6 +286,7 @@ class SemanticModel {
   void collect();
   void resolve_calls();
   void index_calls();
+  void resolve_closure_calls();
   void classify_loops();
   void compute_hot_functions();
   void compute_cuda();
@@ -325,6 +336,7 @@ class SemanticModel {
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;
   bool is_cuda_bool_uncached(Node expr) const;
+  bool is_str_expr_at(Node expr, int depth) const;
   bool is_batch_impl(Node expr) const;
   bool is_batch_uncached(Node expr) const;
   bool is_loader_impl(Node expr) const;
@@ -386,6 +398,12 @@ class SemanticModel {
   std::unordered_map<const void*, int> loop_by_node_;
   std::vector<std::vector<int>> callers_;              // function -> call indices
   std::vector<std::vector<int>> callees_by_call_;      // call index -> functions
+  // Closures a call hands to a helper that calls them (closures_run_by), and the reverse.
+  // runs_by_call_: callees and closures together (what the call runs, for hotness and
+  // reachability); run_sites_: per function, the call sites that run it.
+  std::vector<std::vector<int>> closures_by_call_;
+  std::vector<std::vector<int>> runs_by_call_;
+  std::vector<std::vector<int>> run_sites_;
   std::vector<HotContext> hot_function_;
   std::unordered_map<std::string, std::vector<Node>> argparse_args_;  // dest -> add_argument calls, in order
   mutable std::unordered_map<std::string, std::vector<Value>> argparse_cache_;  // dest -> defaults

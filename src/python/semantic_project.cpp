@@ -283,6 +283,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         (t.substr(0, 2) == "**" ? s.double_star : s.star) = true;
       }
       s.iterated_hot = hot_param[f][i] != 0;
+      s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
       ps.push_back(std::move(s));
     }
     return ps;

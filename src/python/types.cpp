@@ -411,7 +411,7 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "boolean_operator") return join(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
   if (k == "unary_operator") return value(field(expr, "argument"), Path{});
   if (k == "binary_operator") {
-    if (text(field(expr, "operator"), m_.src()) == "%" && is(unparen(field(expr, "left")), "string"))
+    if (text(field(expr, "operator"), m_.src()) == "%" && m_.is_str_expr(field(expr, "left")))
       return AbstractType::of(Kind::HostScalar);
     return arith(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
   }

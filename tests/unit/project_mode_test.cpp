@@ -146,6 +146,7 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   python::FunctionFacts f;
   f.has_hot_loop = true;
   f.params.push_back({"loader", false, false, false, true});
+  f.params.push_back({"closure", false, false, false, false, true});  // called by the function
   s.functions.push_back({"train", f});
   python::FunctionFacts k;  // a class: its kind, what iterating an instance yields, its attributes
   k.method = true;
@@ -182,4 +183,17 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   CHECK(qback.size() == 1);
   CHECK_FALSE(python::parse_module_state("{}", back, qback));
   CHECK_FALSE(python::parse_module_state("not json", back, qback));
+}
+
+TEST_CASE("a closure handed to a helper of another module that calls it runs where the helper runs", "[project]") {
+  fs::path dir = project_fixtures() / "closure_helper";
+  // The real binary on the module with the loop: utils.py's gpu_timer calls its parameter, so
+  // train_step runs per step; summary() is only registered (never called there).
+  auto r = testing::run_in(dir, testing::stoker_command("check --no-cache --output-format concise train.py"));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("train.py:24:20: SY001"));
+  CHECK_THAT(r.out, !Catch::Contains("train.py:28"));
+  // Alone, the helper is unknown: its closure is not known to run.
+  auto alone = testing::run_in(dir, testing::stoker_command("check --no-cache --no-project --output-format concise train.py"));
+  CHECK(alone.rc == 0);
 }

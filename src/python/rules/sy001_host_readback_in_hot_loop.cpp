@@ -17,7 +17,8 @@ void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
     return;
   }
   if (k == "binary_operator") {
-    if (ctx.text(field(node, "operator")) != "%" || !is(unparen(field(node, "left")), "string")) return;
+    // The format may be built from literals: `("%11s" * 2 + "%11.4g" * 5) % (...)`.
+    if (ctx.text(field(node, "operator")) != "%" || !m.is_str_expr(field(node, "left"))) return;
     if (!m.is_cuda(field(node, "right"))) return;
     Diagnostic* d = ctx.report_in_hot_context("SY001", node,
                                               "`%`-formatting a CUDA tensor copies it to the host and waits for the GPU");
