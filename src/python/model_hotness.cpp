@@ -361,20 +361,9 @@ bool SemanticModel::flag_cleared_in_branch(Node cond) const {
   Node branch = field(owner, "consequence");
   if (is_null(branch)) return false;
   std::string_view name = text(cond);
-  if (is(cond, "attribute")) {
-    Node obj = unparen(field(cond, "object"));
-    if (!is(obj, "identifier") || text(obj) != "self") return false;
-    int klass = class_of_self(cond);
-    if (klass < 0) return false;
-    std::string key = classes_[klass].name + "." + std::string(text(field(cond, "attribute")));
-    auto indexed = self_assignments_by_key_.find(key);
-    if (indexed == self_assignments_by_key_.end()) return false;
-    for (int ai : indexed->second) {
-      Node v = self_assignments_[ai].second;
-      if (contains(branch, v) && is(unparen(v), "false")) return true;
-    }
-    return false;
-  }
+  // `self.flag`: a latch only if nothing but `__init__` sets the attribute to anything else
+  // (a method that re-arms it makes the branch run again).
+  if (is(cond, "attribute")) return latch_cleared(cond);
   const auto& bindings = scopes_[scope_at(start(cond))].bindings;
   auto it = bindings.find(std::string(name));
   if (it == bindings.end()) return false;
