@@ -170,10 +170,6 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           }
         }
       }
-      if (k == "attribute" && latch_cleared(cond)) {
-        ctx.once_per_epoch = true;
-        return;
-      }
       // A configuration flag (`args.x`, `cfg.x`, `self.x`) whose value is unknown.
       if (k == "attribute") ctx.flag_guarded = true;
     }
@@ -356,14 +352,14 @@ bool SemanticModel::latch_cleared(Node cond) const {
 }
 
 bool SemanticModel::flag_cleared_in_branch(Node cond) const {
+  // `self.flag` (alone or and-ed): a latch only if nothing but `__init__` sets the attribute to
+  // anything else (a method that re-arms it makes the branch run again).
+  if (is(cond, "attribute")) return latch_cleared(cond);
   Node owner = parent(cond);
   if (!is(owner, "if_statement") && !is(owner, "elif_clause")) return false;
   Node branch = field(owner, "consequence");
   if (is_null(branch)) return false;
   std::string_view name = text(cond);
-  // `self.flag`: a latch only if nothing but `__init__` sets the attribute to anything else
-  // (a method that re-arms it makes the branch run again).
-  if (is(cond, "attribute")) return latch_cleared(cond);
   const auto& bindings = scopes_[scope_at(start(cond))].bindings;
   auto it = bindings.find(std::string(name));
   if (it == bindings.end()) return false;

@@ -513,11 +513,7 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
         if (is(c, "list_splat")) splat = true;
         if (!is(c, "dictionary_splat")) continue;
         // `run(**vars(opt))` with opt a parsed namespace: the parameter is opt's attribute.
-        Node d = unparen(named_child(c, 0));
-        bool ns = is(d, "call") && callee_name(d) == "builtins.vars" && named_count(field(d, "arguments")) == 1;
-        if (ns)
-          for (const auto& o : values(named_child(field(d, "arguments"), 0))) ns = ns && namespace_value(o);
-        if (ns) namespace_splat = true;
+        if (is_argparse_vars(named_child(c, 0))) namespace_splat = true;
         else splat = true;
       }
       if (!splat && namespace_splat && (argparse_args_.count(p.name) || attribute_stores_.count(p.name)))
@@ -540,11 +536,8 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
 bool SemanticModel::is_argparse_vars(Node e) const {
   e = unparen(e);
   if (!is(e, "call") || callee_name(e) != "builtins.vars") return false;
-  Node ns = argument(e, 0, "");
-  if (is_null(ns) || named_count(field(e, "arguments")) != 1) return false;
-  auto objs = values(ns);
-  if (objs.empty()) return false;
-  for (const auto& o : objs)
+  if (named_count(field(e, "arguments")) != 1) return false;
+  for (const auto& o : values(named_child(field(e, "arguments"), 0)))
     if (!namespace_value(o)) return false;
   return true;
 }
