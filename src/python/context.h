@@ -23,7 +23,8 @@ class Context {
   const WalkFrame& frame() const { return *frame_; }
   void set_frame(const WalkFrame* f) { frame_ = f; }
 
-  // Reports unconditionally, with the rule's default severity.
+  // Reports with the rule's default severity, unless the code is dead (an enclosing guard is
+  // known never to hold): then the returned diagnostic is a scratch one, never emitted.
   Diagnostic& report(std::string_view code, Node at, std::string message);
   // Reports a per-step pattern: only in a hot context, at info severity when amortized or
   // flag-guarded, silent when it runs once per epoch or its amortized cost is negligible.
@@ -40,6 +41,7 @@ class Context {
   const Settings& settings_;
   std::vector<Diagnostic>& out_;
   const WalkFrame* frame_ = nullptr;
+  Diagnostic dropped_;
 };
 
 // Amortized patterns are silent once their period is long enough that the modelled cost of

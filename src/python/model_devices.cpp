@@ -89,8 +89,9 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
     }
     if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
-    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`
+    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`, a CPU tensor's
     if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
+    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cpu) return DeviceKind::Cpu;
   }
   if (k == "conditional_expression") {
     auto parts = named_children(expr);

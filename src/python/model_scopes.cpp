@@ -76,7 +76,9 @@ void SemanticModel::collect() {
     auto k = kind(n);
     int scope = it.scope, function = it.function;
     Node block = it.block;
-    if (k == "block" || k == "module") block = n;
+    // A `with` body always runs when its statement does: its bindings dominate what follows
+    // the statement as the statement's own would (the enclosing block stays the block).
+    if ((k == "block" && !is(parent(n), "with_statement")) || k == "module") block = n;
     // A binding is visible after its statement (a for target: inside the body).
     uint32_t at = end(n);
     if (k == "for_statement") at = start(field(n, "body"));

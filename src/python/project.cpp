@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "python/parser.h"
+#include "python/types.h"
 
 namespace fs = std::filesystem;
 
@@ -59,6 +60,14 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kType) o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+  if (fields & fact::kHotValues) {
+    o += x.hot_passed ? "|hp" : "|h-";
+    o += x.hot_defaulted ? 'd' : '-';
+    for (const auto& v : x.hot_values)
+      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+           ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -103,6 +112,15 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsCuda) o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kReturnType) {
+    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device);
+    for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
+    o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
+         std::to_string(x.yields_param) + (x.method ? "m" : "f");
+    if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
+      o += x.params[static_cast<size_t>(x.yields_param)].name +
+           (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
+  }
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -411,11 +429,13 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           if (oc.splat) {
             got.passed = true;
             got.values.assign(1, ScalarFact{});
+            got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
           } else {
             got.defaulted = true;
           }
         }
         in.params[i].join(got);
+        if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(got);
         if (got.cuda || got.device_cuda) cuda_[tm] = 1;
       }
       for (size_t i = 0; i < params.size(); ++i) {
@@ -429,6 +449,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         if ((p.star || p.double_star) && oc.splat) {
           rest.passed = true;
           rest.values.assign(1, ScalarFact{});
+          rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         }
         if (!p.star && !p.double_star) continue;
         in.params[i].join(rest);
@@ -568,7 +589,10 @@ using nlohmann::json;
 json arg_json(const ArgFacts& a) {
   json vs = json::array();
   for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
-  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped};
+  json hvs = json::array();
+  for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -580,17 +604,25 @@ ArgFacts arg_from(const json& j) {
   a.device_cuda = j.at(5);
   a.tensor = j.at(7);
   a.untyped = j.at(8);
-  for (const auto& v : j.at(6)) {
-    ScalarFact f;
-    int k = v.at(0);
-    if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
-    f.kind = static_cast<ScalarFact::Kind>(k);
-    f.i = v.at(1);
-    f.f = v.at(2);
-    f.s = v.at(3);
-    f.b = v.at(4);
-    a.values.push_back(std::move(f));
-  }
+  a.type_kind = j.at(9);
+  a.type_device = j.at(10);
+  a.hot_passed = j.at(11);
+  a.hot_defaulted = j.at(12);
+  auto scalars = [](const json& list, std::vector<ScalarFact>& out) {
+    for (const auto& v : list) {
+      ScalarFact f;
+      int k = v.at(0);
+      if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
+      f.kind = static_cast<ScalarFact::Kind>(k);
+      f.i = v.at(1);
+      f.f = v.at(2);
+      f.s = v.at(3);
+      f.b = v.at(4);
+      out.push_back(std::move(f));
+    }
+  };
+  scalars(j.at(6), a.values);
+  scalars(j.at(13), a.hot_values);
   return a;
 }
 }  // namespace
@@ -604,7 +636,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
-                   attrs});
+                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -643,6 +675,12 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.iter_kind = f.at(12);
       ff.iter_device = f.at(13);
       for (const auto& a : f.at(14)) ff.attrs.push_back({a.at(0).get<std::string>(), a.at(1), a.at(2)});
+      ff.ret_kind = f.at(15);
+      ff.ret_device = f.at(16);
+      ff.ret_elems = f.at(17).get<std::vector<std::pair<int, int>>>();
+      ff.yield_kind = f.at(18);
+      ff.yield_device = f.at(19);
+      ff.yields_param = f.at(20);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -56,6 +56,10 @@ void ArgFacts::join(const ArgFacts& o) {
   device_cuda |= o.device_cuda;
   tensor |= o.tensor;
   untyped |= o.untyped;
+  AbstractType t = python::join(TypeInference::from_fact(type_kind, type_device),
+                                TypeInference::from_fact(o.type_kind, o.type_device));
+  type_kind = static_cast<int>(t.kind);
+  type_device = static_cast<int>(t.device);
   for (const auto& v : o.values) {
     if (std::find(values.begin(), values.end(), v) != values.end()) continue;
     if (values.size() >= SemanticModel::kMaxCandidates) {
@@ -63,6 +67,19 @@ void ArgFacts::join(const ArgFacts& o) {
       return;
     }
     values.push_back(v);
+  }
+}
+
+void ArgFacts::join_hot(const ArgFacts& site) {
+  hot_passed |= site.passed;
+  hot_defaulted |= site.defaulted;
+  for (const auto& v : site.values) {
+    if (std::find(hot_values.begin(), hot_values.end(), v) != hot_values.end()) continue;
+    if (hot_values.size() >= SemanticModel::kMaxCandidates) {
+      hot_values.assign(1, ScalarFact{});
+      return;
+    }
+    hot_values.push_back(v);
   }
 }
 
@@ -305,6 +322,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
+    types().return_facts(static_cast<int>(f), facts);
     facts.params = params_of(static_cast<int>(f));
     out.functions.push_back({std::move(name), std::move(facts)});
   }
@@ -332,6 +350,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.tensor = t.kind == AbstractType::Kind::Tensor && cuda_answer(t) == CudaAnswer::Cuda;
     // A value of unknown type leaves the others' answer ("may be CUDA" holds if one caller's does).
     f.untyped = !f.tensor && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Bottom;
+    // The type itself (a Bottom, met in a cycle, is unknown here); a class index does not travel.
+    f.type_kind = static_cast<int>(t.kind == AbstractType::Kind::Bottom ? AbstractType::Kind::Unknown : t.kind);
+    f.type_device = static_cast<int>(t.device);
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).

@@ -59,7 +59,7 @@ bool host_module(std::string_view q) {
   static const char* const prefixes[] = {"math.", "time.", "os.", "sys.", "random.", "logging.", "json.",
                                          "re.", "datetime.", "pathlib.", "shutil.", "glob.", "argparse.",
                                          "collections.", "itertools.count", "torch.cuda.", "torch.distributed.get_",
-                                         "torch.distributed.is_", "wandb.", "yaml."};
+                                         "torch.distributed.is_", "wandb.", "yaml.", "pickle."};
   for (auto p : prefixes)
     if (starts_with(q, p)) return true;
   return false;
@@ -299,7 +299,8 @@ AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
         else e = AbstractType::of(Kind::Tensor, e.device);
         break;
       case Kind::Loader:
-        if (e.device == TypeDevice::Cuda) e = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+        // A batch (and any part of it) of a loader of device batches, or of host batches.
+        if (e.device == TypeDevice::Cuda || e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Tensor, e.device);
         else return AbstractType::unknown();
         break;
       default: return AbstractType::unknown();
@@ -360,6 +361,13 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
         }
       if (any) return t;
     }
+    // A function of another project module: the element its facts give for a returned tuple.
+    if (targets.empty())
+      if (const FunctionFacts* ef = ext_function(expr, fact::kReturnType)) {
+        size_t i = static_cast<size_t>(path.at(0));
+        if (i < ef->ret_elems.size() && ef->ret_elems[i].first >= 0)
+          return element(from_fact(ef->ret_elems[i].first, ef->ret_elems[i].second), path.size() - 1);
+      }
   }
   return element(value(expr, Path{}), path.size());
 }
@@ -411,9 +419,13 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "boolean_operator") return join(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
   if (k == "unary_operator") return value(field(expr, "argument"), Path{});
   if (k == "binary_operator") {
-    if (text(field(expr, "operator"), m_.src()) == "%" && m_.is_str_expr(field(expr, "left")))
-      return AbstractType::of(Kind::HostScalar);
-    return arith(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
+    std::string_view op = text(field(expr, "operator"), m_.src());
+    if (op == "%" && m_.is_str_expr(field(expr, "left"))) return AbstractType::of(Kind::HostScalar);
+    AbstractType l = value(field(expr, "left"), Path{}), r = value(field(expr, "right"), Path{});
+    // `[x] * n`: the list repeated, elements as they were.
+    if (op == "*" && l.kind == Kind::HostContainer && r.kind == Kind::HostScalar) return l;
+    if (op == "*" && r.kind == Kind::HostContainer && l.kind == Kind::HostScalar) return r;
+    return arith(l, r);
   }
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1), m_.src());
@@ -454,6 +466,18 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "attribute") return attribute_type(expr);
   if (k == "subscript") {
     AbstractType v = value(field(expr, "value"), Path{});
+    // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
+    // whatever the container was (a batch dict from the loader).
+    Node obj = unparen(field(expr, "value"));
+    if (is(obj, "identifier") && v.kind != Kind::Tensor) {
+      TypeDevice stored = TypeDevice::Unresolved;
+      for (Node sv : item_stores({m_.scope_at(start(obj)), std::string(text(obj, m_.src()))})) {
+        AbstractType st = value(sv, Path{});
+        if (st.kind == Kind::Tensor && (st.device == TypeDevice::Cuda || st.device == TypeDevice::Any))
+          stored = join(stored, st.device);
+      }
+      if (stored != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, stored);
+    }
     switch (v.kind) {
       case Kind::Tensor:
       case Kind::Module: return v;
@@ -497,27 +521,44 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       AbstractType t = value(b.value, own.append(path));
       // `values = []` then `values.append(x)`: a list that is appended CUDA tensors holds them.
       // Only when every append is a tensor or a host scalar (the container's type keeps no
-      // element kinds: appended modules or tuples are left as the literal says).
+      // element kinds: appended modules or tuples are left as the literal says). A list made
+      // by repetition (`out = [None] * n`) is filled by item stores (`out[i] = v`): those count
+      // as appends, and one of an unknown kind leaves its elements unknown.
+      Node lit = unparen(b.value);
+      bool repeated = is(lit, "binary_operator") && text(field(lit, "operator"), m_.src()) == "*" &&
+                      (is(unparen(field(lit, "left")), "list") || is(unparen(field(lit, "right")), "list"));
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
-          is(unparen(b.value), "list") && t.kind == Kind::HostContainer && t.device == TypeDevice::Cpu) {
-        auto found = m_.appends_.find({m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))});
-        if (found != m_.appends_.end()) {
-          TypeDevice d = t.device;
-          bool typed = true, tensors = false;
+          (is(lit, "list") || is(lit, "dictionary") || repeated) && t.kind == Kind::HostContainer &&
+          t.device == TypeDevice::Cpu) {
+        std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
+        std::vector<AbstractType> added;
+        auto found = m_.appends_.find(key);
+        if (found != m_.appends_.end())
           for (Node call : found->second) {
             Node fn = unparen(field(call, "function"));
             bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
             Node arg = m_.argument(call, 0, "");
-            AbstractType e = is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{});
-            if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
-              tensors = true;
-              d = join(d, e.device);
-            } else if (e.kind != Kind::HostScalar && e.kind != Kind::None) {
-              typed = false;
-            }
+            added.push_back(is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{}));
           }
-          if (typed && tensors) t.device = d;
+        bool stored = false;
+        for (Node v : item_stores(key)) {
+          added.push_back(value(v, Path{}));
+          stored = true;
         }
+        TypeDevice d = t.device;
+        bool typed = true, tensors = false;
+        for (const AbstractType& e : added) {
+          if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
+            tensors = true;
+            d = join(d, e.device);
+          } else if (e.kind == Kind::Tensor && e.device == TypeDevice::Cpu) {
+            // a CPU tensor: a host element
+          } else if (e.kind != Kind::HostScalar && e.kind != Kind::None && e.kind != Kind::Host) {
+            typed = false;
+          }
+        }
+        if (typed && tensors) t.device = d;
+        if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
       }
       return t;
     }
@@ -578,23 +619,33 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   if (fn.klass >= 0 && fn.name == "__init__")
     for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
   AbstractType t = AbstractType::bottom();
-  // Call sites in other modules of the project (their joined facts): a module or a tensor that
-  // may be on CUDA, a CUDA device. Anything else from there is unknown here. Read only for a
-  // parameter without a default: the facts come from the callers' CUDA taint, a weaker answer
-  // than a default's type (`put_on_device=False` stays a host value).
-  const ArgFacts* ext =
-      is_null(p.default_value) ? m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice) : nullptr;
+  // Call sites in other modules of the project (their joined facts): first the callers' own
+  // abstract types (`to_cpu(x)` passed on is a CPU tensor, a host flag a host value), joined as
+  // the call sites here are; where those leave it open, a module or a tensor that may be on
+  // CUDA, a CUDA device, from the callers' CUDA taint. That taint is read only for a parameter
+  // without a default: it is a weaker answer than a default's type (`put_on_device=False`
+  // stays a host value).
+  const ArgFacts* ext = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice | fact::kType);
   if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
+  AbstractType typed = ext && ext->passed ? from_fact(ext->type_kind, ext->type_device) : AbstractType::unknown();
+  if (typed.kind == Kind::Bottom) typed = AbstractType::unknown();
+  bool plain = is_null(p.default_value);
+  if (!plain && typed.kind == Kind::Unknown) ext = nullptr;  // the default decides, as without facts
   bool default_used = sites.empty() && !ext;
   if (ext) {
     if (ext->defaulted) default_used = true;
     if (ext->passed) {
-      AbstractType e = AbstractType::unknown();
-      if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
-      else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
-      else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
-      if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
-      t = join(t, element(e, path.size()));
+      AbstractType e = typed;
+      if (e.kind == Kind::Module && e.device == TypeDevice::Unresolved && ext->cuda) e.device = TypeDevice::Any;
+      if (e.kind == Kind::Device && ext->device_cuda) e.device = TypeDevice::Cuda;
+      if (e.kind == Kind::Unknown) {
+        if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
+        else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
+        else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
+      }
+      if (e.kind == Kind::Unknown) return AbstractType::unknown();
+      t = join(t, element(e, (iterate ? 1 : 0) + path.size()));
+      if (t.kind == Kind::Unknown) return t;
     }
   }
   for (Node call : sites) {
@@ -699,6 +750,56 @@ const std::vector<Node>& TypeInference::constructor_calls(int klass) const {
   static const std::vector<Node> kNone;
   auto it = constructors_.find(klass);
   return it == constructors_.end() ? kNone : it->second;
+}
+
+AbstractType TypeInference::loader_type(Node call) const {
+  AbstractType t = AbstractType::of(Kind::Loader);
+  // torch's DataLoader with its default collate over a dataset of host data yields CPU tensors:
+  // the batch stays on the host until the loop moves it. Not when a collate_fn is given, the
+  // dataset may hold CUDA tensors (`TensorDataset(x.cuda())`), or a dataset class of this file
+  // does CUDA work in `__getitem__`/`__iter__` (DL005); a dataset of another module is taken
+  // to be a host one, the default.
+  const std::string& q = m_.callee_name(call);
+  if (q != "torch.utils.data.DataLoader" && q != "torch.utils.data.dataloader.DataLoader") return t;
+  auto kw = m_.keyword_arguments(call);
+  if (!kw.complete) return t;
+  Node collate = kw.find("collate_fn");
+  if (!is_null(collate) && !is(unparen(collate), "none")) return t;
+  for (Node a : named_children(field(call, "arguments")))
+    if (is(a, "list_splat")) return t;
+  if (!is_null(m_.argument(call, 6, ""))) return t;  // a positional collate_fn
+  Node ds = m_.argument(call, 0, "dataset");
+  if (is_null(ds) || m_.is_cuda(ds)) return t;
+  if (!dataset_cuda_built_) {
+    dataset_cuda_built_ = true;
+    for (const auto& cs : m_.calls()) {
+      if (cs.caller < 0) continue;
+      const Function& fn = m_.functions()[cs.caller];
+      if (fn.klass < 0 || (fn.name != "__getitem__" && fn.name != "__iter__" && fn.name != "__next__" &&
+                           fn.name != "__getitems__"))
+        continue;
+      const std::string& cq = m_.callee_name(cs.call);
+      if (m_.is_move_to_cuda(cs.call) || (starts_with(cq, "torch.cuda.") && cq != "torch.cuda.is_available"))
+        dataset_cuda_ = true;
+    }
+  }
+  if (dataset_cuda_) return t;
+  t.device = TypeDevice::Cpu;
+  return t;
+}
+
+const std::vector<Node>& TypeInference::item_stores(const std::pair<int, std::string>& key) const {
+  if (!item_stores_built_) {
+    item_stores_built_ = true;
+    for (Node st : m_.subscript_assignments_) {
+      Node target = unparen(field(field(st, "left"), "value"));
+      if (!is(target, "identifier")) continue;
+      item_stores_[{m_.scope_at(start(st)), std::string(text(target, m_.src()))}].push_back(field(st, "right"));
+    }
+  }
+  static const std::vector<Node> kNone;
+  auto it = item_stores_.find(key);
+  return it == item_stores_.end() ? kNone : it->second;
 }
 
 const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) const {
@@ -864,6 +965,8 @@ AbstractType TypeInference::attribute_type(Node attr) const {
     AbstractType o = value(obj, Path{});
     if (o.kind == Kind::Object && FrameworkTable::get().is_device_attribute(o.framework, name))
       return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+    // The device of a tensor known to be on the CPU (`device=tensor.device` keeps it there).
+    if (o.kind == Kind::Tensor && o.device == TypeDevice::Cpu) return AbstractType::of(Kind::Device, TypeDevice::Cpu);
     return AbstractType::of(Kind::Device);
   }
   if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
@@ -909,13 +1012,20 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
       return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);  // torch.cuda.FloatTensor(...)
+    {
+      // The legacy typed constructors of host tensors: torch.ByteTensor(storage), torch.FloatTensor(n).
+      static const std::set<std::string, std::less<>> legacy = {
+          "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor", "torch.IntTensor", "torch.LongTensor",
+          "torch.HalfTensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.BoolTensor", "torch.BFloat16Tensor"};
+      if (legacy.count(q)) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
     if (host_builtin(q) || host_module(q)) return AbstractType::of(Kind::HostScalar);
     if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (q == "torch.device") return AbstractType::of(Kind::Device);
     if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
         std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
       return AbstractType::of(Kind::Optimizer);
-    if (m_.is_loader_call(call)) return AbstractType::of(Kind::Loader);
+    if (m_.is_loader_call(call)) return loader_type(call);
     if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.DataParallel" ||
         q == "torch.nn.parallel.DataParallel" || q == "torch.distributed.fsdp.FullyShardedDataParallel" ||
         q == "torch.nn.parallel.distributed.DistributedDataParallel" || q == "torch.compile") {
@@ -936,17 +1046,52 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
+    // A factory given a device that is the CPU (`torch.zeros(n, device=t.device)` of a CPU t).
+    if (starts_with(q, "torch.") && last_part(q) != "device") {
+      Node dev = m_.argument(call, -1, "device");
+      if (!is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cpu)
+        return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
     // Tensor operations give a tensor on their first operand's device (`torch.stack(values)`
     // of a list of CUDA tensors, `F.softmax(logits)`).
     if ((starts_with(q, "torch.") && tensor_op_functions().count(q.substr(6))) ||
         (starts_with(q, "torch.nn.functional.") && q.find('.', 20) == std::string::npos)) {
-      // Only "may be CUDA" answers: a host answer here would overrule the CUDA taint.
+      // "May be CUDA" answers from the first operand; a CPU answer only when every operand
+      // (each element of a sequence written out) is known to be on the CPU or a host value.
       Node first = m_.argument(call, 0, "input");
       if (!is_null(first)) {
         AbstractType a = value(first, Path{});
         if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) &&
             (a.device == TypeDevice::Cuda || a.device == TypeDevice::Any))
           return AbstractType::of(Kind::Tensor, a.device);
+        auto host_side = [&](Node n) {
+          AbstractType t = value(n, Path{});
+          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
+        };
+        bool cpu = true, any_tensor = false;
+        for (Node arg : named_children(field(call, "arguments"))) {
+          if (is(arg, "comment")) continue;
+          if (is(arg, "keyword_argument")) {
+            if (text(field(arg, "name"), m_.src()) == "out") cpu = false;
+            continue;
+          }
+          Node u = unparen(arg);
+          if (is(u, "list_splat") || is(u, "dictionary_splat")) {
+            cpu = false;
+            break;
+          }
+          if (is(u, "tuple") || is(u, "list")) {
+            for (Node e : named_children(u)) {
+              if (is(e, "comment")) continue;
+              if (is(e, "list_splat") || !host_side(e)) cpu = false;
+              any_tensor |= value(e, Path{}).kind == Kind::Tensor;
+            }
+          } else {
+            if (!host_side(u)) cpu = false;
+            any_tensor |= value(u, Path{}).kind == Kind::Tensor;
+          }
+        }
+        if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
       }
     }
   }
@@ -992,7 +1137,9 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader)) {
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType)) {
+        AbstractType rt = ext_return(*mf);
+        if (rt.kind != Kind::Unknown) return rt;
         if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
         if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
         return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
@@ -1082,9 +1229,14 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
-  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader);
-      ext && ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
-    return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule |
+                                                           fact::kReturnsLoader | fact::kReturnType)) {
+    // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
+    AbstractType rt = ext_return(*ext);
+    if (rt.kind != Kind::Unknown) return rt;
+    if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
+      return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  }
   // Builtins that hand back their arguments.
   if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
     auto args = named_children(field(call, "arguments"));
@@ -1167,6 +1319,19 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       if (path.size() == 0) return AbstractType::unknown();
       return element(d, path.size());
     }
+    // A generator of another project module (a function or a method of its class): what its
+    // facts say it yields.
+    if (m_.callees(it).empty())
+      if (const FunctionFacts* ef = ext_function(it, fact::kReturnType | fact::kParams)) {
+        int pi = ef->yields_param;
+        if (pi >= 0 && static_cast<size_t>(pi) < ef->params.size()) {
+          // The elements of the argument it is handed, at this call.
+          const ParamSummary& p = ef->params[static_cast<size_t>(pi)];
+          Node a = m_.argument(it, p.keyword_only ? -1 : pi - (ef->method ? 1 : 0), p.name);
+          if (!is_null(a)) return iter(a, path);
+        }
+        if (ef->yield_kind >= 0) return element(from_fact(ef->yield_kind, ef->yield_device), path.size());
+      }
     // A generator function (or method) defined here: what it yields.
     auto targets = m_.callees(it);
     if (!targets.empty() && class_of_callee(fn) < 0) {
@@ -1271,6 +1436,101 @@ AbstractType TypeInference::from_fact(int kind, int device) {
   if (kind < 0 || kind > static_cast<int>(Kind::Unknown) || device < 0 || device > static_cast<int>(TypeDevice::Any))
     return AbstractType::unknown();
   return AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
+}
+
+AbstractType TypeInference::ext_return(const FunctionFacts& f) {
+  AbstractType t = from_fact(f.ret_kind, f.ret_device);
+  if (t.kind == Kind::Bottom) return AbstractType::unknown();
+  // A module whose device its types leave open, which the CUDA taint says may be on CUDA.
+  if (t.kind == Kind::Module && t.device == TypeDevice::Unresolved && f.returns_cuda) t.device = TypeDevice::Any;
+  return t;
+}
+
+const FunctionFacts* TypeInference::ext_function(Node call, unsigned fields) const {
+  if (!m_.facts_) return nullptr;
+  if (const FunctionFacts* f = m_.ext_callee_of(call, fields)) return f;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return nullptr;
+  std::string_view meth = text(field(fn, "attribute"), m_.src());
+  if (meth == "forward" || meth == "generate") return nullptr;
+  AbstractType recv = value(field(fn, "object"), Path{});
+  if ((recv.kind != Kind::Module && recv.kind != Kind::Object) || recv.klass > -2) return nullptr;
+  size_t i = static_cast<size_t>(-2 - recv.klass);
+  if (i >= ext_classes_.size()) return nullptr;
+  return m_.facts_->callee(ext_classes_[i] + "." + std::string(meth), fields);
+}
+
+int TypeInference::passed_through(int function) const {
+  // Every yield is `yield from p` or `yield x` of the loop variable of `for x in p:`, p a
+  // parameter never rebound: the generator hands out the elements of p (a progress logger's
+  // `log_every(iterable)`), whatever the callers pass.
+  const Function& fn = m_.functions()[function];
+  auto param_of = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return -1;
+    auto bindings = m_.lookup(text(e, m_.src()), start(e));
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != function)
+      return -1;
+    const Param& p = fn.params[bindings[0]->param_index];
+    return p.is_variadic ? -1 : bindings[0]->param_index;
+  };
+  int found = -1;
+  for (const auto& [y, from] : yields(function)) {
+    int p = -1;
+    if (from) {
+      p = param_of(y);
+    } else if (is(unparen(y), "identifier")) {
+      auto bindings = m_.lookup(text(unparen(y), m_.src()), start(y));
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::LoopTarget && bindings[0]->unpack_index < 0 &&
+          is(bindings[0]->target, "identifier") && is(parent(bindings[0]->target), "for_statement"))
+        p = param_of(bindings[0]->value);
+    }
+    if (p < 0 || (found >= 0 && p != found)) return -1;
+    found = p;
+  }
+  return found;
+}
+
+void TypeInference::return_facts(int function, FunctionFacts& out) const {
+  auto known = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
+  if (!yields(function).empty()) {  // a generator: what iterating a call gives
+    out.yields_param = passed_through(function);
+    AbstractType y = AbstractType::bottom();
+    for (const auto& [v, from] : yields(function)) y = join(y, is_null(v) ? AbstractType::of(Kind::None)
+                                                             : from ? iter(v, Path{}) : value(v, Path{}));
+    if (known(y)) {
+      out.yield_kind = static_cast<int>(y.kind);
+      out.yield_device = static_cast<int>(y.device);
+    }
+    return;
+  }
+  const auto& returns = m_.functions()[function].returns;
+  if (returns.empty()) return;
+  AbstractType whole = AbstractType::bottom();
+  size_t arity = 0;
+  for (Node r : returns) {
+    whole = join(whole, value(r, Path{}));
+    Node u = unparen(r);
+    if (!is(u, "tuple") && !is(u, "expression_list")) continue;
+    size_t n = 0;
+    bool splat = false;
+    for (Node e : named_children(u)) {
+      splat |= is(e, "list_splat");
+      ++n;
+    }
+    if (!splat) arity = std::max(arity, n);
+  }
+  if (known(whole)) {
+    out.ret_kind = static_cast<int>(whole.kind);
+    out.ret_device = static_cast<int>(whole.device);
+  }
+  arity = std::min<size_t>(arity, 8);
+  for (size_t i = 0; i < arity; ++i) {
+    AbstractType e = AbstractType::bottom();
+    for (Node r : returns) e = join(e, value(r, Path::single(static_cast<int>(i))));
+    if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
+    else out.ret_elems.push_back({-1, 0});
+  }
 }
 
 const FunctionFacts* TypeInference::ext_class(int klass) const {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -89,6 +91,11 @@ class TypeInference {
   // Project mode: what the other modules need of module-level class `klass` (module kind, the
   // types of its attributes, what iterating an instance yields), into its "Class" facts.
   void class_facts(int klass, FunctionFacts& out) const;
+  // Project mode: what function `function` returns by its types, whole and per element of a
+  // returned tuple display (FunctionFacts::ret_kind, ret_device, ret_elems).
+  void return_facts(int function, FunctionFacts& out) const;
+  // A type as the facts carry it (kind and device as numbers); unknown when out of range.
+  static AbstractType from_fact(int kind, int device);
   // A path into nested tuples: (indices, length), at most 7 levels.
   struct Path {
     uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
@@ -126,7 +133,11 @@ class TypeInference {
   const FunctionFacts* ext_class(int klass) const;           // klass <= -2: its facts
   const FunctionFacts* ext_base(int klass, std::string* name = nullptr) const;  // an imported base's facts
   int ext_instance_class(Node call) const;  // the klass (<= -2) of the instance a call builds, or -1
-  static AbstractType from_fact(int kind, int device);
+  // What a function of another project module returns by its facts (unknown if they do not say).
+  static AbstractType ext_return(const FunctionFacts& f);
+  // The facts of the function of another project module a call invokes: a function named
+  // through imports, or a method of an instance of another module's class.
+  const FunctionFacts* ext_function(Node call, unsigned fields) const;
   AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
@@ -134,6 +145,12 @@ class TypeInference {
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
   const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)
+  // The type of a loader construction: a torch DataLoader of host batches is on the CPU.
+  AbstractType loader_type(Node call) const;
+  // A generator that yields the elements of one of its parameters: that parameter's index, or -1.
+  int passed_through(int function) const;
+  // `name[i] = v` in a scope: the values stored into the items of that name.
+  const std::vector<Node>& item_stores(const std::pair<int, std::string>& key) const;
   TypeDevice moved_device(const Binding* b) const;  // in-place moves of the binding's name
 
   const SemanticModel& m_;
@@ -158,6 +175,9 @@ class TypeInference {
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;
   mutable std::vector<std::string> ext_classes_;  // names as this module writes them
+  mutable bool dataset_cuda_built_ = false, dataset_cuda_ = false;
+  mutable bool item_stores_built_ = false;
+  mutable std::map<std::pair<int, std::string>, std::vector<Node>> item_stores_;
   mutable bool moves_built_ = false;
   mutable std::unordered_map<const Binding*, TypeDevice> moves_;
 };
