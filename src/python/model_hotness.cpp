@@ -9,6 +9,25 @@ namespace stoker::python {
 
 using namespace model_detail;
 
+namespace {
+// A decision memoized per node: -1 unknown, 0, 1, and 2 while in progress (a cycle answers
+// unknown). `compute` clears its flag when the step budget is spent: that answer is not kept.
+template <class Compute>
+std::optional<bool> memoized_truth(std::unordered_map<const void*, signed char>& cache, const void* key,
+                                   Compute compute) {
+  auto [it, fresh] = cache.try_emplace(key, 2);
+  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
+  bool budget = true;
+  std::optional<bool> t = compute(budget);
+  if (!budget) {
+    cache.erase(key);
+    return std::nullopt;
+  }
+  cache[key] = t ? static_cast<signed char>(*t) : -1;  // looked up again: `compute` may rehash
+  return t;
+}
+}  // namespace
+
 // ---------------------------------------------------------------------------------------
 // Hot contexts and amortization.
 
@@ -197,16 +216,14 @@ std::optional<bool> SemanticModel::guard_truth(Node cond) const {
   cond = unparen(cond);
   if (is_null(cond)) return std::nullopt;
   // Every node under a guard asks: decided once per condition.
-  auto [it, fresh] = guard_truth_cache_.try_emplace(cond.id, 2);
-  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
-  Step step(*this);
-  if (!step) {
-    guard_truth_cache_.erase(cond.id);
-    return std::nullopt;
-  }
-  auto t = guard_truth_uncached(cond);
-  guard_truth_cache_[cond.id] = t ? static_cast<signed char>(*t) : -1;
-  return t;
+  return memoized_truth(guard_truth_cache_, cond.id, [&](bool& budget) -> std::optional<bool> {
+    Step step(*this);
+    if (!step) {
+      budget = false;
+      return std::nullopt;
+    }
+    return guard_truth_uncached(cond);
+  });
 }
 
 std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
@@ -439,16 +456,14 @@ std::optional<bool> SemanticModel::hot_param_truth(int function, Node cond) cons
     return t ? std::optional<bool>(!*t) : std::nullopt;
   }
   if (!is(cond, "identifier")) return std::nullopt;
-  auto [it, fresh] = hot_param_truth_cache_.try_emplace(cond.id, 2);
-  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
-  Step step(*this);
-  if (!step) {
-    hot_param_truth_cache_.erase(cond.id);
-    return std::nullopt;
-  }
-  auto t = hot_param_truth_uncached(function, cond);
-  hot_param_truth_cache_[cond.id] = t ? static_cast<signed char>(*t) : -1;
-  return t;
+  return memoized_truth(hot_param_truth_cache_, cond.id, [&](bool& budget) -> std::optional<bool> {
+    Step step(*this);
+    if (!step) {
+      budget = false;
+      return std::nullopt;
+    }
+    return hot_param_truth_uncached(function, cond);
+  });
 }
 
 std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node name) const {

@@ -47,6 +47,20 @@ ScalarFact to_scalar_fact(const Value& v) {
   return f;
 }
 
+namespace {
+// Candidate values joined: at most kMaxCandidates, past that one unknown.
+void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& from) {
+  for (const auto& v : from) {
+    if (std::find(into.begin(), into.end(), v) != into.end()) continue;
+    if (into.size() >= SemanticModel::kMaxCandidates) {
+      into.assign(1, ScalarFact{});
+      return;
+    }
+    into.push_back(v);
+  }
+}
+}  // namespace
+
 void ArgFacts::join(const ArgFacts& o) {
   passed |= o.passed;
   defaulted |= o.defaulted;
@@ -60,27 +74,13 @@ void ArgFacts::join(const ArgFacts& o) {
                                 TypeInference::from_fact(o.type_kind, o.type_device));
   type_kind = static_cast<int>(t.kind);
   type_device = static_cast<int>(t.device);
-  for (const auto& v : o.values) {
-    if (std::find(values.begin(), values.end(), v) != values.end()) continue;
-    if (values.size() >= SemanticModel::kMaxCandidates) {
-      values.assign(1, ScalarFact{});
-      return;
-    }
-    values.push_back(v);
-  }
+  join_scalars(values, o.values);
 }
 
 void ArgFacts::join_hot(const ArgFacts& site) {
   hot_passed |= site.passed;
   hot_defaulted |= site.defaulted;
-  for (const auto& v : site.values) {
-    if (std::find(hot_values.begin(), hot_values.end(), v) != hot_values.end()) continue;
-    if (hot_values.size() >= SemanticModel::kMaxCandidates) {
-      hot_values.assign(1, ScalarFact{});
-      return;
-    }
-    hot_values.push_back(v);
-  }
+  join_scalars(hot_values, site.values);
 }
 
 std::string SemanticModel::local_name(int f) const {
