@@ -379,18 +379,21 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   const ProjectLayout& layout = setup.layout;
   // Who imports whom (project modules only), then every importer of a module that passes the
   // prefilter, transitively: O(modules + imports).
-  std::vector<std::vector<int>> importers(n);
+  std::vector<std::vector<int>> importers(n), imports(n);
   std::vector<int> work;
-  std::vector<char> reached(n, 0);
+  std::vector<char> reached(n, 0), passes(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int from = static_cast<int>(i);
     for (const auto& name : imported_names(texts[i])) {
       if (!layout.is_project_name(from, name)) continue;
       int m = layout.split(from, layout.absolute(from, name)).first;
-      if (m >= 0 && m != from) importers[m].push_back(from);
+      if (m >= 0 && m != from) {
+        importers[m].push_back(from);
+        imports[from].push_back(m);
+      }
     }
     if (prefilter(i)) {
-      reached[i] = 1;
+      reached[i] = passes[i] = 1;
       work.push_back(from);
     }
   }
@@ -403,7 +406,28 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
         work.push_back(imp);
       }
   }
-  for (size_t i = 0; i < n; ++i) setup.eligible[i] = reached[i] || fs::path(paths[i]).filename() == "__init__.py";
+  // Of the modules only the closure reached, those with a loop (it may run the project's code
+  // per iteration: get_miou.py's loop over deeplab.py's methods) and those a module with a loop
+  // reaches through them (relays). A module without one adds only call sites, whose arguments
+  // (an unresolved `self.args` handed to `main(args)` by a launcher script) would join the
+  // parameters of what it calls with unknowns: left out, as before. O(modules + imports).
+  std::vector<char> keep(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (reached[i] && has_loop_statement(texts[i])) {
+      keep[i] = 1;
+      work.push_back(static_cast<int>(i));
+    }
+  while (!work.empty()) {
+    int m = work.back();
+    work.pop_back();
+    for (int imp : imports[m])
+      if (reached[imp] && !keep[imp]) {
+        keep[imp] = 1;
+        work.push_back(imp);
+      }
+  }
+  for (size_t i = 0; i < n; ++i)
+    setup.eligible[i] = passes[i] || keep[i] || fs::path(paths[i]).filename() == "__init__.py";
   return setup;
 }
 

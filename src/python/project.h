@@ -76,6 +76,9 @@ class ProjectLayout {
 // dots): `import a.b` gives `a.b`; `from a import b, c` gives `a`, `a.b`, `a.c` (each of b and c
 // may be a submodule). A byte scan of the statements' starts; at most 4,096 names.
 std::vector<std::string> imported_names(std::string_view text);
+// Does the text have a `for`/`while` statement (a line that starts with one: `for x in y:`,
+// `while c:`)? A byte scan of the lines' starts; a docstring line of that shape answers yes.
+bool has_loop_statement(std::string_view text);
 // The directories a module puts on sys.path: `sys.path.insert(i, P)` / `sys.path.append(P)`
 // where P is a string literal, `__file__`, `os.path.join`/`dirname`/`abspath` of those,
 // pathlib's `Path(...)`, `.parent`, `.parents[k]`, `/`, or a name assigned one of these. A
@@ -87,7 +90,9 @@ std::vector<std::string> sys_path_dirs(const std::string& path, std::string_view
 // passes (they name torch or a framework), packages' `__init__.py` (their imports are the
 // package's names), and the modules that import, directly or through other project modules,
 // one that `prefilter` passes (a script whose torch use is all in a project module:
-// `from deeplab import DeeplabV3`). The others cannot reach anything stoker reports.
+// `from deeplab import DeeplabV3`), when it has a loop or is on such a chain of imports between
+// a module with a loop and one the prefilter passes: what it adds is loops that run the project's
+// code (hotness). The others cannot reach anything stoker reports.
 struct ProjectSetup {
   ProjectLayout layout;
   std::vector<char> eligible;

@@ -152,6 +152,27 @@ std::vector<std::string> imported_names(std::string_view text) {
   return out;
 }
 
+bool has_loop_statement(std::string_view text) {
+  size_t line = 0;
+  while (line < text.size()) {
+    size_t eol = text.find('\n', line);
+    if (eol == std::string_view::npos) eol = text.size();
+    Cursor c{text.substr(0, eol), line};
+    c.blanks();
+    c.keyword("async");
+    std::string_view rest;
+    if (c.keyword("for")) {
+      rest = text.substr(c.at, eol - c.at);
+      if (rest.find(" in ") != std::string_view::npos && rest.find(':') != std::string_view::npos) return true;
+    } else if (c.keyword("while")) {
+      rest = text.substr(c.at, eol - c.at);
+      if (rest.find(':') != std::string_view::npos) return true;
+    }
+    line = eol + 1;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------------------
 // sys.path entries.
 

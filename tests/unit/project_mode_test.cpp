@@ -260,20 +260,37 @@ TEST_CASE("round 1 analyzes the modules that import a torch module, not the othe
   CHECK_FALSE(eligible["textutil.py"]);
   // Transitively: a script that imports a helper that imports the torch module.
   testing::TempDir d;
-  testing::write_text(d.path / "run.py", "import helper\nhelper.go()\n");
+  testing::write_text(d.path / "run.py", "import helper\nfor _ in range(3):\n    helper.go()\n");
   testing::write_text(d.path / "helper.py", "from pkg.model import Model\ndef go():\n    Model().fit()\n");
   testing::write_text(d.path / "pkg/__init__.py", "");
   testing::write_text(d.path / "pkg/model.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n");
   testing::write_text(d.path / "other.py", "import json\n");
+  // A launcher without a loop adds only call sites: left out.
+  testing::write_text(d.path / "launch.py", "import helper\nhelper.go()\n");
   std::vector<std::string> p2;
   std::vector<std::string> t2;
-  for (const char* f : {"run.py", "helper.py", "pkg/__init__.py", "pkg/model.py", "other.py"}) {
+  for (const char* f : {"run.py", "helper.py", "pkg/__init__.py", "pkg/model.py", "other.py", "launch.py"}) {
     p2.push_back((d.path / f).string());
     t2.push_back(test::read_file(d.path / f));
   }
   std::vector<std::string_view> v2(t2.begin(), t2.end());
   auto s2 = python::setup_project(p2, v2, [&](size_t i) { return t2[i].find("torch") != std::string::npos; });
-  CHECK(s2.eligible == std::vector<char>{1, 1, 1, 1, 0});
+  CHECK(s2.eligible == std::vector<char>{1, 1, 1, 1, 0, 0});
+  // helper.py is kept as the relay of run.py's loop; alone (no module with a loop imports it) it is not.
+  p2.erase(p2.begin());
+  t2.erase(t2.begin());
+  std::vector<std::string_view> v3(t2.begin(), t2.end());
+  auto s3 = python::setup_project(p2, v3, [&](size_t i) { return t2[i].find("torch") != std::string::npos; });
+  CHECK(s3.eligible == std::vector<char>{0, 1, 1, 0, 0});
+}
+
+TEST_CASE("a loop statement is found at a line's start", "[project]") {
+  CHECK(python::has_loop_statement("x = 1\nfor i in range(3):\n    f(i)\n"));
+  CHECK(python::has_loop_statement("def g():\n    while not done():\n        step()\n"));
+  CHECK(python::has_loop_statement("async def g():\n    async for b in stream:\n        pass\n"));
+  CHECK_FALSE(python::has_loop_statement("ys = [f(x) for x in xs]\nformat = 1\nwhile_x = 2\n"));
+  CHECK_FALSE(python::has_loop_statement("# for each image in the folder: run it\nmain()\n"));
+  CHECK_FALSE(python::has_loop_statement("for"));
 }
 
 TEST_CASE("a src layout's namespace package and a directory put on sys.path name modules", "[project]") {
