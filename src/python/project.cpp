@@ -302,11 +302,21 @@ std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(co
   // The siblings first; then the top package (below its root): what relative imports reach; then
   // the packages next to the file (`from utils.fit import fit_one_epoch` in a script,
   // `models/vit.py` as a namespace package); then what it puts on sys.path.
-  std::vector<std::pair<fs::path, int>> below;
-  for (auto& sub : list_dir(dir, true)) below.push_back({std::move(sub), 1});
+  // Below a directory, only the subdirectories the file imports by their first name (a script
+  // next to a large tree of data or other checkouts reads none of it).
+  std::set<std::string> imported_tops;
+  for (const auto& name : imported_names(text))
+    if (!name.empty() && name[0] != '.') imported_tops.insert(name.substr(0, name.find('.')));
+  auto imported_below = [&](const fs::path& d) {
+    std::vector<std::pair<fs::path, int>> out;
+    for (auto& sub : list_dir(d, true))
+      if (imported_tops.count(sub.filename().string())) out.push_back({std::move(sub), 1});
+    return out;
+  };
+  auto below = imported_below(dir);
   if (top != dir) add_tree({{top, 0}}, false);
   add_tree(std::move(below), true);
-  for (const auto& d : sys_path_dirs(path, text)) add_tree({{fs::path(d), 0}}, true);
+  for (const auto& d : sys_path_dirs(path, text)) add_tree(imported_below(fs::path(d)), true);
   // A module's names: its stem, and a package's directory name for its __init__.py.
   auto names_of = [](const std::string& p) {
     fs::path fp(p);
