@@ -352,4 +352,33 @@ bool string_literal_value(Node n, std::string_view src, std::string& out) {
   return true;
 }
 
+bool string_literal_prefix(Node n, std::string_view src, std::string& out, bool& complete) {
+  n = unparen(n);
+  out.clear();
+  complete = true;
+  if (is(n, "concatenated_string")) {
+    for (auto c : named_children(n)) {
+      std::string part;
+      bool whole = true;
+      if (!string_literal_prefix(c, src, part, whole)) return false;
+      out += part;
+      if (!whole) {
+        complete = false;
+        return true;
+      }
+    }
+    return true;
+  }
+  if (!is(n, "string")) return false;
+  for (auto c : named_children(n)) {
+    auto k = kind(c);
+    if (k == "interpolation") {
+      complete = false;
+      return true;
+    }
+    if (k == "string_content" || k == "escape_sequence") out += text(c, src);
+  }
+  return true;
+}
+
 }  // namespace stoker::python

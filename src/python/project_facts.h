@@ -101,6 +101,7 @@ struct FunctionFacts {
     bool operator==(const Attr&) const = default;
   };
   std::vector<Attr> attrs;  // `self.attr` of the class and its bases, where the type is known; sorted
+  std::string framework;    // the framework class it derives from (data/frameworks.txt), or empty
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -161,6 +162,9 @@ struct ModuleSummary {
   std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
   std::vector<std::string> star_imports;                          // `from M import *`: M, as written
   std::vector<OutgoingCall> calls;
+  // Project classes of other modules (as written) whose instances this module places on a CUDA
+  // device (`Net().cuda()`, a model handed to a Trainer): their module uses CUDA.
+  std::vector<std::string> cuda_instances;
 };
 
 }  // namespace stoker::python

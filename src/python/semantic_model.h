@@ -254,8 +254,13 @@ class SemanticModel {
   bool is_cuda(Node expr) const;
   // Is it a CUDA boolean tensor (a mask)?
   bool is_cuda_bool(Node expr) const;
-  enum class DeviceKind { NotDevice, Cpu, Cuda, Unknown };
+  // Cpu: the host; Other: a device of another known type (`mps`, `xpu`, `hpu`, `npu`, `meta`,
+  // `xla`...): not CUDA and not the host. Cuda also stands for "may be CUDA" (a join with it).
+  enum class DeviceKind { NotDevice, Cpu, Cuda, Unknown, Other };
   DeviceKind device_kind(Node expr) const;
+  // The kind of a device written as a string (`"cuda:1"`, `"xpu"`); with `prefix_only`, only the
+  // literal start of an f-string is known (`f"xpu:{rank}"`: its type is what precedes the ':').
+  static DeviceKind device_string_kind(std::string_view s, bool prefix_only = false);
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
   // Does the expression evaluate to an nn.Module (a torch.nn class, a model zoo constructor,

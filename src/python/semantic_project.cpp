@@ -2,6 +2,7 @@
 // reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
 #include <algorithm>
 
+#include "python/frameworks.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 
@@ -201,6 +202,7 @@ bool SemanticModel::ext_classes_hold_cuda() const {
   auto on_cuda = [](int d) { return d == static_cast<int>(TypeDevice::Cuda) || d == static_cast<int>(TypeDevice::Any); };
   auto holds = [&](const FunctionFacts* f) {
     if (!f || !f->is_class) return false;
+    if (!f->framework.empty() && FrameworkTable::get().uses_cuda(f->framework)) return true;  // a Trainer subclass
     if (f->iter_kind >= 0 && on_cuda(f->iter_device)) return true;
     for (const auto& a : f->attrs)
       if (on_cuda(a.device)) return true;
@@ -217,6 +219,7 @@ bool SemanticModel::ext_classes_hold_cuda() const {
 ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
+  out.cuda_instances = types().cuda_instance_classes();
   // Module-level imports (re-exports through a package's __init__.py).
   for (const auto& [name, list] : scopes_[0].bindings)
     if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});

@@ -219,5 +219,8 @@ inline bool contains(Node outer, Node inner) {
 
 // The string value of a plain string literal (no interpolation); false otherwise.
 bool string_literal_value(Node n, std::string_view src, std::string& out);
+// The literal text of a string up to its first interpolation (`f"xpu:{rank}"` gives `xpu:`);
+// `complete` tells whether that is the whole value. False when `n` is not a string literal.
+bool string_literal_prefix(Node n, std::string_view src, std::string& out, bool& complete);
 
 }  // namespace stoker::python

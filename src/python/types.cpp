@@ -690,6 +690,8 @@ int TypeInference::module_class(int klass) const {
           starts_with(base, "abc.") || starts_with(base, "enum.") || starts_with(base, "typing.") ||
           base == "Exception" || base == "dict" || base == "list")
         continue;
+      // A framework object class (`class CLTrainer(transformers.Trainer)`): an object, not a module.
+      if (FrameworkTable::get().object_class(base) >= 0) continue;
       if (starts_with(base, "torch.nn.") || starts_with(base, "transformers.") || starts_with(base, "timm.")) {
         result = 1;
         break;
@@ -717,7 +719,33 @@ AbstractType TypeInference::instance_of(int klass) const {
   if (mc < 0) return AbstractType::unknown();
   AbstractType t = AbstractType::of(mc ? Kind::Module : Kind::Object);
   t.klass = klass;
+  if (!mc) t.framework = framework_base(klass);
   return t;
+}
+
+int TypeInference::framework_base(int klass) const {
+  if (framework_base_.empty()) framework_base_.assign(m_.classes().size(), -3);
+  if (klass < 0 || klass >= static_cast<int>(framework_base_.size())) return -1;
+  int& memo = framework_base_[klass];
+  if (memo != -3) return memo == -4 ? -1 : memo;
+  memo = -4;  // in progress: none
+  const auto& table = FrameworkTable::get();
+  int result = -1;
+  for (const auto& base : m_.classes()[klass].bases) {
+    result = table.object_class(base);
+    if (result >= 0) break;
+    auto named = m_.classes_by_name_.find(std::string(last_part(base)));
+    if (named != m_.classes_by_name_.end()) {
+      int local = named->second.back();
+      result = local != klass ? framework_base(local) : -1;
+    } else if (m_.facts_) {
+      if (const FunctionFacts* ext = m_.facts_->callee(base, fact::kClass); ext && ext->is_class)
+        result = ext->framework.empty() ? -1 : table.object_class(ext->framework);
+    }
+    if (result >= 0) break;
+  }
+  memo = result;
+  return result;
 }
 
 int TypeInference::class_of_callee(Node fn) const {
@@ -826,8 +854,40 @@ const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) co
 TypeDevice TypeInference::moved_device(const Binding* b) const {
   if (!moves_built_) {
     moves_built_ = true;
+    const auto& table = FrameworkTable::get();
+    auto move_binding = [&](Node obj, TypeDevice d) {
+      auto bindings = m_.lookup(text(obj, m_.src()), start(obj));
+      if (bindings.size() > SemanticModel::kMaxCandidates) return;
+      for (const Binding* mb : bindings) {
+        auto [it, fresh] = moves_.try_emplace(mb, d);
+        if (!fresh) it->second = join(it->second, d);
+      }
+    };
     for (const auto& cs : m_.calls()) {
       Node call = cs.call;
+      // A framework object built on a module moves it to its device (`Trainer(model=model)`):
+      // the framework class itself (the keyword or the first argument), or a project subclass of
+      // it (the keyword only: its own __init__ may order its parameters otherwise).
+      if (m_.uses_cuda()) {
+        Node fn = unparen(field(call, "function"));
+        int fw = framework_class_of_callee(fn);
+        bool direct = fw >= 0;
+        if (!direct && (is(fn, "identifier") || is(fn, "attribute"))) {  // a project class (here or elsewhere)
+          std::string_view name = is(fn, "identifier") ? text(fn, m_.src()) : text(field(fn, "attribute"), m_.src());
+          int local = m_.classes_by_name_.count(std::string(name)) ? class_of_callee(fn) : -1;
+          if (local >= 0) {
+            fw = framework_base(local);
+          } else if (int ext = ext_instance_class(call); ext <= -2) {
+            const FunctionFacts* f = ext_class(ext);
+            if (f && !f->framework.empty()) fw = table.object_class(f->framework);
+          }
+        }
+        std::string_view keyword = table.moved_module_keyword(fw);
+        if (!keyword.empty()) {
+          Node arg = unparen(m_.argument(call, direct ? 0 : -1, keyword));
+          if (is(arg, "identifier")) move_binding(arg, TypeDevice::Any);
+        }
+      }
       if (!is(parent(call), "expression_statement")) continue;
       Node fn = unparen(field(call, "function"));
       if (!is(fn, "attribute")) continue;
@@ -840,17 +900,12 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
         Node dev = m_.argument(call, 0, "device");
         if (is_null(dev)) continue;
         auto kind = m_.device_kind(dev);
-        if (kind == SemanticModel::DeviceKind::Cpu) d = TypeDevice::Cpu;
+        if (kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other) d = TypeDevice::Cpu;
         else if (kind == SemanticModel::DeviceKind::Unknown) d = TypeDevice::Any;
         else if (kind == SemanticModel::DeviceKind::NotDevice) continue;
       }
       if (!m_.uses_cuda() && d != TypeDevice::Cpu) continue;
-      auto bindings = m_.lookup(text(obj, m_.src()), start(obj));
-      if (bindings.size() > SemanticModel::kMaxCandidates) continue;
-      for (const Binding* mb : bindings) {
-        auto [it, fresh] = moves_.try_emplace(mb, d);
-        if (!fresh) it->second = join(it->second, d);
-      }
+      move_binding(obj, d);
     }
   }
   auto it = moves_.find(b);
@@ -963,8 +1018,9 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   if (host_attributes().count(name) || name.substr(0, 3) == "is_") return AbstractType::of(Kind::HostScalar);
   if (name == "device") {
     AbstractType o = value(obj, Path{});
+    // The device a framework object trains on: CUDA when the machine has a GPU.
     if (o.kind == Kind::Object && FrameworkTable::get().is_device_attribute(o.framework, name))
-      return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+      return AbstractType::of(Kind::Device, TypeDevice::Any);
     // The device of a tensor known to be on the CPU (`device=tensor.device` keeps it there).
     if (o.kind == Kind::Tensor && o.device == TypeDevice::Cpu) return AbstractType::of(Kind::Device, TypeDevice::Cpu);
     return AbstractType::of(Kind::Device);
@@ -973,13 +1029,20 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   AbstractType o = value(obj, Path{});
   switch (o.kind) {
     case Kind::Tensor: return o;  // .T, .grad, .data; a model output's `.loss`, `.logits`
-    case Kind::Object:
-      if (o.framework >= 0) {
-        if (FrameworkTable::get().is_device_attribute(o.framework, name))
-          return AbstractType::of(Kind::Device, TypeDevice::Cuda);
-        return AbstractType::unknown();
+    case Kind::Object: {
+      // What the class assigns itself first (a subclass of a framework class), then the table.
+      AbstractType t = o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      if (t.kind != Kind::Unknown || o.framework < 0) return t;
+      const auto& table = FrameworkTable::get();
+      if (int held = table.attribute_class(o.framework, name); held >= 0) {  // `trainer.args`
+        AbstractType h = AbstractType::of(Kind::Object);
+        h.framework = held;
+        return h;
       }
-      return o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      if (table.is_device_module(o.framework, name)) return AbstractType::of(Kind::Module, TypeDevice::Any);
+      if (table.is_device_attribute(o.framework, name)) return AbstractType::of(Kind::Device, TypeDevice::Any);
+      return AbstractType::unknown();
+    }
     case Kind::Module: {
       if (name == "module" && o.klass == -1) return o;  // DDP / DataParallel's wrapped module
       AbstractType t = o.klass != -1 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
@@ -1008,6 +1071,10 @@ AbstractType TypeInference::call_type(Node call) const {
       AbstractType t = AbstractType::of(Kind::Object);
       t.framework = fw;
       return t;
+    }
+    if (table.wraps_first(q)) {  // `skip_first_batches(loader, n)`: a loader like the one given
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) ? AbstractType::unknown() : value(first, Path{});
     }
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
@@ -1114,7 +1181,7 @@ AbstractType TypeInference::call_type(Node call) const {
         auto kind = m_.device_kind(dev);
         if (kind == SemanticModel::DeviceKind::NotDevice) return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
         d = kind == SemanticModel::DeviceKind::Cuda  ? TypeDevice::Cuda
-            : kind == SemanticModel::DeviceKind::Cpu ? TypeDevice::Cpu
+            : kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other ? TypeDevice::Cpu
                                                      : TypeDevice::Any;
       }
       if (!m_.uses_cuda() && d != TypeDevice::Cpu) return AbstractType::unknown();
@@ -1128,8 +1195,23 @@ AbstractType TypeInference::call_type(Node call) const {
     if (meth == "train" || meth == "eval" || meth == "half" || meth == "float" || meth == "bfloat16" ||
         meth == "double" || meth == "requires_grad_" || meth == "share_memory")
       if (recv.kind == Kind::Module || recv.kind == Kind::Tensor) return recv;
-    if (meth == "from_pretrained") {
-      // A model (or a tokenizer, a config): unknown, but not a tensor.
+    if (meth == "from_pretrained" || meth == "from_config") {
+      // `Net.from_pretrained(...)` of a module class of the project: an instance of it. Otherwise
+      // a model (or a tokenizer, a config): unknown, but not a tensor.
+      if (is(recv_node, "identifier") || is(recv_node, "attribute")) {
+        std::string_view name =
+            is(recv_node, "identifier") ? text(recv_node, m_.src()) : text(field(recv_node, "attribute"), m_.src());
+        int local = m_.classes_by_name_.count(std::string(name)) ? class_of_callee(recv_node) : -1;
+        if (local >= 0 && module_class(local) == 1) return instance_of(local);
+        if (local < 0 && m_.facts_) {
+          const std::string& qn = m_.qualified_name(recv_node);
+          if (int ext = qn.empty() ? -1 : ext_class_index(qn); ext <= -2 && ext_class(ext)->module_kind == 1) {
+            AbstractType t = AbstractType::of(Kind::Module);
+            t.klass = ext;
+            return t;
+          }
+        }
+      }
       return AbstractType::unknown();
     }
     // A method of a class of another project module: what its facts say it returns.
@@ -1155,6 +1237,15 @@ AbstractType TypeInference::call_type(Node call) const {
       case Kind::Object:
         if (recv.framework >= 0) {
           if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          if (table.returns_on_device(recv.framework, meth)) {
+            // `accelerator.gather(t)`, `pad_across_processes(d)`: its tensors on the device; a
+            // host value given stays what it was (the CUDA taint decides).
+            Node first = m_.argument(call, 0, "");
+            AbstractType a = is_null(first) ? AbstractType::unknown() : value(first, Path{});
+            if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) && a.device != TypeDevice::Cpu)
+              return AbstractType::of(a.kind, a.device == TypeDevice::Cuda ? TypeDevice::Cuda : TypeDevice::Any);
+            return AbstractType::unknown();
+          }
           if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
           if (table.returns_device_tensors(recv.framework, meth))
             return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
@@ -1201,8 +1292,10 @@ AbstractType TypeInference::call_type(Node call) const {
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
   if (int ext = ext_instance_class(call); ext <= -2) {  // a class of another project module
-    AbstractType t = AbstractType::of(ext_class(ext)->module_kind == 1 ? Kind::Module : Kind::Object);
+    const FunctionFacts* f = ext_class(ext);
+    AbstractType t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
     t.klass = ext;
+    if (t.kind == Kind::Object && !f->framework.empty()) t.framework = table.object_class(f->framework);
     return t;
   }
   if (is(fn, "identifier")) {
@@ -1557,8 +1650,11 @@ int TypeInference::ext_instance_class(Node call) const {
   if (!m_.facts_ || m_.ext_name_.empty()) return -1;
   auto it = m_.call_index_.find(call.id);
   if (it == m_.call_index_.end()) return -1;
-  const std::string& name = m_.ext_name_[it->second];
-  if (name.empty()) return -1;
+  return ext_class_index(m_.ext_name_[it->second]);
+}
+
+int TypeInference::ext_class_index(const std::string& name) const {
+  if (name.empty() || !m_.facts_) return -1;
   const FunctionFacts* f = m_.facts_->callee(name, fact::kClass);
   if (!f || !f->is_class || f->module_kind < 0) return -1;
   for (size_t i = 0; i < ext_classes_.size(); ++i)
@@ -1566,6 +1662,25 @@ int TypeInference::ext_instance_class(Node call) const {
   if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
   ext_classes_.push_back(name);
   return -2 - static_cast<int>(ext_classes_.size() - 1);
+}
+
+std::vector<std::string> TypeInference::cuda_instance_classes() const {
+  std::vector<std::string> out;
+  if (!m_.facts_ || !m_.uses_cuda()) return out;
+  for (const Scope& s : m_.scopes_)
+    for (const auto& [name, list] : s.bindings)
+      for (const Binding& b : list) {
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        AbstractType t = binding_part(b, Path{});
+        if (t.kind != Kind::Module || t.klass > -2) continue;
+        TypeDevice d = t.device;
+        if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
+        if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
+        const std::string& klass = ext_classes_[static_cast<size_t>(-2 - t.klass)];
+        if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+      }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {
@@ -1596,6 +1711,7 @@ bool TypeInference::registered_tensor(int klass, std::string_view attr) const {
 void TypeInference::class_facts(int klass, FunctionFacts& out) const {
   out.is_class = true;
   out.module_kind = module_class(klass);
+  if (int fw = framework_base(klass); fw >= 0) out.framework = FrameworkTable::get().class_name(fw);
   auto keep = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
   AbstractType it = class_iter(klass, Path{});
   if (keep(it)) {

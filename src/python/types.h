@@ -21,7 +21,8 @@ struct Binding;
 struct FunctionFacts;
 
 // Where a tensor or module lives. Unresolved: nothing known (the CUDA taint of the semantic
-// model decides); Any: may be CPU or CUDA (counts as "may be CUDA").
+// model decides); Cpu: not CUDA (the host, or a device of another type: `mps`, `xpu`...); Any:
+// may be CPU or CUDA (counts as "may be CUDA").
 enum class TypeDevice : uint8_t { Unresolved, Cpu, Cuda, Any };
 
 struct AbstractType {
@@ -129,6 +130,9 @@ class TypeInference {
   // -1 unknown, 0 not a module class, 1 an nn.Module (or LightningModule) class.
   int module_class(int klass) const;
   int base_class(int klass) const;  // a base class defined here, or -1
+  // The framework class (FrameworkTable) a project class derives from: a base named in the table,
+  // through bases here or another project module's class facts; -1 none.
+  int framework_base(int klass) const;
   // Classes of other project modules (project mode): instances carry klass = -2 - index.
   const FunctionFacts* ext_class(int klass) const;           // klass <= -2: its facts
   const FunctionFacts* ext_base(int klass, std::string* name = nullptr) const;  // an imported base's facts
@@ -138,6 +142,13 @@ class TypeInference {
   // The facts of the function of another project module a call invokes: a function named
   // through imports, or a method of an instance of another module's class.
   const FunctionFacts* ext_function(Node call, unsigned fields) const;
+  int ext_class_index(const std::string& name) const;  // the klass (<= -2) of a project class name, or -1
+ public:
+  // The classes of other project modules (names as written here) whose instances this module
+  // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
+  std::vector<std::string> cuda_instance_classes() const;
+
+ private:
   AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
@@ -171,6 +182,7 @@ class TypeInference {
   };
   mutable std::unordered_map<Key, Entry, KeyHash> memo_;
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
+  mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;
