@@ -514,7 +514,6 @@ void SemanticModel::walk(F&& visit) const {
   WalkFrame frame;
   std::vector<WalkFrame> saved;
   std::vector<Item> stack;
-  std::vector<Node> kids;
   stack.push_back({root_, false, None, Node{}});
   while (!stack.empty()) {
     Item item = stack.back();
@@ -582,12 +581,9 @@ void SemanticModel::walk(F&& visit) const {
       cond_expr = named_child(n, 1);
       cond_false = named_child(n, 2);
     }
-    all_children(n, kids);
-    for (size_t i = kids.size(); i-- > 0;) {
-      Node c = kids[i];
-      // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
-      // nodes as extras; what they hold is not analyzed (collect() never indexed it).
-      if (!is_named_code(c)) continue;
+    // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
+    // nodes as extras; what they hold is not analyzed (collect() never indexed it).
+    for_each_named_child_reverse(n, [&](Node c) {
       Push push = None;
       Node ctx{};
       if (special_push != None && !is_null(special) && same(c, special)) {
@@ -599,7 +595,7 @@ void SemanticModel::walk(F&& visit) const {
       }
       if (push != None) stack.push_back({c, true, push, ctx});
       stack.push_back({c, false, push, ctx});
-    }
+    });
   }
 }
 
