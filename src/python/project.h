@@ -82,6 +82,10 @@ class FactsTable {
   bool cuda(int module) const { return cuda_[module] != 0; }
 
  private:
+  template <class Relays>
+  void relay_hotness(const Relays& relays);
+  std::string via_of(int module, uint32_t line) const;
+  static void join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via);
   const ProjectLayout& layout_;
   const std::vector<const ModuleSummary*>& summaries_;
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
@@ -100,6 +104,7 @@ class ModuleEnv : public ExternalFacts {
   const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const override;
   const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
   bool cuda() const override;
+  std::string canonical(std::string_view name, bool local = false) const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda

@@ -495,29 +495,56 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
     case Binding::Kind::With: {
       Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
       AbstractType t = value(b.value, own.append(path));
-      // `values = []` then `values.append(x)`: a list that is appended CUDA tensors holds them.
-      // Only when every append is a tensor or a host scalar (the container's type keeps no
+      // `values = []` then `values.append(x)`, `out = [None] * n` then `out[i] = x`: a list that
+      // is appended or stored CUDA tensors holds them, one appended values of unknown type (or
+      // tensors of unknown device) holds what the CUDA taint says. Only when every element put
+      // there is a tensor, a host scalar or of unknown type (the container's type keeps no
       // element kinds: appended modules or tuples are left as the literal says).
+      Node literal = unparen(b.value);
+      if (is(literal, "binary_operator") && text(field(literal, "operator"), m_.src()) == "*")
+        literal = unparen(field(literal, "left"));
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
-          is(unparen(b.value), "list") && t.kind == Kind::HostContainer && t.device == TypeDevice::Cpu) {
-        auto found = m_.appends_.find({m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))});
-        if (found != m_.appends_.end()) {
-          TypeDevice d = t.device;
-          bool typed = true, tensors = false;
-          for (Node call : found->second) {
+          (is(literal, "list") || is(literal, "list_comprehension")) && t.kind == Kind::HostContainer &&
+          t.device == TypeDevice::Cpu) {
+        std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
+        auto appended = m_.appends_.find(key);
+        auto stored = m_.subscript_stores_.find(key);
+        TypeDevice d = t.device;
+        bool typed = true, tensors = false, unresolved = false;
+        auto put = [&](const AbstractType& e) {
+          if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
+            tensors = true;
+            d = join(d, e.device);
+          } else if (e.kind == Kind::Unknown || (e.kind == Kind::Tensor && e.device == TypeDevice::Unresolved)) {
+            unresolved = true;  // a value of unknown type, a tensor of unknown device
+          } else if (e.kind != Kind::HostScalar && e.kind != Kind::None && e.kind != Kind::Bottom &&
+                     !(e.kind == Kind::Tensor && e.device == TypeDevice::Cpu)) {
+            typed = false;  // modules, containers: the list's type keeps no such elements
+          }
+        };
+        if (appended != m_.appends_.end())
+          for (Node call : appended->second) {
             Node fn = unparen(field(call, "function"));
             bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
             Node arg = m_.argument(call, 0, "");
-            AbstractType e = is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{});
-            if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
-              tensors = true;
-              d = join(d, e.device);
-            } else if (e.kind != Kind::HostScalar && e.kind != Kind::None) {
-              typed = false;
-            }
+            put(is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{}));
           }
-          if (typed && tensors) t.device = d;
-        }
+        if (stored != m_.subscript_stores_.end())
+          for (Node assignment : stored->second) put(value(field(assignment, "right"), Path{}));
+        if (typed && tensors) t.device = d;
+        else if (typed && unresolved) t.device = TypeDevice::Unresolved;
+      }
+      // `for k, v in meta.items(): meta[k] = v.cuda()`: a dict whose every value is replaced by
+      // a CUDA tensor holds CUDA tensors (only such stores: a dict's values may differ in kind).
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
+          is(literal, "dictionary") && t.kind == Kind::HostContainer) {
+        auto stored = m_.subscript_stores_.find({m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))});
+        if (stored != m_.subscript_stores_.end())
+          for (Node assignment : stored->second) {
+            if (!m_.elementwise_store(assignment)) continue;
+            AbstractType e = value(field(assignment, "right"), Path{});
+            if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) t.device = e.device;
+          }
       }
       return t;
     }
@@ -585,14 +612,42 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const ArgFacts* ext =
       is_null(p.default_value) ? m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice) : nullptr;
   if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
+  // The type those facts give a passed value: a module or a tensor that may be on CUDA, a CUDA
+  // device; anything else is unknown here.
+  auto passed_type = [](const ArgFacts& a) {
+    if (a.module && a.cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
+    if (a.device_cuda) return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+    if (a.tensor && !a.untyped) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
+    return AbstractType::unknown();
+  };
   bool default_used = sites.empty() && !ext;
+  // An instance of a project class that every call site of another module passes (its class is
+  // the callers' type, not their taint: read whatever the default).
+  AbstractType passed_instance = AbstractType::unknown();
+  if (m_.facts_)
+    if (const ArgFacts* c = m_.ext_param(fi, pi, fact::kArgClass | fact::kCuda | fact::kModule); c && c->passed) {
+      int klass = class_by_canonical(c->klass);
+      if (klass != -1) passed_instance = instance_type(klass, c->module && c->cuda ? TypeDevice::Any : TypeDevice::Unresolved);
+      if (passed_instance.kind != Kind::Unknown && !ext) {
+        if (iterate) return AbstractType::unknown();
+        t = join(t, element(passed_instance, path.size()));
+        default_used = default_used || !is_null(p.default_value);
+      }
+    }
+  // A parameter with a default that call sites of other modules pass CUDA values (`labels=None`
+  // given CUDA targets): not the default's type alone. Without such evidence the default's type
+  // stands (`ignore_index=255` passed a config value stays a host int).
+  if (m_.facts_ && !is_null(p.default_value) && passed_instance.kind == Kind::Unknown)
+    if (const ArgFacts* d = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice);
+        d && d->passed && (d->cuda || d->tensor || d->module || d->device_cuda)) {
+      AbstractType e = passed_type(*d);
+      if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
+      t = join(t, element(e, path.size()));
+    }
   if (ext) {
     if (ext->defaulted) default_used = true;
     if (ext->passed) {
-      AbstractType e = AbstractType::unknown();
-      if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
-      else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
-      else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
+      AbstractType e = passed_instance.kind != Kind::Unknown ? passed_instance : passed_type(*ext);
       if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
       t = join(t, element(e, path.size()));
     }
@@ -992,7 +1047,8 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader)) {
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnsClass)) {
+        if (AbstractType c = returned_instance(*mf); c.kind != Kind::Unknown) return c;
         if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
         if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
         return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
@@ -1053,11 +1109,7 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
-  if (int ext = ext_instance_class(call); ext <= -2) {  // a class of another project module
-    AbstractType t = AbstractType::of(ext_class(ext)->module_kind == 1 ? Kind::Module : Kind::Object);
-    t.klass = ext;
-    return t;
-  }
+  if (int ext = ext_instance_class(call); ext <= -2) return instance_type(ext, TypeDevice::Unresolved);  // another module's class
   if (is(fn, "identifier")) {
     int fw = framework_class_of_callee(fn);
     if (fw >= 0) {
@@ -1082,9 +1134,12 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
-  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader);
-      ext && ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
-    return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  if (const FunctionFacts* ext = m_.ext_callee_of(
+          call, fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnsClass)) {
+    if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
+    if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
+      return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  }
   // Builtins that hand back their arguments.
   if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
     auto args = named_children(field(call, "arguments"));
@@ -1297,15 +1352,64 @@ int TypeInference::ext_instance_class(Node call) const {
   if (!m_.facts_ || m_.ext_name_.empty()) return -1;
   auto it = m_.call_index_.find(call.id);
   if (it == m_.call_index_.end()) return -1;
-  const std::string& name = m_.ext_name_[it->second];
-  if (name.empty()) return -1;
-  const FunctionFacts* f = m_.facts_->callee(name, fact::kClass);
+  return ext_class_index(m_.ext_name_[it->second]);
+}
+
+int TypeInference::ext_class_index(std::string_view written) const {
+  if (!m_.facts_ || written.empty()) return -1;
+  const FunctionFacts* f = m_.facts_->callee(written, fact::kClass);
   if (!f || !f->is_class || f->module_kind < 0) return -1;
+  // One index per class, whichever name reaches it (`.models.Net`, `pkg.Net` re-exported).
+  std::string key = m_.facts_->canonical(written);
+  if (key.empty()) key = std::string(written);
   for (size_t i = 0; i < ext_classes_.size(); ++i)
-    if (ext_classes_[i] == name) return -2 - static_cast<int>(i);
+    if (ext_classes_[i] == key) return -2 - static_cast<int>(i);
   if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
-  ext_classes_.push_back(name);
+  ext_classes_.push_back(std::move(key));
   return -2 - static_cast<int>(ext_classes_.size() - 1);
+}
+
+int TypeInference::class_by_canonical(const std::string& name) const {
+  if (!m_.facts_ || name.empty() || name == "?") return -1;
+  // A class of this module (another module returned or passed an instance of it).
+  auto dot = name.rfind('.');
+  if (dot != std::string::npos) {
+    std::string local = name.substr(dot + 1);
+    auto named = m_.classes_by_name_.find(local);
+    if (named != m_.classes_by_name_.end() && m_.facts_->canonical(local, true) == name)
+      for (int c : named->second)
+        if (m_.scopes_[m_.classes()[c].scope].parent == 0) return c;
+  }
+  return ext_class_index(name);
+}
+
+AbstractType TypeInference::returned_instance(const FunctionFacts& f) const {
+  int klass = class_by_canonical(f.returns_class);
+  if (klass == -1) return AbstractType::unknown();
+  AbstractType t = instance_type(klass, f.returns_module && f.returns_cuda ? TypeDevice::Any : TypeDevice::Unresolved);
+  return t.kind == Kind::Module || t.kind == Kind::Object ? t : AbstractType::unknown();
+}
+
+AbstractType TypeInference::instance_type(int klass, TypeDevice module_device) const {
+  AbstractType t;
+  if (klass >= 0) {
+    t = instance_of(klass);
+  } else if (const FunctionFacts* f = ext_class(klass)) {
+    t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
+    t.klass = klass;
+  }
+  if (t.kind == Kind::Module) t.device = module_device;
+  return t;
+}
+
+std::string TypeInference::class_name(const AbstractType& t) const {
+  if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.framework >= 0 || !m_.facts_) return {};
+  if (t.klass >= 0) {
+    const Class& c = m_.classes()[t.klass];
+    return m_.scopes_[c.scope].parent == 0 ? m_.facts_->canonical(c.name, true) : std::string{};
+  }
+  size_t i = static_cast<size_t>(-2 - t.klass);
+  return t.klass <= -2 && i < ext_classes_.size() ? ext_classes_[i] : std::string{};
 }
 
 AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {

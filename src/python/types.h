@@ -89,6 +89,9 @@ class TypeInference {
   // Project mode: what the other modules need of module-level class `klass` (module kind, the
   // types of its attributes, what iterating an instance yields), into its "Class" facts.
   void class_facts(int klass, FunctionFacts& out) const;
+  // Project mode: the canonical name (ExternalFacts::canonical) of the class of an instance
+  // type (a module-level class here, or one of another module), or "" when it has none.
+  std::string class_name(const AbstractType& t) const;
   // A path into nested tuples: (indices, length), at most 7 levels.
   struct Path {
     uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
@@ -126,6 +129,14 @@ class TypeInference {
   const FunctionFacts* ext_class(int klass) const;           // klass <= -2: its facts
   const FunctionFacts* ext_base(int klass, std::string* name = nullptr) const;  // an imported base's facts
   int ext_instance_class(Node call) const;  // the klass (<= -2) of the instance a call builds, or -1
+  // The klass (<= -2) of a class of another project module, by the name this module writes (or
+  // a canonical one), or -1 when the project has no such class.
+  int ext_class_index(std::string_view written) const;
+  // A class by its canonical name: a module-level class here (>= 0), one of another module
+  // (<= -2), or -1.
+  int class_by_canonical(const std::string& name) const;
+  AbstractType instance_type(int klass, TypeDevice module_device) const;  // klass >= 0 or <= -2
+  AbstractType returned_instance(const FunctionFacts& f) const;  // its `returns_class`, or unknown
   static AbstractType from_fact(int kind, int device);
   AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
