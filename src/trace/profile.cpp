@@ -135,7 +135,9 @@ Profile measure(const Trace& t) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const HostEvent &x = t.host[a], &y = t.host[b];
-    return x.start != y.start ? x.start < y.start : x.end > y.end;  // outer before inner
+    // Outer before inner; on equal ends (whole-microsecond clocks) the one recorded first, the caller.
+    if (x.start != y.start) return x.start < y.start;
+    return x.end != y.end ? x.end > y.end : a < b;
   });
   double longest = 0;
   for (const auto& e : t.host) longest = std::max(longest, e.end - e.start);
@@ -180,14 +182,17 @@ Profile measure(const Trace& t) {
     // Per thread, the events kept so far: one that starts inside a kept event of the same or a
     // more specific kind is part of it (aten::_local_scalar_dense in aten::item, the
     // cudaStreamSynchronize in it) and is not counted again. On one thread calls nest, so an
-    // end past the outer event's end is the clock's rounding (the autograd profiler's).
+    // end past the outer event's end is the clock's rounding (the autograd profiler's). That
+    // profiler also floors both ends to whole microseconds: a call made in the outer event's last
+    // microsecond starts at its end, with no length left ([5, 5] in [3, 5]), and is inside it too.
     std::map<uint32_t, Segments> kept;
     for (int k = 0; k < kHostKinds - 1; ++k) {
       for (size_t i : in_step[k]) {
         const HostEvent& e = t.host[i];
         Segments& mine = kept[e.thread];
-        if (std::any_of(mine.begin(), mine.end(),
-                        [&](const Interval& o) { return o.start <= e.start && e.start < o.end; }))
+        if (std::any_of(mine.begin(), mine.end(), [&](const Interval& o) {
+              return o.start <= e.start && (e.start < o.end || (e.start == o.end && e.end == o.end));
+            }))
           continue;
         mine.push_back({e.start, e.end});
         double a = std::max(e.start, st.start), b = std::min(e.end, st.end);

@@ -112,7 +112,7 @@ def main(path):
             for a, b, kind, thread, name_of in host:
                 if kind != k or a >= t or b <= s:
                     continue
-                if any(x <= a < y for x, y in kept.get(thread, [])):
+                if any(x <= a and (a < y or a == b == y) for x, y in kept.get(thread, [])):
                     continue
                 kept.setdefault(thread, []).append((a, b))
                 out["kinds"][k]["host_ms"] += (min(b, t) - max(a, s)) / 1000

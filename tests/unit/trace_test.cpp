@@ -501,6 +501,52 @@ for x in val_loader:
   }
 }
 
+TEST_CASE("profile: a call in its caller's last whole microsecond is inside it (autograd profiler clocks)", "[trace]") {
+  // The autograd profiler floors both ends of every event to whole microseconds, so the
+  // aten::_local_scalar_dense that aten::item calls can start at aten::item's end with no length
+  // left, or both can have none. Either way it is the one readback, named by the caller.
+  TempDir dir;
+  write_text(dir / "train.py", R"(import torch
+model = torch.nn.Linear(8, 1).cuda()
+
+
+def read_loss(loss):
+    value = 0
+    return loss.item() + value
+
+
+for x in loader:
+    loss = model(x.cuda(non_blocking=True)).sum()
+    loss.backward()
+    print(read_loss(loss))
+)");
+  const std::string stack = R"("args": {"Call stack": "<built-in method item of Tensor object at 0x7f00>;/p/train.py(7): read_loss;/p/train.py(14): <module>"})";
+  auto ev = [&](const std::string& name, int ts, int dur) {
+    return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 5, "tid": 1, "ts": )" +
+           std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + ", " + stack + "}";
+  };
+  auto step = [](int n, int ts) {
+    return R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(n) +
+           R"(", "pid": 5, "tid": 1, "ts": )" + std::to_string(ts) + R"(, "dur": 100, "args": {}})";
+  };
+  // Step 1: the callee at its caller's end ([1050, 1050] in [1048, 1050]); step 2: both of no
+  // length at one instant, the caller recorded first; step 3: an ordinary nesting.
+  write_text(dir / "trace.json", "{\"schemaVersion\": 1, \"traceEvents\": [" + step(1, 1000) + ",\n" +
+                                     ev("aten::item", 1048, 2) + ",\n" + ev("aten::_local_scalar_dense", 1050, 0) + ",\n" +
+                                     step(2, 1100) + ",\n" + ev("aten::item", 1150, 0) + ",\n" +
+                                     ev("aten::_local_scalar_dense", 1150, 0) + ",\n" + step(3, 1200) + ",\n" +
+                                     ev("aten::item", 1250, 7) + ",\n" + ev("aten::_local_scalar_dense", 1253, 3) + "]}");
+  auto r = run_in(dir.path, stoker_command("check train.py --no-cache --select SY001 --output-format json --profile trace.json"));
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 1);
+  json findings = json::parse(r.out);
+  REQUIRE(findings.size() == 1);
+  const json& m = findings[0]["measured"];
+  REQUIRE(m["events"] == json::array({"aten::item"}));
+  require_close(m["host_ms_per_step"], (2 + 0 + 7) / 3.0 / 1000, "host");  // the callers' time only
+  require_close(m["step_ms"], 0.100, "step");
+}
+
 TEST_CASE("check --profile joins a notebook's cells named by IPython's file names", "[trace][notebook]") {
   // An nbformat-made notebook: the readback in a cell's `def read_loss` (after a line magic), the
   // loop in another. IPython compiles each cell under a name of its own (ipykernel: a temporary
