@@ -136,7 +136,9 @@ struct ProjectRun {
 };
 
 // At most this many rounds: round 1 alone, then facts from the others.
-constexpr int kMaxProjectRounds = 6;
+// 12 (was 6): a device travels one module per round, two when a module must first learn that
+// it is handed CUDA values; YOLOX's prefetcher -> trainer -> model -> backbone -> head needs 12.
+constexpr int kMaxProjectRounds = 12;
 
 // A module's state between runs (the CLI's result cache): its summary and the facts it read,
 // as one string; parse_module_state() is false for anything it did not write.
