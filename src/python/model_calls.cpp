@@ -132,6 +132,10 @@ void SemanticModel::build_indexes() {
   for (size_t f = 0; f < functions_.size(); ++f) function_by_node_.emplace(functions_[f].node.id, static_cast<int>(f));
   for (size_t i = 0; i < self_assignments_.size(); ++i)
     self_assignments_by_key_[self_assignments_[i].first].push_back(static_cast<int>(i));
+  for (Node s : subscript_assignments_) {
+    Node obj = unparen(field(unparen(field(s, "left")), "value"));
+    if (is(obj, "identifier")) subscript_stores_[{scope_at(start(s)), std::string(text(obj))}].push_back(s);
+  }
   loops_by_function_.assign(functions_.size(), {});
   for (size_t l = 0; l < loops_.size(); ++l)
     if (loops_[l].function >= 0) loops_by_function_[loops_[l].function].push_back(static_cast<int>(l));

@@ -189,7 +189,41 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       }
       return is_cuda_impl(b.value);
     case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
-    case Binding::Kind::LoopTarget: return is_cuda_impl(b.value);
+    case Binding::Kind::LoopTarget: {
+      // `for (out, h, w, id) in zip(outputs, hs, ws, ids)`: each target reads its own iterable
+      // (`for i, x in enumerate(xs)`: the index is a host int).
+      Node it = unparen(b.value);
+      if (b.unpack_index >= 0 && is(it, "call")) {
+        const std::string& q = qualified_name(field(it, "function"));
+        if (q == "builtins.zip" || q == "builtins.enumerate") {
+          int position = -1;
+          Node below = b.target;
+          for (Node n = parent(below); !is_null(n); below = n, n = parent(n)) {
+            Node up = parent(n);
+            if (is(up, "for_statement") || is(up, "for_in_clause")) {
+              if (!same(field(up, "left"), n)) break;
+              int i = 0;
+              for (Node c : named_children(n)) {
+                if (same(c, below)) position = i;
+                ++i;
+              }
+              break;
+            }
+          }
+          std::vector<Node> args;
+          bool splat = false;
+          for (Node a : named_children(field(it, "arguments"))) {
+            if (is(a, "list_splat") || is(a, "dictionary_splat")) splat = true;
+            if (!is(a, "keyword_argument")) args.push_back(a);
+          }
+          if (position >= 0 && !splat) {
+            if (q == "builtins.enumerate") return position == 1 && !args.empty() && is_cuda_impl(args[0]);
+            return position < static_cast<int>(args.size()) && is_cuda_impl(args[position]);
+          }
+        }
+      }
+      return is_cuda_impl(b.value);
+    }
     case Binding::Kind::Param: {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
@@ -354,7 +388,52 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           break;
         }
   }
+  // A container whose every element is replaced by a CUDA value (`for k, v in meta.items():
+  // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values.
+  if (!result && k == "identifier") {
+    auto found = subscript_stores_.find({scope_at(start(expr)), std::string(text(expr))});
+    if (found != subscript_stores_.end())
+      for (Node store : found->second)
+        if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
+          result = true;
+          break;
+        }
+  }
   return result;
+}
+
+bool SemanticModel::elementwise_store(Node store) const {
+  Node target = unparen(field(store, "left"));
+  Node container = unparen(field(target, "value"));
+  Node key = unparen(field(target, "subscript"));
+  if (!is(container, "identifier") || !is(key, "identifier")) return false;
+  std::string_view name = text(container), k = text(key);
+  // The key is the first name a loop over the container's keys or indices binds.
+  for (Node n = parent(store); !is_null(n); n = parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
+    if (!is(n, "for_statement")) continue;
+    Node left = unparen(field(n, "left"));
+    if (is(left, "pattern_list") || is(left, "tuple_pattern")) left = named_count(left) ? unparen(named_child(left, 0)) : Node{};
+    if (!is(left, "identifier") || text(left) != k) continue;
+    Node it = unparen(field(n, "right"));
+    if (is(it, "identifier")) return text(it) == name;  // a dict's keys
+    if (!is(it, "call")) return false;
+    Node fn = unparen(field(it, "function"));
+    Node arg = unparen(argument(it, 0, ""));
+    if (is(fn, "attribute")) {  // meta.items(), meta.keys()
+      std::string_view m = text(field(fn, "attribute"));
+      Node obj = unparen(field(fn, "object"));
+      return (m == "items" || m == "keys") && is(obj, "identifier") && text(obj) == name;
+    }
+    const std::string& q = qualified_name(fn);
+    if (q == "builtins.enumerate") return is(arg, "identifier") && text(arg) == name;
+    if (q == "builtins.range" && is(arg, "call") && qualified_name(field(arg, "function")) == "builtins.len") {
+      Node of = unparen(argument(arg, 0, ""));
+      return is(of, "identifier") && text(of) == name;
+    }
+    return false;
+  }
+  return false;
 }
 
 bool SemanticModel::is_cuda_bool(Node expr) const { return uses_cuda_ && is_cuda_bool_impl(expr); }
@@ -419,6 +498,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
         "torch.dstack", "torch.row_stack", "torch.column_stack"};
     if (joins.count(q)) {
       Node parts = unparen(argument(expr, 0, "tensors"));
+      if (is(parts, "identifier")) return is_cuda_bool_impl(parts);  // a list of masks
       if (!is(parts, "tuple") && !is(parts, "list")) return false;
       auto items = named_children(parts);
       if (items.empty()) return false;
@@ -459,15 +539,64 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     return false;
   }
   if (k == "identifier") {
+    // The element at `position` of what a function defined here returns (`return mask, rel`).
+    auto returned_mask = [&](Node call, int position) {
+      for (int f : callees(call))
+        for (Node r : functions_[f].returns) {
+          r = unparen(r);
+          if (position < 0) {
+            if (is_cuda_bool_impl(r)) return true;
+            continue;
+          }
+          if (!is(r, "tuple") && !is(r, "expression_list")) continue;
+          bool starred = false;
+          for (Node c : named_children(r)) starred |= is(c, "list_splat");
+          if (!starred && position < static_cast<int>(named_count(r)) && is_cuda_bool_impl(named_child(r, position)))
+            return true;
+        }
+      return false;
+    };
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
         // `for m in masks:` over a mask: its rows.
         if (b->unpack_index < 0 && is(b->target, "identifier") && is_cuda_bool_impl(b->value)) return true;
         continue;
       }
+      if (b->kind == Binding::Kind::Param) {
+        // A parameter that a call site here passes a mask (`simota_matching(..., fg_mask)`).
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        if (position < 0 || p.is_variadic) continue;
+        for (int ci : callers(b->function)) {
+          Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+          if (!is_null(a) && is_cuda_bool_impl(a)) return true;
+        }
+        continue;
+      }
       if (b->kind != Binding::Kind::Assign) continue;
+      Node called = unparen(b->value);
+      if (is(called, "call") && !callees(called).empty()) {
+        // `fg_mask, rel = self.get_geometry_constraint(...)`: the returned tuple's element.
+        Node pattern = parent(b->target);
+        if (b->unpack_index < 0 ? returned_mask(called, -1)
+                                : is(parent(pattern), "assignment") && returned_mask(called, b->unpack_index))
+          return true;
+        continue;
+      }
       if (b->unpack_index < 0) {
         if (is_cuda_bool_impl(b->value)) return true;
+        // `masks = []` then `masks.append(mask)`: a list of masks, when every append is one.
+        if (is(unparen(b->value), "list") && named_count(unparen(b->value)) == 0) {
+          auto found = appends_.find({scope_at(start(b->target)), std::string(text(b->target))});
+          if (found != appends_.end() && !found->second.empty()) {
+            bool all = true;
+            for (Node call : found->second)
+              all = all && text(field(unparen(field(call, "function")), "attribute")) == "append" &&
+                    is_cuda_bool_impl(argument(call, 0, ""));
+            if (all) return true;
+          }
+        }
         continue;
       }
       // `j, k = mask.T`: unpacking a mask along its first dimension gives masks; unpacking a

@@ -74,6 +74,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
            ":" + v.s + ":" + (v.b ? "1" : "0");
   }
+  if (fields & fact::kArgClass) o += "<" + x.klass + ">";
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -127,6 +128,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
       o += x.params[static_cast<size_t>(x.yields_param)].name +
            (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
   }
+  if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -193,6 +195,21 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
     std::string dir = fs::absolute(fs::path(r), ec).lexically_normal().string();
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     roots.insert(dir);
+  }
+  // The directory the files have in common is a root too (a type checker's workspace root, the
+  // directory a project puts on PYTHONPATH): `tool/train.py` imports `util.util` from
+  // `util/util.py` next to `tool/`.
+  if (modules_.size() > 1) {
+    std::error_code ec;
+    fs::path common = fs::absolute(fs::path(modules_[0].dir), ec).lexically_normal();
+    for (const auto& m : modules_) {
+      fs::path dir = fs::absolute(fs::path(m.dir), ec).lexically_normal();
+      fs::path shared;
+      for (auto a = common.begin(), b = dir.begin(); a != common.end() && b != dir.end() && *a == *b; ++a, ++b)
+        shared /= *a;
+      common = shared;
+    }
+    if (!common.empty() && !is_package_dir(common)) roots.insert(common.string());
   }
   // Every module under every root that is one of its ancestors (namespace packages).
   for (int i = 0; i < static_cast<int>(modules_.size()); ++i) {
@@ -484,6 +501,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (target && target->first != static_cast<int>(m)) cuda_[target->first] = 1;
     }
   }
+  // Calls that run per step when their function does: per module, by calling function, the
+  // call and where it lands (module, receiving function).
+  struct Relay {
+    const OutgoingCall* call;
+    int module;
+    std::string receiver;
+  };
+  std::vector<std::unordered_map<std::string, std::vector<Relay>>> relays(n);
   // Every call to a project function of another module, joined per callee: O(calls x hops).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
@@ -497,21 +522,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A class called: its __init__ receives the arguments.
       std::string receiver = local;
       if (ff->method && local.find('.') == std::string::npos) receiver = local + ".__init__";
+      if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, tm, receiver});
       Incoming& in = incoming_[tm][receiver];
       IncomingCalls& c = in.calls;
-      if (oc.hot) {
-        if (!c.hot) {
-          c.hot = true;
-          c.every = oc.every;
-          c.once_per_epoch = oc.once_per_epoch;
-          c.flag_guarded = oc.flag_guarded;
-          c.via = fs::path(layout.path(static_cast<int>(m))).filename().string() + ":" + std::to_string(oc.line);
-        } else {
-          if (oc.every == 0) c.every = 0;
-          if (!oc.once_per_epoch) c.once_per_epoch = false;
-          if (!oc.flag_guarded) c.flag_guarded = false;
-        }
-      }
+      if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
       c.called = true;
       c.in_loop |= oc.in_loop;
       c.result_feeds_training |= oc.result_feeds_training;
@@ -545,6 +559,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             got.passed = true;
             got.values.assign(1, ScalarFact{});
             got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
+            got.klass = "?";
           } else {
             got.defaulted = true;
           }
@@ -565,11 +580,80 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           rest.passed = true;
           rest.values.assign(1, ScalarFact{});
           rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
+          rest.klass = "?";
         }
         if (!p.star && !p.double_star) continue;
         in.params[i].join(rest);
         if (rest.cuda || rest.device_cuda) cuda_[tm] = 1;
       }
+    }
+  }
+  relay_hotness(relays);
+}
+
+std::string FactsTable::via_of(int module, uint32_t line) const {
+  return fs::path(layout_.path(module)).filename().string() + ":" + std::to_string(line);
+}
+
+// A hot call joined into a callee's incoming calls: the least amortized context wins, and the
+// call site named is the first by file name and line whatever the order the calls arrive in (the
+// answer a module records must not change with the order of a table's construction).
+void FactsTable::join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via) {
+  auto earlier = [](const std::string& a, const std::string& b) {
+    auto ca = a.rfind(':'), cb = b.rfind(':');
+    std::string_view fa(a.data(), ca == std::string::npos ? a.size() : ca), fb(b.data(), cb == std::string::npos ? b.size() : cb);
+    if (fa != fb) return fa < fb;
+    long la = ca == std::string::npos ? 0 : std::atol(a.c_str() + ca + 1);
+    long lb = cb == std::string::npos ? 0 : std::atol(b.c_str() + cb + 1);
+    return la < lb;
+  };
+  if (!c.hot) {
+    c.hot = true;
+    c.every = every;
+    c.once_per_epoch = once;
+    c.flag_guarded = flag;
+    c.via = via;
+    return;
+  }
+  if (every == 0) c.every = 0;
+  if (!once) c.once_per_epoch = false;
+  if (!flag) c.flag_guarded = false;
+  if (earlier(via, c.via)) c.via = via;
+}
+
+// A function that another module calls per step runs the calls its body makes per step: the
+// callees in third modules are hot too, in this table, rather than one round later each (a
+// trainer's step calls a model's forward, which calls a submodule's forward in another module,
+// which calls...). A worklist over the relayed calls; a function is visited again only when its
+// context becomes less amortized (every -> 0, once per epoch or flag -> false): O(calls x 4).
+template <class Relays>
+void FactsTable::relay_hotness(const Relays& relays) {
+  const size_t n = relays.size();
+  std::vector<std::pair<int, std::string>> work;
+  for (size_t m = 0; m < n; ++m)
+    for (const auto& [local, in] : incoming_[m])
+      if ((in.calls.hot || in.calls.in_loop) && relays[m].count(local)) work.push_back({static_cast<int>(m), local});
+  auto combine = [](long long a, long long b) {
+    if (a == 0) return b;
+    if (b == 0) return a;
+    if (a > 0 && b > 0) return std::max(a, b);
+    return a > 0 ? a : b > 0 ? b : -1;
+  };
+  for (size_t guard = 0; !work.empty() && guard < 100000; ++guard) {
+    auto [m, local] = work.back();
+    work.pop_back();
+    auto found = relays[m].find(local);
+    if (found == relays[m].end()) continue;
+    const IncomingCalls caller = incoming_[m][local].calls;
+    for (const auto& r : found->second) {
+      const OutgoingCall& oc = *r.call;
+      IncomingCalls& c = incoming_[r.module][r.receiver].calls;
+      IncomingCalls before = c;
+      c.in_loop |= caller.in_loop;  // called from a function that runs in a loop
+      if (caller.hot && oc.hot_if_caller)
+        join_hot(c, combine(caller.every, oc.caller_every), caller.once_per_epoch || oc.caller_once_per_epoch,
+                 caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));
+      if (!(before == c) && relays[r.module].count(r.receiver)) work.push_back({r.module, r.receiver});
     }
   }
 }
@@ -665,6 +749,13 @@ const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) c
   return it->second;
 }
 
+std::string ModuleEnv::canonical(std::string_view name, bool local) const {
+  if (local) return layout_.name(module_) + "." + std::string(name);
+  if (!layout_.is_project_name(module_, name)) return {};
+  auto r = table_.resolve(module_, name);
+  return r ? layout_.name(r->first) + "." + r->second : std::string{};
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -707,7 +798,7 @@ json arg_json(const ArgFacts& a) {
   json hvs = json::array();
   for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -738,6 +829,7 @@ ArgFacts arg_from(const json& j) {
   };
   scalars(j.at(6), a.values);
   scalars(j.at(13), a.hot_values);
+  a.klass = j.at(14).get<std::string>();
   return a;
 }
 }  // namespace
@@ -751,7 +843,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
-                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework});
+                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -759,7 +851,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : c.positional) pos.push_back(arg_json(a));
     for (const auto& [k, a] : c.keywords) kws.push_back({k, arg_json(a)});
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
-                     c.result_feeds_training, c.splat, pos, kws});
+                     c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
+                     c.caller_once_per_epoch, c.caller_flag_guarded});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -797,6 +890,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.yield_device = f.at(19);
       ff.yields_param = f.at(20);
       ff.framework = f.at(21).get<std::string>();
+      ff.returns_class = f.at(22).get<std::string>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
@@ -817,6 +911,11 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       oc.splat = c.at(8);
       for (const auto& a : c.at(9)) oc.positional.push_back(arg_from(a));
       for (const auto& k : c.at(10)) oc.keywords.push_back({k.at(0).get<std::string>(), arg_from(k.at(1))});
+      oc.caller = c.at(11);
+      oc.hot_if_caller = c.at(12);
+      oc.caller_every = c.at(13);
+      oc.caller_once_per_epoch = c.at(14);
+      oc.caller_flag_guarded = c.at(15);
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

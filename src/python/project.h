@@ -115,6 +115,10 @@ class FactsTable {
   bool cuda(int module) const { return cuda_[module] != 0; }
 
  private:
+  template <class Relays>
+  void relay_hotness(const Relays& relays);
+  std::string via_of(int module, uint32_t line) const;
+  static void join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via);
   const ProjectLayout& layout_;
   const std::vector<const ModuleSummary*>& summaries_;
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
@@ -133,6 +137,7 @@ class ModuleEnv : public ExternalFacts {
   const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const override;
   const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
   bool cuda() const override;
+  std::string canonical(std::string_view name, bool local = false) const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda
@@ -164,7 +169,9 @@ struct ProjectRun {
 };
 
 // At most this many rounds: round 1 alone, then facts from the others.
-constexpr int kMaxProjectRounds = 6;
+// 12 (was 6): a device travels one module per round, two when a module must first learn that
+// it is handed CUDA values; YOLOX's prefetcher -> trainer -> model -> backbone -> head needs 12.
+constexpr int kMaxProjectRounds = 12;
 
 // A module's state between runs (the CLI's result cache): its summary and the facts it read,
 // as one string; parse_module_state() is false for anything it did not write.

@@ -41,6 +41,9 @@ struct ArgFacts {
   // parameter sees where the function runs per step.
   bool hot_passed = false, hot_defaulted = false;
   std::vector<ScalarFact> hot_values;
+  // The project class of the instance every passing call site passes, by its canonical name
+  // (ExternalFacts::canonical): "" no site passes a value, "?" some site passes something else.
+  std::string klass;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
@@ -87,6 +90,7 @@ struct FunctionFacts {
   std::vector<std::pair<int, int>> ret_elems;
   int yield_kind = -1, yield_device = 0;  // a generator: the type of what it yields
   int yields_param = -1;  // a generator that yields the elements of this parameter (`for x in it: yield x`)
+  std::string returns_class;    // every return is an instance of this project class (canonical name)
   std::vector<ParamSummary> params;
   // A module-level class ("Class" entries): what an instance is, for the modules that build
   // one or subclass it. Types are python/types.h's AbstractType kind and device, as numbers
@@ -108,7 +112,8 @@ struct FunctionFacts {
 // Which parts of an answer a query reads (its recorded fingerprint covers only those).
 namespace fact {
 // incoming_param
-constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128;
+constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128,
+                   kArgClass = 256;
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming
@@ -116,7 +121,8 @@ constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
                    kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
-                   kReturnType = 128;          // ret_kind, ret_device, ret_elems, yield_*
+                   kReturnType = 128,          // ret_kind, ret_device, ret_elems, yield_*
+                   kReturnsClass = 256;
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -134,6 +140,11 @@ class ExternalFacts {
   virtual const FunctionFacts* callee(std::string_view name, unsigned fields) const = 0;
   // Some other module hands this one CUDA values (or a CUDA device).
   virtual bool cuda() const = 0;
+  // The canonical name of the project function or class `name` (as this module writes it)
+  // stands for: its defining module's dotted name and its local name ("pkg.models.Net"), the
+  // same whichever module writes it and through whichever re-export; "" when it names nothing
+  // the project defines. A local name of this module when `local` is set.
+  virtual std::string canonical(std::string_view name, bool local = false) const = 0;
 };
 
 }  // namespace stoker::python
@@ -151,6 +162,16 @@ struct OutgoingCall {
   bool in_loop = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
+  // The function making the call ("f", "Class.method"; "" at module level) and, when the call
+  // is not hot by this module's own loops, how it runs when that function runs per step (its
+  // guards: amortization, once per epoch, a flag): the project passes on the hotness (and the
+  // per-epoch calls) another module gives the function (a forward that calls a submodule of a
+  // third module) without a round per module.
+  std::string caller;
+  bool hot_if_caller = false;
+  long long caller_every = 0;
+  bool caller_once_per_epoch = false;
+  bool caller_flag_guarded = false;
   std::vector<ArgFacts> positional;
   std::vector<std::pair<std::string, ArgFacts>> keywords;
 };

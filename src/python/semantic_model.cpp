@@ -45,15 +45,47 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   // values come from its callers): computed again from here on.
   values_cache_.clear();
   param_cache_.clear();
-  resolve_closure_calls();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
+  // Calls named by their receiver's type (project mode). What was inferred meanwhile saw only
+  // part of the names, or a program not yet known to use CUDA: inferred again when either
+  // changed.
+  bool named = resolve_typed_external_calls();
+  bool cuda_before = uses_cuda_;
   if (facts_ && !uses_cuda_) uses_cuda_ = ext_classes_hold_cuda();
+  if (named || uses_cuda_ != cuda_before) {
+    clear_memos();
+    types_ = std::make_unique<TypeInference>(*this);
+  }
+  resolve_closure_calls();
   classify_loops();
   compute_hot_functions();
 }
 
 SemanticModel::~SemanticModel() = default;
+
+void SemanticModel::clear_memos() {
+  values_cache_.clear();
+  param_cache_.clear();
+  kwargs_cache_.clear();
+  argparse_cache_.clear();
+  namespace_cache_.clear();
+  cuda_cache_.clear();
+  cuda_bool_cache_.clear();
+  batch_cache_.clear();
+  loader_cache_.clear();
+  module_cache_.clear();
+  device_cache_.clear();
+  origins_cache_.clear();
+  origins_active_.clear();
+  feeds_training_cache_.clear();
+  guard_truth_cache_.clear();
+  first_iteration_flag_.clear();
+  called_in_loop_.clear();
+  loops_by_loader_built_ = false;
+  loops_by_loader_.clear();
+  for (auto& memo : step_call_) memo.assign(calls_.size(), -1);
+}
 
 }  // namespace stoker::python

@@ -319,6 +319,9 @@ class SemanticModel {
   };
   // Project hooks (semantic_project.cpp): facts of other modules, each O(1) after resolution.
   void resolve_external_calls();
+  bool resolve_typed_external_calls();
+  // Forgets every memoized answer (after the project names of calls changed under them).
+  void clear_memos();
   std::string external_name(int call_index) const;
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
@@ -353,6 +356,9 @@ class SemanticModel {
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;
+  // `x[k] = v` inside a loop that binds `k` to each key or index of `x` (`for k, v in x.items()`,
+  // `for i in range(len(x))`): every element of x is replaced.
+  bool elementwise_store(Node store) const;
   DeviceKind device_kind_impl(Node expr) const;
   DeviceKind device_kind_uncached(Node expr) const;
   // The loader constructions an expression may evaluate to (through names, wrappers, returns).
@@ -445,6 +451,7 @@ class SemanticModel {
   std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
   std::vector<char> loader_call_;                        // per call index
   std::map<std::pair<int, std::string>, std::vector<Node>> appends_;  // (scope, name) -> x.append(v)
+  std::map<std::pair<int, std::string>, std::vector<Node>> subscript_stores_;  // (scope, name) -> `x[k] = v`
   // Indexes built once (the analysis reads them from every call site).
   std::unordered_map<const void*, int> class_by_node_, function_by_node_;
   std::unordered_map<std::string, std::vector<int>> classes_by_name_;     // in class order

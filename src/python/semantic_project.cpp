@@ -75,6 +75,8 @@ void ArgFacts::join(const ArgFacts& o) {
                                 TypeInference::from_fact(o.type_kind, o.type_device));
   type_kind = static_cast<int>(t.kind);
   type_device = static_cast<int>(t.device);
+  if (klass.empty()) klass = o.klass;
+  else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
 }
 
@@ -140,6 +142,39 @@ void SemanticModel::resolve_external_calls() {
   if (!facts_) return;
   ext_name_.assign(calls_.size(), std::string{});
   for (size_t ci = 0; ci < calls_.size(); ++ci) ext_name_[ci] = external_name(static_cast<int>(ci));
+}
+
+// The calls still unnamed after resolve_external_calls() whose receiver's abstract type is an
+// instance of another module's class: `self.model(x)` with `self.model = exp.get_model()`
+// typed `models.Net` (its `__call__`, read as `forward`), `self.exp.get_model()` with
+// `self.exp` an `exps.Exp` (its `get_model`). By class, as a type checker names a method.
+// True when it named a call (the types' answers so far saw a partial naming).
+bool SemanticModel::resolve_typed_external_calls() {
+  if (!facts_) return false;
+  bool named = false;
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    if (!ext_name_[ci].empty() || !callees_by_call_[ci].empty()) continue;
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    bool attribute = is(fn, "attribute");
+    if (!attribute && !is(fn, "identifier")) continue;
+    if (!attribute && text(fn) == "self") continue;
+    if (!qualified_name(fn).empty()) continue;  // named (or a builtin) by its imports
+    AbstractType called = types_->type_of(fn);
+    std::string cls = types_->class_name(called);
+    if (!cls.empty() && called.klass <= -2) {
+      ext_name_[ci] = cls + ".__call__";
+      named = true;
+      continue;
+    }
+    if (!attribute) continue;
+    AbstractType recv = types_->type_of(field(fn, "object"));
+    cls = types_->class_name(recv);
+    if (!cls.empty() && recv.klass <= -2) {
+      ext_name_[ci] = cls + "." + std::string(text(field(fn, "attribute")));
+      named = true;
+    }
+  }
+  return named;
 }
 
 const FunctionFacts* SemanticModel::ext_callee(int ci, unsigned fields) const {
@@ -233,10 +268,13 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   std::vector<std::vector<char>> hot_param(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) hot_param[f].assign(functions_[f].params.size(), 0);
   std::unordered_set<const void*> iterated_calls;
+  // Nodes traced from the current root: each once (a union of parameters), so a trace is linear
+  // in the nodes it reaches however the bindings and attributes fan out.
+  std::unordered_set<const void*> traced;
   std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
                                                                              std::vector<std::pair<int, int>>& params) {
     e = unparen(e);
-    if (is_null(e) || depth > kMaxTraceDepth) return;
+    if (is_null(e) || depth > kMaxTraceDepth || !traced.insert(e.id).second) return;
     Step step(*this);
     if (!step) return;
     if (is(e, "call")) {
@@ -250,11 +288,17 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
         else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
       }
+    } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
+      // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
+      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(e, "attribute"))));
+      if (indexed != self_assignments_by_key_.end())
+        for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
     }
   };
   for (const auto& l : loops_) {
     if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
     std::vector<std::pair<int, int>> params;
+    traced.clear();
     trace(field(l.node, "right"), 0, params);
     for (auto [f, p] : params) hot_param[f][p] = 1;
   }
@@ -283,6 +327,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       for (Node a : args) {
         if (is_null(a)) continue;
         std::vector<std::pair<int, int>> params;
+        traced.clear();
         trace(a, 0, params);
         for (auto [f, p] : params)
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;
@@ -324,6 +369,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       facts.returns_module |= is_module_value(r);
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
+    facts.returns_class = types().class_name(returned);  // `get_model()` returns a `models.Net`
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     types().return_facts(static_cast<int>(f), facts);
     facts.params = params_of(static_cast<int>(f));
@@ -356,6 +402,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // The type itself (a Bottom, met in a cycle, is unknown here); a class index does not travel.
     f.type_kind = static_cast<int>(t.kind == AbstractType::Kind::Bottom ? AbstractType::Kind::Unknown : t.kind);
     f.type_device = static_cast<int>(t.device);
+    f.klass = types().class_name(t);  // an instance of a project class: its class travels
+    if (f.klass.empty()) f.klass = "?";
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).
@@ -371,7 +419,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     return f;
   };
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
-    std::string name = external_name(static_cast<int>(ci));
+    std::string name = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (name.empty() || !is_project_name(name)) continue;
     const CallSite& cs = calls_[ci];
     OutgoingCall oc;
@@ -383,6 +431,21 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     oc.once_per_epoch = h.once_per_epoch;
     oc.flag_guarded = h.flag_guarded;
     oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
+    oc.caller = local_name(cs.caller);
+    if (!h.hot && cs.lambda_depth == 0 && cs.caller >= 0) {
+      // Hot when its function is: as frame_hot_context for a function without a hot loop here.
+      bool in_hot_loop = false;
+      for (int l : cs.loops) in_hot_loop |= loops_[l].kind == LoopKind::Hot;
+      if (!in_hot_loop && !oc.caller.empty()) {
+        HotContext g;
+        g.hot = true;
+        apply_guards(g, cs.guards, 0, Node{});
+        oc.hot_if_caller = true;
+        oc.caller_every = g.every;
+        oc.caller_once_per_epoch = g.once_per_epoch;
+        oc.caller_flag_guarded = g.flag_guarded;
+      }
+    }
     oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
     for (auto a : named_children(field(cs.call, "arguments"))) {
       auto k = kind(a);

@@ -522,13 +522,15 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       // `values = []` then `values.append(x)`: a list that is appended CUDA tensors holds them.
       // Only when every append is a tensor or a host scalar (the container's type keeps no
       // element kinds: appended modules or tuples are left as the literal says). A list made
-      // by repetition (`out = [None] * n`) is filled by item stores (`out[i] = v`): those count
+      // by repetition (`out = [None] * n`) or a comprehension (`[None for _ in x]`) is filled by
+      // item stores (`out[i] = v`): those count
       // as appends, and one of an unknown kind leaves its elements unknown.
       Node lit = unparen(b.value);
       bool repeated = is(lit, "binary_operator") && text(field(lit, "operator"), m_.src()) == "*" &&
                       (is(unparen(field(lit, "left")), "list") || is(unparen(field(lit, "right")), "list"));
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
-          (is(lit, "list") || is(lit, "dictionary") || repeated) && t.kind == Kind::HostContainer &&
+          (is(lit, "list") || is(lit, "list_comprehension") || is(lit, "dictionary") || repeated) &&
+          t.kind == Kind::HostContainer &&
           t.device == TypeDevice::Cpu) {
         std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
         std::vector<AbstractType> added;
@@ -631,18 +633,45 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   if (typed.kind == Kind::Bottom) typed = AbstractType::unknown();
   bool plain = is_null(p.default_value);
   if (!plain && typed.kind == Kind::Unknown) ext = nullptr;  // the default decides, as without facts
+  // The type those facts give a passed value: a module or a tensor that may be on CUDA, a CUDA
+  // device; anything else is unknown here.
+  auto passed_type = [](const ArgFacts& a) {
+    if (a.module && a.cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
+    if (a.device_cuda) return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+    if (a.tensor && !a.untyped) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
+    return AbstractType::unknown();
+  };
   bool default_used = sites.empty() && !ext;
+  // An instance of a project class that every call site of another module passes (its class is
+  // the callers' type, not their taint: read whatever the default).
+  AbstractType passed_instance = AbstractType::unknown();
+  if (m_.facts_)
+    if (const ArgFacts* c = m_.ext_param(fi, pi, fact::kArgClass | fact::kCuda | fact::kModule); c && c->passed) {
+      int klass = class_by_canonical(c->klass);
+      if (klass != -1) passed_instance = instance_type(klass, c->module && c->cuda ? TypeDevice::Any : TypeDevice::Unresolved);
+      if (passed_instance.kind != Kind::Unknown && !ext) {
+        if (iterate) return AbstractType::unknown();
+        t = join(t, element(passed_instance, path.size()));
+        default_used = default_used || !is_null(p.default_value);
+      }
+    }
+  // A parameter with a default that call sites of other modules pass CUDA values (`labels=None`
+  // given CUDA targets): not the default's type alone. Without such evidence the default's type
+  // stands (`ignore_index=255` passed a config value stays a host int).
+  if (m_.facts_ && !ext && !is_null(p.default_value) && passed_instance.kind == Kind::Unknown)
+    if (const ArgFacts* d = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice);
+        d && d->passed && (d->cuda || d->tensor || d->module || d->device_cuda)) {
+      AbstractType e = passed_type(*d);
+      if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
+      t = join(t, element(e, path.size()));
+    }
   if (ext) {
     if (ext->defaulted) default_used = true;
     if (ext->passed) {
-      AbstractType e = typed;
+      AbstractType e = passed_instance.kind != Kind::Unknown ? passed_instance : typed;
       if (e.kind == Kind::Module && e.device == TypeDevice::Unresolved && ext->cuda) e.device = TypeDevice::Any;
       if (e.kind == Kind::Device && ext->device_cuda) e.device = TypeDevice::Cuda;
-      if (e.kind == Kind::Unknown) {
-        if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
-        else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
-        else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
-      }
+      if (e.kind == Kind::Unknown) e = passed_type(*ext);
       if (e.kind == Kind::Unknown) return AbstractType::unknown();
       t = join(t, element(e, (iterate ? 1 : 0) + path.size()));
       if (t.kind == Kind::Unknown) return t;
@@ -1219,7 +1248,8 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType)) {
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass)) {
+        if (AbstractType c = returned_instance(*mf); c.kind != Kind::Unknown) return c;
         AbstractType rt = ext_return(*mf);
         if (rt.kind != Kind::Unknown) return rt;
         if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
@@ -1291,13 +1321,7 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
-  if (int ext = ext_instance_class(call); ext <= -2) {  // a class of another project module
-    const FunctionFacts* f = ext_class(ext);
-    AbstractType t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
-    t.klass = ext;
-    if (t.kind == Kind::Object && !f->framework.empty()) t.framework = table.object_class(f->framework);
-    return t;
-  }
+  if (int ext = ext_instance_class(call); ext <= -2) return instance_type(ext, TypeDevice::Unresolved);  // another module's class
   if (is(fn, "identifier")) {
     int fw = framework_class_of_callee(fn);
     if (fw >= 0) {
@@ -1323,8 +1347,9 @@ AbstractType TypeInference::call_type(Node call) const {
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
   if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule |
-                                                           fact::kReturnsLoader | fact::kReturnType)) {
+                                                           fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass)) {
     // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
+    if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
     AbstractType rt = ext_return(*ext);
     if (rt.kind != Kind::Unknown) return rt;
     if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
@@ -1653,14 +1678,17 @@ int TypeInference::ext_instance_class(Node call) const {
   return ext_class_index(m_.ext_name_[it->second]);
 }
 
-int TypeInference::ext_class_index(const std::string& name) const {
-  if (name.empty() || !m_.facts_) return -1;
-  const FunctionFacts* f = m_.facts_->callee(name, fact::kClass);
+int TypeInference::ext_class_index(std::string_view written) const {
+  if (!m_.facts_ || written.empty()) return -1;
+  const FunctionFacts* f = m_.facts_->callee(written, fact::kClass);
   if (!f || !f->is_class || f->module_kind < 0) return -1;
+  // One index per class, whichever name reaches it (`.models.Net`, `pkg.Net` re-exported).
+  std::string key = m_.facts_->canonical(written);
+  if (key.empty()) key = std::string(written);
   for (size_t i = 0; i < ext_classes_.size(); ++i)
-    if (ext_classes_[i] == name) return -2 - static_cast<int>(i);
+    if (ext_classes_[i] == key) return -2 - static_cast<int>(i);
   if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
-  ext_classes_.push_back(name);
+  ext_classes_.push_back(std::move(key));
   return -2 - static_cast<int>(ext_classes_.size() - 1);
 }
 
@@ -1681,6 +1709,50 @@ std::vector<std::string> TypeInference::cuda_instance_classes() const {
       }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+int TypeInference::class_by_canonical(const std::string& name) const {
+  if (!m_.facts_ || name.empty() || name == "?") return -1;
+  // A class of this module (another module returned or passed an instance of it).
+  auto dot = name.rfind('.');
+  if (dot != std::string::npos) {
+    std::string local = name.substr(dot + 1);
+    auto named = m_.classes_by_name_.find(local);
+    if (named != m_.classes_by_name_.end() && m_.facts_->canonical(local, true) == name)
+      for (int c : named->second)
+        if (m_.scopes_[m_.classes()[c].scope].parent == 0) return c;
+  }
+  return ext_class_index(name);
+}
+
+AbstractType TypeInference::returned_instance(const FunctionFacts& f) const {
+  int klass = class_by_canonical(f.returns_class);
+  if (klass == -1) return AbstractType::unknown();
+  AbstractType t = instance_type(klass, f.returns_module && f.returns_cuda ? TypeDevice::Any : TypeDevice::Unresolved);
+  return t.kind == Kind::Module || t.kind == Kind::Object ? t : AbstractType::unknown();
+}
+
+AbstractType TypeInference::instance_type(int klass, TypeDevice module_device) const {
+  AbstractType t;
+  if (klass >= 0) {
+    t = instance_of(klass);
+  } else if (const FunctionFacts* f = ext_class(klass)) {
+    t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
+    t.klass = klass;
+    if (t.kind == Kind::Object && !f->framework.empty()) t.framework = FrameworkTable::get().object_class(f->framework);
+  }
+  if (t.kind == Kind::Module) t.device = module_device;
+  return t;
+}
+
+std::string TypeInference::class_name(const AbstractType& t) const {
+  if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.framework >= 0 || !m_.facts_) return {};
+  if (t.klass >= 0) {
+    const Class& c = m_.classes()[t.klass];
+    return m_.scopes_[c.scope].parent == 0 ? m_.facts_->canonical(c.name, true) : std::string{};
+  }
+  size_t i = static_cast<size_t>(-2 - t.klass);
+  return t.klass <= -2 && i < ext_classes_.size() ? ext_classes_[i] : std::string{};
 }
 
 AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {

@@ -97,6 +97,9 @@ class TypeInference {
   void return_facts(int function, FunctionFacts& out) const;
   // A type as the facts carry it (kind and device as numbers); unknown when out of range.
   static AbstractType from_fact(int kind, int device);
+  // Project mode: the canonical name (ExternalFacts::canonical) of the class of an instance
+  // type (a module-level class here, or one of another module), or "" when it has none.
+  std::string class_name(const AbstractType& t) const;
   // A path into nested tuples: (indices, length), at most 7 levels.
   struct Path {
     uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
@@ -142,13 +145,20 @@ class TypeInference {
   // The facts of the function of another project module a call invokes: a function named
   // through imports, or a method of an instance of another module's class.
   const FunctionFacts* ext_function(Node call, unsigned fields) const;
-  int ext_class_index(const std::string& name) const;  // the klass (<= -2) of a project class name, or -1
  public:
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
   std::vector<std::string> cuda_instance_classes() const;
 
  private:
+  // The klass (<= -2) of a class of another project module, by the name this module writes (or
+  // a canonical one), or -1 when the project has no such class.
+  int ext_class_index(std::string_view written) const;
+  // A class by its canonical name: a module-level class here (>= 0), one of another module
+  // (<= -2), or -1.
+  int class_by_canonical(const std::string& name) const;
+  AbstractType instance_type(int klass, TypeDevice module_device) const;  // klass >= 0 or <= -2
+  AbstractType returned_instance(const FunctionFacts& f) const;  // its `returns_class`, or unknown
   AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)

@@ -3,6 +3,22 @@
 
 namespace stoker::python::rules {
 
+namespace {
+
+// Functions of the math module that read their first argument as a Python float.
+bool float_math_function(std::string_view q) {
+  static const char* const kNames[] = {"isnan", "isinf", "isfinite", "isclose", "sqrt", "exp", "expm1", "log",
+                                       "log2", "log10", "log1p", "fabs", "pow", "copysign", "fmod", "sin",
+                                       "cos", "tan", "asin", "acos", "atan", "tanh", "sinh", "cosh", "erf", "erfc",
+                                       "gamma", "lgamma", "degrees", "radians", "frexp", "modf", "ldexp"};
+  if (q.substr(0, 5) != "math.") return false;
+  for (const char* n : kNames)
+    if (q.substr(5) == n) return true;
+  return false;
+}
+
+}  // namespace
+
 void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
   const auto& m = ctx.model();
   if (!m.uses_cuda()) return;
@@ -47,6 +63,11 @@ void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
       if (!is(a, "keyword_argument")) any |= m.is_cuda(a);
     if (!any) return;
     what = "`" + q.substr(9) + "(...)` of a CUDA tensor";
+  } else if (float_math_function(q)) {
+    // `math.isnan(loss)`: the math module converts its argument with `float()` (Tensor.__float__).
+    Node a = m.argument(node, 0, "");
+    if (is_null(a) || is(a, "keyword_argument") || !m.is_cuda(a)) return;
+    what = "`" + q + "(...)` of a CUDA tensor (an implicit `float()`)";
   } else {
     return;
   }

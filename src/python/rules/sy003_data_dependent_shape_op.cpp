@@ -3,6 +3,7 @@
 
 #include "python/frameworks.h"
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
 namespace {
@@ -19,9 +20,10 @@ bool is_python_scalar(const SemanticModel& m, Node n) {
   }
   if (k == "attribute") {
     std::string q = m.qualified_name(n);
-    return q == "math.inf" || q == "math.pi" || q == "math.e" || q == "numpy.inf";
+    if (q == "math.inf" || q == "math.pi" || q == "math.e" || q == "numpy.inf") return true;
   }
-  return false;
+  // A name or attribute whose abstract type is a Python scalar (`ignore_index=255`).
+  return (k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar;
 }
 
 void report(Context& ctx, Node at, const std::string& what, Fix fix) {
@@ -41,10 +43,16 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     Node value = field(node, "value");
     if (!m.is_cuda(value)) return;
     Node index = unparen(field(node, "subscript"));
-    bool mask = m.is_cuda_bool(index);
-    bool host_index = is(index, "list") ||
-                      (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
-                       is_null(m.argument(index, -1, "device")));
+    // `x[:, mask]`: a mask among several indices selects as much as it holds.
+    bool mask = false;
+    size_t indices = 0;
+    for (Node c : named_children(node)) {
+      if (same(c, value) || is(c, "comment")) continue;
+      ++indices;
+      mask = mask || m.is_cuda_bool(unparen(c));
+    }
+    bool host_index = indices == 1 && (is(index, "list") || (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
+                                                             is_null(m.argument(index, -1, "device"))));
     if (!mask && !host_index) return;
     Node p = parent(node);
     if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right"))) return;
