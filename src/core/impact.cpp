@@ -168,61 +168,67 @@ std::string fmt(Interval i) { return i.is_exact() ? fmt(i.lo) : fmt(i.lo) + ".."
 
 }  // namespace
 
-Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<std::string, std::string>>& facts,
-                       const Settings& settings) {
+namespace {
+// `keep_notes` false: the numbers only, without the assumption notes (the step composer reads
+// only the numbers; formatting every note per member and per loop was most of its time).
+
+Workload build_workload(const HardwareProfile& hw, const std::vector<std::pair<std::string, std::string>>& facts,
+                        const Settings& settings, bool keep_notes) {
   Workload w;
   w.facts = facts;
-  auto& notes = w.assumptions;
+  std::vector<std::string>* notes = keep_notes ? &w.assumptions : nullptr;
   const double speed = kReferenceTflops / std::max(1.0, hw.peak_tflops);
 
   if (auto b = fact_number(facts, "batch_size"); b && *b >= 1) {
     w.batch_size = *b;
-    notes.push_back("batch_size=" + fmt(*b) + " (resolved)");
+    if (notes) notes->push_back("batch_size=" + fmt(*b) + " (resolved)");
   } else {
-    notes.push_back("batch_size=" + fmt(w.batch_size) + " (default)");
+    if (notes) notes->push_back("batch_size=" + fmt(w.batch_size) + " (default)");
   }
   auto workers_now = fact_number(facts, "num_workers");
   if (workers_now) w.workers_now = *workers_now;
   if (settings.workload.workers && *settings.workload.workers > 0) {
     w.workers_fixed = *settings.workload.workers;
-    notes.push_back("workers after fix=" + fmt(w.workers_fixed) + " (configured)");
+    if (notes) notes->push_back("workers after fix=" + fmt(w.workers_fixed) + " (configured)");
   } else {
-    notes.push_back("workers after fix=" + fmt(w.workers_fixed) + " (default)");
+    if (notes) notes->push_back("workers after fix=" + fmt(w.workers_fixed) + " (default)");
   }
-  notes.push_back("workers now=" + fmt(w.workers_now) + (workers_now ? " (resolved)" : " (default)"));
+  if (notes) notes->push_back("workers now=" + fmt(w.workers_now) + (workers_now ? " (resolved)" : " (default)"));
 
   if (settings.workload.step_time_ms && *settings.workload.step_time_ms > 0) {
     w.t_gpu_ms = Interval::exact(*settings.workload.step_time_ms);
-    notes.push_back("T_gpu=" + fmt(w.t_gpu_ms) + " ms/step (configured)");
+    if (notes) notes->push_back("T_gpu=" + fmt(w.t_gpu_ms) + " ms/step (configured)");
   } else {
     // Assumption: 20..80 ms of GPU compute per step on the reference A100, a mid-sized vision or
     // language model step; scaled by peak throughput.
     w.t_gpu_ms = {20 * speed, 80 * speed};
-    notes.push_back("T_gpu=" + fmt(w.t_gpu_ms) + " ms/step (default, scaled to " + fmt(hw.peak_tflops) + " TFLOPS)");
+    if (notes)
+      notes->push_back("T_gpu=" + fmt(w.t_gpu_ms) + " ms/step (default, scaled to " + fmt(hw.peak_tflops) + " TFLOPS)");
   }
   if (settings.workload.load_time_ms && *settings.workload.load_time_ms > 0) {
     w.t_load_ms = Interval::exact(*settings.workload.load_time_ms);
-    notes.push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (configured)");
+    if (notes) notes->push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (configured)");
   } else {
     // Assumption: 0.5..2 ms to read, decode and augment one sample on one CPU core (an ImageNet
     // JPEG at 224 px); calibrate with bench/calibration/serial_loader.py.
     w.t_load_ms = {0.5 * w.batch_size, 2.0 * w.batch_size};
-    notes.push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (default 0.5..2 ms/sample x batch " +
-                    fmt(w.batch_size) + ")");
+    if (notes)
+      notes->push_back("T_load=" + fmt(w.t_load_ms) + " ms/batch on one process (default 0.5..2 ms/sample x batch " +
+                       fmt(w.batch_size) + ")");
   }
   if (settings.workload.batch_bytes && *settings.workload.batch_bytes > 0) {
     w.batch_bytes = Interval::exact(*settings.workload.batch_bytes);
-    notes.push_back("batch_bytes=" + fmt(w.batch_bytes) + " (configured)");
+    if (notes) notes->push_back("batch_bytes=" + fmt(w.batch_bytes) + " (configured)");
   } else if (auto c = fact_number(facts, "copy_bytes")) {
     w.batch_bytes = Interval::exact(*c);
-    notes.push_back("copy_bytes=" + fmt(*c) + " (resolved)");
+    if (notes) notes->push_back("copy_bytes=" + fmt(*c) + " (resolved)");
   } else if (auto s = fact_number(facts, "sample_bytes")) {
     w.batch_bytes = Interval::exact(*s * w.batch_size);
-    notes.push_back("batch_bytes=" + fmt(w.batch_bytes) + " (resolved sample size x batch)");
+    if (notes) notes->push_back("batch_bytes=" + fmt(w.batch_bytes) + " (resolved sample size x batch)");
   } else {
     // Assumption: one 3x224x224 image per sample, uint8 (150,528 B) to float32 (602,112 B).
     w.batch_bytes = {150528.0 * w.batch_size, 602112.0 * w.batch_size};
-    notes.push_back("batch_bytes=" + fmt(w.batch_bytes) + " (default 3x224x224 uint8..float32 per sample)");
+    if (notes) notes->push_back("batch_bytes=" + fmt(w.batch_bytes) + " (default 3x224x224 uint8..float32 per sample)");
   }
   w.dispatch_ms = {0.2, 2.0};  // host refills the queue: eager PyTorch dispatches ~10-20 us/op, 20-100 ops
   w.fixed_step_ms = {1.0, 5.0};  // launches, optimizer step and Python per step, independent of batch
@@ -231,30 +237,37 @@ Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<st
   w.steps_per_epoch = {200, 5000};
   if (auto v = fact_number(facts, "steps_per_epoch"); v && *v >= 1) {
     w.steps_per_epoch = Interval::exact(*v);
-    notes.push_back("steps_per_epoch=" + fmt(*v) + " (resolved from the dataset length and batch size)");
+    if (notes)
+      notes->push_back("steps_per_epoch=" + fmt(*v) + " (resolved from the dataset length and batch size)");
   } else {
-    notes.push_back("steps_per_epoch=" + fmt(w.steps_per_epoch) + " (default)");
+    if (notes) notes->push_back("steps_per_epoch=" + fmt(w.steps_per_epoch) + " (default)");
   }
   if (auto v = fact_number(facts, "amortize_every"); v && *v >= 1) {
     w.amortize_every = *v;
-    notes.push_back("runs every " + fmt(*v) + " steps (resolved)");
+    if (notes) notes->push_back("runs every " + fmt(*v) + " steps (resolved)");
   }
   if (auto v = fact_number(facts, "copies_per_step"); v && *v >= 1) {
     w.copies_per_step = *v;
-    notes.push_back("copies_per_step=" + fmt(*v) + " (resolved)");
+    if (notes) notes->push_back("copies_per_step=" + fmt(*v) + " (resolved)");
   }
   if (auto v = fact_number(facts, "syncs_per_step"); v && *v >= 1) {
     w.syncs_per_step = *v;
-    notes.push_back("syncs_per_step=" + fmt(*v) + " (resolved)");
+    if (notes) notes->push_back("syncs_per_step=" + fmt(*v) + " (resolved)");
   }
   if (auto v = fact_number(facts, "allocs_per_step"); v && *v >= 1) {
     w.allocs_per_step = *v;
-    notes.push_back("allocs_per_step=" + fmt(*v) + " (resolved)");
+    if (notes) notes->push_back("allocs_per_step=" + fmt(*v) + " (resolved)");
   }
   for (const auto& [k, v] : facts)
     if (k == "kind" && v == "memset") w.memset = true;
   w.target_batch = std::max<double>(64, settings.min_batch_size);
   return w;
+}
+}  // namespace
+
+Workload make_workload(const HardwareProfile& hw, const std::vector<std::pair<std::string, std::string>>& facts,
+                       const Settings& settings) {
+  return build_workload(hw, facts, settings, true);
 }
 
 bool set_workload_hint(WorkloadHints& hints, std::string_view key, std::string_view value, std::string& error) {
@@ -284,6 +297,8 @@ bool set_workload_hint(WorkloadHints& hints, std::string_view key, std::string_v
 // --- Evaluation -----------------------------------------------------------------------------
 
 namespace {
+
+bool model_reads(std::string_view model, int i);
 
 struct Point {
   double t_gpu, t_load, bytes, dispatch, fixed, alloc, spawn, steps;
@@ -319,7 +334,13 @@ std::optional<IdleRange> evaluate_model(std::string_view model, const HardwarePr
                            &w.spawn_s,  &w.steps_per_epoch, &w.t_load_ms, &w.batch_bytes};
   IdleRange r{1, 0, 1, 0, 100, -100};
   bool any = false;
+  // Corners that differ only in an interval the model does not read, or in an exact one, are
+  // the same point: each distinct point is evaluated once (the same minima and maxima).
+  unsigned varying = 0;
+  for (int i = 0; i < 8; ++i)
+    if (model_reads(model, i) && !iv[i]->is_exact()) varying |= 1u << i;
   for (unsigned corner = 0; corner < (1u << 8); ++corner) {
+    if (corner & ~varying) continue;
     auto pick = [&](int i) { return (corner >> i) & 1 ? iv[i]->hi : iv[i]->lo; };
     Point p{pick(0), pick(6), pick(7), pick(1), pick(2), pick(3), pick(4), pick(5)};
     auto idle = evaluate_point(model, hw, w, p);
@@ -477,7 +498,7 @@ struct Composer {
     std::map<std::string, int> gi;
     std::vector<std::map<std::string, int>> ci;
     for (const auto& m : l.members) {
-      work.push_back(make_workload(hw, m.facts, s));
+      work.push_back(build_workload(hw, m.facts, s, false));
       ranges.push_back(is_distributed_model(m.model) ? evaluate_model(m.model, hw, work.back()) : std::nullopt);
       auto [it, fresh] = gi.try_emplace(group_of(m), static_cast<int>(gi.size()));
       if (fresh) {
@@ -487,6 +508,7 @@ struct Composer {
       group.push_back(it->second);
       auto& codes = ci[it->second];
       code.push_back(codes.try_emplace(m.code, static_cast<int>(codes.size())).first->second);
+      codes_per_group = std::max(codes_per_group, codes.size());
     }
     groups = gi.size();
   }
@@ -547,20 +569,29 @@ struct Composer {
     }
     c.other = std::max(0.0, *step_ms - c.gpu - host_ms(c.now));
   }
-  // Host ms per group for the given per-member contributions.
+  // Host ms per group for the given per-member contributions: per group, the members of one
+  // rule add up and different rules overlap (the largest sum). One flat table of (group, code)
+  // sums, reused: host_ms runs for every corner and every greedy trial.
   std::vector<double> group_ms(const std::vector<double>& contrib) const {
-    std::vector<std::map<int, double>> sums(groups);
-    for (size_t k = 0; k < contrib.size(); ++k) sums[group[k]][code[k]] += contrib[k];
     std::vector<double> out(groups, 0);
-    for (size_t g = 0; g < groups; ++g)
-      for (const auto& [c, v] : sums[g]) out[g] = std::max(out[g], v);
+    group_ms_into(contrib, out);
     return out;
   }
+  void group_ms_into(const std::vector<double>& contrib, std::vector<double>& out) const {
+    sums_.assign(groups * codes_per_group, 0.0);
+    for (size_t k = 0; k < contrib.size(); ++k) sums_[group[k] * codes_per_group + code[k]] += contrib[k];
+    out.assign(groups, 0);
+    for (size_t g = 0; g < groups; ++g)
+      for (size_t c = 0; c < codes_per_group; ++c) out[g] = std::max(out[g], sums_[g * codes_per_group + c]);
+  }
   double host_ms(const std::vector<double>& contrib) const {
+    group_ms_into(contrib, per_group_);
     double t = 0;
-    for (double g : group_ms(contrib)) t += g;
+    for (double g : per_group_) t += g;
     return t;
   }
+  size_t codes_per_group = 0;  // the most codes of one group
+  mutable std::vector<double> sums_, per_group_;
   static double busy(double gpu, double host) { return gpu + host > 0 ? gpu / (gpu + host) : 1; }
   std::vector<double> fixed(const Corner& c) const {
     std::vector<double> f = c.now;

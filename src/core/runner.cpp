@@ -91,11 +91,11 @@ void run_project(const RunOptions& opts, const Settings& base, const std::vector
       ++context;
     }
   }
-  python::ProjectLayout layout(paths);
-  std::vector<char> eligible(paths.size());
-  // A package's __init__.py is read in the first round too: its imports are the package's names.
-  for (size_t i = 0; i < paths.size(); ++i)
-    eligible[i] = may_have_findings(*sources[i]) || std::filesystem::path(paths[i]).filename() == "__init__.py";
+  std::vector<std::string_view> texts;
+  for (const auto& s : sources) texts.push_back(s->text);
+  auto setup = python::setup_project(paths, texts, [&](size_t i) { return may_have_findings(*sources[i]); });
+  const python::ProjectLayout& layout = setup.layout;
+  const std::vector<char>& eligible = setup.eligible;
   python::ProjectCache cache;
   if (opts.load_module)
     cache.load = [&](size_t i, std::string& state) { return opts.load_module(*sources[i], settings[i], state); };

@@ -52,10 +52,11 @@ std::shared_ptr<Analysis> ProjectMemo::analyze(const Snapshot& snap, const Setti
       paths.push_back(c);
       sources.push_back(std::move(source));
     }
-    python::ProjectLayout layout(paths);
-    std::vector<char> eligible(paths.size());
-    for (size_t i = 0; i < paths.size(); ++i)
-      eligible[i] = may_have_findings(*sources[i]) || fs::path(paths[i]).filename() == "__init__.py";
+    std::vector<std::string_view> texts;
+    for (const auto& s : sources) texts.push_back(s->text);
+    auto setup = python::setup_project(paths, texts, [&](size_t i) { return may_have_findings(*sources[i]); });
+    const python::ProjectLayout& layout = setup.layout;
+    std::vector<char>& eligible = setup.eligible;
     eligible[0] = 1;
     std::hash<std::string> hash;
     python::ProjectCache cache;

@@ -5,6 +5,13 @@ namespace stoker::python {
 std::string backticked(std::string_view code) { return "`" + std::string(code) + "`"; }
 
 Diagnostic& Context::report(std::string_view code, Node at, std::string message) {
+  // Code under a guard known never to hold does not run: nothing there is reported
+  // (rules.md, Clarifications: a guard resolving to False silences what it guards). The
+  // caller still gets a diagnostic to fill in, which is dropped.
+  if (frame_ && model_.guards_dead(frame_->guards)) {
+    dropped_ = Diagnostic{};
+    return dropped_;
+  }
   Diagnostic d;
   d.code = std::string(code);
   d.message = std::move(message);
@@ -21,6 +28,7 @@ Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::
   if (!h.hot || h.once_per_epoch) return nullptr;
   if (h.every > kAmortizedSilentAbove) return nullptr;
   Diagnostic& d = report(code, at, std::move(message));
+  if (&d == &dropped_) return nullptr;
   if (h.every != 0) {
     d.severity = Severity::Info;
     d.facts.push_back({"amortize_every", h.every > 0 ? std::to_string(h.every) : "unknown"});

@@ -1,7 +1,9 @@
 // What a Python check sees: the file, the semantic model, the walk frame, and a way to report.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -23,7 +25,8 @@ class Context {
   const WalkFrame& frame() const { return *frame_; }
   void set_frame(const WalkFrame* f) { frame_ = f; }
 
-  // Reports unconditionally, with the rule's default severity.
+  // Reports with the rule's default severity, unless the code is dead (an enclosing guard is
+  // known never to hold): then the returned diagnostic is a scratch one, never emitted.
   Diagnostic& report(std::string_view code, Node at, std::string message);
   // Reports a per-step pattern: only in a hot context, at info severity when amortized or
   // flag-guarded, silent when it runs once per epoch or its amortized cost is negligible.
@@ -34,12 +37,25 @@ class Context {
   // Edits helpers.
   Edit insert_keyword_argument(Node call, std::string_view keyword_and_value) const;
 
+  // A fact of the whole file that several checks read (gu::ProgramFacts): computed on the first
+  // request, kept for the file's walk. It must not depend on the walk's frame.
+  template <class T, class F>
+  const T& per_file(F&& compute) const {
+    for (const auto& s : per_file_)
+      if (s.first == &typeid(T)) return *static_cast<const T*>(s.second.get());
+    auto value = std::make_shared<T>(compute());
+    per_file_.emplace_back(&typeid(T), value);
+    return *value;
+  }
+
  private:
   const SourceFile& file_;
   const SemanticModel& model_;
   const Settings& settings_;
   std::vector<Diagnostic>& out_;
   const WalkFrame* frame_ = nullptr;
+  Diagnostic dropped_;
+  mutable std::vector<std::pair<const std::type_info*, std::shared_ptr<const void>>> per_file_;
 };
 
 // Amortized patterns are silent once their period is long enough that the modelled cost of

@@ -70,6 +70,24 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       need(3);
       add_class(cols[1]);
       t.device_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "attribute") {
+      need(4);
+      add_class(cols[1]);
+      t.attribute_[member_key(cols[1], cols[2])] = add_class(cols[3]);
+    } else if (kind == "device-module") {
+      need(3);
+      add_class(cols[1]);
+      t.device_module_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "moves-module") {
+      need(3);
+      t.moves_module_[add_class(cols[1])] = cols[2];
+    } else if (kind == "to-device") {
+      need(3);
+      add_class(cols[1]);
+      t.to_device_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "wraps-first") {
+      need(2);
+      t.wraps_first_.insert(cols[1]);
     } else if (kind == "shape-sync") {
       need(2);
       t.shape_sync_.insert(cols[1]);
@@ -114,6 +132,25 @@ bool FrameworkTable::returns_device_tensors(int klass, std::string_view method) 
 
 bool FrameworkTable::is_device_attribute(int klass, std::string_view attribute) const {
   return klass >= 0 && device_.count(member_key(classes_[klass], attribute)) > 0;
+}
+
+int FrameworkTable::attribute_class(int klass, std::string_view attribute) const {
+  if (klass < 0) return -1;
+  auto it = attribute_.find(member_key(classes_[klass], attribute));
+  return it == attribute_.end() ? -1 : it->second;
+}
+
+bool FrameworkTable::is_device_module(int klass, std::string_view attribute) const {
+  return klass >= 0 && device_module_.count(member_key(classes_[klass], attribute)) > 0;
+}
+
+std::string_view FrameworkTable::moved_module_keyword(int klass) const {
+  auto it = moves_module_.find(klass);
+  return it == moves_module_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
+bool FrameworkTable::returns_on_device(int klass, std::string_view method) const {
+  return klass >= 0 && to_device_.count(member_key(classes_[klass], method)) > 0;
 }
 
 const std::vector<FrameworkTable::LoaderOption>& FrameworkTable::loader_config(std::string_view qualified) const {

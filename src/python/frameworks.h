@@ -40,8 +40,23 @@ class FrameworkTable {
   bool returns_device_tensors(int klass, std::string_view method) const;
   // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
   bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
-  // Is `attribute` of framework class `klass` its (CUDA) device?
+  // Is `attribute` of framework class `klass` its device (the one it trains on: CUDA when the
+  // machine has a GPU, so "may be CUDA")?
   bool is_device_attribute(int klass, std::string_view attribute) const;
+  // The framework class of the objects attribute `attribute` of `klass` holds (`trainer.args`:
+  // TrainingArguments), or -1.
+  int attribute_class(int klass, std::string_view attribute) const;
+  // Is `attribute` of `klass` the module it trains, on its device (`trainer.model`)?
+  bool is_device_module(int klass, std::string_view attribute) const;
+  // The keyword that passes the module a constructor of `klass` moves to its device (`model`
+  // of `Trainer(model=...)`, also its first positional argument), or empty.
+  std::string_view moved_module_keyword(int klass) const;
+  // Does the method return its first argument with its tensors on the device (`gather`,
+  // `pad_across_processes`)?
+  bool returns_on_device(int klass, std::string_view method) const;
+  // Does the function (not a method) return a loader of the same kind as its first argument
+  // (`accelerate.skip_first_batches(loader, n)`: its batches, workers and device)?
+  bool wraps_first(std::string_view qualified) const { return wraps_first_.count(std::string(qualified)) > 0; }
   // Does the function's output shape depend on tensor values (SY003)?
   bool is_shape_sync(std::string_view qualified) const { return shape_sync_.count(std::string(qualified)) > 0; }
   // The loader options of a configuration class (empty when it is none).
@@ -51,10 +66,13 @@ class FrameworkTable {
   size_t rows() const { return rows_; }
 
  private:
-  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_;
+  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
-  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_;  // "class\0member"
+  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_module_,
+      to_device_;  // "class\0member"
+  std::unordered_map<std::string, int> attribute_;  // "class\0member" -> framework class
+  std::unordered_map<int, std::string> moves_module_;
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
   size_t rows_ = 0;

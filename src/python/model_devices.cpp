@@ -20,6 +20,9 @@ void SemanticModel::compute_cuda() {
     bool l = is_lightning_module(static_cast<int>(c));
     lightning_class_.push_back(l);
     lightning_module |= l;
+    // A subclass of a framework class that trains on CUDA (`class CLTrainer(Trainer)`).
+    for (const auto& b : classes_[c].bases)
+      if (FrameworkTable::get().uses_cuda(b)) uses_cuda_ = true;
   }
   while (!stack.empty() && !uses_cuda_) {
     Node n = stack.back();
@@ -27,7 +30,10 @@ void SemanticModel::compute_cuda() {
     auto k = kind(n);
     if (k == "string") {
       std::string s;
-      if (string_literal_value(n, src_, s) && (s == "cuda" || starts_with(s, "cuda:"))) uses_cuda_ = true;
+      bool complete = true;  // `f"cuda:{rank}"` too
+      if (string_literal_prefix(n, src_, s, complete) && (complete ? s == "cuda" || starts_with(s, "cuda:")
+                                                                     : starts_with(s, "cuda:")))
+        uses_cuda_ = true;
       continue;
     }
     if (k == "call") {
@@ -68,16 +74,30 @@ SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr) const {
   return d;
 }
 
+SemanticModel::DeviceKind SemanticModel::device_string_kind(std::string_view s, bool prefix_only) {
+  // The device type is what precedes the index (`"xpu:0"`); an f-string's literal start names
+  // it only when the ':' is in it (`f"xpu:{rank}"`, not `f"{kind}:0"` nor `f"cu{x}"`).
+  size_t colon = s.find(':');
+  if (prefix_only && colon == std::string_view::npos) return DeviceKind::Unknown;
+  std::string_view type = s.substr(0, colon);
+  if (type == "cuda") return DeviceKind::Cuda;
+  if (type == "cpu") return DeviceKind::Cpu;
+  // torch's other device types (c10/core/DeviceType.h): not CUDA. ("hip" is not among them:
+  // ROCm builds of torch name their devices "cuda".)
+  static const std::set<std::string, std::less<>> others = {
+      "mps", "xpu", "hpu", "npu", "meta", "xla", "ipu", "mtia", "maia", "lazy", "vulkan", "mkldnn",
+      "opengl", "opencl", "ideep", "ve", "fpga", "privateuseone"};
+  if (others.count(type)) return DeviceKind::Other;
+  return DeviceKind::Unknown;
+}
+
 SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
-  auto from_string = [](const std::string& s) {
-    if (s == "cuda" || starts_with(s, "cuda:")) return DeviceKind::Cuda;
-    if (s == "cpu" || s == "mps" || s == "meta" || starts_with(s, "cpu:")) return DeviceKind::Cpu;
-    return DeviceKind::Unknown;
-  };
+  auto from_string = [](const std::string& s) { return device_string_kind(s); };
   auto k = kind(expr);
-  if (k == "string") {
+  if (k == "string" || k == "concatenated_string") {
     std::string s;
-    return string_literal_value(expr, src_, s) ? from_string(s) : DeviceKind::Unknown;
+    bool complete = true;
+    return string_literal_prefix(expr, src_, s, complete) ? device_string_kind(s, !complete) : DeviceKind::Unknown;
   }
   if (k == "integer") return DeviceKind::Cuda;
   if (k == "attribute") {
@@ -89,8 +109,10 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (dtypes.count(last_part(q))) return DeviceKind::NotDevice;
     }
     if (text(field(expr, "attribute")) == "device" && is_cuda(field(expr, "object"))) return DeviceKind::Cuda;
-    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`
-    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
+    AbstractType t = types_->type_of(expr);  // `accelerator.device`, `fabric.device`, a CPU tensor's
+    if (t.kind == AbstractType::Kind::Device && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any))
+      return DeviceKind::Cuda;  // may be CUDA
+    if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cpu) return DeviceKind::Cpu;
   }
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
@@ -98,21 +120,29 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       auto c = constant(parts[1]);
       if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2]);
       auto a = device_kind_impl(parts[0]), b = device_kind_impl(parts[2]);
-      if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;
+      if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;  // may be CUDA
       if (a == b) return a;
+      auto not_cuda = [](DeviceKind d) { return d == DeviceKind::Cpu || d == DeviceKind::Other; };
+      if (not_cuda(a) && not_cuda(b)) return DeviceKind::Other;  // the host or another device
       return DeviceKind::Unknown;
     }
   }
   if (k == "call") {
     std::string q = callee_name(expr);
     if (q == "torch.device") return device_kind_impl(argument(expr, 0, "type"));
+    // `torch.xpu.current_device()`: an ordinal of that backend's devices.
+    if (starts_with(q, "torch.") && last_part(q) == "current_device") {
+      std::string_view backend = std::string_view(q).substr(6);
+      backend = backend.substr(0, backend.find('.'));
+      if (backend != "current_device") return device_string_kind(backend);
+    }
     if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
     return DeviceKind::Unknown;
   }
   if (k == "identifier" || k == "attribute") {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
     if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
-    bool any_cuda = false, all_cpu = true, any = false;
+    bool any_cuda = false, all_cpu = true, all_other = true, any = false;
     for (const auto& v : values(expr)) {
       any = true;
       DeviceKind d = DeviceKind::Unknown;
@@ -122,9 +152,11 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (d == DeviceKind::NotDevice) return d;
       any_cuda |= d == DeviceKind::Cuda;
       all_cpu &= d == DeviceKind::Cpu;
+      all_other &= d == DeviceKind::Cpu || d == DeviceKind::Other;
     }
-    if (any_cuda) return DeviceKind::Cuda;
+    if (any_cuda) return DeviceKind::Cuda;  // may be CUDA: the join
     if (any && all_cpu) return DeviceKind::Cpu;
+    if (any && all_other) return DeviceKind::Other;
   }
   return DeviceKind::Unknown;
 }
@@ -347,7 +379,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         Node dev = argument(expr, 0, "device");
         DeviceKind d = is_null(dev) ? DeviceKind::NotDevice : device_kind(dev);
         if (d == DeviceKind::Cuda || d == DeviceKind::Unknown) result = true;
-        else if (d == DeviceKind::Cpu) result = false;
+        else if (d == DeviceKind::Cpu || d == DeviceKind::Other) result = false;
         else result = is_cuda_impl(recv) || any_arg_cuda();
       } else if (host_methods.count(m)) {
         result = false;

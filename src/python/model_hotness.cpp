@@ -9,6 +9,25 @@ namespace stoker::python {
 
 using namespace model_detail;
 
+namespace {
+// A decision memoized per node: -1 unknown, 0, 1, and 2 while in progress (a cycle answers
+// unknown). `compute` clears its flag when the step budget is spent: that answer is not kept.
+template <class Compute>
+std::optional<bool> memoized_truth(std::unordered_map<const void*, signed char>& cache, const void* key,
+                                   Compute compute) {
+  auto [it, fresh] = cache.try_emplace(key, 2);
+  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
+  bool budget = true;
+  std::optional<bool> t = compute(budget);
+  if (!budget) {
+    cache.erase(key);
+    return std::nullopt;
+  }
+  cache[key] = t ? static_cast<signed char>(*t) : -1;  // looked up again: `compute` may rehash
+  return t;
+}
+}  // namespace
+
 // ---------------------------------------------------------------------------------------
 // Hot contexts and amortization.
 
@@ -197,16 +216,14 @@ std::optional<bool> SemanticModel::guard_truth(Node cond) const {
   cond = unparen(cond);
   if (is_null(cond)) return std::nullopt;
   // Every node under a guard asks: decided once per condition.
-  auto [it, fresh] = guard_truth_cache_.try_emplace(cond.id, 2);
-  if (!fresh) return it->second == 0 || it->second == 1 ? std::optional<bool>(it->second == 1) : std::nullopt;
-  Step step(*this);
-  if (!step) {
-    guard_truth_cache_.erase(cond.id);
-    return std::nullopt;
-  }
-  auto t = guard_truth_uncached(cond);
-  guard_truth_cache_[cond.id] = t ? static_cast<signed char>(*t) : -1;
-  return t;
+  return memoized_truth(guard_truth_cache_, cond.id, [&](bool& budget) -> std::optional<bool> {
+    Step step(*this);
+    if (!step) {
+      budget = false;
+      return std::nullopt;
+    }
+    return guard_truth_uncached(cond);
+  });
 }
 
 std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
@@ -247,6 +264,7 @@ std::optional<Value> SemanticModel::stable_constant(Node name) const {
   if (!c) return std::nullopt;
   std::string key(text(name));
   bool from_function = false;
+  auto reaching = lookup(key, start(name));
   for (int s = scope_at(start(name)); s >= 0; s = scopes_[s].parent) {
     const Scope& sc = scopes_[s];
     if (sc.kind == Scope::Kind::Class && from_function) continue;
@@ -256,6 +274,7 @@ std::optional<Value> SemanticModel::stable_constant(Node name) const {
       for (const Binding& b : it->second) {
         if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::Param) return std::nullopt;
         std::vector<Value> vs = binding_values(b);
+        narrow_at_use(name, b, reaching, vs);  // `assert backend in (...)` after it
         if (vs.size() != 1) return std::nullopt;
         const Value& v = vs.front();
         if (v.kind != c->kind) return std::nullopt;
@@ -471,8 +490,88 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     ctx = hot_function_[function];
     ctx.loop = -1;
     apply_guards(ctx, guards, 0, Node{});
+    // A guard on a parameter that every per-step call leaves False (`class_agnostic=False`
+    // by default, passed True only by a caller outside the training loop): not per step.
+    for (const auto& [cond, positive] : guards) {
+      if (!hot_functions_ready_) break;  // the call sites' contexts are final only then
+      auto t = hot_param_truth(function, cond);
+      if (t && *t != positive) {
+        ctx.once_per_epoch = true;
+        break;
+      }
+    }
   }
   return ctx;
+}
+
+std::optional<bool> SemanticModel::hot_param_truth(int function, Node cond) const {
+  cond = unparen(cond);
+  if (is(cond, "not_operator")) {
+    auto t = hot_param_truth(function, field(cond, "argument"));
+    return t ? std::optional<bool>(!*t) : std::nullopt;
+  }
+  if (!is(cond, "identifier")) return std::nullopt;
+  return memoized_truth(hot_param_truth_cache_, cond.id, [&](bool& budget) -> std::optional<bool> {
+    Step step(*this);
+    if (!step) {
+      budget = false;
+      return std::nullopt;
+    }
+    return hot_param_truth_uncached(function, cond);
+  });
+}
+
+std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node name) const {
+  auto bindings = lookup(text(name), start(name));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != function)
+    return std::nullopt;
+  int pi = bindings[0]->param_index;
+  const Function& fn = functions_[function];
+  const Param& p = fn.params[pi];
+  if (p.is_variadic || (fn.klass >= 0 && pi == 0)) return std::nullopt;
+  std::vector<Value> vs;
+  bool any = false, default_used = false;
+  if (const ArgFacts* ext = ext_param(function, pi, fact::kHotValues)) {  // hot call sites elsewhere
+    if (ext->hot_passed)
+      for (const Value& v : to_values(ext->hot_values)) vs.push_back(v);
+    default_used |= ext->hot_defaulted;
+    any |= ext->hot_passed || ext->hot_defaulted;
+  }
+  int position = fn.klass >= 0 ? pi - 1 : pi;
+  for (int ci : callers(function)) {
+    const CallSite& cs = calls_[ci];
+    HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
+    if (!h.hot || h.once_per_epoch) continue;
+    any = true;
+    Node a = argument(cs.call, p.keyword_only ? -1 : position, p.name);
+    if (!is_null(a)) {
+      for (const Value& v : values(a)) vs.push_back(v);
+      continue;
+    }
+    for (Node c : named_children(field(cs.call, "arguments")))
+      if (is(c, "list_splat") || is(c, "dictionary_splat")) return std::nullopt;
+    default_used = true;
+  }
+  if (!any) return std::nullopt;
+  if (default_used) {
+    if (is_null(p.default_value)) return std::nullopt;
+    for (const Value& v : values(p.default_value)) vs.push_back(v);
+  }
+  std::optional<bool> out;
+  for (const Value& v : vs) {
+    auto b = truthy(v);
+    if (!b || (out && *out != *b)) return std::nullopt;
+    out = b;
+  }
+  return out;
+}
+
+bool SemanticModel::guards_dead(const std::vector<std::pair<Node, bool>>& guards) const {
+  for (const auto& [cond, positive] : guards) {
+    auto truth = guard_truth(cond);
+    if (truth && *truth != positive) return true;
+  }
+  return false;
 }
 
 HotContext SemanticModel::hot_context(const WalkFrame& frame, uint32_t) const {
@@ -530,6 +629,7 @@ void SemanticModel::compute_hot_functions() {
     work.pop_back();
     for (int ci : calls_by_caller_[f]) visit_site(ci);
   }
+  hot_functions_ready_ = true;
 }
 
 }  // namespace stoker::python

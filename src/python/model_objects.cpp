@@ -77,7 +77,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
     // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
     // device, so host-batch rules must not see them.
-    if (q.rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last)) {
+    if (q.rfind("builtins.", 0) != 0 && (!FrameworkTable::get().is_prepare_method(last) || FrameworkTable::get().wraps_first(q))) {
       for (auto a : named_children(field(expr, "arguments")))
         if (!is(a, "keyword_argument") && is_loader_impl(a)) return true;
     }
@@ -148,7 +148,8 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
         for (Node r : functions_[f].returns) add(r);
       Node source = types_->prepared_source(expr, Node{});
       if (!is_null(source)) add(source);  // the loader handed to `accelerator.prepare(loader)`
-      else if (qualified_name(fn).rfind("builtins.", 0) != 0 && !FrameworkTable::get().is_prepare_method(last))
+      else if (qualified_name(fn).rfind("builtins.", 0) != 0 &&
+               (!FrameworkTable::get().is_prepare_method(last) || FrameworkTable::get().wraps_first(qualified_name(fn))))
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);
     }

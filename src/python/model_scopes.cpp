@@ -25,7 +25,6 @@ void SemanticModel::collect() {
     Node block;
   };
   std::vector<Item> stack{{root_, 0, -1, -1, root_}};
-  std::vector<Node> kids;
   auto bind = [&](int scope, const std::string& name, Binding b) {
     if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
   };
@@ -76,8 +75,8 @@ void SemanticModel::collect() {
     auto k = kind(n);
     int scope = it.scope, function = it.function;
     Node block = it.block;
-    // The block a binding's dominance is judged by: a `with` body always runs, so a binding in
-    // it dominates the uses after the `with` statement as one beside it would.
+    // A `with` body always runs when its statement does: its bindings dominate what follows
+    // the statement as the statement's own would (the enclosing block stays the block).
     if ((k == "block" && !is(parent(n), "with_statement")) || k == "module") block = n;
     // A binding is visible after its statement (a for target: inside the body).
     uint32_t at = end(n);
@@ -314,18 +313,12 @@ void SemanticModel::collect() {
       loop_by_node_[n.id] = loop;
       loops_.push_back(l);
     }
-    kids.clear();  // one buffer for the whole walk, not a vector per node
-    for_each_named_child(n, [&](Node c) {
-      kids.push_back(c);
-      return true;
-    });
     Node body = is_loop ? field(n, "body") : Node{};
-    for (size_t i = kids.size(); i-- > 0;) {
-      Node c = kids[i];
+    for_each_named_child_reverse(n, [&](Node c) {
       // Only a loop's body runs per iteration; its iterable/condition belongs to the outside.
       int child_loop = (is_loop && same(c, body)) ? loop : it.loop;
       stack.push_back({c, scope, function, child_loop, block});
-    }
+    });
   }
 }
 

@@ -19,7 +19,7 @@ std::string_view method_of(Node call, std::string_view src) {
 bool same_value(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::Unknown:
+    case Value::Kind::Unknown: return a.excluded == b.excluded;
     case Value::Kind::None: return true;
     case Value::Kind::Int: return a.i == b.i;
     case Value::Kind::Float: return a.f == b.f;
@@ -307,7 +307,12 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     auto bindings = lookup(text(expr), start(expr));
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
     std::vector<Value> out;
-    for (const Binding* b : bindings) add_values(out, binding_values(*b));
+    for (const Binding* b : bindings) {
+      std::vector<Value> vs = binding_values(*b);
+      narrow_at_use(expr, *b, bindings, vs);
+      add_values(out, vs);
+    }
+    if (out.empty()) out.push_back(Value::unknown());
     return out;
   }
   if (k == "attribute") return attribute_values(expr);
@@ -321,6 +326,8 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
       }
       return inner;
     }
+    if (callee == "torch.distributed.get_backend" || callee == "torch.distributed.distributed_c10d.get_backend")
+      return backend_values(expr);
     if (callee == "builtins.min" || callee == "builtins.max") {
       auto args = named_children(field(expr, "arguments"));
       if (args.size() == 2) {
@@ -333,6 +340,170 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   v.kind = Value::Kind::Expr;
   v.expr = expr;
   return {v};
+}
+
+// ---------------------------------------------------------------------------------------
+// Narrowing at a use.
+
+const std::vector<std::pair<Node, Node>>& SemanticModel::membership_asserts(int scope, const std::string& name) const {
+  if (!asserts_built_) {
+    asserts_built_ = true;
+    std::vector<Node> stack{root_};
+    while (!stack.empty()) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "assert_statement")) {
+        Node cond = named_count(n) ? unparen(named_child(n, 0)) : Node{};
+        if (is(cond, "comparison_operator") && named_count(cond) == 2 && text(ts_node_child(cond, 1)) == "in") {
+          Node name_node = unparen(named_child(cond, 0)), seq = unparen(named_child(cond, 1));
+          if (is(name_node, "identifier") && (is(seq, "list") || is(seq, "tuple") || is(seq, "set")))
+            membership_asserts_[{scope_at(start(n)), std::string(text(name_node))}].push_back({n, seq});
+        }
+        continue;
+      }
+      for_each_named_child(n, [&](Node c) {
+        stack.push_back(c);
+        return true;
+      });
+    }
+  }
+  static const std::vector<std::pair<Node, Node>> kNone;
+  auto it = membership_asserts_.find({scope, name});
+  return it == membership_asserts_.end() ? kNone : it->second;
+}
+
+void SemanticModel::narrow_at_use(Node use, const Binding& b, const std::vector<const Binding*>& reaching,
+                                  std::vector<Value>& vs) const {
+  uint32_t at = start(use);
+  std::string name(text(use));
+  // `if x is None: x = v` (no else) between this binding and the use, whose branch rebinds x:
+  // x is not None after it, whatever this binding gave.
+  for (const Binding* r : reaching) {
+    if (r == &b || r->kind != Binding::Kind::Assign || r->unpack_index >= 0 || is_null(r->target)) continue;
+    Node stmt = parent(r->target);
+    if (!is(stmt, "assignment")) continue;
+    stmt = parent(stmt);
+    Node block = parent(stmt);
+    Node owner = parent(block);
+    if (!is(stmt, "expression_statement") || !is(block, "block") || !is(owner, "if_statement") ||
+        !same(field(owner, "consequence"), block) || !is_null(field(owner, "alternative")))
+      continue;
+    Node cond = unparen(field(owner, "condition"));
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2 || text(ts_node_child(cond, 1)) != "is" ||
+        ts_node_child_count(cond) != 3 || !is(unparen(named_child(cond, 1)), "none") ||
+        text(unparen(named_child(cond, 0))) != name)
+      continue;
+    if (end(owner) > at || b.at > start(owner)) continue;  // the use after the if; this binding before it
+    std::erase_if(vs, [](const Value& v) { return v.kind == Value::Kind::None; });
+    break;
+  }
+  // `assert x in ("gloo", "nccl")` after this binding, dominating the use (its block encloses
+  // the use): the value is one of those.
+  for (const auto& [stmt, seq] : membership_asserts(scope_at(at), name)) {
+    if (start(stmt) < b.at || end(stmt) > at) continue;
+    Node block = parent(stmt);
+    if (start(block) > at || end(block) < at) continue;
+    bool later_binding = false;
+    for (const Binding* r : reaching) later_binding |= r->at > end(stmt) && r->at <= at;
+    if (later_binding) continue;
+    std::vector<Value> listed;
+    bool literal = true;
+    for (Node e : named_children(seq)) {
+      if (is(e, "comment")) continue;
+      Node u = unparen(e);
+      if (!is(u, "string") && !is(u, "integer") && !is(u, "true") && !is(u, "false") && !is(u, "none")) {
+        literal = false;
+        break;
+      }
+      add_values(listed, values(u));
+    }
+    if (!literal || listed.empty()) continue;
+    std::vector<Value> narrowed;
+    for (const Value& v : vs) {
+      if (v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr) {
+        for (const Value& l : listed)
+          if (l.kind != Value::Kind::Str || std::find(v.excluded.begin(), v.excluded.end(), l.s) == v.excluded.end())
+            add_values(narrowed, {l});
+        continue;
+      }
+      for (const Value& l : listed)
+        if (same_value(l, v)) add_values(narrowed, {v});
+    }
+    vs = std::move(narrowed);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Process-group backends (torch.distributed API knowledge).
+
+std::vector<Value> SemanticModel::backend_values(Node call) const {
+  Node g = argument(call, 0, "group");
+  if (is_null(g) || is(unparen(g), "none")) return default_backend_at(call);
+  std::vector<Value> out;
+  for (const Value& v : values(g)) add_values(out, group_backend(v, 0));
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+std::vector<Value> SemanticModel::group_backend(const Value& group, int depth) const {
+  if (group.kind == Value::Kind::None) return {Value::unknown()};  // the default group; where taken: unknown
+  if (group.kind != Value::Kind::Expr || depth > 4) return {Value::unknown()};
+  Node e = unparen(group.expr);
+  const std::string& q = is(e, "call") ? callee_name(e) : qualified_name(e);
+  if (q == "torch.distributed.group.WORLD" || q == "torch.distributed.GroupMember.WORLD")
+    return default_backend_at(e);
+  if (!is(e, "call")) return {Value::unknown()};
+  if (q == "torch.distributed.new_group" || q == "torch.distributed.distributed_c10d.new_group") {
+    Node bk = argument(e, 2, "backend");
+    if (is_null(bk)) return default_backend_at(e);
+    std::vector<Value> out;
+    for (const Value& v : values(bk)) out.push_back(v.kind == Value::Kind::Str ? v : Value::unknown());
+    return out;
+  }
+  // A group returned by a function of this file: each return, where it is.
+  auto targets = callees(e);
+  if (targets.empty()) return {Value::unknown()};
+  std::vector<Value> out;
+  for (int f : targets) {
+    if (functions_[f].returns.empty()) return {Value::unknown()};
+    for (Node r : functions_[f].returns)
+      for (const Value& v : values(r)) add_values(out, group_backend(v, depth + 1));
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+std::vector<Value> SemanticModel::default_backend_at(Node at) const {
+  // The innermost enclosing `if dist.get_backend() == "x":` (or `!=`) decides: in its branch the
+  // default group's backend is "x", in the other branch it is anything but "x".
+  for (Node n = at, p = parent(at); !is_null(p) && !is(p, "function_definition") && !is(p, "module");
+       n = p, p = parent(p)) {
+    if (!is(p, "if_statement")) continue;
+    bool in_consequence = same(field(p, "consequence"), n);
+    bool in_else = !in_consequence && (is(n, "else_clause") || is(n, "elif_clause"));
+    if (!in_consequence && !in_else) continue;
+    Node cond = unparen(field(p, "condition"));
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2) continue;
+    std::string_view op = text(ts_node_child(cond, 1));
+    if (op != "==" && op != "!=") continue;
+    Node l = unparen(named_child(cond, 0)), r = unparen(named_child(cond, 1));
+    if (is(l, "string")) std::swap(l, r);
+    std::string s;
+    if (!is(l, "call") || !string_literal_value(r, src_, s)) continue;
+    const std::string& q = callee_name(l);
+    if (q != "torch.distributed.get_backend" && q != "torch.distributed.distributed_c10d.get_backend") continue;
+    if (named_count(field(l, "arguments")) != 0) continue;
+    bool equal = (op == "==") == in_consequence;
+    Value v;
+    if (equal) {
+      v.kind = Value::Kind::Str;
+      v.s = s;
+    } else {
+      v.excluded.push_back(s);
+    }
+    return {v};
+  }
+  return {Value::unknown()};
 }
 
 // A comparison of two known operands. A name counts as known only when it holds the same

@@ -3,6 +3,7 @@
 #include "core/test_hooks.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -10,6 +11,14 @@
 #include <unordered_map>
 
 namespace stoker::python {
+
+// Generated from the grammar's node-types.json (cmake/embed_node_fields.cmake).
+struct NodeTypeFields {
+  const char* type;
+  const char* fields;  // space-separated
+};
+extern const NodeTypeFields kNodeTypeFields[];
+extern const size_t kNodeTypeFieldsCount;
 
 namespace {
 
@@ -243,6 +252,18 @@ std::vector<TextRange> ParsedModule::error_ranges() const {
   return out;
 }
 
+const TSFieldId* syntax_detail::field_ids() {
+  static const std::array<TSFieldId, syntax_detail::kFieldCount> ids = [] {
+    std::array<TSFieldId, syntax_detail::kFieldCount> out{};
+    const TSLanguage* lang = tree_sitter_python();
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = ts_language_field_id_for_name(lang, syntax_detail::kFieldNames[i].data(),
+                                             static_cast<uint32_t>(syntax_detail::kFieldNames[i].size()));
+    return out;
+  }();
+  return ids.data();
+}
+
 TSFieldId field_id(const char* name) {
   static const std::unordered_map<std::string, TSFieldId> ids = [] {
     std::unordered_map<std::string, TSFieldId> out;
@@ -261,55 +282,90 @@ TSFieldId field_id(const char* name) {
   return id;
 }
 
-ChildIndex::Entry& ChildIndex::insert(const void* id) {
-  for (size_t i = slot_of(id);; i = (i + 1) & mask_) {
-    Slot& s = slots_[i];
-    if (s.id == id) return entries_[s.entry];
-    if (!s.id) {
-      s.id = id;
-      s.entry = static_cast<uint32_t>(entries_.size());
-      entries_.emplace_back();
-      return entries_.back();
+namespace {
+// Per public symbol of the grammar, the field ids its children may carry (kNodeTypeFields).
+const std::vector<std::vector<TSFieldId>>& fields_by_symbol() {
+  static const std::vector<std::vector<TSFieldId>> table = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    std::unordered_map<std::string_view, std::vector<TSFieldId>> by_name;
+    for (size_t i = 0; i < kNodeTypeFieldsCount; ++i) {
+      std::vector<TSFieldId> ids;
+      std::string_view names = kNodeTypeFields[i].fields;
+      while (!names.empty()) {
+        size_t b = names.find_first_not_of(' ');
+        if (b == std::string_view::npos) break;
+        names.remove_prefix(b);
+        std::string_view name = names.substr(0, names.find(' '));
+        names.remove_prefix(name.size());
+        TSFieldId id = ts_language_field_id_for_name(lang, name.data(), static_cast<uint32_t>(name.size()));
+        if (!id) throw std::runtime_error("tree-sitter-python grammar lacks the field " + std::string(name));
+        ids.push_back(id);
+      }
+      by_name[kNodeTypeFields[i].type] = std::move(ids);
     }
-  }
+    std::vector<std::vector<TSFieldId>> out(ts_language_symbol_count(lang));
+    for (uint32_t s = 0; s < out.size(); ++s) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(s)) != TSSymbolTypeRegular) continue;
+      const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
+      auto it = name ? by_name.find(name) : by_name.end();
+      if (it != by_name.end()) out[s] = it->second;
+    }
+    return out;
+  }();
+  return table;
+}
+}  // namespace
+
+void ChildIndex::add_child(Node c) {
+  nodes_.push_back(c);
+  code_.push_back(ts_node_is_named(c) && !ts_node_is_extra(c));
 }
 
 ChildIndex::ChildIndex(Node root) : tree_(root.tree) {
   if (is_null(root)) return;
-  // Every node once: a cursor step per node, children stored contiguously.
-  std::vector<std::pair<Node, Node>> order;  // (node, parent)
-  order.push_back({root, ts_node_parent(root)});
+  const auto& symbol_fields = fields_by_symbol();
+  // Breadth-first: entry k is the root (k = 0) or nodes_[k - 1]; its children are appended to
+  // nodes_ when it is reached, each with an entry whose parent is it. One cursor step per node.
+  entries_.push_back(Entry{0, 0, 0, 0, ts_node_parent(root)});
   TSTreeCursor cursor = ts_tree_cursor_new(root);
-  std::vector<std::pair<uint32_t, uint32_t>> spans;  // per order index
-  for (size_t k = 0; k < order.size(); ++k) {
-    Node n = order[k].first;
-    uint32_t first = static_cast<uint32_t>(nodes_.size());
+  for (size_t k = 0; k < entries_.size(); ++k) {
+    Node n = k == 0 ? root : nodes_[k - 1];
+    uint32_t first = static_cast<uint32_t>(nodes_.size()), fields_first = static_cast<uint32_t>(fields_.size());
     if (ts_node_child_count(n) > 0) {
+      // A node type without fields in the grammar (an argument list, a string...) has no child to
+      // ask the field of; an ERROR node (a symbol past the table) is always asked.
+      TSSymbol symbol = ts_node_symbol(n);
+      bool may_have_fields = symbol >= symbol_fields.size() || !symbol_fields[symbol].empty();
       ts_tree_cursor_reset(&cursor, n);
       if (ts_tree_cursor_goto_first_child(&cursor)) {
         do {
-          nodes_.push_back(ts_tree_cursor_current_node(&cursor));
-          fields_.push_back(ts_tree_cursor_current_field_id(&cursor));
-          Node c = nodes_.back();
-          code_.push_back(ts_node_is_named(c) && !ts_node_is_extra(c));
+          add_child(ts_tree_cursor_current_node(&cursor));
+          if (!may_have_fields) continue;
+          // The first child of each field (what ts_node_child_by_field_id answers).
+          TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+          bool seen = false;
+          for (uint32_t i = fields_first; i < fields_.size() && !seen; ++i) seen = fields_[i].id == f;
+          if (f && !seen) fields_.push_back({f, nodes_.back()});
         } while (ts_tree_cursor_goto_next_sibling(&cursor));
       }
     }
-    uint32_t count = static_cast<uint32_t>(nodes_.size()) - first;
-    spans.push_back({first, count});
-    for (uint32_t i = first; i < first + count; ++i) order.push_back({nodes_[i], n});
+    Entry& e = entries_[k];
+    e.first = first;
+    e.count = static_cast<uint32_t>(nodes_.size()) - first;
+    e.fields_first = fields_first;
+    e.fields_count = static_cast<uint32_t>(fields_.size()) - fields_first;
+    for (uint32_t i = first; i < nodes_.size(); ++i) entries_.push_back(Entry{0, 0, 0, 0, n});
   }
   ts_tree_cursor_delete(&cursor);
   size_t capacity = 16;
-  while (capacity < order.size() * 2) capacity <<= 1;
+  while (capacity < entries_.size() * 2) capacity <<= 1;
   slots_.assign(capacity, Slot{});
   mask_ = capacity - 1;
-  entries_.reserve(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    Entry& e = insert(order[k].first.id);
-    e.first = spans[k].first;
-    e.count = spans[k].second;
-    e.parent = order[k].second;
+  for (size_t k = 0; k < entries_.size(); ++k) {
+    const void* id = k == 0 ? root.id : nodes_[k - 1].id;
+    size_t i = slot_of(id);
+    while (slots_[i].id && slots_[i].id != id) i = (i + 1) & mask_;
+    slots_[i] = Slot{id, static_cast<uint32_t>(k)};
   }
 }
 
@@ -347,6 +403,35 @@ bool string_literal_value(Node n, std::string_view src, std::string& out) {
   for (auto c : named_children(n)) {
     auto k = kind(c);
     if (k == "interpolation") return false;
+    if (k == "string_content" || k == "escape_sequence") out += text(c, src);
+  }
+  return true;
+}
+
+bool string_literal_prefix(Node n, std::string_view src, std::string& out, bool& complete) {
+  n = unparen(n);
+  out.clear();
+  complete = true;
+  if (is(n, "concatenated_string")) {
+    for (auto c : named_children(n)) {
+      std::string part;
+      bool whole = true;
+      if (!string_literal_prefix(c, src, part, whole)) return false;
+      out += part;
+      if (!whole) {
+        complete = false;
+        return true;
+      }
+    }
+    return true;
+  }
+  if (!is(n, "string")) return false;
+  for (auto c : named_children(n)) {
+    auto k = kind(c);
+    if (k == "interpolation") {
+      complete = false;
+      return true;
+    }
     if (k == "string_content" || k == "escape_sequence") out += text(c, src);
   }
   return true;

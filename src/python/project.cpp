@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "python/parser.h"
+#include "python/types.h"
 
 namespace fs = std::filesystem;
 
@@ -48,6 +49,12 @@ std::string join(const std::vector<std::string>& parts, size_t from, size_t to) 
 
 constexpr int kMaxReexportHops = 8;
 constexpr int kMaxPackageDepth = 32;
+// Context of `stoker check FILE`: directories listed, entries read per directory, and how deep
+// namespace packages (directories without __init__.py) are followed below the file's directory
+// and the directories it puts on sys.path.
+constexpr size_t kMaxListedDirs = 256;
+constexpr size_t kMaxListedEntries = 4096;
+constexpr int kMaxNamespaceDepth = 3;
 
 // Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
 // read as all false.
@@ -59,6 +66,14 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kType) o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+  if (fields & fact::kHotValues) {
+    o += x.hot_passed ? "|hp" : "|h-";
+    o += x.hot_defaulted ? 'd' : '-';
+    for (const auto& v : x.hot_values)
+      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+           ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -103,10 +118,20 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsCuda) o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kReturnType) {
+    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device);
+    for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
+    o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
+         std::to_string(x.yields_param) + (x.method ? "m" : "f");
+    if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
+      o += x.params[static_cast<size_t>(x.yields_param)].name +
+           (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
+  }
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
     for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
+    if (!x.framework.empty()) o += "|F" + x.framework;
   }
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
@@ -124,7 +149,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
 // ---------------------------------------------------------------------------------------
 // Layout.
 
-ProjectLayout::ProjectLayout(const std::vector<std::string>& paths) {
+ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::vector<std::string>& extra_roots) {
   std::unordered_map<std::string, bool> has_init;
   auto is_package_dir = [&](const fs::path& d) {
     auto key = d.string();
@@ -157,7 +182,18 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths) {
     for (const auto& c : parts) valid &= is_identifier(c);
     m.name = valid ? join(parts, 0, parts.size()) : std::string{};
     roots.insert(d.string());
+    // A src layout: `src` is searched as pyright searches it (its packages may be namespace ones).
+    for (int up = 0; up < kMaxPackageDepth && d.has_parent_path() && d != d.parent_path(); ++up) {
+      if (d.filename() == "src") roots.insert(d.string());
+      d = d.parent_path();
+    }
     modules_.push_back(std::move(m));
+  }
+  for (const auto& r : extra_roots) {
+    std::error_code ec;
+    std::string dir = fs::absolute(fs::path(r), ec).lexically_normal().string();
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    roots.insert(dir);
   }
   // Every module under every root that is one of its ancestors (namespace packages).
   for (int i = 0; i < static_cast<int>(modules_.size()); ++i) {
@@ -247,33 +283,59 @@ std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(co
     if (!top.has_parent_path() || top == top.parent_path()) break;
     top = top.parent_path();
   }
-  auto add_dir = [&](const fs::path& d) {
+  // One listing per directory (at most kMaxListedEntries entries): its .py files become
+  // candidates; its subdirectories are returned (all of them, or only packages).
+  std::set<fs::path> listed;
+  size_t dirs_listed = 0;
+  auto list_dir = [&](const fs::path& d, bool namespaces) {
+    std::vector<fs::path> subs;
+    if (!listed.insert(d).second || ++dirs_listed > kMaxListedDirs) return subs;
     std::vector<std::string> found;
-    for (fs::directory_iterator it(d, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
-         it.increment(ec)) {
-      if (!it->is_regular_file(ec) || it->path().extension() != ".py") continue;
-      if (fs::path(it->path()).lexically_normal() == abs) continue;
-      found.push_back(it->path().string());
+    size_t entries = 0;
+    for (fs::directory_iterator it(d, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end && entries < kMaxListedEntries; it.increment(ec), ++entries) {
+      const fs::path& p = it->path();
+      if (it->is_regular_file(ec)) {
+        if (p.extension() == ".py" && fs::path(p).lexically_normal() != abs) found.push_back(p.string());
+      } else if (it->is_directory(ec) && !it->is_symlink(ec)) {
+        // Not importable: hidden, dashed and other non-identifier names.
+        if (is_identifier(p.filename().string()) && (namespaces || fs::is_regular_file(p / "__init__.py", ec)))
+          subs.push_back(p);
+      }
     }
     std::sort(found.begin(), found.end());
     for (auto& f : found)
       if (candidates.size() < limit) candidates.push_back(std::move(f));
+    std::sort(subs.begin(), subs.end());
+    return subs;
   };
-  add_dir(dir);
-  if (top != dir) {
-    // The top package (below its root), breadth first: what relative imports reach.
-    std::vector<fs::path> dirs{top};
+  // Directories and the packages below them, breadth first; with `namespaces`, directories
+  // without __init__.py too (namespace packages), at most kMaxNamespaceDepth levels down.
+  auto add_tree = [&](std::vector<std::pair<fs::path, int>> dirs, bool namespaces) {
     for (size_t i = 0; i < dirs.size() && candidates.size() < limit; ++i) {
-      if (dirs[i] != dir && dirs[i] != top) add_dir(dirs[i]);
-      std::vector<fs::path> subs;
-      for (fs::directory_iterator it(dirs[i], fs::directory_options::skip_permission_denied, ec), end;
-           !ec && it != end; it.increment(ec))
-        if (it->is_directory(ec) && !it->is_symlink(ec) && fs::is_regular_file(it->path() / "__init__.py", ec))
-          subs.push_back(it->path());
-      std::sort(subs.begin(), subs.end());
-      for (auto& s : subs) dirs.push_back(s);
+      auto [d, depth] = dirs[i];
+      bool deeper = namespaces && depth < kMaxNamespaceDepth;
+      for (auto& sub : list_dir(d, deeper)) dirs.push_back({std::move(sub), depth + 1});
     }
-  }
+  };
+  // The siblings first; then the top package (below its root): what relative imports reach; then
+  // the packages next to the file (`from utils.fit import fit_one_epoch` in a script,
+  // `models/vit.py` as a namespace package); then what it puts on sys.path.
+  // Below a directory, only the subdirectories the file imports by their first name (a script
+  // next to a large tree of data or other checkouts reads none of it).
+  std::set<std::string> imported_tops;
+  for (const auto& name : imported_names(text))
+    if (!name.empty() && name[0] != '.') imported_tops.insert(name.substr(0, name.find('.')));
+  auto imported_below = [&](const fs::path& d) {
+    std::vector<std::pair<fs::path, int>> out;
+    for (auto& sub : list_dir(d, true))
+      if (imported_tops.count(sub.filename().string())) out.push_back({std::move(sub), 1});
+    return out;
+  };
+  auto below = imported_below(dir);
+  if (top != dir) add_tree({{top, 0}}, false);
+  add_tree(std::move(below), true);
+  for (const auto& d : sys_path_dirs(path, text)) add_tree(imported_below(fs::path(d)), true);
   // A module's names: its stem, and a package's directory name for its __init__.py.
   auto names_of = [](const std::string& p) {
     fs::path fp(p);
@@ -335,6 +397,69 @@ std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(co
   return out;
 }
 
+ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vector<std::string_view>& texts,
+                           const std::function<bool(size_t)>& prefilter) {
+  const size_t n = paths.size();
+  std::vector<std::string> extra;
+  for (size_t i = 0; i < n; ++i)
+    for (auto& d : sys_path_dirs(paths[i], texts[i]))
+      if (std::find(extra.begin(), extra.end(), d) == extra.end()) extra.push_back(std::move(d));
+  ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
+  const ProjectLayout& layout = setup.layout;
+  // Who imports whom (project modules only), then every importer of a module that passes the
+  // prefilter, transitively: O(modules + imports).
+  std::vector<std::vector<int>> importers(n), imports(n);
+  std::vector<int> work;
+  std::vector<char> reached(n, 0), passes(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int from = static_cast<int>(i);
+    for (const auto& name : imported_names(texts[i])) {
+      if (!layout.is_project_name(from, name)) continue;
+      int m = layout.split(from, layout.absolute(from, name)).first;
+      if (m >= 0 && m != from) {
+        importers[m].push_back(from);
+        imports[from].push_back(m);
+      }
+    }
+    if (prefilter(i)) {
+      reached[i] = passes[i] = 1;
+      work.push_back(from);
+    }
+  }
+  while (!work.empty()) {
+    int m = work.back();
+    work.pop_back();
+    for (int imp : importers[m])
+      if (!reached[imp]) {
+        reached[imp] = 1;
+        work.push_back(imp);
+      }
+  }
+  // Of the modules only the closure reached, those with a loop (it may run the project's code
+  // per iteration: get_miou.py's loop over deeplab.py's methods) and those a module with a loop
+  // reaches through them (relays). A module without one adds only call sites, whose arguments
+  // (an unresolved `self.args` handed to `main(args)` by a launcher script) would join the
+  // parameters of what it calls with unknowns: left out, as before. O(modules + imports).
+  std::vector<char> keep(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (reached[i] && has_loop_statement(texts[i])) {
+      keep[i] = 1;
+      work.push_back(static_cast<int>(i));
+    }
+  while (!work.empty()) {
+    int m = work.back();
+    work.pop_back();
+    for (int imp : imports[m])
+      if (reached[imp] && !keep[imp]) {
+        keep[imp] = 1;
+        work.push_back(imp);
+      }
+  }
+  for (size_t i = 0; i < n; ++i)
+    setup.eligible[i] = passes[i] || keep[i] || fs::path(paths[i]).filename() == "__init__.py";
+  return setup;
+}
+
 // ---------------------------------------------------------------------------------------
 // The facts of a round.
 
@@ -351,6 +476,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
     for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
     stars_[m] = summaries[m]->star_imports;
+  }
+  // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains).
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const std::string& name : summaries[m]->cuda_instances) {
+      auto target = resolve(static_cast<int>(m), name);
+      if (target && target->first != static_cast<int>(m)) cuda_[target->first] = 1;
+    }
   }
   // Every call to a project function of another module, joined per callee: O(calls x hops).
   for (size_t m = 0; m < n; ++m) {
@@ -412,11 +545,13 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           if (oc.splat) {
             got.passed = true;
             got.values.assign(1, ScalarFact{});
+            got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
           } else {
             got.defaulted = true;
           }
         }
         in.params[i].join(got);
+        if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(got);
         if (got.cuda || got.device_cuda) cuda_[tm] = 1;
       }
       for (size_t i = 0; i < params.size(); ++i) {
@@ -430,6 +565,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         if ((p.star || p.double_star) && oc.splat) {
           rest.passed = true;
           rest.values.assign(1, ScalarFact{});
+          rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         }
         if (!p.star && !p.double_star) continue;
         in.params[i].join(rest);
@@ -569,7 +705,10 @@ using nlohmann::json;
 json arg_json(const ArgFacts& a) {
   json vs = json::array();
   for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
-  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped};
+  json hvs = json::array();
+  for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -581,17 +720,25 @@ ArgFacts arg_from(const json& j) {
   a.device_cuda = j.at(5);
   a.tensor = j.at(7);
   a.untyped = j.at(8);
-  for (const auto& v : j.at(6)) {
-    ScalarFact f;
-    int k = v.at(0);
-    if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
-    f.kind = static_cast<ScalarFact::Kind>(k);
-    f.i = v.at(1);
-    f.f = v.at(2);
-    f.s = v.at(3);
-    f.b = v.at(4);
-    a.values.push_back(std::move(f));
-  }
+  a.type_kind = j.at(9);
+  a.type_device = j.at(10);
+  a.hot_passed = j.at(11);
+  a.hot_defaulted = j.at(12);
+  auto scalars = [](const json& list, std::vector<ScalarFact>& out) {
+    for (const auto& v : list) {
+      ScalarFact f;
+      int k = v.at(0);
+      if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
+      f.kind = static_cast<ScalarFact::Kind>(k);
+      f.i = v.at(1);
+      f.f = v.at(2);
+      f.s = v.at(3);
+      f.b = v.at(4);
+      out.push_back(std::move(f));
+    }
+  };
+  scalars(j.at(6), a.values);
+  scalars(j.at(13), a.hot_values);
   return a;
 }
 }  // namespace
@@ -606,7 +753,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
-                   attrs});
+                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -620,7 +767,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   for (const auto& [key, e] : queries)
     qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
   json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports},
-         {"calls", calls}, {"queries", qs}};
+         {"calls", calls}, {"queries", qs}, {"cuda_instances", s.cuda_instances}};
   return j.dump();
 }
 
@@ -645,12 +792,20 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.iter_kind = f.at(12);
       ff.iter_device = f.at(13);
       for (const auto& a : f.at(14)) ff.attrs.push_back({a.at(0).get<std::string>(), a.at(1), a.at(2)});
+      ff.ret_kind = f.at(15);
+      ff.ret_device = f.at(16);
+      ff.ret_elems = f.at(17).get<std::vector<std::pair<int, int>>>();
+      ff.yield_kind = f.at(18);
+      ff.yield_device = f.at(19);
+      ff.yields_param = f.at(20);
+      ff.framework = f.at(21).get<std::string>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();
     s.star_imports = j.at("stars").get<std::vector<std::string>>();
+    s.cuda_instances = j.at("cuda_instances").get<std::vector<std::string>>();
     for (const auto& c : j.at("calls")) {
       OutgoingCall oc;
       oc.callee = c.at(0);

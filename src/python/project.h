@@ -31,10 +31,13 @@ namespace stoker::python {
 // continues upwards); the first directory without one is a root (the script's directory Python
 // puts first on sys.path, a `src/` layout's `src`). Every directory of the project that holds
 // modules outside packages is a root too, so `models/vit.py` next to `train.py` is both
-// `models.vit` (namespace package) and `vit`.
+// `models.vit` (namespace package) and `vit`. So are a directory named `src` above a module (a
+// src layout whose package is a namespace package, `src/proj/` without `__init__.py`: pyright
+// searches `src` the same way) and the `extra_roots` (directories the modules put on sys.path,
+// sys_path_dirs()).
 class ProjectLayout {
  public:
-  explicit ProjectLayout(const std::vector<std::string>& paths);
+  explicit ProjectLayout(const std::vector<std::string>& paths, const std::vector<std::string>& extra_roots = {});
   size_t size() const { return modules_.size(); }
   const std::string& path(int m) const { return modules_[m].path; }
   const std::string& name(int m) const { return modules_[m].name; }  // under its package root
@@ -52,6 +55,8 @@ class ProjectLayout {
   // read through `read`, which answers nullopt for what cannot or should not be read), those
   // connected to the file by mentions of each other's module names (one imports the other,
   // directly or through other related modules). Returned with their texts.
+  // The candidates also include the packages below the file's directory and the directories
+  // (with their packages) that the file puts on sys.path.
   using Reader = std::function<std::optional<std::string>(const std::string& path)>;
   static std::vector<std::pair<std::string, std::string>> context_files(const std::string& path,
                                                                         std::string_view text, size_t limit,
@@ -66,6 +71,34 @@ class ProjectLayout {
   std::unordered_map<std::string, std::vector<int>> by_name_;
   std::unordered_map<std::string, char> top_level_;
 };
+
+// Dotted module names a module's text imports, as written (relative ones keep their leading
+// dots): `import a.b` gives `a.b`; `from a import b, c` gives `a`, `a.b`, `a.c` (each of b and c
+// may be a submodule). A byte scan of the statements' starts; at most 4,096 names.
+std::vector<std::string> imported_names(std::string_view text);
+// Does the text have a `for`/`while` statement (a line that starts with one: `for x in y:`,
+// `while c:`)? A byte scan of the lines' starts; a docstring line of that shape answers yes.
+bool has_loop_statement(std::string_view text);
+// The directories a module puts on sys.path: `sys.path.insert(i, P)` / `sys.path.append(P)`
+// where P is a string literal, `__file__`, `os.path.join`/`dirname`/`abspath` of those,
+// pathlib's `Path(...)`, `.parent`, `.parents[k]`, `/`, or a name assigned one of these. A
+// relative path is taken from the file's directory or the nearest one above it where it exists
+// (the program is started from there). Absolute, normalized, existing directories only.
+std::vector<std::string> sys_path_dirs(const std::string& path, std::string_view text);
+
+// The layout of a run's Python modules and which of them round 1 analyzes: those `prefilter`
+// passes (they name torch or a framework), packages' `__init__.py` (their imports are the
+// package's names), and the modules that import, directly or through other project modules,
+// one that `prefilter` passes (a script whose torch use is all in a project module:
+// `from deeplab import DeeplabV3`), when it has a loop or is on such a chain of imports between
+// a module with a loop and one the prefilter passes: what it adds is loops that run the project's
+// code (hotness). The others cannot reach anything stoker reports.
+struct ProjectSetup {
+  ProjectLayout layout;
+  std::vector<char> eligible;
+};
+ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vector<std::string_view>& texts,
+                           const std::function<bool(size_t)>& prefilter);
 
 // The facts of one round, built from every module's latest summary.
 class FactsTable {

@@ -34,9 +34,17 @@ struct ArgFacts {
   // By the caller's abstract types (python/types.h), stronger than `cuda` (the CUDA taint):
   bool tensor = false;   // some call site passes a tensor that may be on CUDA
   bool untyped = false;  // some call site passes a value of another known type (a host value...)
+  // The abstract type (python/types.h kind and device, as numbers) joined over the call sites
+  // that pass a value: 0 (Bottom) none passed yet; Unknown as soon as one site's is unknown.
+  int type_kind = 0, type_device = 0;
+  // The same over the call sites in a hot context only (per step): what a guard on the
+  // parameter sees where the function runs per step.
+  bool hot_passed = false, hot_defaulted = false;
+  std::vector<ScalarFact> hot_values;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
+  void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields
 };
 
 // How a function defined in this module is called from the other modules.
@@ -75,6 +83,13 @@ struct FunctionFacts {
   bool returns_loader = false;
   bool returns_module = false;
   bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
+  // What it returns by its abstract types (kind and device as numbers, -1 unknown), and when a
+  // return is a tuple display, the type of each element (at most 8; kind -1 unknown), so that
+  // `model, flag = f(...)` in another module unpacks element-wise.
+  int ret_kind = -1, ret_device = 0;
+  std::vector<std::pair<int, int>> ret_elems;
+  int yield_kind = -1, yield_device = 0;  // a generator: the type of what it yields
+  int yields_param = -1;  // a generator that yields the elements of this parameter (`for x in it: yield x`)
   std::vector<ParamSummary> params;
   // A module-level class ("Class" entries): what an instance is, for the modules that build
   // one or subclass it. Types are python/types.h's AbstractType kind and device, as numbers
@@ -89,20 +104,22 @@ struct FunctionFacts {
     bool operator==(const Attr&) const = default;
   };
   std::vector<Attr> attrs;  // `self.attr` of the class and its bases, where the type is known; sorted
+  std::string framework;    // the framework class it derives from (data/frameworks.txt), or empty
   bool operator==(const FunctionFacts&) const = default;
 };
 
 // Which parts of an answer a query reads (its recorded fingerprint covers only those).
 namespace fact {
 // incoming_param
-constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16;
+constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128;
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming
 constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
-                   kParams = 32, kClass = 64;  // kClass: is_class, module_kind, iter_*, attrs
+                   kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
+                   kReturnType = 128;          // ret_kind, ret_device, ret_elems, yield_*
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -148,6 +165,9 @@ struct ModuleSummary {
   std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
   std::vector<std::string> star_imports;                          // `from M import *`: M, as written
   std::vector<OutgoingCall> calls;
+  // Project classes of other modules (as written) whose instances this module places on a CUDA
+  // device (`Net().cuda()`, a model handed to a Trainer): their module uses CUDA.
+  std::vector<std::string> cuda_instances;
 };
 
 }  // namespace stoker::python

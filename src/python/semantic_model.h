@@ -29,6 +29,9 @@ struct Value {
   std::string s;
   bool b = false;
   Node expr{};  // Kind::Expr: the expression the value was computed by (a call, a dict...)
+  // Kind::Unknown: a value known not to be any of these strings (in the else branch of
+  // `if dist.get_backend() == "nccl":`); narrowed by `assert x in ("gloo", "nccl")`.
+  std::vector<std::string> excluded;
   static Value unknown() { return {}; }
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Int ? double(i) : kind == Kind::Bool ? double(b) : f; }
@@ -232,6 +235,9 @@ class SemanticModel {
   // Where a node inside function `frame.function` and loops `frame.loops` runs.
   HotContext hot_context(const WalkFrame& frame, uint32_t offset) const;
   bool function_is_hot(int f) const { return f >= 0 && hot_function_[f].hot; }
+  // Dead code: some enclosing guard's condition is known to be the opposite of its branch
+  // (`if args.flag:` with a store_true flag left False). Nothing there runs.
+  bool guards_dead(const std::vector<std::pair<Node, bool>>& guards) const;
   const HotContext& function_hot_context(int f) const { return hot_function_[f]; }
   // Is the loop iterated once per epoch (nested in another loop, or in a function called
   // from a loop)?
@@ -253,8 +259,13 @@ class SemanticModel {
   bool is_cuda(Node expr) const;
   // Is it a CUDA boolean tensor (a mask)?
   bool is_cuda_bool(Node expr) const;
-  enum class DeviceKind { NotDevice, Cpu, Cuda, Unknown };
+  // Cpu: the host; Other: a device of another known type (`mps`, `xpu`, `hpu`, `npu`, `meta`,
+  // `xla`...): not CUDA and not the host. Cuda also stands for "may be CUDA" (a join with it).
+  enum class DeviceKind { NotDevice, Cpu, Cuda, Unknown, Other };
   DeviceKind device_kind(Node expr) const;
+  // The kind of a device written as a string (`"cuda:1"`, `"xpu"`); with `prefix_only`, only the
+  // literal start of an f-string is known (`f"xpu:{rank}"`: its type is what precedes the ':').
+  static DeviceKind device_string_kind(std::string_view s, bool prefix_only = false);
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
   // The dtype a tensor conversion call names: `.bool()`, `.float()`, `.long()`..., `.to(torch.bool)`,
@@ -386,6 +397,10 @@ class SemanticModel {
   // comparison of known values (`x is None`, `device.type == "mps"`); nullopt when unknown.
   std::optional<bool> guard_truth(Node cond) const;
   std::optional<bool> guard_truth_uncached(Node cond) const;
+  // The truth of a guard on a parameter of `function` where it runs per step: from the
+  // arguments of its hot call sites only (here and in other modules) and the default.
+  std::optional<bool> hot_param_truth(int function, Node cond) const;
+  std::optional<bool> hot_param_truth_uncached(int function, Node name) const;
   std::optional<Value> stable_constant(Node name) const;
   // A binding whose statement sits in a branch that never runs (an `if` whose condition is
   // known False, the `else` of one known True, an `elif` after a condition known True): it
@@ -402,6 +417,18 @@ class SemanticModel {
   bool attribute_reassigned(std::string_view attribute) const;
   // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_values.cpp).
   std::vector<Value> comparison_values(Node comparison) const;
+  // Narrowing of a name's candidates at a use (model_values.cpp): `if x is None: x = v` before
+  // the use drops the None of the bindings before it; `assert x in ("a", "b")` between a binding
+  // and the use keeps the listed values.
+  void narrow_at_use(Node use, const Binding& b, const std::vector<const Binding*>& reaching,
+                     std::vector<Value>& vs) const;
+  // `torch.distributed.get_backend(group)`: the backends the group may have (a group made with
+  // `new_group(backend="gloo")`, the default group narrowed by the guards where it was taken).
+  std::vector<Value> backend_values(Node call) const;
+  std::vector<Value> group_backend(const Value& group, int depth) const;
+  std::vector<Value> default_backend_at(Node at) const;
+  // `assert name in (literals)` statements, by (scope, name): (statement, the literal sequence).
+  const std::vector<std::pair<Node, Node>>& membership_asserts(int scope, const std::string& name) const;
   bool is_argparse_vars(Node e) const;  // `vars(args)`, args from parse_args()
 
   const ExternalFacts* facts_ = nullptr;
@@ -465,6 +492,8 @@ class SemanticModel {
   mutable bool global_names_built_ = false;
   mutable std::unordered_set<std::string> global_names_;  // names in global/nonlocal statements
   mutable std::unordered_set<std::string> assigned_attributes_;  // attribute names assigned (not on self)
+  mutable std::unordered_map<const void*, signed char> hot_param_truth_cache_;  // as guard_truth_cache_
+  bool hot_functions_ready_ = false;  // compute_hot_functions() has finished
   mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
   mutable std::unordered_map<const Binding*, std::vector<std::pair<Node, bool>>> binding_guards_;
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
@@ -475,6 +504,8 @@ class SemanticModel {
   };
   mutable std::unordered_map<const void*, ValuesEntry> values_cache_;
   mutable std::map<std::pair<int, int>, ValuesEntry> param_cache_;
+  mutable bool asserts_built_ = false;
+  mutable std::map<std::pair<int, std::string>, std::vector<std::pair<Node, Node>>> membership_asserts_;
   mutable std::unordered_map<const void*, Kwargs> kwargs_cache_;
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
   mutable std::unordered_map<const void*, char> cuda_bool_cache_;
@@ -505,7 +536,6 @@ void SemanticModel::walk(F&& visit) const {
   WalkFrame frame;
   std::vector<WalkFrame> saved;
   std::vector<Item> stack;
-  std::vector<Node> kids;
   stack.push_back({root_, false, None, Node{}});
   while (!stack.empty()) {
     Item item = stack.back();
@@ -573,12 +603,9 @@ void SemanticModel::walk(F&& visit) const {
       cond_expr = named_child(n, 1);
       cond_false = named_child(n, 2);
     }
-    all_children(n, kids);
-    for (size_t i = kids.size(); i-- > 0;) {
-      Node c = kids[i];
-      // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
-      // nodes as extras; what they hold is not analyzed (collect() never indexed it).
-      if (!is_named_code(c)) continue;
+    // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
+    // nodes as extras; what they hold is not analyzed (collect() never indexed it).
+    for_each_named_child_reverse(n, [&](Node c) {
       Push push = None;
       Node ctx{};
       if (special_push != None && !is_null(special) && same(c, special)) {
@@ -590,7 +617,7 @@ void SemanticModel::walk(F&& visit) const {
       }
       if (push != None) stack.push_back({c, true, push, ctx});
       stack.push_back({c, false, push, ctx});
-    }
+    });
   }
 }
 

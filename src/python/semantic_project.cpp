@@ -2,6 +2,7 @@
 // reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
 #include <algorithm>
 
+#include "python/frameworks.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 
@@ -47,6 +48,20 @@ ScalarFact to_scalar_fact(const Value& v) {
   return f;
 }
 
+namespace {
+// Candidate values joined: at most kMaxCandidates, past that one unknown.
+void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& from) {
+  for (const auto& v : from) {
+    if (std::find(into.begin(), into.end(), v) != into.end()) continue;
+    if (into.size() >= SemanticModel::kMaxCandidates) {
+      into.assign(1, ScalarFact{});
+      return;
+    }
+    into.push_back(v);
+  }
+}
+}  // namespace
+
 void ArgFacts::join(const ArgFacts& o) {
   passed |= o.passed;
   defaulted |= o.defaulted;
@@ -56,14 +71,17 @@ void ArgFacts::join(const ArgFacts& o) {
   device_cuda |= o.device_cuda;
   tensor |= o.tensor;
   untyped |= o.untyped;
-  for (const auto& v : o.values) {
-    if (std::find(values.begin(), values.end(), v) != values.end()) continue;
-    if (values.size() >= SemanticModel::kMaxCandidates) {
-      values.assign(1, ScalarFact{});
-      return;
-    }
-    values.push_back(v);
-  }
+  AbstractType t = python::join(TypeInference::from_fact(type_kind, type_device),
+                                TypeInference::from_fact(o.type_kind, o.type_device));
+  type_kind = static_cast<int>(t.kind);
+  type_device = static_cast<int>(t.device);
+  join_scalars(values, o.values);
+}
+
+void ArgFacts::join_hot(const ArgFacts& site) {
+  hot_passed |= site.passed;
+  hot_defaulted |= site.defaulted;
+  join_scalars(hot_values, site.values);
 }
 
 std::string SemanticModel::local_name(int f) const {
@@ -207,6 +225,7 @@ bool SemanticModel::ext_classes_hold_cuda() const {
   auto on_cuda = [](int d) { return d == static_cast<int>(TypeDevice::Cuda) || d == static_cast<int>(TypeDevice::Any); };
   auto holds = [&](const FunctionFacts* f) {
     if (!f || !f->is_class) return false;
+    if (!f->framework.empty() && FrameworkTable::get().uses_cuda(f->framework)) return true;  // a Trainer subclass
     if (f->iter_kind >= 0 && on_cuda(f->iter_device)) return true;
     for (const auto& a : f->attrs)
       if (on_cuda(a.device)) return true;
@@ -223,6 +242,7 @@ bool SemanticModel::ext_classes_hold_cuda() const {
 ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
+  out.cuda_instances = types().cuda_instance_classes();
   // Module-level imports (re-exports through a package's __init__.py).
   for (const auto& [name, list] : scopes_[0].bindings)
     if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});
@@ -341,6 +361,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
+    types().return_facts(static_cast<int>(f), facts);
     facts.params = params_of(static_cast<int>(f));
     out.functions.push_back({std::move(name), std::move(facts)});
   }
@@ -368,6 +389,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.tensor = t.kind == AbstractType::Kind::Tensor && cuda_answer(t) == CudaAnswer::Cuda;
     // A value of unknown type leaves the others' answer ("may be CUDA" holds if one caller's does).
     f.untyped = !f.tensor && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Bottom;
+    // The type itself (a Bottom, met in a cycle, is unknown here); a class index does not travel.
+    f.type_kind = static_cast<int>(t.kind == AbstractType::Kind::Bottom ? AbstractType::Kind::Unknown : t.kind);
+    f.type_device = static_cast<int>(t.device);
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).

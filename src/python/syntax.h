@@ -3,6 +3,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -17,7 +18,10 @@ namespace stoker::python {
 
 using Node = TSNode;
 
-inline bool is_null(Node n) { return ts_node_is_null(n); }
+// The node's identity and start offset are fields of TSNode itself (api.h: `id`, and
+// `context[0]`, the start byte, as every tree-sitter release since 0.16 lays it out): read here
+// without a call into the shared library.
+inline bool is_null(Node n) { return n.id == nullptr; }
 // Node type names by symbol, with their lengths, built once (ts_node_type returns a C string
 // that every comparison would measure again).
 const std::string_view* symbol_names();
@@ -31,26 +35,55 @@ inline std::string_view kind(Node n) {
 inline bool is(Node n, std::string_view k) { return !is_null(n) && kind(n) == k; }
 // Field ids by name, looked up once (tree-sitter's own lookup compares every field name).
 TSFieldId field_id(const char* name);
+// A field of the Python grammar named by a string literal: the name is checked and turned into
+// a slot at compile time (an unknown field name does not compile), the slot into the grammar's
+// field id by one table read. `field(n, "body")` costs no lookup by name at run time.
+namespace syntax_detail {
+inline constexpr std::string_view kFieldNames[] = {
+    "alias",     "alternative", "argument",  "arguments",        "attribute",    "body",        "cause",
+    "code",      "condition",   "consequence", "definition",     "expression",   "format_specifier",
+    "function",  "guard",       "key",       "left",             "module_name",  "name",        "object",
+    "operator",  "operators",   "parameters", "return_type",     "right",        "subject",     "subscript",
+    "superclasses", "type",     "type_conversion", "type_parameters", "value"};
+inline constexpr size_t kFieldCount = sizeof(kFieldNames) / sizeof(kFieldNames[0]);
+consteval uint32_t field_slot(std::string_view name) {
+  for (size_t i = 0; i < kFieldCount; ++i)
+    if (kFieldNames[i] == name) return static_cast<uint32_t>(i);
+  throw "not a field of the tree-sitter-python grammar";  // a compile error in a consteval call
+}
+// The grammar's id of every slot (0 when the grammar lacks the field), built on first use.
+const TSFieldId* field_ids();
+}  // namespace syntax_detail
+struct FieldName {
+  template <size_t N>
+  consteval FieldName(const char (&name)[N]) : slot(syntax_detail::field_slot(std::string_view(name, N - 1))) {}
+  uint32_t slot;
+  TSFieldId id() const {
+    static const TSFieldId* ids = syntax_detail::field_ids();
+    return ids[slot];
+  }
+};
 class ChildIndex;
 Node parent(Node n);
-inline bool same(Node a, Node b) { return ts_node_eq(a, b); }
-inline uint32_t start(Node n) { return ts_node_start_byte(n); }
+inline bool same(Node a, Node b) { return a.id == b.id && a.tree == b.tree; }
+inline uint32_t start(Node n) { return n.context[0]; }
 inline uint32_t end(Node n) { return ts_node_end_byte(n); }
 inline TextRange range(Node n) { return {start(n), end(n)}; }
 inline std::string_view text(Node n, std::string_view src) {
   return is_null(n) ? std::string_view{} : src.substr(start(n), end(n) - start(n));
 }
-// Children by cursor: tree-sitter's indexed child access walks from the first child, so
-// indexing in a loop is quadratic on a module with many statements.
-// Every node's children and parent, recorded in one traversal of a tree. While an index is
-// installed on the thread (ScopedChildIndex), for_each_child() and parent() read it instead of
-// moving tree-sitter cursors (a cursor step costs hundreds of instructions in tree-sitter 0.20,
-// ts_node_parent walks down from the root).
+// Every node's children, fields and parent, recorded in one breadth-first traversal of a tree
+// (one cursor step per node). While an index is installed on the thread (ScopedChildIndex),
+// for_each_child(), field() and parent() read it instead of asking tree-sitter (a cursor step
+// costs hundreds of instructions in tree-sitter 0.20, ts_node_parent walks down from the root).
+// The field of a child is asked only under a node whose type has fields in the grammar (its
+// node-types.json, embedded at build time) or that is an ERROR node.
 class ChildIndex {
  public:
   explicit ChildIndex(Node root);
   struct Entry {
-    uint32_t first = 0, count = 0;  // children: nodes_[first, first + count)
+    uint32_t first = 0, count = 0;                // children: nodes_[first, first + count)
+    uint32_t fields_first = 0, fields_count = 0;  // fields: fields_[fields_first, + fields_count)
     Node parent{};
   };
   const Entry* find(Node n) const {
@@ -63,10 +96,12 @@ class ChildIndex {
   }
   const Node* children(const Entry& e) const { return nodes_.data() + e.first; }
   bool is_named_code(const Entry& e, uint32_t i) const { return code_[e.first + i] != 0; }
-  // The first child that carries field `id` (as ts_node_child_by_field_id answers).
+  // The first child that carries field `id`, as a cursor reports the field of each child (and as
+  // ts_node_child_by_field_id answers, but for a field tree-sitter 0.20 inherits through a visible
+  // aliased child: `alternative` of a match statement, a field of its `block`).
   Node field(const Entry& e, TSFieldId id) const {
-    for (uint32_t i = e.first; i < e.first + e.count; ++i)
-      if (fields_[i] == id) return nodes_[i];
+    for (uint32_t i = e.fields_first; i < e.fields_first + e.fields_count; ++i)
+      if (fields_[i].id == id) return fields_[i].node;
     return Node{};
   }
 
@@ -76,15 +111,19 @@ class ChildIndex {
     const void* id = nullptr;
     uint32_t entry = 0;
   };
+  struct FieldChild {
+    TSFieldId id = 0;
+    Node node{};
+  };
   size_t slot_of(const void* id) const {
     return static_cast<size_t>((reinterpret_cast<uintptr_t>(id) >> 3) * 0x9E3779B97F4A7C15ull >> 20) & mask_;
   }
-  Entry& insert(const void* id);
+  void add_child(Node c);
   const TSTree* tree_ = nullptr;
   std::vector<Node> nodes_;
-  std::vector<TSFieldId> fields_;  // per nodes_ entry: the field the child is in, 0 if none
-  std::vector<char> code_;         // per nodes_ entry: named and not an extra
-  std::vector<Entry> entries_;
+  std::vector<char> code_;  // per nodes_ entry: named and not an extra
+  std::vector<FieldChild> fields_;  // per node, the first child of each field it has
+  std::vector<Entry> entries_;      // breadth-first: the root, then nodes_[k - 1] for entry k
   std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
@@ -106,9 +145,9 @@ class ScopedChildIndex {
   const ChildIndex* previous_;
 };
 
-inline Node field(Node n, const char* name) {
+inline Node field(Node n, FieldName name) {
   if (is_null(n)) return n;
-  TSFieldId id = field_id(name);
+  TSFieldId id = name.id();
   if (const ChildIndex* index = current_child_index())
     if (const ChildIndex::Entry* e = index->find(n)) return index->field(*e, id);
   return ts_node_child_by_field_id(n, id);
@@ -153,6 +192,52 @@ inline void for_each_child(Node n, F&& f) {
     } while (ts_tree_cursor_goto_next_sibling(&h.cursor));
   }
 }
+// A short list of nodes: up to kInline kept inline (no allocation), more on the heap. What
+// named_children() returns: most nodes have a handful of children, and a std::vector per call
+// was a malloc and a free per node visited.
+class NodeList {
+ public:
+  static constexpr uint32_t kInline = 8;
+  NodeList() = default;
+  NodeList(const NodeList& o) { assign(o); }
+  NodeList& operator=(const NodeList& o) {
+    if (this != &o) {
+      size_ = 0;
+      heap_.clear();
+      assign(o);
+    }
+    return *this;
+  }
+  void push_back(Node n) {
+    if (size_ < kInline) {
+      inline_[size_++] = n;
+      return;
+    }
+    if (size_ == kInline) heap_.assign(inline_, inline_ + kInline);
+    heap_.push_back(n);
+    ++size_;
+  }
+  const Node* data() const { return size_ <= kInline ? inline_ : heap_.data(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Node& operator[](size_t i) const { return data()[i]; }
+  const Node* begin() const { return data(); }
+  const Node* end() const { return data() + size_; }
+  const Node& front() const { return data()[0]; }
+  const Node& back() const { return data()[size_ - 1]; }
+  operator std::vector<Node>() const { return std::vector<Node>(begin(), end()); }
+
+ private:
+  void assign(const NodeList& o) {
+    if (o.size_ <= kInline) std::copy(o.inline_, o.inline_ + o.size_, inline_);
+    else heap_ = o.heap_;
+    size_ = o.size_;
+  }
+  Node inline_[kInline];
+  std::vector<Node> heap_;  // every element once size_ > kInline
+  uint32_t size_ = 0;
+};
+
 inline void all_children(Node n, std::vector<Node>& out) {
   out.clear();
   for_each_child(n, [&](Node c) {
@@ -181,13 +266,29 @@ inline void for_each_named_child(Node n, F&& f) {
   }
   for_each_child(n, [&](Node c) { return !is_named_code(c) || f(c); });
 }
-inline std::vector<Node> named_children(Node n) {
-  std::vector<Node> out;
+inline NodeList named_children(Node n) {
+  NodeList out;
   for_each_named_child(n, [&](Node c) {
     out.push_back(c);
     return true;
   });
   return out;
+}
+// Calls f(child) for the named children without extras, last to first (the order a stack-based
+// walk pushes them in). `f` may iterate children itself.
+template <class F>
+inline void for_each_named_child_reverse(Node n, F&& f) {
+  if (is_null(n)) return;
+  if (const ChildIndex* index = current_child_index()) {
+    if (const ChildIndex::Entry* e = index->find(n)) {
+      const Node* kids = index->children(*e);
+      for (uint32_t i = e->count; i-- > 0;)
+        if (index->is_named_code(*e, i)) f(kids[i]);
+      return;
+    }
+  }
+  NodeList kids = named_children(n);
+  for (size_t i = kids.size(); i-- > 0;) f(kids[i]);
 }
 inline uint32_t named_count(Node n) {
   uint32_t count = 0;
@@ -219,5 +320,8 @@ inline bool contains(Node outer, Node inner) {
 
 // The string value of a plain string literal (no interpolation); false otherwise.
 bool string_literal_value(Node n, std::string_view src, std::string& out);
+// The literal text of a string up to its first interpolation (`f"xpu:{rank}"` gives `xpu:`);
+// `complete` tells whether that is the whole value. False when `n` is not a string literal.
+bool string_literal_prefix(Node n, std::string_view src, std::string& out, bool& complete);
 
 }  // namespace stoker::python

@@ -60,7 +60,7 @@ bool host_module(std::string_view q) {
   static const char* const prefixes[] = {"math.", "time.", "os.", "sys.", "random.", "logging.", "json.",
                                          "re.", "datetime.", "pathlib.", "shutil.", "glob.", "argparse.",
                                          "collections.", "itertools.count", "torch.cuda.", "torch.distributed.get_",
-                                         "torch.distributed.is_", "wandb.", "yaml."};
+                                         "torch.distributed.is_", "wandb.", "yaml.", "pickle."};
   for (auto p : prefixes)
     if (starts_with(q, p)) return true;
   return false;
@@ -300,7 +300,8 @@ AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
         else e = AbstractType::of(Kind::Tensor, e.device);
         break;
       case Kind::Loader:
-        if (e.device == TypeDevice::Cuda) e = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+        // A batch (and any part of it) of a loader of device batches, or of host batches.
+        if (e.device == TypeDevice::Cuda || e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Tensor, e.device);
         else return AbstractType::unknown();
         break;
       default: return AbstractType::unknown();
@@ -361,6 +362,13 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
         }
       if (any) return t;
     }
+    // A function of another project module: the element its facts give for a returned tuple.
+    if (targets.empty())
+      if (const FunctionFacts* ef = ext_function(expr, fact::kReturnType)) {
+        size_t i = static_cast<size_t>(path.at(0));
+        if (i < ef->ret_elems.size() && ef->ret_elems[i].first >= 0)
+          return element(from_fact(ef->ret_elems[i].first, ef->ret_elems[i].second), path.size() - 1);
+      }
   }
   return element(value(expr, Path{}), path.size());
 }
@@ -412,9 +420,13 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "boolean_operator") return join(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
   if (k == "unary_operator") return value(field(expr, "argument"), Path{});
   if (k == "binary_operator") {
-    if (text(field(expr, "operator"), m_.src()) == "%" && m_.is_str_expr(field(expr, "left")))
-      return AbstractType::of(Kind::HostScalar);
-    return arith(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
+    std::string_view op = text(field(expr, "operator"), m_.src());
+    if (op == "%" && m_.is_str_expr(field(expr, "left"))) return AbstractType::of(Kind::HostScalar);
+    AbstractType l = value(field(expr, "left"), Path{}), r = value(field(expr, "right"), Path{});
+    // `[x] * n`: the list repeated, elements as they were.
+    if (op == "*" && l.kind == Kind::HostContainer && r.kind == Kind::HostScalar) return l;
+    if (op == "*" && r.kind == Kind::HostContainer && l.kind == Kind::HostScalar) return r;
+    return arith(l, r);
   }
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1), m_.src());
@@ -457,6 +469,18 @@ AbstractType TypeInference::base_type(Node expr) const {
     AbstractType keyed_type = keyed_value(expr);
     if (keyed_type.kind != Kind::Unknown && keyed_type.kind != Kind::Bottom) return keyed_type;
     AbstractType v = value(field(expr, "value"), Path{});
+    // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
+    // whatever the container was (a batch dict from the loader).
+    Node obj = unparen(field(expr, "value"));
+    if (is(obj, "identifier") && v.kind != Kind::Tensor) {
+      TypeDevice stored = TypeDevice::Unresolved;
+      for (Node sv : item_stores({m_.scope_at(start(obj)), std::string(text(obj, m_.src()))})) {
+        AbstractType st = value(sv, Path{});
+        if (st.kind == Kind::Tensor && (st.device == TypeDevice::Cuda || st.device == TypeDevice::Any))
+          stored = join(stored, st.device);
+      }
+      if (stored != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, stored);
+    }
     switch (v.kind) {
       case Kind::Tensor:
       case Kind::Module: return v;
@@ -613,27 +637,44 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       AbstractType t = value(b.value, own.append(path));
       // `values = []` then `values.append(x)`: a list that is appended CUDA tensors holds them.
       // Only when every append is a tensor or a host scalar (the container's type keeps no
-      // element kinds: appended modules or tuples are left as the literal says).
+      // element kinds: appended modules or tuples are left as the literal says). A list made
+      // by repetition (`out = [None] * n`) is filled by item stores (`out[i] = v`): those count
+      // as appends, and one of an unknown kind leaves its elements unknown.
+      Node lit = unparen(b.value);
+      bool repeated = is(lit, "binary_operator") && text(field(lit, "operator"), m_.src()) == "*" &&
+                      (is(unparen(field(lit, "left")), "list") || is(unparen(field(lit, "right")), "list"));
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
-          is(unparen(b.value), "list") && t.kind == Kind::HostContainer && t.device == TypeDevice::Cpu) {
-        auto found = m_.appends_.find({m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))});
-        if (found != m_.appends_.end()) {
-          TypeDevice d = t.device;
-          bool typed = true, tensors = false;
+          (is(lit, "list") || is(lit, "dictionary") || repeated) && t.kind == Kind::HostContainer &&
+          t.device == TypeDevice::Cpu) {
+        std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
+        std::vector<AbstractType> added;
+        auto found = m_.appends_.find(key);
+        if (found != m_.appends_.end())
           for (Node call : found->second) {
             Node fn = unparen(field(call, "function"));
             bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
             Node arg = m_.argument(call, 0, "");
-            AbstractType e = is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{});
-            if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
-              tensors = true;
-              d = join(d, e.device);
-            } else if (e.kind != Kind::HostScalar && e.kind != Kind::None) {
-              typed = false;
-            }
+            added.push_back(is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{}));
           }
-          if (typed && tensors) t.device = d;
+        bool stored = false;
+        for (Node v : item_stores(key)) {
+          added.push_back(value(v, Path{}));
+          stored = true;
         }
+        TypeDevice d = t.device;
+        bool typed = true, tensors = false;
+        for (const AbstractType& e : added) {
+          if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
+            tensors = true;
+            d = join(d, e.device);
+          } else if (e.kind == Kind::Tensor && e.device == TypeDevice::Cpu) {
+            // a CPU tensor: a host element
+          } else if (e.kind != Kind::HostScalar && e.kind != Kind::None && e.kind != Kind::Host) {
+            typed = false;
+          }
+        }
+        if (typed && tensors) t.device = d;
+        if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
       }
       return t;
     }
@@ -790,23 +831,33 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   if (fn.klass >= 0 && fn.name == "__init__")
     for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
   AbstractType t = AbstractType::bottom();
-  // Call sites in other modules of the project (their joined facts): a module or a tensor that
-  // may be on CUDA, a CUDA device. Anything else from there is unknown here. Read only for a
-  // parameter without a default: the facts come from the callers' CUDA taint, a weaker answer
-  // than a default's type (`put_on_device=False` stays a host value).
-  const ArgFacts* ext =
-      is_null(p.default_value) ? m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice) : nullptr;
+  // Call sites in other modules of the project (their joined facts): first the callers' own
+  // abstract types (`to_cpu(x)` passed on is a CPU tensor, a host flag a host value), joined as
+  // the call sites here are; where those leave it open, a module or a tensor that may be on
+  // CUDA, a CUDA device, from the callers' CUDA taint. That taint is read only for a parameter
+  // without a default: it is a weaker answer than a default's type (`put_on_device=False`
+  // stays a host value).
+  const ArgFacts* ext = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice | fact::kType);
   if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
+  AbstractType typed = ext && ext->passed ? from_fact(ext->type_kind, ext->type_device) : AbstractType::unknown();
+  if (typed.kind == Kind::Bottom) typed = AbstractType::unknown();
+  bool plain = is_null(p.default_value);
+  if (!plain && typed.kind == Kind::Unknown) ext = nullptr;  // the default decides, as without facts
   bool default_used = sites.empty() && !ext;
   if (ext) {
     if (ext->defaulted) default_used = true;
     if (ext->passed) {
-      AbstractType e = AbstractType::unknown();
-      if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
-      else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
-      else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
-      if (iterate || e.kind == Kind::Unknown) return AbstractType::unknown();
-      t = join(t, element(e, path.size()));
+      AbstractType e = typed;
+      if (e.kind == Kind::Module && e.device == TypeDevice::Unresolved && ext->cuda) e.device = TypeDevice::Any;
+      if (e.kind == Kind::Device && ext->device_cuda) e.device = TypeDevice::Cuda;
+      if (e.kind == Kind::Unknown) {
+        if (ext->module && ext->cuda) e = AbstractType::of(Kind::Module, TypeDevice::Any);
+        else if (ext->device_cuda) e = AbstractType::of(Kind::Device, TypeDevice::Cuda);
+        else if (ext->tensor && !ext->untyped) e = AbstractType::of(Kind::Tensor, TypeDevice::Any);
+      }
+      if (e.kind == Kind::Unknown) return AbstractType::unknown();
+      t = join(t, element(e, (iterate ? 1 : 0) + path.size()));
+      if (t.kind == Kind::Unknown) return t;
     }
   }
   for (Node call : sites) {
@@ -851,6 +902,8 @@ int TypeInference::module_class(int klass) const {
           starts_with(base, "abc.") || starts_with(base, "enum.") || starts_with(base, "typing.") ||
           base == "Exception" || base == "dict" || base == "list")
         continue;
+      // A framework object class (`class CLTrainer(transformers.Trainer)`): an object, not a module.
+      if (FrameworkTable::get().object_class(base) >= 0) continue;
       if (starts_with(base, "torch.nn.") || starts_with(base, "transformers.") || starts_with(base, "timm.")) {
         result = 1;
         break;
@@ -878,7 +931,33 @@ AbstractType TypeInference::instance_of(int klass) const {
   if (mc < 0) return AbstractType::unknown();
   AbstractType t = AbstractType::of(mc ? Kind::Module : Kind::Object);
   t.klass = klass;
+  if (!mc) t.framework = framework_base(klass);
   return t;
+}
+
+int TypeInference::framework_base(int klass) const {
+  if (framework_base_.empty()) framework_base_.assign(m_.classes().size(), -3);
+  if (klass < 0 || klass >= static_cast<int>(framework_base_.size())) return -1;
+  int& memo = framework_base_[klass];
+  if (memo != -3) return memo == -4 ? -1 : memo;
+  memo = -4;  // in progress: none
+  const auto& table = FrameworkTable::get();
+  int result = -1;
+  for (const auto& base : m_.classes()[klass].bases) {
+    result = table.object_class(base);
+    if (result >= 0) break;
+    auto named = m_.classes_by_name_.find(std::string(last_part(base)));
+    if (named != m_.classes_by_name_.end()) {
+      int local = named->second.back();
+      result = local != klass ? framework_base(local) : -1;
+    } else if (m_.facts_) {
+      if (const FunctionFacts* ext = m_.facts_->callee(base, fact::kClass); ext && ext->is_class)
+        result = ext->framework.empty() ? -1 : table.object_class(ext->framework);
+    }
+    if (result >= 0) break;
+  }
+  memo = result;
+  return result;
 }
 
 int TypeInference::class_of_callee(Node fn) const {
@@ -913,6 +992,56 @@ const std::vector<Node>& TypeInference::constructor_calls(int klass) const {
   return it == constructors_.end() ? kNone : it->second;
 }
 
+AbstractType TypeInference::loader_type(Node call) const {
+  AbstractType t = AbstractType::of(Kind::Loader);
+  // torch's DataLoader with its default collate over a dataset of host data yields CPU tensors:
+  // the batch stays on the host until the loop moves it. Not when a collate_fn is given, the
+  // dataset may hold CUDA tensors (`TensorDataset(x.cuda())`), or a dataset class of this file
+  // does CUDA work in `__getitem__`/`__iter__` (DL005); a dataset of another module is taken
+  // to be a host one, the default.
+  const std::string& q = m_.callee_name(call);
+  if (q != "torch.utils.data.DataLoader" && q != "torch.utils.data.dataloader.DataLoader") return t;
+  auto kw = m_.keyword_arguments(call);
+  if (!kw.complete) return t;
+  Node collate = kw.find("collate_fn");
+  if (!is_null(collate) && !is(unparen(collate), "none")) return t;
+  for (Node a : named_children(field(call, "arguments")))
+    if (is(a, "list_splat")) return t;
+  if (!is_null(m_.argument(call, 6, ""))) return t;  // a positional collate_fn
+  Node ds = m_.argument(call, 0, "dataset");
+  if (is_null(ds) || m_.is_cuda(ds)) return t;
+  if (!dataset_cuda_built_) {
+    dataset_cuda_built_ = true;
+    for (const auto& cs : m_.calls()) {
+      if (cs.caller < 0) continue;
+      const Function& fn = m_.functions()[cs.caller];
+      if (fn.klass < 0 || (fn.name != "__getitem__" && fn.name != "__iter__" && fn.name != "__next__" &&
+                           fn.name != "__getitems__"))
+        continue;
+      const std::string& cq = m_.callee_name(cs.call);
+      if (m_.is_move_to_cuda(cs.call) || (starts_with(cq, "torch.cuda.") && cq != "torch.cuda.is_available"))
+        dataset_cuda_ = true;
+    }
+  }
+  if (dataset_cuda_) return t;
+  t.device = TypeDevice::Cpu;
+  return t;
+}
+
+const std::vector<Node>& TypeInference::item_stores(const std::pair<int, std::string>& key) const {
+  if (!item_stores_built_) {
+    item_stores_built_ = true;
+    for (Node st : m_.subscript_assignments_) {
+      Node target = unparen(field(field(st, "left"), "value"));
+      if (!is(target, "identifier")) continue;
+      item_stores_[{m_.scope_at(start(st)), std::string(text(target, m_.src()))}].push_back(field(st, "right"));
+    }
+  }
+  static const std::vector<Node> kNone;
+  auto it = item_stores_.find(key);
+  return it == item_stores_.end() ? kNone : it->second;
+}
+
 const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) const {
   auto found = yields_.find(function);
   if (found != yields_.end()) return found->second;
@@ -937,8 +1066,40 @@ const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) co
 TypeDevice TypeInference::moved_device(const Binding* b) const {
   if (!moves_built_) {
     moves_built_ = true;
+    const auto& table = FrameworkTable::get();
+    auto move_binding = [&](Node obj, TypeDevice d) {
+      auto bindings = m_.lookup(text(obj, m_.src()), start(obj));
+      if (bindings.size() > SemanticModel::kMaxCandidates) return;
+      for (const Binding* mb : bindings) {
+        auto [it, fresh] = moves_.try_emplace(mb, d);
+        if (!fresh) it->second = join(it->second, d);
+      }
+    };
     for (const auto& cs : m_.calls()) {
       Node call = cs.call;
+      // A framework object built on a module moves it to its device (`Trainer(model=model)`):
+      // the framework class itself (the keyword or the first argument), or a project subclass of
+      // it (the keyword only: its own __init__ may order its parameters otherwise).
+      if (m_.uses_cuda()) {
+        Node fn = unparen(field(call, "function"));
+        int fw = framework_class_of_callee(fn);
+        bool direct = fw >= 0;
+        if (!direct && (is(fn, "identifier") || is(fn, "attribute"))) {  // a project class (here or elsewhere)
+          std::string_view name = is(fn, "identifier") ? text(fn, m_.src()) : text(field(fn, "attribute"), m_.src());
+          int local = m_.classes_by_name_.count(std::string(name)) ? class_of_callee(fn) : -1;
+          if (local >= 0) {
+            fw = framework_base(local);
+          } else if (int ext = ext_instance_class(call); ext <= -2) {
+            const FunctionFacts* f = ext_class(ext);
+            if (f && !f->framework.empty()) fw = table.object_class(f->framework);
+          }
+        }
+        std::string_view keyword = table.moved_module_keyword(fw);
+        if (!keyword.empty()) {
+          Node arg = unparen(m_.argument(call, direct ? 0 : -1, keyword));
+          if (is(arg, "identifier")) move_binding(arg, TypeDevice::Any);
+        }
+      }
       if (!is(parent(call), "expression_statement")) continue;
       Node fn = unparen(field(call, "function"));
       if (!is(fn, "attribute")) continue;
@@ -951,17 +1112,12 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
         Node dev = m_.argument(call, 0, "device");
         if (is_null(dev)) continue;
         auto kind = m_.device_kind(dev);
-        if (kind == SemanticModel::DeviceKind::Cpu) d = TypeDevice::Cpu;
+        if (kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other) d = TypeDevice::Cpu;
         else if (kind == SemanticModel::DeviceKind::Unknown) d = TypeDevice::Any;
         else if (kind == SemanticModel::DeviceKind::NotDevice) continue;
       }
       if (!m_.uses_cuda() && d != TypeDevice::Cpu) continue;
-      auto bindings = m_.lookup(text(obj, m_.src()), start(obj));
-      if (bindings.size() > SemanticModel::kMaxCandidates) continue;
-      for (const Binding* mb : bindings) {
-        auto [it, fresh] = moves_.try_emplace(mb, d);
-        if (!fresh) it->second = join(it->second, d);
-      }
+      move_binding(obj, d);
     }
   }
   auto it = moves_.find(b);
@@ -1074,21 +1230,31 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   if (host_attributes().count(name) || name.substr(0, 3) == "is_") return AbstractType::of(Kind::HostScalar);
   if (name == "device") {
     AbstractType o = value(obj, Path{});
+    // The device a framework object trains on: CUDA when the machine has a GPU.
     if (o.kind == Kind::Object && FrameworkTable::get().is_device_attribute(o.framework, name))
-      return AbstractType::of(Kind::Device, TypeDevice::Cuda);
+      return AbstractType::of(Kind::Device, TypeDevice::Any);
+    // The device of a tensor known to be on the CPU (`device=tensor.device` keeps it there).
+    if (o.kind == Kind::Tensor && o.device == TypeDevice::Cpu) return AbstractType::of(Kind::Device, TypeDevice::Cpu);
     return AbstractType::of(Kind::Device);
   }
   if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
   AbstractType o = value(obj, Path{});
   switch (o.kind) {
     case Kind::Tensor: return o;  // .T, .grad, .data; a model output's `.loss`, `.logits`
-    case Kind::Object:
-      if (o.framework >= 0) {
-        if (FrameworkTable::get().is_device_attribute(o.framework, name))
-          return AbstractType::of(Kind::Device, TypeDevice::Cuda);
-        return AbstractType::unknown();
+    case Kind::Object: {
+      // What the class assigns itself first (a subclass of a framework class), then the table.
+      AbstractType t = o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      if (t.kind != Kind::Unknown || o.framework < 0) return t;
+      const auto& table = FrameworkTable::get();
+      if (int held = table.attribute_class(o.framework, name); held >= 0) {  // `trainer.args`
+        AbstractType h = AbstractType::of(Kind::Object);
+        h.framework = held;
+        return h;
       }
-      return o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      if (table.is_device_module(o.framework, name)) return AbstractType::of(Kind::Module, TypeDevice::Any);
+      if (table.is_device_attribute(o.framework, name)) return AbstractType::of(Kind::Device, TypeDevice::Any);
+      return AbstractType::unknown();
+    }
     case Kind::Module: {
       if (name == "module" && o.klass == -1) return o;  // DDP / DataParallel's wrapped module
       AbstractType t = o.klass != -1 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
@@ -1118,16 +1284,27 @@ AbstractType TypeInference::call_type(Node call) const {
       t.framework = fw;
       return t;
     }
+    if (table.wraps_first(q)) {  // `skip_first_batches(loader, n)`: a loader like the one given
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) ? AbstractType::unknown() : value(first, Path{});
+    }
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
       return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);  // torch.cuda.FloatTensor(...)
+    {
+      // The legacy typed constructors of host tensors: torch.ByteTensor(storage), torch.FloatTensor(n).
+      static const std::set<std::string, std::less<>> legacy = {
+          "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor", "torch.IntTensor", "torch.LongTensor",
+          "torch.HalfTensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.BoolTensor", "torch.BFloat16Tensor"};
+      if (legacy.count(q)) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
     if (host_builtin(q) || host_module(q)) return AbstractType::of(Kind::HostScalar);
     if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (q == "torch.device") return AbstractType::of(Kind::Device);
     if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
         std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
       return AbstractType::of(Kind::Optimizer);
-    if (m_.is_loader_call(call)) return AbstractType::of(Kind::Loader);
+    if (m_.is_loader_call(call)) return loader_type(call);
     if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.DataParallel" ||
         q == "torch.nn.parallel.DataParallel" || q == "torch.distributed.fsdp.FullyShardedDataParallel" ||
         q == "torch.nn.parallel.distributed.DistributedDataParallel" || q == "torch.compile") {
@@ -1148,17 +1325,52 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
+    // A factory given a device that is the CPU (`torch.zeros(n, device=t.device)` of a CPU t).
+    if (starts_with(q, "torch.") && last_part(q) != "device") {
+      Node dev = m_.argument(call, -1, "device");
+      if (!is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cpu)
+        return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
     // Tensor operations give a tensor on their first operand's device (`torch.stack(values)`
     // of a list of CUDA tensors, `F.softmax(logits)`).
     if ((starts_with(q, "torch.") && tensor_op_functions().count(q.substr(6))) ||
         (starts_with(q, "torch.nn.functional.") && q.find('.', 20) == std::string::npos)) {
-      // Only "may be CUDA" answers: a host answer here would overrule the CUDA taint.
+      // "May be CUDA" answers from the first operand; a CPU answer only when every operand
+      // (each element of a sequence written out) is known to be on the CPU or a host value.
       Node first = m_.argument(call, 0, "input");
       if (!is_null(first)) {
         AbstractType a = value(first, Path{});
         if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) &&
             (a.device == TypeDevice::Cuda || a.device == TypeDevice::Any))
           return AbstractType::of(Kind::Tensor, a.device);
+        auto host_side = [&](Node n) {
+          AbstractType t = value(n, Path{});
+          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
+        };
+        bool cpu = true, any_tensor = false;
+        for (Node arg : named_children(field(call, "arguments"))) {
+          if (is(arg, "comment")) continue;
+          if (is(arg, "keyword_argument")) {
+            if (text(field(arg, "name"), m_.src()) == "out") cpu = false;
+            continue;
+          }
+          Node u = unparen(arg);
+          if (is(u, "list_splat") || is(u, "dictionary_splat")) {
+            cpu = false;
+            break;
+          }
+          if (is(u, "tuple") || is(u, "list")) {
+            for (Node e : named_children(u)) {
+              if (is(e, "comment")) continue;
+              if (is(e, "list_splat") || !host_side(e)) cpu = false;
+              any_tensor |= value(e, Path{}).kind == Kind::Tensor;
+            }
+          } else {
+            if (!host_side(u)) cpu = false;
+            any_tensor |= value(u, Path{}).kind == Kind::Tensor;
+          }
+        }
+        if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
       }
     }
   }
@@ -1184,7 +1396,7 @@ AbstractType TypeInference::call_type(Node call) const {
         auto kind = m_.device_kind(dev);
         if (kind == SemanticModel::DeviceKind::NotDevice) return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
         d = kind == SemanticModel::DeviceKind::Cuda  ? TypeDevice::Cuda
-            : kind == SemanticModel::DeviceKind::Cpu ? TypeDevice::Cpu
+            : kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other ? TypeDevice::Cpu
                                                      : TypeDevice::Any;
       }
       if (!m_.uses_cuda() && d != TypeDevice::Cpu) return AbstractType::unknown();
@@ -1198,8 +1410,23 @@ AbstractType TypeInference::call_type(Node call) const {
     if (meth == "train" || meth == "eval" || meth == "half" || meth == "float" || meth == "bfloat16" ||
         meth == "double" || meth == "requires_grad_" || meth == "share_memory")
       if (recv.kind == Kind::Module || recv.kind == Kind::Tensor) return recv;
-    if (meth == "from_pretrained") {
-      // A model (or a tokenizer, a config): unknown, but not a tensor.
+    if (meth == "from_pretrained" || meth == "from_config") {
+      // `Net.from_pretrained(...)` of a module class of the project: an instance of it. Otherwise
+      // a model (or a tokenizer, a config): unknown, but not a tensor.
+      if (is(recv_node, "identifier") || is(recv_node, "attribute")) {
+        std::string_view name =
+            is(recv_node, "identifier") ? text(recv_node, m_.src()) : text(field(recv_node, "attribute"), m_.src());
+        int local = m_.classes_by_name_.count(std::string(name)) ? class_of_callee(recv_node) : -1;
+        if (local >= 0 && module_class(local) == 1) return instance_of(local);
+        if (local < 0 && m_.facts_) {
+          const std::string& qn = m_.qualified_name(recv_node);
+          if (int ext = qn.empty() ? -1 : ext_class_index(qn); ext <= -2 && ext_class(ext)->module_kind == 1) {
+            AbstractType t = AbstractType::of(Kind::Module);
+            t.klass = ext;
+            return t;
+          }
+        }
+      }
       return AbstractType::unknown();
     }
     // A method of a class of another project module: what its facts say it returns.
@@ -1207,7 +1434,9 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader)) {
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType)) {
+        AbstractType rt = ext_return(*mf);
+        if (rt.kind != Kind::Unknown) return rt;
         if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
         if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
         return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
@@ -1223,6 +1452,15 @@ AbstractType TypeInference::call_type(Node call) const {
       case Kind::Object:
         if (recv.framework >= 0) {
           if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          if (table.returns_on_device(recv.framework, meth)) {
+            // `accelerator.gather(t)`, `pad_across_processes(d)`: its tensors on the device; a
+            // host value given stays what it was (the CUDA taint decides).
+            Node first = m_.argument(call, 0, "");
+            AbstractType a = is_null(first) ? AbstractType::unknown() : value(first, Path{});
+            if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) && a.device != TypeDevice::Cpu)
+              return AbstractType::of(a.kind, a.device == TypeDevice::Cuda ? TypeDevice::Cuda : TypeDevice::Any);
+            return AbstractType::unknown();
+          }
           if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
           if (table.returns_device_tensors(recv.framework, meth))
             return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
@@ -1269,8 +1507,10 @@ AbstractType TypeInference::call_type(Node call) const {
   int klass = class_of_callee(fn);
   if (klass >= 0) return instance_of(klass);
   if (int ext = ext_instance_class(call); ext <= -2) {  // a class of another project module
-    AbstractType t = AbstractType::of(ext_class(ext)->module_kind == 1 ? Kind::Module : Kind::Object);
+    const FunctionFacts* f = ext_class(ext);
+    AbstractType t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
     t.klass = ext;
+    if (t.kind == Kind::Object && !f->framework.empty()) t.framework = table.object_class(f->framework);
     return t;
   }
   if (is(fn, "identifier")) {
@@ -1297,9 +1537,14 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
-  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader);
-      ext && ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
-    return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule |
+                                                           fact::kReturnsLoader | fact::kReturnType)) {
+    // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
+    AbstractType rt = ext_return(*ext);
+    if (rt.kind != Kind::Unknown) return rt;
+    if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
+      return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  }
   // Builtins that hand back their arguments.
   if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
     auto args = named_children(field(call, "arguments"));
@@ -1382,6 +1627,19 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       if (path.size() == 0) return AbstractType::unknown();
       return element(d, path.size());
     }
+    // A generator of another project module (a function or a method of its class): what its
+    // facts say it yields.
+    if (m_.callees(it).empty())
+      if (const FunctionFacts* ef = ext_function(it, fact::kReturnType | fact::kParams)) {
+        int pi = ef->yields_param;
+        if (pi >= 0 && static_cast<size_t>(pi) < ef->params.size()) {
+          // The elements of the argument it is handed, at this call.
+          const ParamSummary& p = ef->params[static_cast<size_t>(pi)];
+          Node a = m_.argument(it, p.keyword_only ? -1 : pi - (ef->method ? 1 : 0), p.name);
+          if (!is_null(a)) return iter(a, path);
+        }
+        if (ef->yield_kind >= 0) return element(from_fact(ef->yield_kind, ef->yield_device), path.size());
+      }
     // A generator function (or method) defined here: what it yields.
     auto targets = m_.callees(it);
     if (!targets.empty() && class_of_callee(fn) < 0) {
@@ -1488,6 +1746,101 @@ AbstractType TypeInference::from_fact(int kind, int device) {
   return AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
 }
 
+AbstractType TypeInference::ext_return(const FunctionFacts& f) {
+  AbstractType t = from_fact(f.ret_kind, f.ret_device);
+  if (t.kind == Kind::Bottom) return AbstractType::unknown();
+  // A module whose device its types leave open, which the CUDA taint says may be on CUDA.
+  if (t.kind == Kind::Module && t.device == TypeDevice::Unresolved && f.returns_cuda) t.device = TypeDevice::Any;
+  return t;
+}
+
+const FunctionFacts* TypeInference::ext_function(Node call, unsigned fields) const {
+  if (!m_.facts_) return nullptr;
+  if (const FunctionFacts* f = m_.ext_callee_of(call, fields)) return f;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return nullptr;
+  std::string_view meth = text(field(fn, "attribute"), m_.src());
+  if (meth == "forward" || meth == "generate") return nullptr;
+  AbstractType recv = value(field(fn, "object"), Path{});
+  if ((recv.kind != Kind::Module && recv.kind != Kind::Object) || recv.klass > -2) return nullptr;
+  size_t i = static_cast<size_t>(-2 - recv.klass);
+  if (i >= ext_classes_.size()) return nullptr;
+  return m_.facts_->callee(ext_classes_[i] + "." + std::string(meth), fields);
+}
+
+int TypeInference::passed_through(int function) const {
+  // Every yield is `yield from p` or `yield x` of the loop variable of `for x in p:`, p a
+  // parameter never rebound: the generator hands out the elements of p (a progress logger's
+  // `log_every(iterable)`), whatever the callers pass.
+  const Function& fn = m_.functions()[function];
+  auto param_of = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return -1;
+    auto bindings = m_.lookup(text(e, m_.src()), start(e));
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != function)
+      return -1;
+    const Param& p = fn.params[bindings[0]->param_index];
+    return p.is_variadic ? -1 : bindings[0]->param_index;
+  };
+  int found = -1;
+  for (const auto& [y, from] : yields(function)) {
+    int p = -1;
+    if (from) {
+      p = param_of(y);
+    } else if (is(unparen(y), "identifier")) {
+      auto bindings = m_.lookup(text(unparen(y), m_.src()), start(y));
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::LoopTarget && bindings[0]->unpack_index < 0 &&
+          is(bindings[0]->target, "identifier") && is(parent(bindings[0]->target), "for_statement"))
+        p = param_of(bindings[0]->value);
+    }
+    if (p < 0 || (found >= 0 && p != found)) return -1;
+    found = p;
+  }
+  return found;
+}
+
+void TypeInference::return_facts(int function, FunctionFacts& out) const {
+  auto known = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
+  if (!yields(function).empty()) {  // a generator: what iterating a call gives
+    out.yields_param = passed_through(function);
+    AbstractType y = AbstractType::bottom();
+    for (const auto& [v, from] : yields(function)) y = join(y, is_null(v) ? AbstractType::of(Kind::None)
+                                                             : from ? iter(v, Path{}) : value(v, Path{}));
+    if (known(y)) {
+      out.yield_kind = static_cast<int>(y.kind);
+      out.yield_device = static_cast<int>(y.device);
+    }
+    return;
+  }
+  const auto& returns = m_.functions()[function].returns;
+  if (returns.empty()) return;
+  AbstractType whole = AbstractType::bottom();
+  size_t arity = 0;
+  for (Node r : returns) {
+    whole = join(whole, value(r, Path{}));
+    Node u = unparen(r);
+    if (!is(u, "tuple") && !is(u, "expression_list")) continue;
+    size_t n = 0;
+    bool splat = false;
+    for (Node e : named_children(u)) {
+      splat |= is(e, "list_splat");
+      ++n;
+    }
+    if (!splat) arity = std::max(arity, n);
+  }
+  if (known(whole)) {
+    out.ret_kind = static_cast<int>(whole.kind);
+    out.ret_device = static_cast<int>(whole.device);
+  }
+  arity = std::min<size_t>(arity, 8);
+  for (size_t i = 0; i < arity; ++i) {
+    AbstractType e = AbstractType::bottom();
+    for (Node r : returns) e = join(e, value(r, Path::single(static_cast<int>(i))));
+    if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
+    else out.ret_elems.push_back({-1, 0});
+  }
+}
+
 const FunctionFacts* TypeInference::ext_class(int klass) const {
   size_t i = static_cast<size_t>(-2 - klass);
   if (klass > -2 || i >= ext_classes_.size() || !m_.facts_) return nullptr;
@@ -1512,8 +1865,11 @@ int TypeInference::ext_instance_class(Node call) const {
   if (!m_.facts_ || m_.ext_name_.empty()) return -1;
   auto it = m_.call_index_.find(call.id);
   if (it == m_.call_index_.end()) return -1;
-  const std::string& name = m_.ext_name_[it->second];
-  if (name.empty()) return -1;
+  return ext_class_index(m_.ext_name_[it->second]);
+}
+
+int TypeInference::ext_class_index(const std::string& name) const {
+  if (name.empty() || !m_.facts_) return -1;
   const FunctionFacts* f = m_.facts_->callee(name, fact::kClass);
   if (!f || !f->is_class || f->module_kind < 0) return -1;
   for (size_t i = 0; i < ext_classes_.size(); ++i)
@@ -1521,6 +1877,25 @@ int TypeInference::ext_instance_class(Node call) const {
   if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
   ext_classes_.push_back(name);
   return -2 - static_cast<int>(ext_classes_.size() - 1);
+}
+
+std::vector<std::string> TypeInference::cuda_instance_classes() const {
+  std::vector<std::string> out;
+  if (!m_.facts_ || !m_.uses_cuda()) return out;
+  for (const Scope& s : m_.scopes_)
+    for (const auto& [name, list] : s.bindings)
+      for (const Binding& b : list) {
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        AbstractType t = binding_part(b, Path{});
+        if (t.kind != Kind::Module || t.klass > -2) continue;
+        TypeDevice d = t.device;
+        if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
+        if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
+        const std::string& klass = ext_classes_[static_cast<size_t>(-2 - t.klass)];
+        if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+      }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {
@@ -1551,6 +1926,7 @@ bool TypeInference::registered_tensor(int klass, std::string_view attr) const {
 void TypeInference::class_facts(int klass, FunctionFacts& out) const {
   out.is_class = true;
   out.module_kind = module_class(klass);
+  if (int fw = framework_base(klass); fw >= 0) out.framework = FrameworkTable::get().class_name(fw);
   auto keep = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
   AbstractType it = class_iter(klass, Path{});
   if (keep(it)) {

@@ -22,7 +22,8 @@ struct Binding;
 struct FunctionFacts;
 
 // Where a tensor or module lives. Unresolved: nothing known (the CUDA taint of the semantic
-// model decides); Any: may be CPU or CUDA (counts as "may be CUDA").
+// model decides); Cpu: not CUDA (the host, or a device of another type: `mps`, `xpu`...); Any:
+// may be CPU or CUDA (counts as "may be CUDA").
 enum class TypeDevice : uint8_t { Unresolved, Cpu, Cuda, Any };
 
 struct AbstractType {
@@ -92,6 +93,11 @@ class TypeInference {
   // Project mode: what the other modules need of module-level class `klass` (module kind, the
   // types of its attributes, what iterating an instance yields), into its "Class" facts.
   void class_facts(int klass, FunctionFacts& out) const;
+  // Project mode: what function `function` returns by its types, whole and per element of a
+  // returned tuple display (FunctionFacts::ret_kind, ret_device, ret_elems).
+  void return_facts(int function, FunctionFacts& out) const;
+  // A type as the facts carry it (kind and device as numbers); unknown when out of range.
+  static AbstractType from_fact(int kind, int device);
   // A path into nested tuples: (indices, length), at most 7 levels.
   struct Path {
     uint64_t code = 0;  // low 4 bits: length; then 8 bits per index
@@ -132,11 +138,25 @@ class TypeInference {
   // -1 unknown, 0 not a module class, 1 an nn.Module (or LightningModule) class.
   int module_class(int klass) const;
   int base_class(int klass) const;  // a base class defined here, or -1
+  // The framework class (FrameworkTable) a project class derives from: a base named in the table,
+  // through bases here or another project module's class facts; -1 none.
+  int framework_base(int klass) const;
   // Classes of other project modules (project mode): instances carry klass = -2 - index.
   const FunctionFacts* ext_class(int klass) const;           // klass <= -2: its facts
   const FunctionFacts* ext_base(int klass, std::string* name = nullptr) const;  // an imported base's facts
   int ext_instance_class(Node call) const;  // the klass (<= -2) of the instance a call builds, or -1
-  static AbstractType from_fact(int kind, int device);
+  // What a function of another project module returns by its facts (unknown if they do not say).
+  static AbstractType ext_return(const FunctionFacts& f);
+  // The facts of the function of another project module a call invokes: a function named
+  // through imports, or a method of an instance of another module's class.
+  const FunctionFacts* ext_function(Node call, unsigned fields) const;
+  int ext_class_index(const std::string& name) const;  // the klass (<= -2) of a project class name, or -1
+ public:
+  // The classes of other project modules (names as written here) whose instances this module
+  // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
+  std::vector<std::string> cuda_instance_classes() const;
+
+ private:
   AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
@@ -144,6 +164,12 @@ class TypeInference {
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
   const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)
+  // The type of a loader construction: a torch DataLoader of host batches is on the CPU.
+  AbstractType loader_type(Node call) const;
+  // A generator that yields the elements of one of its parameters: that parameter's index, or -1.
+  int passed_through(int function) const;
+  // `name[i] = v` in a scope: the values stored into the items of that name.
+  const std::vector<Node>& item_stores(const std::pair<int, std::string>& key) const;
   TypeDevice moved_device(const Binding* b) const;  // in-place moves of the binding's name
 
   const SemanticModel& m_;
@@ -165,10 +191,14 @@ class TypeInference {
   mutable std::unordered_map<Key, Entry, KeyHash> memo_;
   mutable std::map<std::pair<const void*, std::string>, Entry> keyed_memo_;  // (container, key)
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
+  mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;
   mutable std::vector<std::string> ext_classes_;  // names as this module writes them
+  mutable bool dataset_cuda_built_ = false, dataset_cuda_ = false;
+  mutable bool item_stores_built_ = false;
+  mutable std::map<std::pair<int, std::string>, std::vector<Node>> item_stores_;
   mutable bool moves_built_ = false;
   mutable std::unordered_map<const Binding*, TypeDevice> moves_;
 };

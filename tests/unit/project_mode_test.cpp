@@ -197,3 +197,152 @@ TEST_CASE("a closure handed to a helper of another module that calls it runs whe
   auto alone = testing::run_in(dir, testing::stoker_command("check --no-cache --no-project --output-format concise train.py"));
   CHECK(alone.rc == 0);
 }
+
+TEST_CASE("the imports a module's text names, read without parsing", "[project]") {
+  auto names = python::imported_names(
+      "import os, sys as system\n"
+      "from . import engine\n"
+      "from ..utils.misc import (\n    MetricLogger,  # meters\n    SmoothedValue as SV,\n)\n"
+      "    from models.vit import *\n"
+      "from importlib import import_module\n"
+      "x = 'from nowhere import this'  # not at a statement's start\n"
+      "import a.b.\\\n    c\n");
+  std::vector<std::string> want{"os", "sys", ".", ".engine", "..utils.misc", "..utils.misc.MetricLogger",
+                                "..utils.misc.SmoothedValue", "models.vit", "importlib", "importlib.import_module",
+                                "a.b.c"};
+  CHECK(names == want);
+  // Nothing that is not an import statement; truncated text ends the scan.
+  CHECK(python::imported_names("from the paper: import nothing\nimportant = 1\nfrom\n").empty());
+  CHECK(python::imported_names("from x import (a,").size() == 2);
+}
+
+TEST_CASE("directories a module puts on sys.path", "[project]") {
+  testing::TempDir d;
+  fs::create_directories(d.path / "repo/scripts");
+  fs::create_directories(d.path / "repo/vendor/SentEval");
+  fs::create_directories(d.path / "repo/lib");
+  fs::create_directories(d.path / "repo/scripts/local");
+  const std::string script = (d.path / "repo/scripts/run.py").string();
+  auto dirs = python::sys_path_dirs(
+      script,
+      "import os, sys\n"
+      "from pathlib import Path\n"
+      "PATH_TO_SENTEVAL = './vendor/SentEval'\n"          // relative to the repository root
+      "sys.path.insert(0, PATH_TO_SENTEVAL)\n"
+      "sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))\n"
+      "sys.path.insert(0, str(Path(__file__).resolve().parent / 'local'))\n"
+      "sys.path.insert(0, str(Path(__file__).parents[1]))\n"
+      "sys.path.append(os.path.join(os.path.dirname(__file__), 'missing'))\n"  // no such directory
+      "sys.path.append(some_function())\n"                                    // unknown
+      "sys.path.insert(0, f'{root}/x')\n");
+  auto canon = [](const fs::path& p) { return p.lexically_normal().string(); };
+  std::vector<std::string> want{canon(d.path / "repo/vendor/SentEval"), canon(d.path / "repo/lib"),
+                                canon(d.path / "repo/scripts/local"), canon(d.path / "repo")};
+  CHECK(dirs == want);
+  CHECK(python::sys_path_dirs(script, "import sys\nprint(sys.path)\n").empty());
+}
+
+TEST_CASE("round 1 analyzes the modules that import a torch module, not the others", "[project]") {
+  fs::path dir = project_fixtures() / "prefilter_import";
+  std::vector<std::string> paths;
+  std::vector<std::string> texts;
+  for (const auto& p : python_files(dir)) {
+    paths.push_back(p.string());
+    texts.push_back(test::read_file(p));
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  auto setup = python::setup_project(paths, views, [&](size_t i) { return texts[i].find("torch") != std::string::npos; });
+  std::map<std::string, bool> eligible;
+  for (size_t i = 0; i < paths.size(); ++i) eligible[fs::path(paths[i]).filename().string()] = setup.eligible[i];
+  CHECK(eligible["segmenter.py"]);
+  CHECK(eligible["get_score.py"]);  // imports segmenter
+  CHECK_FALSE(eligible["report.py"]);  // imports only textutil
+  CHECK_FALSE(eligible["textutil.py"]);
+  // Transitively: a script that imports a helper that imports the torch module.
+  testing::TempDir d;
+  testing::write_text(d.path / "run.py", "import helper\nfor _ in range(3):\n    helper.go()\n");
+  testing::write_text(d.path / "helper.py", "from pkg.model import Model\ndef go():\n    Model().fit()\n");
+  testing::write_text(d.path / "pkg/__init__.py", "");
+  testing::write_text(d.path / "pkg/model.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n");
+  testing::write_text(d.path / "other.py", "import json\n");
+  // A launcher without a loop adds only call sites: left out.
+  testing::write_text(d.path / "launch.py", "import helper\nhelper.go()\n");
+  std::vector<std::string> p2;
+  std::vector<std::string> t2;
+  for (const char* f : {"run.py", "helper.py", "pkg/__init__.py", "pkg/model.py", "other.py", "launch.py"}) {
+    p2.push_back((d.path / f).string());
+    t2.push_back(test::read_file(d.path / f));
+  }
+  std::vector<std::string_view> v2(t2.begin(), t2.end());
+  auto s2 = python::setup_project(p2, v2, [&](size_t i) { return t2[i].find("torch") != std::string::npos; });
+  CHECK(s2.eligible == std::vector<char>{1, 1, 1, 1, 0, 0});
+  // helper.py is kept as the relay of run.py's loop; alone (no module with a loop imports it) it is not.
+  p2.erase(p2.begin());
+  t2.erase(t2.begin());
+  std::vector<std::string_view> v3(t2.begin(), t2.end());
+  auto s3 = python::setup_project(p2, v3, [&](size_t i) { return t2[i].find("torch") != std::string::npos; });
+  CHECK(s3.eligible == std::vector<char>{0, 1, 1, 0, 0});
+}
+
+TEST_CASE("a loop statement is found at a line's start", "[project]") {
+  CHECK(python::has_loop_statement("x = 1\nfor i in range(3):\n    f(i)\n"));
+  CHECK(python::has_loop_statement("def g():\n    while not done():\n        step()\n"));
+  CHECK(python::has_loop_statement("async def g():\n    async for b in stream:\n        pass\n"));
+  CHECK_FALSE(python::has_loop_statement("ys = [f(x) for x in xs]\nformat = 1\nwhile_x = 2\n"));
+  CHECK_FALSE(python::has_loop_statement("# for each image in the folder: run it\nmain()\n"));
+  CHECK_FALSE(python::has_loop_statement("for"));
+}
+
+TEST_CASE("a src layout's namespace package and a directory put on sys.path name modules", "[project]") {
+  fs::path ns = project_fixtures() / "namespace_src";
+  std::vector<std::string> paths;
+  for (const auto& p : python_files(ns)) paths.push_back(p.string());
+  python::ProjectLayout layout(paths);
+  int script = -1, utils = -1;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (fs::path(layout.path(i)).filename() == "finetune.py") script = static_cast<int>(i);
+    if (fs::path(layout.path(i)).filename() == "train_utils.py") utils = static_cast<int>(i);
+  }
+  REQUIRE(script >= 0);
+  REQUIRE(utils >= 0);
+  // src/ is a root: `cookbook` is a namespace package under it.
+  CHECK(layout.split(script, "cookbook.utils.train_utils.train") == std::make_pair(utils, std::string("train")));
+  CHECK(layout.is_project_name(script, "cookbook.utils"));
+
+  // A directory that no module sits in directly is a root only once a module puts it on sys.path.
+  fs::path vendor = project_fixtures() / "sys_path_vendor";
+  std::vector<std::string> vp;
+  for (const auto& p : python_files(vendor)) vp.push_back(p.string());
+  python::ProjectLayout without(vp);
+  int from = 0;
+  for (size_t i = 0; i < without.size(); ++i)
+    if (fs::path(without.path(i)).filename() == "evaluate.py") from = static_cast<int>(i);
+  CHECK(without.split(from, "tasks.loop.run_task").first == -1);
+  std::vector<std::string_view> texts;
+  std::vector<std::string> owned;
+  for (const auto& p : vp) owned.push_back(test::read_file(p));
+  for (const auto& t : owned) texts.push_back(t);
+  auto setup = python::setup_project(vp, texts, [](size_t) { return true; });
+  auto [m, rest] = setup.layout.split(from, "tasks.loop.run_task");
+  REQUIRE(m >= 0);
+  CHECK(fs::path(setup.layout.path(m)).filename() == "loop.py");
+  CHECK(rest == "run_task");
+}
+
+TEST_CASE("checking one script reads the packages next to it and what it puts on sys.path", "[project]") {
+  fs::path dir = project_fixtures() / "sys_path_vendor";
+  // The loop over make_batches() (a DataLoader of the vendored module, a namespace package on
+  // the directory the script puts on sys.path) is a hot loop only when that module is read.
+  auto r = testing::run_in(dir, testing::stoker_command("check --no-cache --output-format concise scripts/evaluate.py"));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("evaluate.py:19:13: TX001"));
+  CHECK_THAT(r.out, !Catch::Contains("loop.py"));
+  auto alone = testing::run_in(dir, testing::stoker_command("check --no-cache --no-project --output-format concise scripts/evaluate.py"));
+  CHECK(alone.rc == 0);
+  // `stoker check segmenter.py` reads get_score.py next to it (it names segmenter), which names
+  // no framework but imports segmenter: analyzed, its per-image loop makes predict() hot.
+  fs::path pre = project_fixtures() / "prefilter_import";
+  auto seg = testing::run_in(pre, testing::stoker_command("check --no-cache --output-format concise segmenter.py"));
+  CHECK(seg.rc == 1);
+  CHECK_THAT(seg.out, Catch::Contains("segmenter.py:26:18: SY001"));
+}

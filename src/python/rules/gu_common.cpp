@@ -70,7 +70,8 @@ Node torchvision_arch_subscript(const Context& ctx, char& kind) {
 
 }  // namespace
 
-ProgramFacts program_facts(const Context& ctx) {
+namespace {
+ProgramFacts compute_program_facts(const Context& ctx) {
   const auto& m = ctx.model();
   ProgramFacts f;
   for (const auto& cs : m.calls()) {
@@ -196,6 +197,11 @@ ProgramFacts program_facts(const Context& ctx) {
     if (at != std::string_view::npos) f.tf32 = true;
   }
   return f;
+}
+}  // namespace
+
+const ProgramFacts& program_facts(const Context& ctx) {
+  return ctx.per_file<ProgramFacts>([&] { return compute_program_facts(ctx); });
 }
 
 TorchVersion target_torch(const Context& ctx) { return effective_torch_version(ctx.settings().target_torch_version); }

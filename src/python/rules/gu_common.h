@@ -40,8 +40,8 @@ struct ProgramFacts {
   Node step_loop{};   // the hot loop of train_step, when in one
 };
 
-// Computed per call (a scan of the file's calls and assignments).
-ProgramFacts program_facts(const Context& ctx);
+// A scan of the file's calls and assignments, made once per file (Context::per_file).
+const ProgramFacts& program_facts(const Context& ctx);
 
 TorchVersion target_torch(const Context& ctx);
 

@@ -56,11 +56,8 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     return;
   }
   if (!is(node, "call")) return;
-  std::string q = m.callee_name(node);
+  const std::string& q = m.callee_name(node);
   std::string_view meth = method_name(ctx, node);
-  auto args = named_children(field(node, "arguments"));
-  size_t positional = 0;
-  for (auto a : args) positional += !is(a, "keyword_argument");
   // Framework functions the table lists as data-dependent (torchvision.ops.nms, batched_nms).
   if (FrameworkTable::get().is_shape_sync(q)) {
     Node boxes = m.argument(node, 0, "boxes");
@@ -71,10 +68,17 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
   }
   bool torch_fn = q.rfind("torch.", 0) == 0;
   std::string_view name = torch_fn ? std::string_view(q).substr(q.rfind('.') + 1) : meth;
-  Node subject = torch_fn ? m.argument(node, 0, "input") : receiver(node);
-  if (is_null(subject) || !m.is_cuda(subject)) return;
   static const std::set<std::string, std::less<>> always = {"nonzero", "argwhere", "unique", "unique_consecutive",
                                                             "masked_select"};
+  // Only these names can report: the (costlier) device of the subject is asked for them alone.
+  if (!always.count(name) && name != "where" && name != "repeat_interleave" && name != "one_hot") return;
+  Node subject = torch_fn ? m.argument(node, 0, "input") : receiver(node);
+  if (is_null(subject) || !m.is_cuda(subject)) return;
+  size_t positional = 0;
+  for_each_named_child(field(node, "arguments"), [&](Node a) {
+    positional += !is(a, "keyword_argument");
+    return true;
+  });
   if (always.count(name)) {
     report(ctx, node, "`" + std::string(name) + "`", display("Use a fixed-size formulation (masking, `torch.where` with three arguments)"));
     return;

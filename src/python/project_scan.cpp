@@ -1,0 +1,399 @@
+// What a module's text says about the project's layout, read before any module is parsed (the
+// layout must exist before round 1): the modules it imports, and the directories it puts on
+// sys.path. Both are byte scans, linear in the text, with no allocation per byte.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "python/project.h"
+
+namespace fs = std::filesystem;
+
+namespace stoker::python {
+
+namespace {
+
+constexpr size_t kMaxScannedImports = 4096;  // per module
+constexpr size_t kMaxNameLength = 512;
+constexpr size_t kMaxPathDirs = 64;          // sys.path entries per module
+constexpr int kMaxPathEvalDepth = 8;         // nested calls and names in one path expression
+constexpr int kMaxAncestors = 32;            // bases tried for a relative path
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A cursor over the text that skips blanks, backslash continuations and (inside brackets)
+// newlines and comments.
+struct Cursor {
+  std::string_view t;
+  size_t at = 0;
+  int depth = 0;  // open brackets: newlines do not end the statement
+
+  bool done() const { return at >= t.size(); }
+  void blanks() {
+    while (at < t.size()) {
+      char c = t[at];
+      if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
+        ++at;
+      } else if (c == '\\' && at + 1 < t.size() && (t[at + 1] == '\n' || t[at + 1] == '\r')) {
+        at += 2;
+      } else if (depth > 0 && c == '\n') {
+        ++at;
+      } else if (depth > 0 && c == '#') {
+        while (at < t.size() && t[at] != '\n') ++at;
+      } else {
+        break;
+      }
+    }
+  }
+  bool eat(char c) {
+    blanks();
+    if (at < t.size() && t[at] == c) {
+      ++at;
+      return true;
+    }
+    return false;
+  }
+  bool peek(char c) {
+    blanks();
+    return at < t.size() && t[at] == c;
+  }
+  std::string_view ident() {
+    blanks();
+    size_t s = at;
+    if (at < t.size() && ident_start(t[at]))
+      while (at < t.size() && ident_char(t[at])) ++at;
+    return t.substr(s, at - s);
+  }
+  bool keyword(std::string_view k) {
+    blanks();
+    if (t.substr(at, k.size()) != k || (at + k.size() < t.size() && ident_char(t[at + k.size()]))) return false;
+    at += k.size();
+    return true;
+  }
+  // a.b.c (dots between identifiers, blanks allowed around them)
+  std::string dotted() {
+    std::string out;
+    for (;;) {
+      auto part = ident();
+      if (part.empty()) return out.size() && out.back() == '.' ? std::string{} : out;
+      out += part;
+      if (out.size() > kMaxNameLength) return {};
+      size_t save = at;
+      if (!eat('.')) break;
+      if (!peek('.') && !ident_start(at < t.size() ? t[at] : ' ')) {
+        at = save;
+        break;
+      }
+      out += '.';
+    }
+    return out;
+  }
+};
+
+// `from X import a, (b as c)`: the names after `import`.
+void scan_from_names(Cursor& c, const std::string& base, std::vector<std::string>& out) {
+  bool paren = c.eat('(');
+  if (paren) ++c.depth;
+  for (;;) {
+    if (c.eat('*')) break;
+    auto name = c.ident();
+    if (name.empty()) break;
+    std::string full = base;
+    if (!full.empty() && full.back() != '.') full += '.';
+    full += name;
+    out.push_back(std::move(full));
+    if (c.keyword("as")) c.ident();
+    if (!c.eat(',')) break;
+  }
+  if (paren) {
+    c.eat(')');
+    --c.depth;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> imported_names(std::string_view text) {
+  std::vector<std::string> out;
+  size_t line = 0;
+  while (line < text.size() && out.size() < kMaxScannedImports) {
+    size_t eol = text.find('\n', line);
+    if (eol == std::string_view::npos) eol = text.size();
+    Cursor c{text, line};
+    c.blanks();
+    if (c.keyword("import")) {
+      for (;;) {
+        std::string name = c.dotted();
+        if (name.empty()) break;
+        out.push_back(std::move(name));
+        if (c.keyword("as")) c.ident();
+        if (!c.eat(',')) break;
+      }
+    } else if (c.keyword("from")) {
+      std::string base;
+      while (c.eat('.')) base += '.';
+      bool ok = c.keyword("import");  // `from . import x`
+      if (!ok) {
+        base += c.dotted();
+        ok = c.keyword("import");
+      }
+      if (ok && !base.empty()) {
+        out.push_back(base);
+        scan_from_names(c, base, out);
+      }
+    }
+    // The next line after the statement (a parenthesized import may span several).
+    line = std::max(eol, c.at);
+    if (line < text.size() && text[line] != '\n') line = text.find('\n', line);
+    if (line == std::string_view::npos) break;
+    ++line;
+  }
+  return out;
+}
+
+bool has_loop_statement(std::string_view text) {
+  size_t line = 0;
+  while (line < text.size()) {
+    size_t eol = text.find('\n', line);
+    if (eol == std::string_view::npos) eol = text.size();
+    Cursor c{text.substr(0, eol), line};
+    c.blanks();
+    c.keyword("async");
+    std::string_view rest;
+    if (c.keyword("for")) {
+      rest = text.substr(c.at, eol - c.at);
+      if (rest.find(" in ") != std::string_view::npos && rest.find(':') != std::string_view::npos) return true;
+    } else if (c.keyword("while")) {
+      rest = text.substr(c.at, eol - c.at);
+      if (rest.find(':') != std::string_view::npos) return true;
+    }
+    line = eol + 1;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// sys.path entries.
+
+namespace {
+
+// A path as far as the scan knows it: absolute, relative (to the working directory), or not.
+struct PathValue {
+  enum class Kind { Unknown, Absolute, Relative } kind = Kind::Unknown;
+  fs::path path;
+  static PathValue unknown() { return {}; }
+};
+
+class PathEval {
+ public:
+  PathEval(std::string_view text, const fs::path& file) : text_(text), file_(file) {}
+
+  PathValue expression(Cursor& c, int depth) {
+    if (depth > kMaxPathEvalDepth) return PathValue::unknown();
+    PathValue v = term(c, depth);
+    while (c.peek('/') && !(c.at + 1 < c.t.size() && c.t[c.at + 1] == '/')) {  // pathlib's `/`
+      c.eat('/');
+      v = join(v, term(c, depth));
+    }
+    return v;
+  }
+
+ private:
+  static PathValue join(const PathValue& a, const PathValue& b) {
+    if (a.kind == PathValue::Kind::Unknown || b.kind == PathValue::Kind::Unknown) return PathValue::unknown();
+    if (b.kind == PathValue::Kind::Absolute) return b;
+    return {a.kind, a.path / b.path};
+  }
+  static PathValue parent(const PathValue& a) {
+    if (a.kind == PathValue::Kind::Unknown) return a;
+    fs::path p = a.path.lexically_normal();
+    if (p.has_filename() || p.filename().empty()) p = p.parent_path();  // "a/b/" is "a/b"
+    if (a.kind == PathValue::Kind::Relative && p.empty()) p = ".";
+    return {a.kind, p};
+  }
+
+  // A string literal ('...', "...", r'...'; no f-strings, no escapes of interest).
+  static bool literal(Cursor& c, std::string& out) {
+    c.blanks();
+    size_t at = c.at;
+    while (at < c.t.size() && (c.t[at] == 'r' || c.t[at] == 'R' || c.t[at] == 'u' || c.t[at] == 'U')) ++at;
+    if (at >= c.t.size() || (c.t[at] != '\'' && c.t[at] != '"')) return false;
+    char q = c.t[at];
+    size_t end = c.t.find(q, at + 1);
+    size_t nl = c.t.find('\n', at + 1);
+    if (end == std::string_view::npos || (nl != std::string_view::npos && nl < end)) return false;
+    out = std::string(c.t.substr(at + 1, end - at - 1));
+    if (out.find('\\') != std::string::npos || out.find('{') != std::string::npos) return false;
+    c.at = end + 1;
+    return true;
+  }
+
+  // The value of the nearest assignment `NAME = ...` above `before` (else below it).
+  PathValue name_value(std::string_view name, size_t before, int depth) {
+    size_t above = std::string_view::npos, below = std::string_view::npos;  // value offsets
+    for (size_t at = text_.find(name); at != std::string_view::npos; at = text_.find(name, at + 1)) {
+      size_t ls = text_.rfind('\n', at);
+      ls = ls == std::string_view::npos ? 0 : ls + 1;
+      bool indent_only = true;
+      for (size_t k = ls; k < at && indent_only; ++k) indent_only = text_[k] == ' ' || text_[k] == '\t';
+      if (!indent_only || (at + name.size() < text_.size() && ident_char(text_[at + name.size()]))) continue;
+      Cursor c{text_, at + name.size()};
+      if (!c.eat('=') || c.peek('=')) continue;
+      if (at < before) {
+        above = c.at;
+      } else {
+        below = c.at;
+        break;
+      }
+    }
+    size_t value = above != std::string_view::npos ? above : below;
+    if (value == std::string_view::npos) return PathValue::unknown();
+    Cursor c{text_, value};
+    return expression(c, depth + 1);
+  }
+
+  PathValue call_args_first(Cursor& c, int depth, std::vector<PathValue>* all = nullptr) {
+    PathValue first;
+    bool any = false;
+    ++c.depth;
+    if (!c.peek(')'))
+      for (;;) {
+        PathValue v = expression(c, depth + 1);
+        if (!any) first = v;
+        any = true;
+        if (all) all->push_back(v);
+        if (!c.eat(',') || c.peek(')')) break;
+      }
+    --c.depth;
+    if (!c.eat(')')) return PathValue::unknown();
+    return any ? first : PathValue::unknown();
+  }
+
+  PathValue term(Cursor& c, int depth) {
+    PathValue v;
+    std::string lit;
+    if (literal(c, lit)) {
+      v = {fs::path(lit).is_absolute() ? PathValue::Kind::Absolute : PathValue::Kind::Relative, fs::path(lit)};
+    } else if (c.eat('(')) {
+      ++c.depth;
+      v = expression(c, depth + 1);
+      --c.depth;
+      if (!c.eat(')')) return PathValue::unknown();
+    } else {
+      size_t name_at = c.at;
+      std::string name = c.dotted();
+      if (name.empty()) return PathValue::unknown();
+      std::string_view last = name;
+      std::string_view qual;
+      if (auto dot = name.rfind('.'); dot != std::string::npos) {
+        last = std::string_view(name).substr(dot + 1);
+        qual = std::string_view(name).substr(0, dot);
+      }
+      bool os_path = qual.empty() || qual == "os.path" || qual == "osp" || qual == "path" || qual == "op";
+      if (c.eat('(')) {
+        std::vector<PathValue> args;
+        PathValue first = call_args_first(c, depth, &args);
+        if (os_path && last == "join") {
+          if (args.empty()) return PathValue::unknown();
+          v = args[0];
+          for (size_t i = 1; i < args.size(); ++i) v = join(v, args[i]);
+        } else if (os_path && last == "dirname") {
+          v = parent(first);
+        } else if ((os_path && (last == "abspath" || last == "realpath" || last == "normpath")) || name == "str" ||
+                   name == "os.fspath" || last == "Path" || last == "PurePath") {
+          v = first;
+        } else if (name == "os.getcwd") {
+          v = {PathValue::Kind::Relative, fs::path(".")};
+        } else {
+          return PathValue::unknown();
+        }
+      } else if (name == "__file__") {
+        v = {PathValue::Kind::Absolute, file_};
+      } else if (name.find('.') == std::string::npos) {
+        v = name_value(name, name_at, depth);
+      } else {
+        return PathValue::unknown();
+      }
+    }
+    // Trailers: pathlib's .parent, .parents[k], .resolve(), .absolute(), .joinpath(...).
+    for (;;) {
+      size_t save = c.at;
+      if (!c.eat('.')) break;
+      auto attr = c.ident();
+      if (attr == "parent") {
+        v = parent(v);
+      } else if (attr == "parents" && c.eat('[')) {
+        c.blanks();
+        size_t s = c.at;
+        while (c.at < c.t.size() && std::isdigit(static_cast<unsigned char>(c.t[c.at]))) ++c.at;
+        if (s == c.at || c.at - s > 2 || !c.eat(']')) return PathValue::unknown();
+        int k = std::stoi(std::string(c.t.substr(s, c.at - s)));
+        for (int i = 0; i <= k; ++i) v = parent(v);
+      } else if ((attr == "resolve" || attr == "absolute") && c.eat('(')) {
+        if (!c.eat(')')) return PathValue::unknown();
+      } else if (attr == "joinpath" && c.eat('(')) {
+        std::vector<PathValue> args;
+        call_args_first(c, depth, &args);
+        for (const auto& a : args) v = join(v, a);
+      } else {
+        c.at = save;
+        return PathValue::unknown();
+      }
+    }
+    return v;
+  }
+
+  std::string_view text_;
+  fs::path file_;
+};
+
+}  // namespace
+
+std::vector<std::string> sys_path_dirs(const std::string& path, std::string_view text) {
+  std::vector<std::string> out;
+  if (text.find("sys.path") == std::string_view::npos) return out;
+  std::error_code ec;
+  fs::path file = fs::absolute(fs::path(path), ec).lexically_normal();
+  PathEval eval(text, file);
+  for (size_t at = text.find("sys.path."); at != std::string_view::npos && out.size() < kMaxPathDirs;
+       at = text.find("sys.path.", at + 1)) {
+    if (at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '.')) continue;
+    Cursor c{text, at + 9};
+    auto method = c.ident();
+    if ((method != "insert" && method != "append") || !c.eat('(')) continue;
+    ++c.depth;
+    if (method == "insert") {  // skip the index
+      c.blanks();
+      while (!c.done() && c.t[c.at] != ',' && c.t[c.at] != ')' && c.t[c.at] != '\n') ++c.at;
+      if (!c.eat(',')) continue;
+    }
+    PathValue v = eval.expression(c, 0);
+    if (v.kind == PathValue::Kind::Unknown) continue;
+    fs::path dir;
+    if (v.kind == PathValue::Kind::Absolute) {
+      dir = v.path.lexically_normal();
+      if (!fs::is_directory(dir, ec)) continue;
+    } else {
+      // Relative to the working directory the program is started from: the file's directory or
+      // one above it (a repository's root), the first where the directory exists.
+      fs::path base = file.parent_path();
+      for (int up = 0; up < kMaxAncestors; ++up) {
+        fs::path cand = (base / v.path).lexically_normal();
+        if (fs::is_directory(cand, ec)) {
+          dir = cand;
+          break;
+        }
+        if (!base.has_parent_path() || base == base.parent_path()) break;
+        base = base.parent_path();
+      }
+      if (dir.empty()) continue;
+    }
+    std::string s = dir.string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace stoker::python

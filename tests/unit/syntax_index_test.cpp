@@ -1,0 +1,154 @@
+// python::ChildIndex (src/python/syntax.h) answers children, named flags, parents and fields
+// exactly as a tree-sitter cursor does, on every node: it asks the field of a child only under
+// node types that have fields in the grammar (node-types.json) and ERROR nodes, and keeps the
+// first child of each field. Also the inline helpers: NodeList, FieldName, is_null/start/same.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "python/parser.h"
+#include "test_support.h"
+
+using namespace stoker;
+using namespace stoker::python;
+
+namespace {
+
+// The number of nodes whose index entry disagrees with a tree-sitter cursor on the node: its
+// children, their named flags, the first child of each field (the cursor's field of each child),
+// and, for each child, that the node is its parent. `nodes` counts the nodes. (tree-sitter 0.20's
+// own ts_node_parent and ts_node_child_by_field_id differ from the cursor in corner cases: the
+// parent of a zero-width node in an error, a field inherited through a visible aliased child;
+// the index keeps the cursor's answers, as it always did.)
+size_t index_mismatches(const std::string& text, size_t& nodes) {
+  ParsedModule module(text);
+  ChildIndex index(module.root());
+  const TSLanguage* lang = tree_sitter_python();
+  size_t mismatches = 0;
+  std::vector<Node> stack{module.root()};
+  ScopedChildIndex use(&index);
+  CHECK(is_null(parent(module.root())));
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    ++nodes;
+    std::vector<Node> plain;
+    std::vector<TSFieldId> fields;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      do {
+        plain.push_back(ts_tree_cursor_current_node(&c));
+        fields.push_back(ts_tree_cursor_current_field_id(&c));
+      } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    const ChildIndex::Entry* e = index.find(n);
+    bool ok = e && e->count == plain.size();
+    for (size_t i = 0; ok && i < plain.size(); ++i)
+      ok = same(index.children(*e)[i], plain[i]) && same(parent(plain[i]), n) &&
+           index.is_named_code(*e, static_cast<uint32_t>(i)) == (ts_node_is_named(plain[i]) && !ts_node_is_extra(plain[i]));
+    for (TSFieldId f = 1; ok && f <= ts_language_field_count(lang); ++f) {
+      Node want{};
+      for (size_t i = 0; i < plain.size() && is_null(want); ++i)
+        if (fields[i] == f) want = plain[i];
+      ok = same(index.field(*e, f), want) && is_null(index.field(*e, f)) == is_null(want);
+      if (!ok)
+        UNSCOPED_INFO("field " << ts_language_field_name_for_id(lang, f) << " of " << ts_node_type(n) << " at " << start(n));
+    }
+    if (!ok) ++mismatches;
+    for (Node k : plain) stack.push_back(k);
+  }
+  return mismatches;
+}
+
+}  // namespace
+
+TEST_CASE("the child index answers as a tree-sitter cursor does on every node of the Python fixtures and examples") {
+  size_t nodes = 0, mismatches = 0, files = 0;
+  for (const char* dir : {"tests/fixtures/python", "examples"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".py") continue;
+      ++files;
+      size_t bad = index_mismatches(test::read_file(entry.path()), nodes);
+      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " index mismatches");
+      mismatches += bad;
+    }
+  }
+  CHECK(files > 50);
+  CHECK(nodes > 50000);
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("the child index agrees with a tree-sitter cursor on comments between children, errors and long child lists") {
+  std::string many_args = "f(";
+  for (int i = 0; i < 40; ++i) many_args += "a" + std::to_string(i) + "=" + std::to_string(i) + ", ";
+  many_args += ")\n";
+  const std::vector<std::string> cases = {
+      // comments (extras) between a node's children, fields after them
+      "x = (  # comment\n  1 +  # another\n  2)\n",
+      "for i in range(3):  # loop\n    pass\nelse:\n    pass\n",
+      "if a:\n    pass\nelif b:  # c\n    pass\nelif c:\n    pass\nelse:\n    pass\n",
+      // a long argument list, a string with interpolations (node types without fields)
+      many_args,
+      "s = 'a' 'b' f'{c}' \"d\"\n",
+      // decorators, type parameters, match, lambda defaults, f-strings with format specs
+      "@dec\ndef f[T](a: int = 1, *args, b, **kw) -> T:\n    return lambda x=1: x\n",
+      "match p:\n    case {'k': v, **rest} if v:\n        pass\n    case [1, *others]:\n        pass\n",
+      "s = f'{x!r:>{width}} {y=}'\n",
+      "try:\n    pass\nexcept (A, B) as e:\n    raise C from e\nfinally:\n    pass\n",
+      "with a as b, c as d:\n    print >> f, x\n",
+      // syntax errors (ERROR and MISSING nodes)
+      "def f(:\n    x = = 1\n",
+      "x = [1, 2\ny = f(a b)\n",
+      "class (A:\n  def\n",
+  };
+  // Tuples of k elements, with and without a trailing comma.
+  std::vector<std::string> all = cases;
+  for (uint32_t k = 1; k <= 6; ++k) {
+    std::string t = "t = (";
+    for (uint32_t i = 0; i < k; ++i) t += std::to_string(i) + (i + 1 < k ? ", " : "");
+    all.push_back(t + ")\n");
+    all.push_back(t + ",)\n");
+  }
+  for (const auto& text : all) {
+    size_t nodes = 0;
+    CAPTURE(text);
+    CHECK(index_mismatches(text, nodes) == 0);
+    CHECK(nodes > 3);
+  }
+}
+
+TEST_CASE("fields by name, node lists and node identity read what tree-sitter reads") {
+  ParsedModule module("y = model(x, *rest, key=1)  # call\n");
+  ChildIndex index(module.root());
+  for (bool with_index : {false, true}) {
+    ScopedChildIndex use(with_index ? &index : nullptr);
+    Node stmt = named_child(module.root(), 0);
+    Node assign = named_child(stmt, 0);
+    REQUIRE(is(assign, "assignment"));
+    Node call = field(assign, "right");
+    REQUIRE(is(call, "call"));
+    CHECK(same(field(call, "function"), ts_node_child_by_field_name(call, "function", 8)));
+    CHECK(is_null(field(call, "body")));  // a field of the grammar that calls do not have
+    NodeList args = named_children(field(call, "arguments"));
+    REQUIRE(args.size() == 3);
+    CHECK(is(args[1], "list_splat"));
+    CHECK(is(args.back(), "keyword_argument"));
+    CHECK(start(args[0]) == ts_node_start_byte(args[0]));
+    CHECK(same(args[0], ts_node_named_child(field(call, "arguments"), 0)));
+    CHECK_FALSE(same(args[0], args[1]));
+    std::vector<Node> copied = args;
+    CHECK(copied.size() == 3);
+    std::vector<std::string> reversed;
+    for_each_named_child_reverse(field(call, "arguments"), [&](Node c) { reversed.emplace_back(ts_node_type(c)); });
+    CHECK(reversed == std::vector<std::string>{"keyword_argument", "list_splat", "identifier"});
+  }
+  NodeList many;
+  for (uint32_t i = 0; i < 3 * NodeList::kInline; ++i) many.push_back(module.root());
+  NodeList copy = many;
+  CHECK(copy.size() == 3 * NodeList::kInline);
+  CHECK(same(copy[2 * NodeList::kInline], module.root()));
+  CHECK(is_null(Node{}));
+}
