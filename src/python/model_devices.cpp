@@ -175,6 +175,87 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
 }
 
+namespace {
+
+// The canonical name of a torch dtype attribute's last part ("float" -> "float32"), or "".
+std::string_view canonical_dtype(std::string_view name) {
+  static const std::map<std::string_view, std::string_view, std::less<>> names = {
+      {"bool", "bool"},           {"float", "float32"},     {"float32", "float32"},   {"float16", "float16"},
+      {"half", "float16"},        {"float64", "float64"},   {"double", "float64"},    {"bfloat16", "bfloat16"},
+      {"int", "int32"},           {"int32", "int32"},       {"int64", "int64"},       {"long", "int64"},
+      {"int16", "int16"},         {"short", "int16"},       {"int8", "int8"},         {"uint8", "uint8"},
+      {"complex64", "complex64"}, {"cfloat", "complex64"},  {"complex128", "complex128"},
+      {"cdouble", "complex128"},  {"float8_e4m3fn", "float8_e4m3fn"}};
+  auto it = names.find(name);
+  return it == names.end() ? std::string_view{} : it->second;
+}
+
+}  // namespace
+
+std::string_view SemanticModel::conversion_dtype(Node call, bool* moves) const {
+  if (moves) *moves = false;
+  if (!is(call, "call")) return {};
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return {};
+  std::string_view meth = text(field(fn, "attribute"));
+  Node args = field(call, "arguments");
+  // `.float()`, `.long()`, `.bool()`...: no argument (a memory format at most).
+  static const std::map<std::string_view, std::string_view, std::less<>> methods = {
+      {"bool", "bool"},     {"float", "float32"}, {"double", "float64"}, {"half", "float16"},
+      {"bfloat16", "bfloat16"}, {"long", "int64"}, {"int", "int32"},    {"short", "int16"},
+      {"char", "int8"},     {"byte", "uint8"},    {"cfloat", "complex64"}, {"cdouble", "complex128"}};
+  if (auto it = methods.find(meth); it != methods.end()) {
+    for (Node a : named_children(args))
+      if (!(is(a, "keyword_argument") && text(field(a, "name")) == "memory_format")) return {};
+    return it->second;
+  }
+  if (meth != "to" && meth != "type") return {};
+  // A dtype argument: a torch dtype attribute, or `<tensor>.dtype` ("?").
+  auto dtype_of = [&](Node a) -> std::string_view {
+    a = unparen(a);
+    if (!is(a, "attribute")) return {};
+    const std::string& q = qualified_name(a);
+    if (starts_with(q, "torch.") && q.find('.', 6) == std::string::npos) return canonical_dtype(q.substr(6));
+    if (text(field(a, "attribute")) == "dtype") return "?";
+    return {};
+  };
+  std::string_view dtype;
+  bool device = false;
+  int position = 0;
+  for (Node a : named_children(args)) {
+    if (is(a, "comment")) continue;
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return {};
+    if (is(a, "keyword_argument")) {
+      std::string_view name = text(field(a, "name"));
+      if (name == "dtype") {
+        dtype = dtype_of(field(a, "value"));
+        if (dtype.empty()) return {};
+      } else if (name == "device") {
+        device = true;
+      } else if (name != "non_blocking" && name != "copy" && name != "memory_format") {
+        return {};
+      }
+      continue;
+    }
+    std::string_view d = dtype_of(a);
+    if (!d.empty()) {
+      dtype = d;
+    } else if (meth == "to" && position == 0) {
+      // `.to(device, dtype)`: the first positional argument names a device, or a tensor whose
+      // dtype and device it takes (`.to(other)`: not a conversion this function can name).
+      if (device_kind(a) == DeviceKind::NotDevice) return {};
+      device = true;
+    } else if (meth == "to" && (is(a, "true") || is(a, "false"))) {
+      // non_blocking / copy written positionally
+    } else {
+      return {};
+    }
+    ++position;
+  }
+  if (moves) *moves = device;
+  return dtype;
+}
+
 bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr); }
 
 bool SemanticModel::binding_is_cuda(const Binding& b) const {
@@ -515,6 +596,11 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
       return is_null(argument(expr, -1, "dtype")) && is_cuda_bool_impl(argument(expr, 0, "input"));
     if (is(fn, "attribute")) {
       auto meth = text(field(fn, "attribute"));
+      // A conversion to bool (`.to(torch.bool)`, `.to(dtype=torch.bool)`, `.type(torch.bool)`)
+      // makes a mask; one to another dtype makes none.
+      std::string_view dtype = conversion_dtype(expr);
+      if (dtype == "bool") return is_cuda_impl(expr);
+      if (!dtype.empty()) return false;
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
                                                                       "isnan", "isinf", "isfinite", "logical_not",
                                                                       "logical_and", "logical_or", "logical_xor"};
@@ -658,8 +744,23 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
-    if (qualified_name(fn) == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
+    const std::string& q = qualified_name(fn);
+    // The batch rebuilt as an array or tensor on the host (`np.concatenate(images)`,
+    // `torch.from_numpy(batch_np)`, `torch.stack(parts)`): still the batch's data.
+    static const std::set<std::string, std::less<>> rebuild = {
+        "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
+        "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
+        "torch.cat", "torch.concat", "torch.concatenate"};
+    if (q == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
+    else if (rebuild.count(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
+  } else if (k == "list_comprehension" || k == "generator_expression") {
+    // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed.
+    for (Node c : named_children(expr))
+      if (is(c, "for_in_clause")) {
+        result = is_batch_impl(field(c, "right"));
+        break;
+      }
   }
   return result;
 }

@@ -291,6 +291,61 @@ std::optional<Value> SemanticModel::stable_constant(Node name) const {
   return c;
 }
 
+// The conditions of the branches enclosing a binding's statement, up to its scope: an `if`
+// body needs its condition true; an `elif` body its own condition true and every earlier one
+// of the chain false; an `else` body every condition of the chain false; a `while` body its
+// condition true. A walk up the parents, bounded by the tree's depth (at most 4,096 levels).
+const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Binding& b) const {
+  auto [it, fresh] = binding_guards_.try_emplace(&b);
+  if (!fresh) return it->second;
+  std::vector<std::pair<Node, bool>> out;
+  // The binding's target (a def/class: its definition); parameters and imports: none.
+  Node n = !is_null(b.target) ? b.target : b.value;
+  if (b.kind == Binding::Kind::Param || b.kind == Binding::Kind::Import) n = Node{};
+  // The conditions of the if/elif chain `owner`, up to (not including) the clause `upto`.
+  auto chain_false = [&](Node owner, Node upto) {
+    out.push_back({field(owner, "condition"), false});
+    for (Node c : named_children(owner)) {
+      if (same(c, upto)) break;
+      if (is(c, "elif_clause")) out.push_back({field(c, "condition"), false});
+    }
+  };
+  for (int depth = 0; !is_null(n) && depth < 4096; ++depth) {
+    Node p = parent(n);
+    if (is_null(p)) break;
+    auto k = kind(p);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda" || k == "module") break;
+    if (is(n, "block")) {
+      if (k == "if_statement" && same(field(p, "consequence"), n)) {
+        out.push_back({field(p, "condition"), true});
+      } else if (k == "elif_clause" && same(field(p, "consequence"), n) && is(parent(p), "if_statement")) {
+        out.push_back({field(p, "condition"), true});
+        chain_false(parent(p), p);
+      } else if (k == "else_clause" && is(parent(p), "if_statement")) {
+        chain_false(parent(p), p);
+      } else if (k == "while_statement" && same(field(p, "body"), n)) {
+        out.push_back({field(p, "condition"), true});
+      }
+    }
+    n = p;
+  }
+  for (auto& g : out) g.first = unparen(g.first);
+  std::erase_if(out, [](const auto& g) { return is_null(g.first); });
+  it->second = std::move(out);
+  return it->second;
+}
+
+bool SemanticModel::binding_dead(const Binding& b) const {
+  // Not while the model is being built: guards read values (parameters from call sites,
+  // comparisons) that are only complete once the call graph is.
+  if (!types_ || b.kind == Binding::Kind::Param || b.kind == Binding::Kind::Import) return false;
+  for (const auto& [cond, need] : binding_guards(b)) {
+    auto truth = guard_truth(cond);
+    if (truth && *truth != need) return true;
+  }
+  return false;
+}
+
 // One pass over the file (on first use): the names of global/nonlocal statements, and the
 // attribute names assigned on objects other than `self` (assignment, augmented assignment and
 // for-loop targets, tuple targets included).

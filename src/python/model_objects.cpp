@@ -158,11 +158,15 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
     // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
     // prepared train_loader (same workers and pinning).
+    // `active_dataloader = train_dl` of such a name: the alias is read at its own binding.
     if (is(expr, "identifier"))
       for (const Binding* b : lookup(text(expr), start(expr)))
         if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
           Node source = types_->prepared_source(b->value, b->target);
           if (!is_null(source)) add(source);
+        } else if (b->kind == Binding::Kind::Assign && is(b->target, "identifier") &&
+                   is(unparen(b->value), "identifier") && !same(unparen(b->value), expr)) {
+          add(unparen(b->value));
         }
   }
   origins_active_.erase(expr.id);

@@ -249,6 +249,7 @@ void SemanticModel::collect() {
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
       store_attributes(field(n, "left"), n);  // the value: the augmented assignment itself
+      if (is(unparen(field(n, "left")), "subscript")) subscript_augmented_.push_back(n);
     } else if (k == "for_statement" || k == "for_in_clause") {
       Binding b = base;
       b.kind = Binding::Kind::LoopTarget;
@@ -362,15 +363,17 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
       for (int i = 0; i < static_cast<int>(list.size()); ++i)
         if (list[i].at <= use_at && (late || list[i].at < offset)) last = i;
       // At most kMaxCandidates + 1 bindings: callers read more than kMaxCandidates as unknown.
+      // A binding in a branch that never runs (binding_dead) reaches nothing.
       if (last < 0) {
         // Bound only after the use (a loop-carried value, or a use before assignment).
         for (const auto& b : list) {
           if (out.size() > kMaxCandidates) break;
-          out.push_back(&b);
+          if (!binding_dead(b)) out.push_back(&b);
         }
         return out;
       }
       for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
+        if (binding_dead(list[i])) continue;
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;

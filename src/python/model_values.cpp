@@ -613,6 +613,7 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
           ns.expr = b.target;
           return {ns};
         }
+        if (is(v, "call")) return unpacked_return_values(v, b);
         return {Value::unknown()};
       }
       return values(b.value);
@@ -641,6 +642,37 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
     }
     default: return {Value::unknown()};
   }
+}
+
+// `args, extra = get_args()` with `def get_args(): ... return parser.parse_args(), extra`: the
+// target takes the element at its position of every `return` of the project function(s) the
+// call invokes (each a tuple display as long as the target pattern, which has no starred
+// target); anything else is unknown.
+std::vector<Value> SemanticModel::unpacked_return_values(Node call, const Binding& b) const {
+  Node pattern = parent(b.target);
+  if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
+      !same(unparen(field(parent(pattern), "left")), pattern))
+    return {Value::unknown()};
+  size_t width = 0;
+  for (Node c : named_children(pattern)) {
+    if (!is(c, "identifier")) return {Value::unknown()};  // starred, nested or attribute targets
+    ++width;
+  }
+  auto targets = callees(call);
+  if (targets.empty()) return {Value::unknown()};
+  std::vector<Value> out;
+  for (int f : targets) {
+    if (functions_[f].name == "__init__" || functions_[f].returns.empty()) return {Value::unknown()};
+    for (Node r : functions_[f].returns) {
+      r = unparen(r);
+      if (!(is(r, "tuple") || is(r, "expression_list")) || named_count(r) != width) return {Value::unknown()};
+      for (Node e : named_children(r))
+        if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
+      add_values(out, values(named_child(r, static_cast<uint32_t>(b.unpack_index))));
+    }
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
 }
 
 std::vector<Value> SemanticModel::param_values(int f, int pi) const {

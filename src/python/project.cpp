@@ -140,7 +140,8 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
       const auto& p = x.params[i];
       if (!p.iterated_hot && !p.called) continue;
       o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
-      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called}) o += b ? '1' : '0';
+      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch})
+        o += b ? '1' : '0';
     }
   return o;
 }
@@ -838,7 +839,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   json fns = json::array();
   for (const auto& [name, f] : s.functions) {
     json ps = json::array();
-    for (const auto& p : f.params) ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called});
+    for (const auto& p : f.params)
+      ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch});
     json attrs = json::array();
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
@@ -892,7 +894,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.framework = f.at(21).get<std::string>();
       ff.returns_class = f.at(22).get<std::string>();
       for (const auto& p : f.at(8))
-        ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5)});
+        ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();

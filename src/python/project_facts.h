@@ -70,6 +70,9 @@ struct ParamSummary {
   bool double_star = false;  // **kwargs
   bool iterated_hot = false;  // iterated by a hot loop of the function (or of one it calls)
   bool called = false;        // the function calls it (`closure()`): a function passed there runs there
+  // iterated by a hot loop that runs once per iteration of an enclosing loop of the function
+  // (or of one it calls): its own epoch loop
+  bool iterated_per_epoch = false;
   bool operator==(const ParamSummary&) const = default;
 };
 

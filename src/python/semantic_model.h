@@ -245,6 +245,11 @@ class SemanticModel {
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
+  // A loader handed to parameters of other modules' functions that iterate them in hot loops:
+  // whether one of those iterations runs once per epoch (the call runs in a loop here, or in a
+  // function called in one, or the callee iterates the parameter in a loop nested in another).
+  // nullopt when the loader reaches no such parameter.
+  std::optional<bool> external_iteration_per_epoch(Node loader_call) const;
 
   // --- CUDA ---------------------------------------------------------------------------
   bool uses_cuda() const { return uses_cuda_; }
@@ -263,6 +268,12 @@ class SemanticModel {
   static DeviceKind device_string_kind(std::string_view s, bool prefix_only = false);
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
+  // The dtype a tensor conversion call names: `.bool()`, `.float()`, `.long()`..., `.to(torch.bool)`,
+  // `.to(dev, torch.bool)`, `.to(dtype=torch.bool)`, `.type(torch.float32)`: the dtype's canonical
+  // name ("bool", "float32", "int64"...); "?" for a dtype that is not written as one
+  // (`.to(x.dtype)`); "" when the call names no dtype (`.to(device)`, anything else). `moves`
+  // (optional): whether it also names a device.
+  std::string_view conversion_dtype(Node call, bool* moves = nullptr) const;
   // Does the expression evaluate to an nn.Module (a torch.nn class, a model zoo constructor,
   // or a subclass of nn.Module defined in the file)?
   bool is_module(Node expr) const { return is_module_value(expr); }
@@ -337,6 +348,8 @@ class SemanticModel {
   std::vector<Value> values_uncached(Node expr) const;
   std::vector<Value> binding_values(const Binding& b) const;
   std::vector<Value> param_values(int function, int param_index) const;
+  // A target of `a, b = f()`: its element of every return of the project function f.
+  std::vector<Value> unpacked_return_values(Node call, const Binding& b) const;
   std::vector<Value> param_values_uncached(int function, int param_index) const;
   std::vector<Value> attribute_values(Node attr) const;
   // argparse namespaces (model_values.cpp): a candidate value that is what parse_args() returns,
@@ -395,6 +408,13 @@ class SemanticModel {
   std::optional<bool> hot_param_truth(int function, Node cond) const;
   std::optional<bool> hot_param_truth_uncached(int function, Node name) const;
   std::optional<Value> stable_constant(Node name) const;
+  // A binding whose statement sits in a branch that never runs (an `if` whose condition is
+  // known False, the `else` of one known True, an `elif` after a condition known True): it
+  // reaches no use (lookup() leaves it out). Only once the model is built (types_ set).
+  bool binding_dead(const Binding& b) const;
+  // The branch conditions a binding's statement runs under within its scope, each with the
+  // truth it needs (syntax only; memoized per binding).
+  const std::vector<std::pair<Node, bool>>& binding_guards(const Binding& b) const;
   bool declared_global(std::string_view name) const;  // named by a `global`/`nonlocal` statement
   // `if flag:` whose own branch assigns `flag = False` (a name, or `self.flag`): runs once.
   bool flag_cleared_in_branch(Node cond) const;
@@ -446,6 +466,7 @@ class SemanticModel {
   mutable std::unordered_map<const void*, char> namespace_cache_;  // call id -> 0 no, 1 yes, 2 in progress
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
+  std::vector<Node> subscript_augmented_;    // `d["k"] += v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls
   // CUDA taint: per scope, names that may hold CUDA values; per class, self attributes.
   std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
@@ -481,6 +502,7 @@ class SemanticModel {
   mutable std::unordered_map<const void*, signed char> hot_param_truth_cache_;  // as guard_truth_cache_
   bool hot_functions_ready_ = false;  // compute_hot_functions() has finished
   mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
+  mutable std::unordered_map<const Binding*, std::vector<std::pair<Node, bool>>> binding_guards_;
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.
   struct ValuesEntry {

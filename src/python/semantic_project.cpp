@@ -233,6 +233,29 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   return false;
 }
 
+std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call) const {
+  if (!facts_ || is_null(loader_call)) return std::nullopt;
+  bool found = false;
+  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
+    if (!ext) continue;
+    for (size_t i = 0; i < ext->params.size(); ++i) {
+      const ParamSummary& p = ext->params[i];
+      if (!p.iterated_hot || p.star || p.double_star) continue;
+      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
+      Node a = argument(calls_[ci].call, position, p.name);
+      if (is_null(a)) continue;
+      bool passed = false;
+      for (Node o : loader_origins(a)) passed |= same(o, loader_call);
+      if (!passed) continue;
+      found = true;
+      if (p.iterated_per_epoch || !calls_[ci].loops.empty() || function_called_in_loop(calls_[ci].caller)) return true;
+    }
+  }
+  return found ? std::optional<bool>(false) : std::nullopt;
+}
+
 bool SemanticModel::ext_classes_hold_cuda() const {
   auto on_cuda = [](int d) { return d == static_cast<int>(TypeDevice::Cuda) || d == static_cast<int>(TypeDevice::Any); };
   auto holds = [&](const FunctionFacts* f) {
@@ -271,6 +294,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // Nodes traced from the current root: each once (a union of parameters), so a trace is linear
   // in the nodes it reaches however the bindings and attributes fan out.
   std::unordered_set<const void*> traced;
+  // Parameters reached through what a class stores on itself (`self.loader = loader`): an object
+  // keeps a loader to iterate it on every call of its method (an evaluator's `evaluate()`).
+  std::vector<std::pair<int, int>>* stored = nullptr;
   std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
                                                                              std::vector<std::pair<int, int>>& params) {
     e = unparen(e);
@@ -291,16 +317,28 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
       auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(e, "attribute"))));
+      size_t before = params.size();
       if (indexed != self_assignments_by_key_.end())
         for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
+      if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
     }
   };
+  // Iterated per epoch: by a hot loop nested in another loop of its function, or through a call
+  // made in a loop (or to a parameter the callee iterates per epoch).
+  std::vector<std::vector<char>> epoch_param(functions_.size());
+  for (size_t f = 0; f < functions_.size(); ++f) epoch_param[f].assign(functions_[f].params.size(), 0);
   for (const auto& l : loops_) {
     if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
-    std::vector<std::pair<int, int>> params;
+    std::vector<std::pair<int, int>> params, kept;
     traced.clear();
+    stored = &kept;
     trace(field(l.node, "right"), 0, params);
-    for (auto [f, p] : params) hot_param[f][p] = 1;
+    stored = nullptr;
+    for (auto [f, p] : params) {
+      hot_param[f][p] = 1;
+      if (l.parent_loop >= 0) epoch_param[f][p] = 1;
+    }
+    for (auto [f, p] : kept) epoch_param[f][p] = 1;
   }
   // Through calls: a parameter handed to a function (here or in another module) that iterates it.
   auto argument_for = [&](Node call, bool method, int i, const std::string& name, bool kwonly) {
@@ -310,27 +348,32 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   for (int pass = 0; pass < kParamPropagationPasses; ++pass) {
     bool changed = false;
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
-      std::vector<Node> args;
+      std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
+      bool in_loop = !calls_[ci].loops.empty();
       for (int c : callees_by_call_[ci]) {
         const Function& fn = functions_[c];
         for (size_t i = 0; i < fn.params.size(); ++i)
           if (hot_param[c][i] && !fn.params[i].is_variadic)
-            args.push_back(argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
-                                        fn.params[i].keyword_only));
+            args.push_back({argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
+                                         fn.params[i].keyword_only),
+                            in_loop || epoch_param[c][i]});
       }
       if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
         for (size_t i = 0; i < ext->params.size(); ++i) {
           const ParamSummary& p = ext->params[i];
           if (p.iterated_hot && !p.star && !p.double_star)
-            args.push_back(argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only));
+            args.push_back({argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only),
+                            in_loop || p.iterated_per_epoch});
         }
-      for (Node a : args) {
+      for (auto [a, epoch] : args) {
         if (is_null(a)) continue;
         std::vector<std::pair<int, int>> params;
         traced.clear();
         trace(a, 0, params);
-        for (auto [f, p] : params)
+        for (auto [f, p] : params) {
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;
+          if (epoch && !epoch_param[f][p]) epoch_param[f][p] = changed = true;
+        }
       }
     }
     if (!changed) break;
@@ -348,6 +391,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         (t.substr(0, 2) == "**" ? s.double_star : s.star) = true;
       }
       s.iterated_hot = hot_param[f][i] != 0;
+      s.iterated_per_epoch = epoch_param[f][i] != 0;
       s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
       ps.push_back(std::move(s));
     }

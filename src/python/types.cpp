@@ -1,6 +1,7 @@
 #include "python/types.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -465,6 +466,8 @@ AbstractType TypeInference::base_type(Node expr) const {
   }
   if (k == "attribute") return attribute_type(expr);
   if (k == "subscript") {
+    AbstractType keyed_type = keyed_value(expr);
+    if (keyed_type.kind != Kind::Unknown && keyed_type.kind != Kind::Bottom) return keyed_type;
     AbstractType v = value(field(expr, "value"), Path{});
     // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
     // whatever the container was (a batch dict from the loader).
@@ -490,6 +493,128 @@ AbstractType TypeInference::base_type(Node expr) const {
   }
   if (k == "call") return call_type(expr);
   return AbstractType::unknown();
+}
+
+AbstractType TypeInference::keyed_value(Node subscript) const {
+  std::string key;
+  if (!string_literal_value(unparen(field(subscript, "subscript")), m_.src(), key)) return AbstractType::unknown();
+  std::vector<std::string_view> names;  // the names the dict passed through
+  AbstractType t = keyed(field(subscript, "value"), key, names);
+  if (t.kind == Kind::Unknown || t.kind == Kind::Bottom) return AbstractType::unknown();
+  // Stores of the key anywhere in the file (on any object: a store to another dict with the
+  // same key only widens the answer).
+  auto stored_key = [&](Node target) {
+    std::string k;
+    target = unparen(target);
+    return is(target, "subscript") && string_literal_value(unparen(field(target, "subscript")), m_.src(), k) && k == key;
+  };
+  // A store under a key that is not a literal (`meta[k] = v.cuda()` in a loop over its items),
+  // into a name the dict passed through, may set this key too.
+  auto stored_any = [&](Node target) {
+    std::string k;
+    target = unparen(target);
+    if (!is(target, "subscript") || string_literal_value(unparen(field(target, "subscript")), m_.src(), k)) return false;
+    Node obj = unparen(field(target, "value"));
+    return is(obj, "identifier") && std::find(names.begin(), names.end(), text(obj, m_.src())) != names.end();
+  };
+  for (Node s : m_.subscript_assignments_)
+    if (stored_key(field(s, "left")) || stored_any(field(s, "left"))) t = join(t, value(field(s, "right"), Path{}));
+  for (Node s : m_.subscript_augmented_)
+    if (stored_key(field(s, "left"))) t = join(t, arith(t, value(field(s, "right"), Path{})));
+  // `d.update(key=v)`, `d.update({"key": v})` on a name the dict passed through; an update with
+  // anything else may set the key to anything.
+  for (Node u : m_.update_calls_) {
+    Node obj = unparen(field(field(u, "function"), "object"));
+    if (!is(obj, "identifier") || std::find(names.begin(), names.end(), text(obj, m_.src())) == names.end()) continue;
+    for (Node a : named_children(field(u, "arguments"))) {
+      if (is(a, "keyword_argument")) {
+        if (text(field(a, "name"), m_.src()) == key) t = join(t, value(field(a, "value"), Path{}));
+        continue;
+      }
+      if (is(a, "comment")) continue;
+      std::vector<std::string_view> inner;
+      AbstractType e = is(unparen(a), "dictionary") ? keyed(a, key, inner) : AbstractType::unknown();
+      if (e.kind == Kind::Unknown) {
+        // The display may not name the key (then the update leaves it); anything else: unknown.
+        if (!is(unparen(a), "dictionary")) return AbstractType::unknown();
+        bool splat = false;
+        for (Node c : named_children(unparen(a))) splat |= is(c, "dictionary_splat");
+        if (splat) return AbstractType::unknown();
+        continue;
+      }
+      t = join(t, e);
+    }
+  }
+  return t;
+}
+
+AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<std::string_view>& names) const {
+  e = unparen(e);
+  if (is_null(e)) return AbstractType::unknown();
+  auto found = keyed_memo_.find({e.id, key});
+  if (found != keyed_memo_.end()) {
+    if (is(e, "identifier")) names.push_back(text(e, m_.src()));
+    return found->second.done ? found->second.type : AbstractType::bottom();
+  }
+  SemanticModel::Step step(m_);
+  if (!step || names.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+  keyed_memo_[{e.id, key}];  // in progress: a cycle answers Bottom
+  AbstractType t = AbstractType::unknown();
+  auto k = kind(e);
+  if (k == "dictionary") {
+    t = AbstractType::unknown();
+    for (Node c : named_children(e)) {
+      if (is(c, "dictionary_splat")) {
+        t = AbstractType::unknown();  // may override the key
+        continue;
+      }
+      std::string k2;
+      if (!is(c, "pair")) continue;
+      if (!string_literal_value(unparen(field(c, "key")), m_.src(), k2)) {
+        t = AbstractType::unknown();  // a computed key may be this one
+        continue;
+      }
+      if (k2 == key) t = value(field(c, "value"), Path{});
+    }
+  } else if (k == "conditional_expression" && named_count(e) == 3) {
+    t = join(keyed(named_child(e, 0), key, names), keyed(named_child(e, 2), key, names));
+  } else if (k == "identifier") {
+    names.push_back(text(e, m_.src()));
+    auto bindings = visible(m_, e);
+    if (!bindings.empty() && bindings.size() <= SemanticModel::kMaxCandidates) {
+      t = AbstractType::bottom();
+      for (const Binding* b : bindings) {
+        AbstractType bt = AbstractType::unknown();
+        if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+          bt = keyed(b->value, key, names);
+        } else if (b->kind == Binding::Kind::Param) {
+          // From every call site in this file (a parameter other modules call is left unknown).
+          const Function& fn = m_.functions()[b->function];
+          const Param& p = fn.params[b->param_index];
+          int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+          const auto& sites = m_.callers(b->function);
+          bool external = m_.facts_ && m_.ext_param(b->function, b->param_index, fact::kValues);
+          if (position >= 0 && !p.is_variadic && !sites.empty() && !external && !m_.is_step_hook(b->function)) {
+            bt = AbstractType::bottom();
+            for (int ci : sites) {
+              Node a = m_.argument(m_.calls()[ci].call, p.keyword_only ? -1 : position, p.name);
+              AbstractType at = is_null(a) ? (is_null(p.default_value) ? AbstractType::unknown()
+                                                                       : keyed(p.default_value, key, names))
+                                           : keyed(a, key, names);
+              bt = join(bt, at);
+              if (bt.kind == Kind::Unknown) break;
+            }
+          }
+        }
+        t = join(t, bt);
+        if (t.kind == Kind::Unknown) break;
+      }
+    }
+  }
+  Entry& entry = keyed_memo_[{e.id, key}];
+  entry.done = true;
+  entry.type = t;
+  return t;
 }
 
 AbstractType TypeInference::arith(const AbstractType& a, const AbstractType& b) const {
@@ -590,7 +715,103 @@ AbstractType TypeInference::self_type(Node identifier) const {
   return AbstractType::unknown();
 }
 
+namespace {
+
+// The host type an annotation declares, read from its text: `int`, `float`, `str`, `bool`,
+// `bytes`, `None` are host scalars; `List[str]`, `list[int]`, `Tuple[int, ...]`, `Dict[str, float]`,
+// `Sequence[...]` (typing-prefixed or not) of host types are host containers; `Optional[X]` and
+// `Union[...]`/`X | Y` join. Anything else (a tensor, a class, a string annotation): unknown.
+struct AnnotationReader {
+  std::string_view s;
+  size_t i = 0;
+  int depth = 0;
+  void spaces() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\\')) ++i;
+  }
+  std::string_view name() {
+    spaces();
+    size_t b = i;
+    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '.')) ++i;
+    return s.substr(b, i - b);
+  }
+  // One type, `|` unions included.
+  AbstractType type() {
+    AbstractType t = single();
+    spaces();
+    while (i < s.size() && s[i] == '|' && t.kind != AbstractType::Kind::Unknown) {
+      ++i;
+      t = join(t, single());
+      spaces();
+    }
+    return t;
+  }
+  AbstractType single() {
+    using K = AbstractType::Kind;
+    if (++depth > 16) return AbstractType::unknown();
+    spaces();
+    if (i + 3 <= s.size() && s.substr(i, 3) == "...") {
+      i += 3;
+      return AbstractType::bottom();
+    }
+    std::string_view n = name();
+    if (n.substr(0, 7) == "typing.") n = n.substr(7);
+    spaces();
+    std::vector<AbstractType> args;
+    if (i < s.size() && s[i] == '[') {
+      ++i;
+      for (;;) {
+        args.push_back(type());
+        spaces();
+        if (i < s.size() && s[i] == ',') {
+          ++i;
+          continue;
+        }
+        if (i < s.size() && s[i] == ']') {
+          ++i;
+          break;
+        }
+        return AbstractType::unknown();
+      }
+    }
+    if (n == "int" || n == "float" || n == "str" || n == "bool" || n == "bytes")
+      return args.empty() ? AbstractType::of(K::HostScalar) : AbstractType::unknown();
+    if (n == "None") return AbstractType::of(K::None);
+    if (n == "Optional" || n == "Union") {
+      AbstractType t = AbstractType::bottom();
+      for (const auto& a : args) t = join(t, a);
+      return args.empty() ? AbstractType::unknown() : t;
+    }
+    static const std::set<std::string_view> containers = {
+        "List", "list", "Tuple", "tuple", "Dict", "dict", "Set", "set", "FrozenSet", "frozenset",
+        "Sequence", "Iterable", "Mapping", "MutableMapping", "MutableSequence", "Collection"};
+    if (!containers.count(n) || args.empty()) return AbstractType::unknown();
+    for (const auto& a : args)
+      if (!(a.kind == K::Bottom || a.is_host())) return AbstractType::unknown();
+    return AbstractType::of(K::HostContainer, TypeDevice::Cpu);
+  }
+};
+
+}  // namespace
+
+AbstractType TypeInference::annotated_type(int fi, int pi) const {
+  const Param& p = m_.functions()[fi].params[pi];
+  Node annotation = field(p.node, "type");
+  if (is_null(annotation) || p.is_variadic) return AbstractType::unknown();
+  AnnotationReader r{text(annotation, m_.src())};
+  AbstractType t = r.type();
+  r.spaces();
+  if (r.i != r.s.size() || t.kind == Kind::Bottom) return AbstractType::unknown();
+  return t;
+}
+
 AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) const {
+  // A parameter annotated with a host type (`prompts: List[str]`, `step: int`) holds host
+  // values, whatever the callers' CUDA taint says.
+  AbstractType declared = annotated_type(fi, pi);
+  if (declared.kind != Kind::Unknown && declared.is_host()) {
+    if (iterate) return declared.kind == Kind::HostContainer ? AbstractType::of(Kind::Host) : AbstractType::unknown();
+    return element(declared, path.size());
+  }
   AbstractType t = param_type_from_sites(fi, pi, path, iterate);
   if (t.kind != Kind::Unknown || iterate || path.size()) return t;
   // `criterion: torch.nn.Module`: annotated as a module, on a device the callers do not tell.
@@ -1195,7 +1416,10 @@ AbstractType TypeInference::call_type(Node call) const {
     std::string_view meth = text(field(fn, "attribute"), m_.src());
     Node recv_node = field(fn, "object");
     if (host_scalar_methods().count(meth)) return AbstractType::of(Kind::HostScalar);
-    if (meth == "tolist" || meth == "numpy") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    // Lists of host values by the API that defines the method: `.tolist()`, `.numpy()`, an LR
+    // scheduler's `get_last_lr()` (floats), a tokenizer's `batch_decode(...)` (strings).
+    if (meth == "tolist" || meth == "numpy" || meth == "get_last_lr" || meth == "batch_decode")
+      return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (meth == "parse_args" || meth == "parse_known_args") return AbstractType::of(Kind::Host);
     AbstractType recv = value(recv_node, Path{});
     // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -119,10 +120,17 @@ class TypeInference {
   AbstractType base_type(Node expr) const;             // value at the empty path, by node kind
   AbstractType binding_part(const Binding& b, Path path) const;
   AbstractType call_type(Node call) const;
+  // `d["key"]` where every value d may hold is a dict display (through names, parameters from
+  // call sites, conditional expressions) that gives the key: the join of those values' types
+  // and of every store of that key in the file (`x["key"] = v`, `x["key"] += v`,
+  // `x.update(key=v)`). Unknown otherwise.
+  AbstractType keyed_value(Node subscript) const;
+  AbstractType keyed(Node container, const std::string& key, std::vector<std::string_view>& names) const;
   AbstractType attribute_type(Node attr) const;
   AbstractType member_type(int klass, std::string_view attr, TypeDevice owner) const;
   AbstractType param_type(int function, int param_index, Path path, bool iterate) const;
   AbstractType param_type_from_sites(int function, int param_index, Path path, bool iterate) const;
+  AbstractType annotated_type(int function, int param_index) const;  // a host type the annotation declares
   AbstractType instance_of(int klass) const;
   AbstractType prepared(Node argument) const;
   AbstractType arith(const AbstractType& a, const AbstractType& b) const;
@@ -191,6 +199,7 @@ class TypeInference {
     AbstractType type;
   };
   mutable std::unordered_map<Key, Entry, KeyHash> memo_;
+  mutable std::map<std::pair<const void*, std::string>, Entry> keyed_memo_;  // (container, key)
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
   mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
   mutable bool constructors_built_ = false;

@@ -16,7 +16,13 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   bool per_epoch = false;
   auto loops = m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
-  if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
+  // Iterated elsewhere: by a trainer (per epoch), or by other modules' functions, per epoch when
+  // one of those runs in a loop or has its own epoch loop (a test loader handed once to
+  // `final_test(loader)` is iterated once).
+  if (loops.empty() && m.loader_feeds_training(call)) {
+    auto external = m.external_iteration_per_epoch(call);
+    per_epoch = !external || *external;
+  }
   if (!per_epoch) return;
   Diagnostic& d = ctx.report("DL003", field(call, "function"),
                              "The " + (cpu_count ? std::string("`os.cpu_count()`") : std::to_string(*n)) +

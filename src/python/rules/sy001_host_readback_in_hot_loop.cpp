@@ -1,5 +1,6 @@
 // SY001: reading a CUDA tensor's value on the host inside the training loop.
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
 
@@ -45,12 +46,18 @@ void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
   std::string_view meth = method_name(ctx, node);
   std::string q = m.callee_name(node);
   std::string what;
+  // `model.cpu()`, `clap.to("cpu")`: a module moved back to the host, not a tensor read.
+  auto module_moved = [&] {
+    Node r = receiver(node);
+    return m.types().type_of(r).kind == AbstractType::Kind::Module || m.is_module(r);
+  };
   if (meth == "item" || meth == "tolist" || meth == "numpy" || meth == "cpu") {
     if (!m.is_cuda(receiver(node))) return;
+    if (meth == "cpu" && module_moved()) return;
     what = "`." + std::string(meth) + "()`";
   } else if (meth == "to") {
     if (m.device_kind(m.argument(node, 0, "device")) != SemanticModel::DeviceKind::Cpu) return;
-    if (!m.is_cuda(receiver(node))) return;
+    if (!m.is_cuda(receiver(node)) || module_moved()) return;
     what = "`.to(\"cpu\")`";
   } else if (meth == "format" && is(receiver(node), "string")) {
     bool any = false;

@@ -9,13 +9,21 @@ namespace stoker::python::rules {
 namespace {
 
 // The torch factory call whose result the moved expression is: the expression itself, or a
-// factory reached through subscripts (`torch.tensor(xs)[None, :]`) and arithmetic with host
-// scalars (`torch.arange(n) + n * rank`), which keep the result on the host. Null otherwise
-// (an operand that may be a tensor, or whose type is unknown, may put the result elsewhere).
+// factory reached through subscripts (`torch.tensor(xs)[None, :]`), arithmetic with host
+// scalars (`torch.arange(n) + n * rank`) and dtype conversions that name no device
+// (`torch.from_numpy(x).float()`, `.long()`, `.to(torch.float32)`), which keep the result on
+// the host. Null otherwise (an operand that may be a tensor, or whose type is unknown, may put
+// the result elsewhere).
 Node host_factory_of(const SemanticModel& m, Node e, int depth = 0) {
   e = unparen(e);
   if (depth > 8) return Node{};
-  if (is(e, "call")) return e;
+  if (is(e, "call")) {
+    bool moves = false;
+    Node fn = unparen(field(e, "function"));
+    if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty() && !moves)
+      return host_factory_of(m, field(fn, "object"), depth + 1);
+    return e;
+  }
   if (is(e, "subscript")) return host_factory_of(m, field(e, "value"), depth + 1);
   if (is(e, "unary_operator")) return host_factory_of(m, field(e, "argument"), depth + 1);
   if (!is(e, "binary_operator")) return Node{};
