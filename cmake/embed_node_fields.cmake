@@ -32,15 +32,9 @@ if(rows STREQUAL "")
 endif()
 set(body "// Generated from the tree-sitter-python grammar's node-types.json by cmake/embed_node_fields.cmake.
 // Do not edit.
-#include <cstddef>
+#include \"python/node_fields.h\"
 
 namespace stoker::python {
-struct NodeTypeFields {
-  const char* type;
-  const char* fields;  // space-separated
-};
-extern const NodeTypeFields kNodeTypeFields[];
-extern const size_t kNodeTypeFieldsCount;
 const NodeTypeFields kNodeTypeFields[] = {
 ${rows}};
 const size_t kNodeTypeFieldsCount = sizeof(kNodeTypeFields) / sizeof(kNodeTypeFields[0]);

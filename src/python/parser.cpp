@@ -1,4 +1,5 @@
 #include "python/parser.h"
+#include "python/node_fields.h"
 
 #include "core/test_hooks.h"
 
@@ -11,14 +12,6 @@
 #include <unordered_map>
 
 namespace stoker::python {
-
-// Generated from the grammar's node-types.json (cmake/embed_node_fields.cmake).
-struct NodeTypeFields {
-  const char* type;
-  const char* fields;  // space-separated
-};
-extern const NodeTypeFields kNodeTypeFields[];
-extern const size_t kNodeTypeFieldsCount;
 
 namespace {
 

@@ -340,6 +340,9 @@ class SemanticModel {
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
+  // Visits (call index, parameter) for each parameter of another module's function, iterated in
+  // a hot loop there, that a call here passes the loader to; stops when `visit` returns true.
+  bool each_external_hot_param(Node loader_call, const std::function<bool(size_t, const ParamSummary&)>& visit) const;
   // A class of another project module whose instances hold or yield CUDA values (by its facts)
   // is instantiated or subclassed here.
   bool ext_classes_hold_cuda() const;

@@ -206,9 +206,10 @@ bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
   return false;
 }
 
-bool SemanticModel::external_feeds_training(Node loader_call) const {
-  if (!facts_ || is_null(loader_call)) return false;
-  // Passed to a function of another module that iterates that parameter in a hot loop.
+bool SemanticModel::each_external_hot_param(Node loader_call,
+                                             const std::function<bool(size_t, const ParamSummary&)>& visit) const {
+  // The parameters of other modules' functions, iterated in a hot loop there, that a call here
+  // passes the loader to; `visit` returns true to stop.
   for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
     if (ext_name_[ci].empty()) continue;
     const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
@@ -219,10 +220,18 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
       int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
       Node a = argument(calls_[ci].call, position, p.name);
       if (is_null(a)) continue;
-      for (Node o : loader_origins(a))
-        if (same(o, loader_call)) return true;
+      bool passed = false;
+      for (Node o : loader_origins(a)) passed |= same(o, loader_call);
+      if (passed && visit(ci, p)) return true;
     }
   }
+  return false;
+}
+
+bool SemanticModel::external_feeds_training(Node loader_call) const {
+  if (!facts_ || is_null(loader_call)) return false;
+  // Passed to a function of another module that iterates that parameter in a hot loop.
+  if (each_external_hot_param(loader_call, [](size_t, const ParamSummary&) { return true; })) return true;
   // Returned by a function whose callers in other modules iterate what it returns.
   int f = function_at(start(loader_call));
   const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
@@ -236,23 +245,11 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
 std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call) const {
   if (!facts_ || is_null(loader_call)) return std::nullopt;
   bool found = false;
-  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
-    if (ext_name_[ci].empty()) continue;
-    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
-    if (!ext) continue;
-    for (size_t i = 0; i < ext->params.size(); ++i) {
-      const ParamSummary& p = ext->params[i];
-      if (!p.iterated_hot || p.star || p.double_star) continue;
-      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
-      Node a = argument(calls_[ci].call, position, p.name);
-      if (is_null(a)) continue;
-      bool passed = false;
-      for (Node o : loader_origins(a)) passed |= same(o, loader_call);
-      if (!passed) continue;
-      found = true;
-      if (p.iterated_per_epoch || !calls_[ci].loops.empty() || function_called_in_loop(calls_[ci].caller)) return true;
-    }
-  }
+  bool per_epoch = each_external_hot_param(loader_call, [&](size_t ci, const ParamSummary& p) {
+    found = true;
+    return p.iterated_per_epoch || !calls_[ci].loops.empty() || function_called_in_loop(calls_[ci].caller);
+  });
+  if (per_epoch) return true;
   return found ? std::optional<bool>(false) : std::nullopt;
 }
 

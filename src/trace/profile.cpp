@@ -2,6 +2,7 @@
 #include "trace/profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -185,15 +186,23 @@ Profile measure(const Trace& t) {
     // end past the outer event's end is the clock's rounding (the autograd profiler's). That
     // profiler also floors both ends to whole microseconds: a call made in the outer event's last
     // microsecond starts at its end, with no length left ([5, 5] in [3, 5]), and is inside it too.
+    // Without Kineto (torch 1.13's fallback) it floors the start and the duration apart, so an
+    // event's written end can fall up to a microsecond short of its real one: a call in that last
+    // microsecond is written past its caller's end ([5, 5] after [3, 4]; [4, 5] after [3, 4]). On
+    // a clock of whole microseconds, what lies within the microsecond after the caller's end is
+    // inside it.
+    auto whole = [](double us) { return us == std::floor(us); };
+    auto inside = [&](const Interval& o, const HostEvent& e) {
+      if (o.start > e.start) return false;
+      if (e.start < o.end || (e.start == o.end && e.end == o.end)) return true;
+      return whole(o.end) && whole(e.start) && whole(e.end) && e.end <= o.end + 1;
+    };
     std::map<uint32_t, Segments> kept;
     for (int k = 0; k < kHostKinds - 1; ++k) {
       for (size_t i : in_step[k]) {
         const HostEvent& e = t.host[i];
         Segments& mine = kept[e.thread];
-        if (std::any_of(mine.begin(), mine.end(), [&](const Interval& o) {
-              return o.start <= e.start && (e.start < o.end || (e.start == o.end && e.end == o.end));
-            }))
-          continue;
+        if (std::any_of(mine.begin(), mine.end(), [&](const Interval& o) { return inside(o, e); })) continue;
         mine.push_back({e.start, e.end});
         double a = std::max(e.start, st.start), b = std::min(e.end, st.end);
         auto key = std::make_tuple(k, e.stack, e.name);

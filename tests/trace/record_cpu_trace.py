@@ -24,6 +24,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import starved_steps  # noqa: E402
+from expect_profile import inside  # noqa: E402
 
 
 def main(out_path, expect_path, steps):
@@ -61,8 +62,9 @@ def main(out_path, expect_path, steps):
         chosen = sorted(((e.time_range.start, e.time_range.end) for e in events if pred(e)), key=lambda x: (x[0], -x[1]))
         kept = []
         for a, b in chosen:
-            # A call made from one already kept; whole-microsecond clocks can put it at the end ([5, 5] in [3, 5]).
-            if not any(x <= a and (a < y or a == b == y) for x, y in kept):
+            # A call made from one already kept (expect_profile.inside: whole-microsecond clocks can
+            # put it at the caller's end, or in the microsecond after it).
+            if not any(inside(x, y, a, b) for x, y in kept):
                 kept.append((a, b))
         return kept
 
