@@ -381,6 +381,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       bool module_attr = !called && attr != "module" &&
                          (ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
                           is_module_value(obj));
+      // A tensor the module's class stores on itself (`self.last_loss = F.cross_entropy(...)`
+      // in forward) lives where the module does.
+      if (module_attr && ot.kind == AbstractType::Kind::Module && ot.klass != -1 &&
+          types_->type_of(expr).kind == AbstractType::Kind::Tensor)
+        module_attr = false;
       result = !module_attr && is_cuda_impl(obj);
     }
   } else if (k == "subscript") {

@@ -3,6 +3,7 @@
 #include "python/model_internal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 namespace stoker::python {
@@ -253,6 +254,7 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
     return truthy(constant(cond));
   }
   if (k == "comparison_operator") return truthy(constant(cond));
+  if (k == "subscript") return truthy(constant(cond));  // `config["flag"]` of vars(parse_args())
   return std::nullopt;
 }
 
@@ -576,6 +578,32 @@ bool SemanticModel::guards_dead(const std::vector<std::pair<Node, bool>>& guards
 
 HotContext SemanticModel::hot_context(const WalkFrame& frame, uint32_t) const {
   return frame_hot_context(frame.function, frame.loops, frame.guards, frame.guard_loop_depth, frame.lambda_depth);
+}
+
+bool SemanticModel::in_uncalled_function(int f) const {
+  if (!facts_ || f < 0) return false;
+  // The outermost enclosing function (a nested function runs only when that one does).
+  for (int guard = 0; guard < 64; ++guard) {
+    int ps = scopes_[functions_[f].scope].parent;
+    if (ps < 0) return false;
+    if (scopes_[ps].kind == Scope::Kind::Module) break;
+    if (scopes_[ps].kind != Scope::Kind::Function) return false;  // a method
+    f = scopes_[ps].function;
+    if (f < 0) return false;
+  }
+  if (functions_[f].klass >= 0 || !callers(f).empty()) return false;
+  const std::string& name = functions_[f].name;
+  // Any other mention of the name as a word not after a dot (`f`, `target=f`, `"f"`) counts.
+  Node id = field(functions_[f].node, "name");
+  for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+    if (at == start(id)) continue;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
+    if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+    return false;
+  }
+  const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
+  return !in || !in->called;
 }
 
 void SemanticModel::compute_hot_functions() {

@@ -237,6 +237,29 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
     fit_arguments_built_ = true;
     for (const auto& cs : calls_) {
       Node fn = unparen(field(cs.call, "function"));
+      // `batch = next(it)` in a hot loop with `it = iter(loader)`: the loader feeds each step.
+      if (callee_name(cs.call) == "builtins.next" &&
+          frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot) {
+        Node it = argument(cs.call, 0, "");
+        std::vector<Value> its;
+        if (is(unparen(it), "call")) {
+          Value direct;
+          direct.kind = Value::Kind::Expr;
+          direct.expr = unparen(it);
+          its.push_back(direct);
+        } else {
+          its = values(it);
+        }
+        for (const auto& v : its) {
+          if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call") || callee_name(unparen(v.expr)) != "builtins.iter")
+            continue;
+          Node l = argument(unparen(v.expr), 0, "");
+          fit_arguments_.insert(unparen(l).id);
+          for (const auto& lv : values(l))
+            if (lv.kind == Value::Kind::Expr) fit_arguments_.insert(lv.expr.id);
+        }
+        continue;
+      }
       if (!is(fn, "attribute")) continue;
       auto m = text(field(fn, "attribute"));
       if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;

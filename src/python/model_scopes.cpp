@@ -345,6 +345,53 @@ int SemanticModel::function_at(uint32_t offset) const {
 // Reaching bindings, approximated: the bindings of the innermost scope that binds the name,
 // walking backwards from the use; a binding whose block encloses the use dominates it and
 // ends the walk. Uses inside functions see a module's bindings as they stand at the end.
+namespace {
+
+// The statement (a child of a block or the module) that holds a binding's target; null past a
+// few levels (a target deep in an expression).
+Node binding_statement(const Binding& b) {
+  Node n = b.target;
+  for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
+    Node p = parent(n);
+    if (is_null(p)) return Node{};
+    if (is(p, "block") || is(p, "module")) return n;
+    n = p;
+  }
+  return Node{};
+}
+
+// The statement of an Assign binding when it always rebinds the name once it runs: a plain
+// assignment statement (`x = ...`, `x, y = ...`, `a = x = ...`), outside a try body (an
+// exception may leave the earlier value). Null otherwise (a walrus, a conditional part).
+Node overwriting_statement(const Binding& b) {
+  Node n = b.target;
+  for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
+    Node p = parent(n);
+    if (is_null(p)) return Node{};
+    auto k = kind(p);
+    if (k == "expression_statement") {
+      Node blk = parent(p);
+      if (!is(blk, "block") && !is(blk, "module")) return Node{};
+      if (is(parent(blk), "try_statement")) return Node{};
+      return p;
+    }
+    if (k != "assignment" && k != "pattern_list" && k != "tuple_pattern" && k != "list_pattern" &&
+        k != "list_splat_pattern")
+      return Node{};
+    n = p;
+  }
+  return Node{};
+}
+
+// The next statement of the same block (comments skipped), or null.
+Node next_statement(Node stmt) {
+  Node n = ts_node_next_named_sibling(stmt);
+  while (!is_null(n) && is(n, "comment")) n = ts_node_next_named_sibling(n);
+  return n;
+}
+
+}  // namespace
+
 std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
   std::vector<const Binding*> out;
   int s = scope_at(offset);
@@ -372,8 +419,17 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         }
         return out;
       }
+      Node killer{};  // the statement of the last binding taken, when it overwrites unconditionally
       for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
         if (binding_dead(list[i])) continue;
+        // A binding overwritten by the next statement of its block (`a, _ = f(x)` then
+        // `a = a.cpu()`) reaches no later use: the block runs both or neither.
+        Node stmt = binding_statement(list[i]);
+        if (!is_null(killer) && !is_null(stmt) && same(next_statement(stmt), killer)) {
+          killer = stmt;
+          continue;
+        }
+        killer = list[i].kind == Binding::Kind::Assign ? overwriting_statement(list[i]) : Node{};
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;

@@ -316,6 +316,33 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     return out;
   }
   if (k == "attribute") return attribute_values(expr);
+  if (k == "subscript") {
+    // `config["num_workers"]` of `config = vars(parse_args())`: the argparse default, joined
+    // with what the file stores under that key (`d["k"] = v` on any dict); unknown once the
+    // dict is updated or stored under a key that is not a literal.
+    Node obj = unparen(field(expr, "value"));
+    std::string key;
+    if (is(obj, "identifier") && string_literal_value(field(expr, "subscript"), src_, key)) {
+      auto objs = values(obj);
+      bool from_vars = !objs.empty();
+      for (const auto& o : objs) from_vars = from_vars && o.kind == Value::Kind::Expr && is_argparse_vars(o.expr);
+      if (from_vars) {
+        std::vector<Value> out = namespace_attribute(key);
+        for (Node st : subscript_assignments_) {
+          Node l = unparen(field(st, "left"));
+          std::string stored;
+          if (string_literal_value(field(l, "subscript"), src_, stored)) {
+            if (stored == key) add_values(out, values(field(st, "right")));
+          } else if (text(unparen(field(l, "value"))) == text(obj)) {
+            add_values(out, {Value::unknown()});
+          }
+        }
+        for (Node u : update_calls_)
+          if (text(unparen(field(field(u, "function"), "object"))) == text(obj)) add_values(out, {Value::unknown()});
+        return out;
+      }
+    }
+  }
   if (k == "call") {
     std::string callee = callee_name(expr);
     if (callee == "builtins.int" || callee == "builtins.float") {

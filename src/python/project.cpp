@@ -107,6 +107,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
   }
   if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
   if (fields & fact::kResult) o += x.result_feeds_training ? 'R' : '-';
+  if (fields & fact::kCalled) o += x.called ? 'C' : '-';
   return o;
 }
 
@@ -500,6 +501,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const std::string& name : summaries[m]->cuda_instances) {
       auto target = resolve(static_cast<int>(m), name);
       if (target && target->first != static_cast<int>(m)) cuda_[target->first] = 1;
+    }
+  }
+  // A function another module imports by name may be called there, or passed along.
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const auto& [name, q] : summaries[m]->imports) {
+      auto target = resolve(static_cast<int>(m), q);
+      if (target && target->first != static_cast<int>(m)) incoming_[target->first][target->second].calls.called = true;
     }
   }
   // Calls that run per step when their function does: per module, by calling function, the

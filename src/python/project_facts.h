@@ -52,7 +52,7 @@ struct ArgFacts {
 
 // How a function defined in this module is called from the other modules.
 struct IncomingCalls {
-  bool called = false;
+  bool called = false;  // called, or imported by name, by another module
   bool hot = false;             // from a hot context (a training loop, a hot function)
   long long every = 0;          // amortization when every hot call site is guarded (as HotContext)
   bool once_per_epoch = false;
@@ -120,7 +120,7 @@ constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 1
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming
-constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4;
+constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
                    kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs

@@ -235,6 +235,10 @@ class SemanticModel {
   // Where a node inside function `frame.function` and loops `frame.loops` runs.
   HotContext hot_context(const WalkFrame& frame, uint32_t offset) const;
   bool function_is_hot(int f) const { return f >= 0 && hot_function_[f].hot; }
+  // Unreached code: f is (inside) a module-level function that nothing calls. Only in project
+  // mode, where other modules' calls and imports are known: no call of it in this file, no
+  // other mention of its name here (a callback, `__main__`), no call or import of it elsewhere.
+  bool in_uncalled_function(int f) const;
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
   // (`if args.flag:` with a store_true flag left False). Nothing there runs.
   bool guards_dead(const std::vector<std::pair<Node, bool>>& guards) const;

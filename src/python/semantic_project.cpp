@@ -113,6 +113,20 @@ std::string SemanticModel::external_name(int ci) const {
   } else if (is(fn, "identifier")) {
     obj = fn;
     method = "__call__";
+    // A name no statement of this module binds, defined by a module it star-imports
+    // (`from utils import *`): the first such module's function or class, as Python binds it.
+    if (lookup(text(fn), start(fn)).empty() && facts_) {
+      for (Node st : named_children(root_)) {
+        if (!is(st, "import_from_statement")) continue;
+        bool star = false;
+        for (Node c : named_children(st)) star |= is(c, "wildcard_import");
+        if (!star) continue;
+        std::string module(text(field(st, "module_name")));
+        std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
+        std::string cand = module + sep + std::string(text(fn));
+        if (facts_->callee(cand, fact::kSteps)) return cand;
+      }
+    }
   } else {
     return {};
   }
@@ -124,6 +138,15 @@ std::string SemanticModel::external_name(int ci) const {
     Node e = v.expr;
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {  // Net().to(dev).train()
       Node f = unparen(field(e, "function"));
+      // `torch.compile(model)`, `DDP(model)`: the wrapped model's class (its one candidate).
+      const std::string& w = callee_name(e);
+      if (w == "torch.compile" || w == "torch.nn.parallel.DistributedDataParallel" || w == "torch.nn.DataParallel" ||
+          w == "torch.nn.parallel.DataParallel" || w == "torch.nn.parallel.distributed.DistributedDataParallel") {
+        auto inner = values(argument(e, 0, w == "torch.compile" ? "model" : "module"));
+        if (inner.size() != 1 || inner[0].kind != Value::Kind::Expr) break;
+        e = unparen(inner[0].expr);
+        continue;
+      }
       if (!is(f, "attribute")) break;
       auto a = text(field(f, "attribute"));
       if (a != "to" && a != "cuda" && a != "train" && a != "eval" && a != "half" && a != "float") break;

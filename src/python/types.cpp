@@ -56,6 +56,19 @@ bool host_builtin(std::string_view q) {
   return starts_with(q, "builtins.") && !passing.count(q);
 }
 
+// torch functions that answer a question about a tensor or the runtime with a host value (a
+// type test, a count, a dtype): `torch.is_tensor(x)` is a Python bool whatever x is.
+bool host_torch_function(std::string_view q) {
+  static const std::set<std::string, std::less<>> s = {
+      "torch.is_tensor", "torch.is_storage", "torch.is_floating_point", "torch.is_complex", "torch.is_conj",
+      "torch.is_same_size", "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+      "torch.is_autocast_enabled", "torch.is_anomaly_enabled", "torch.are_deterministic_algorithms_enabled",
+      "torch.is_deterministic_algorithms_warn_only_enabled", "torch.numel", "torch.typename",
+      "torch.get_default_dtype", "torch.get_num_threads", "torch.result_type", "torch.can_cast",
+      "torch.promote_types", "torch.finfo", "torch.iinfo", "torch.Size"};
+  return s.count(q) > 0;
+}
+
 bool host_module(std::string_view q) {
   static const char* const prefixes[] = {"math.", "time.", "os.", "sys.", "random.", "logging.", "json.",
                                          "re.", "datetime.", "pathlib.", "shutil.", "glob.", "argparse.",
@@ -468,16 +481,32 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "subscript") {
     AbstractType keyed_type = keyed_value(expr);
     if (keyed_type.kind != Kind::Unknown && keyed_type.kind != Kind::Bottom) return keyed_type;
+    {
+      std::string key;
+      Node of = unparen(field(expr, "value"));
+      if (is(of, "identifier") && string_literal_value(unparen(field(expr, "subscript")), m_.src(), key) &&
+          collated_host_list(of, key))
+        return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    }
     AbstractType v = value(field(expr, "value"), Path{});
     // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
     // whatever the container was (a batch dict from the loader).
     Node obj = unparen(field(expr, "value"));
     if (is(obj, "identifier") && v.kind != Kind::Tensor) {
       TypeDevice stored = TypeDevice::Unresolved;
-      for (Node sv : item_stores({m_.scope_at(start(obj)), std::string(text(obj, m_.src()))})) {
-        AbstractType st = value(sv, Path{});
-        if (st.kind == Kind::Tensor && (st.device == TypeDevice::Cuda || st.device == TypeDevice::Any))
-          stored = join(stored, st.device);
+      // Through plain aliases (`reduced = losses` in some branch): the stores of the dict the
+      // alias names, a few hops.
+      std::vector<Node> names{obj};
+      for (size_t i = 0; i < names.size() && i < 4; ++i) {
+        for (Node sv : item_stores({m_.scope_at(start(names[i])), std::string(text(names[i], m_.src()))})) {
+          AbstractType st = value(sv, Path{});
+          if (st.kind == Kind::Tensor && (st.device == TypeDevice::Cuda || st.device == TypeDevice::Any))
+            stored = join(stored, st.device);
+        }
+        for (const Binding* b : visible(m_, names[i]))
+          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "identifier") &&
+              names.size() < 4)
+            names.push_back(unparen(b->value));
       }
       if (stored != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, stored);
     }
@@ -493,6 +522,89 @@ AbstractType TypeInference::base_type(Node expr) const {
   }
   if (k == "call") return call_type(expr);
   return AbstractType::unknown();
+}
+
+bool TypeInference::collated_host_list(Node batch, const std::string& key) const {
+  auto bindings = visible(m_, batch);
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::LoopTarget) return false;
+  // The one Def a name binds, as a function index.
+  auto function_named = [&](Node name) -> int {
+    if (!is(unparen(name), "identifier")) return -1;
+    auto bs = visible(m_, unparen(name));
+    return bs.size() == 1 && bs[0]->kind == Binding::Kind::Def ? bs[0]->function : -1;
+  };
+  // The value stored under `k` by every return of f, each a dict display; null otherwise.
+  auto returned_under = [&](int f, const std::string& k, std::vector<Node>& out) {
+    const auto& returns = m_.functions()[f].returns;
+    if (returns.empty() || returns.size() > 4) return false;
+    for (Node r : returns) {
+      r = unparen(r);
+      if (!is(r, "dictionary")) return false;
+      Node found{};
+      for (Node pair : named_children(r)) {
+        std::string s;
+        if (is(pair, "pair") && string_literal_value(field(pair, "key"), m_.src(), s) && s == k) found = field(pair, "value");
+        else if (!is(pair, "pair") && !is(pair, "comment")) return false;  // `**other`
+      }
+      if (is_null(found)) return false;
+      out.push_back(found);
+    }
+    return true;
+  };
+  // A name's single assigned expression (`xs = [...]`), or the expression itself.
+  auto single = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return e;
+    auto vs = m_.values(e);
+    return vs.size() == 1 && vs[0].kind == Value::Kind::Expr ? unparen(vs[0].expr) : Node{};
+  };
+  const auto& origins = m_.loader_origins(bindings[0]->value);
+  if (origins.empty()) return false;
+  for (Node loader : origins) {
+    if (!is(loader, "call") || !m_.is_loader_call(loader)) return false;
+    int collate = function_named(m_.keyword_arguments(loader).find("collate_fn"));
+    if (collate < 0 || m_.functions()[collate].params.empty()) return false;
+    std::vector<Node> gathered;
+    if (!returned_under(collate, key, gathered)) return false;
+    // The dataset's class, of this file.
+    Node ds = single(m_.argument(loader, 0, "dataset"));
+    if (!is(ds, "call")) return false;
+    int klass = class_of_callee(unparen(field(ds, "function")));
+    if (klass < 0) return false;
+    auto getitem = m_.classes()[klass].methods.find("__getitem__");
+    if (getitem == m_.classes()[klass].methods.end()) return false;
+    const std::string& items = m_.functions()[collate].params[0].name;
+    for (Node g : gathered) {
+      // `[example["k2"] for example in data]` over the collate's argument.
+      Node comp = single(g);
+      if (!is(comp, "list_comprehension")) return false;
+      Node body = unparen(field(comp, "body"));
+      Node clause{};
+      for (Node c : named_children(comp))
+        if (is(c, "for_in_clause")) {
+          if (!is_null(clause)) return false;
+          clause = c;
+        } else if (!same(c, body) && !is(c, "comment")) {
+          return false;  // an `if` clause keeps the answer, but stay simple
+        }
+      if (is_null(clause) || !is(unparen(field(clause, "right")), "identifier") ||
+          text(unparen(field(clause, "right")), m_.src()) != items)
+        return false;
+      std::string item_key;
+      Node var = unparen(field(clause, "left"));
+      if (!is(body, "subscript") || !is(var, "identifier") ||
+          text(unparen(field(body, "value")), m_.src()) != text(var, m_.src()) ||
+          !string_literal_value(field(body, "subscript"), m_.src(), item_key))
+        return false;
+      std::vector<Node> fields;
+      if (!returned_under(getitem->second, item_key, fields)) return false;
+      for (Node v : fields) {
+        AbstractType t = value(v, Path{});
+        if (t.kind != Kind::HostScalar) return false;
+      }
+    }
+  }
+  return true;
 }
 
 AbstractType TypeInference::keyed_value(Node subscript) const {
@@ -1296,6 +1408,8 @@ AbstractType TypeInference::attribute_type(Node attr) const {
     case Kind::Module: {
       if (name == "module" && o.klass == -1) return o;  // DDP / DataParallel's wrapped module
       AbstractType t = o.klass != -1 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
+      // `model.module` of a wrapped model of a known class the class does not define: the model.
+      if (name == "module" && t.kind == Kind::Unknown) return o;
       // An attribute of a module that is not known as a tensor (a parameter, a buffer, a tensor
       // assigned) is a member: read, a host value (`model.n_classes`); called, a tensor. For a
       // class of another project module, whose attributes its facts list, whatever the device.
@@ -1336,7 +1450,7 @@ AbstractType TypeInference::call_type(Node call) const {
           "torch.HalfTensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.BoolTensor", "torch.BFloat16Tensor"};
       if (legacy.count(q)) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
-    if (host_builtin(q) || host_module(q)) return AbstractType::of(Kind::HostScalar);
+    if (host_builtin(q) || host_module(q) || host_torch_function(q)) return AbstractType::of(Kind::HostScalar);
     if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (q == "torch.device") return AbstractType::of(Kind::Device);
     if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
@@ -1409,6 +1523,10 @@ AbstractType TypeInference::call_type(Node call) const {
           }
         }
         if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+        // A tensor of a device not resolved here (a module's output in its own class): a tensor
+        // on that device, unresolved (`self.last_loss = F.cross_entropy(logits, y)` is a tensor
+        // attribute, placed with the module by its users).
+        if (a.kind == Kind::Tensor && a.device == TypeDevice::Unresolved) return a;
       }
     }
   }

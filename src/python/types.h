@@ -125,6 +125,9 @@ class TypeInference {
   // and of every store of that key in the file (`x["key"] = v`, `x["key"] += v`,
   // `x.update(key=v)`). Unknown otherwise.
   AbstractType keyed_value(Node subscript) const;
+  // `batch["k"]` of a loader's batch whose collate_fn (a function of this file) gathers the
+  // dataset items' host values under k: a host list (Accelerate moves only tensors).
+  bool collated_host_list(Node batch, const std::string& key) const;
   AbstractType keyed(Node container, const std::string& key, std::vector<std::string_view>& names) const;
   AbstractType attribute_type(Node attr) const;
   AbstractType member_type(int klass, std::string_view attr, TypeDevice owner) const;

@@ -7,10 +7,23 @@ void bs001_small_batch(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda() || !m.is_loader_call(call)) return;
   auto kw = m.keyword_arguments(call);
-  if (!is_null(kw.find("batch_sampler")) || !is_null(m.argument(call, kBatchSamplerPos, ""))) return;
   Node bs = kw.find("batch_size");
   bool keyword = !is_null(bs);
   if (is_null(bs)) bs = m.argument(call, kBatchSizePos, "");
+  Node batch_sampler = kw.find("batch_sampler");
+  if (is_null(batch_sampler)) batch_sampler = m.argument(call, kBatchSamplerPos, "");
+  if (!is_null(batch_sampler)) {
+    // The batches are the batch sampler's: its construction's `batch_size` argument (every
+    // candidate the same call), torch's BatchSampler also by position. Silent otherwise.
+    auto vs = m.values(batch_sampler);
+    if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr || !is(unparen(vs[0].expr), "call")) return;
+    Node sampler = unparen(vs[0].expr);
+    const std::string& q = m.callee_name(sampler);
+    bool torch_batch_sampler = q == "torch.utils.data.BatchSampler" || q == "torch.utils.data.sampler.BatchSampler";
+    bs = m.argument(sampler, torch_batch_sampler ? 1 : -1, "batch_size");
+    if (is_null(bs)) return;
+    keyword = false;  // reported at the loader: the size is not one of its arguments
+  }
   long long size = 1;  // DataLoader's default
   if (is_null(bs)) {
     if (!kw.complete) return;

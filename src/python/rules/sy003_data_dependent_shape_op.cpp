@@ -26,6 +26,34 @@ bool is_python_scalar(const SemanticModel& m, Node n) {
   return (k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar;
 }
 
+// An index that is a host sequence of positions, which torch copies to the device before
+// gathering: a list (a literal, a comprehension, `list(...)`, `sorted(...)`), a numpy array of
+// indices (`np.arange`, `np.argsort`, `np.random.permutation`...) or a slice of one, through
+// names every binding of which is one. A tuple is not (it indexes several dimensions).
+bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
+  e = unparen(e);
+  if (depth > 6 || is_null(e)) return false;
+  auto k = kind(e);
+  if (k == "list" || k == "list_comprehension") return true;
+  if (k == "call") {
+    static const std::set<std::string, std::less<>> sequences = {
+        "builtins.list", "builtins.sorted", "numpy.arange", "numpy.array", "numpy.asarray", "numpy.argsort",
+        "numpy.random.permutation", "numpy.concatenate", "numpy.flatnonzero"};
+    return sequences.count(m.callee_name(e)) > 0;
+  }
+  if (k == "subscript") {
+    Node sub = unparen(field(e, "subscript"));
+    return is(sub, "slice") && named_count(e) == 2 && host_index_sequence(m, field(e, "value"), depth + 1);
+  }
+  if (k != "identifier") return false;
+  auto vs = m.values(e);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_sequence(m, v.expr, depth + 1))
+      return false;
+  return true;
+}
+
 void report(Context& ctx, Node at, const std::string& what, Fix fix) {
   Diagnostic* d = ctx.report_in_hot_context(
       "SY003", at, what + " has a data-dependent output shape: the host waits for the GPU to learn its size");
@@ -51,8 +79,9 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
       ++indices;
       mask = mask || m.is_cuda_bool(unparen(c));
     }
-    bool host_index = indices == 1 && (is(index, "list") || (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
-                                                             is_null(m.argument(index, -1, "device"))));
+    bool host_index = indices == 1 && (host_index_sequence(m, index) ||
+                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
+                                        is_null(m.argument(index, -1, "device"))));
     if (!mask && !host_index) return;
     Node p = parent(node);
     if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right"))) return;

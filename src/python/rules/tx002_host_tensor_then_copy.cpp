@@ -62,6 +62,8 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // Code that never runs (a module-level function nothing in the project calls) costs nothing.
+  if (m.in_uncalled_function(m.function_at(start(call)))) return;
   std::string msg = "`torch." + name + "(...)` builds the tensor on the host and then copies it to the GPU; ";
   msg += takes_device ? "create it there with `device=`" : "this costs a host allocation and a copy";
   HotContext h = ctx.hot();
