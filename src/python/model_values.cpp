@@ -870,6 +870,8 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
     auto stores = attribute_stores_.find(key);
     if (stores == attribute_stores_.end()) continue;
     for (const auto& [obj, value] : stores->second) {
+      // A config's new keys copied onto the parsed arguments leave the parser's own alone.
+      if (key == "*" && argparse_args_.count(std::string(dest)) && setattr_adds_only_new(obj)) continue;
       auto objs = values(obj);
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);
@@ -902,6 +904,46 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
     if (out.size() == before) break;
   }
   return out;
+}
+
+// `setattr(ns, k, v)` under `if k not in vars(ns):` (or a name bound to `vars(ns)` or
+// `ns.__dict__`): the store only adds attributes the namespace lacks, so it never changes one
+// the parser defines (DINO's config keys copied onto `args`, `else: raise`). `obj` is the
+// call's first argument. O(depth of the call) nodes and the name's bindings.
+bool SemanticModel::setattr_adds_only_new(Node obj) const {
+  Node call = parent(parent(obj));
+  if (!is(call, "call")) return false;
+  auto a = named_children(field(call, "arguments"));
+  if (a.size() != 3 || !is(unparen(a[1]), "identifier")) return false;
+  std::string_view key = text(unparen(a[1])), ns = text(unparen(a[0]));
+  auto names_dict = [&](Node e) {  // `vars(ns)` / `ns.__dict__`
+    e = unparen(e);
+    if (is(e, "call") && text(unparen(field(e, "function"))) == "vars") {
+      auto args = named_children(field(e, "arguments"));
+      return args.size() == 1 && text(unparen(args[0])) == ns;
+    }
+    return is(e, "attribute") && text(field(e, "attribute")) == "__dict__" && text(unparen(field(e, "object"))) == ns;
+  };
+  Node child = call;
+  for (Node p = parent(call); !is_null(p); child = p, p = parent(p)) {
+    auto k = kind(p);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda") return false;
+    if (k != "if_statement" || !same(field(p, "consequence"), child)) continue;
+    Node cond = unparen(field(p, "condition"));
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2) continue;
+    Node left = unparen(named_child(cond, 0)), right = unparen(named_child(cond, 1));
+    std::string_view between = src_.substr(end(left), start(right) - end(left));
+    if (!is(left, "identifier") || text(left) != key) continue;
+    if (between.find("not") == std::string_view::npos || between.find("in") == std::string_view::npos) continue;
+    if (names_dict(right)) return true;
+    if (is(right, "identifier")) {
+      auto bindings = lookup(text(right), start(right));
+      bool all = !bindings.empty() && bindings.size() <= kMaxCandidates;
+      for (const Binding* b : bindings) all = all && b->kind == Binding::Kind::Assign && b->unpack_index < 0 && names_dict(b->value);
+      if (all) return true;
+    }
+  }
+  return false;
 }
 
 int SemanticModel::class_of_self(Node attr) const {

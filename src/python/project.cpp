@@ -130,6 +130,9 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
            (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
   }
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
+  if (fields & fact::kExists) o += f ? 'E' : '-';
+  if (fields & fact::kTable)
+    for (const auto& c : x.table_classes) o += "[" + c;
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -495,6 +498,12 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
     stars_[m] = summaries[m]->star_imports;
   }
+  members_.resize(n);
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const auto& [name, f] : summaries[m]->functions)
+      if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
+  }
   // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
@@ -525,7 +534,13 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const OutgoingCall& oc : summaries[m]->calls) {
       auto target = resolve(static_cast<int>(m), oc.callee);
       if (!target || target->first == static_cast<int>(m)) continue;
-      auto [tm, local] = *target;
+      // A class of a dict of classes (or a method of its instance): each of them.
+      std::vector<Target> targets{{target->first, target->second, true}};
+      if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) targets = u->second;
+      for (const Target& t : targets) {
+      if (t.module == static_cast<int>(m)) continue;
+      int tm = t.module;
+      const std::string& local = t.local;
       const FunctionFacts* ff = function(tm, local);
       if (!ff) continue;
       if (ff->returns_cuda) cuda_[m] = 1;
@@ -538,6 +553,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
       c.called = true;
       c.in_loop |= oc.in_loop;
+      if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
       // Arguments to parameters, as Python binds them.
       const auto& params = ff->params;
@@ -596,9 +612,128 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         in.params[i].join(rest);
         if (rest.cuda || rest.device_cuda) cuda_[tm] = 1;
       }
+      }
     }
   }
   relay_hotness(relays);
+}
+
+namespace {
+constexpr int kMaxBaseDepth = 4;     // bases followed from a class (each a resolution)
+constexpr size_t kMaxTableMethods = 64;
+
+// The facts of a call that may run any of several functions: what any of them does (steps, hot
+// loops), and, from the ones handed the arguments (`primary`), what they return and iterate
+// where they agree.
+void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
+  a.has_hot_loop |= b.has_hot_loop;
+  a.steps |= b.steps;
+  a.steps_forward |= b.steps_forward;
+  if (!primary) return;
+  a.returns_cuda |= b.returns_cuda;
+  a.returns_loader |= b.returns_loader;
+  a.returns_module |= b.returns_module;
+  a.returns_tensor |= b.returns_tensor;
+  if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
+  if (a.ret_elems != b.ret_elems) a.ret_elems.clear();
+  if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
+  if (a.yields_param != b.yields_param) a.yields_param = -1;
+  if (a.returns_class != b.returns_class) a.returns_class.clear();
+  for (size_t i = 0; i < a.params.size() && i < b.params.size(); ++i) {
+    ParamSummary& p = a.params[i];
+    const ParamSummary& q = b.params[i];
+    if (p.name != q.name || p.keyword_only != q.keyword_only || p.star != q.star || p.double_star != q.double_star)
+      continue;
+    p.iterated_hot |= q.iterated_hot;
+    p.called |= q.called;
+    p.iterated_per_epoch |= q.iterated_per_epoch;
+  }
+  a.is_class = a.is_class && b.is_class;
+  if (a.module_kind != b.module_kind) a.module_kind = -1;
+  if (a.iter_kind != b.iter_kind || a.iter_device != b.iter_device) a.iter_kind = -1, a.iter_device = 0;
+  std::vector<FunctionFacts::Attr> attrs;
+  for (const auto& x : a.attrs)
+    if (std::find(b.attrs.begin(), b.attrs.end(), x) != b.attrs.end()) attrs.push_back(x);
+  a.attrs = std::move(attrs);
+  if (a.framework != b.framework) a.framework.clear();
+}
+}  // namespace
+
+// `factory = {"a": ATrainer, "b": BTrainer}` in `module`: when every value is a project class,
+// "factory[]" stands for an instance of any of them (its construction runs each class's
+// __init__) and "factory[].meth", for every method one of them has or inherits (at most 64), for
+// that method of each (its own or its base's) and, where the method is a base's, for the
+// overrides in the class of the methods it calls on `self` (`BaseDetector.run` calling
+// `self.process`: `CtdetDetector.process`), one level. O(classes x (functions of their modules +
+// methods x (bases + self calls))) resolutions, each O(hops).
+void FactsTable::add_class_table(int module, const std::string& name, const FunctionFacts& table) {
+  std::vector<std::pair<int, std::string>> classes;
+  // A name of module `m` itself ("Cls.meth"), absolute.
+  auto own = [&](int m, const std::string& local) { return layout_.name(m) + "." + local; };
+  for (const std::string& written : table.table_classes) {
+    auto r = resolve(module, functions_[module].count(written) ? own(module, written) : written);
+    const FunctionFacts* c = r ? function(r->first, r->second) : nullptr;
+    if (!c || !c->is_class) return;  // every value a project class
+    if (std::find(classes.begin(), classes.end(), *r) == classes.end()) classes.push_back(*r);
+  }
+  std::set<std::string> methods;
+  std::function<void(int, const std::string&, int)> collect = [&](int cm, const std::string& cls, int depth) {
+    std::string prefix = cls + ".";
+    for (const auto& [key, f] : functions_[cm])
+      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+          key.find('.', prefix.size()) == std::string::npos && methods.size() < kMaxTableMethods)
+        methods.insert(key.substr(prefix.size()));
+    const FunctionFacts* c = function(cm, cls);
+    if (!c || depth >= kMaxBaseDepth) return;
+    for (const std::string& b : c->bases)
+      if (auto r = resolve(cm, functions_[cm].count(b) ? own(cm, b) : b);
+          r && function(r->first, r->second) && function(r->first, r->second)->is_class)
+        collect(r->first, r->second, depth + 1);
+  };
+  for (const auto& [cm, cls] : classes) collect(cm, cls, 0);
+  auto add = [&](const std::string& key, const std::vector<Target>& targets) {
+    if (targets.empty()) return;
+    FunctionFacts joined;
+    bool first = true;
+    for (const Target& t : targets) {
+      const FunctionFacts* f = function(t.module, t.local);
+      if (!f || !t.binds) continue;
+      if (first) joined = *f;
+      else join_facts(joined, *f, true);
+      first = false;
+    }
+    if (first) return;
+    for (const Target& t : targets)
+      if (!t.binds)
+        if (const FunctionFacts* f = function(t.module, t.local)) join_facts(joined, *f, false);
+    joined.bases.clear();
+    joined.self_calls.clear();
+    synthesized_.push_back(std::move(joined));
+    functions_[module][key] = &synthesized_.back();
+    members_[module][key] = targets;
+  };
+  std::vector<Target> constructions;
+  for (const auto& [cm, cls] : classes) constructions.push_back({cm, cls, true});
+  add(name + "[]", constructions);
+  for (const std::string& meth : methods) {
+    std::vector<Target> targets;
+    for (const auto& [cm, cls] : classes) {
+      auto r = resolve(cm, own(cm, cls + "." + meth));
+      if (!r) continue;
+      Target t{r->first, r->second, true};
+      if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+      const FunctionFacts* f = function(r->first, r->second);
+      if (!f || (r->first == cm && r->second == cls + "." + meth)) continue;  // the class's own
+      std::string base = r->second.substr(0, r->second.rfind('.'));
+      for (const std::string& s : f->self_calls) {
+        auto over = resolve(cm, own(cm, cls + "." + s));
+        if (!over || (over->first == r->first && over->second == base + "." + s)) continue;
+        Target o{over->first, over->second, false};
+        if (std::find(targets.begin(), targets.end(), o) == targets.end() && targets.size() < 64) targets.push_back(o);
+      }
+    }
+    add(name + "[]." + meth, targets);
+  }
 }
 
 std::string FactsTable::via_of(int module, uint32_t line) const {
@@ -669,6 +804,10 @@ void FactsTable::relay_hotness(const Relays& relays) {
 }
 
 std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::string_view name) const {
+  return resolve_at(from, name, 0);
+}
+
+std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std::string_view name, int depth) const {
   std::string abs = layout_.absolute(from, name);
   for (int hop = 0; hop < kMaxReexportHops && !abs.empty(); ++hop) {
     auto [m, rest] = layout_.split(from, abs);
@@ -681,6 +820,16 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::st
     // A name the module imports (a package's __init__.py re-exporting): follow it there.
     auto dot = rest.find('.');
     std::string first = rest.substr(0, dot);
+    // A method a class of the module does not define: its bases' (in order), which may be
+    // another module's (`CtdetTrainer.train` is `BaseTrainer.train`).
+    if (auto cls = functions_[m].find(first); dot != std::string::npos && cls != functions_[m].end()) {
+      if (!cls->second->is_class || depth >= kMaxBaseDepth) return std::nullopt;
+      for (const std::string& b : cls->second->bases) {
+        std::string base = functions_[m].count(b) ? layout_.name(m) + "." + b : b;  // a class of the module
+        if (auto r = resolve_at(m, base + rest.substr(dot), depth + 1)) return r;
+      }
+      return std::nullopt;
+    }
     auto imp = imports_[m].find(first);
     std::string next;
     if (imp != imports_[m].end()) {
@@ -854,7 +1003,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
-                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class});
+                   attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
+                   f.bases, f.self_calls, f.table_classes});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -902,6 +1052,9 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.yields_param = f.at(20);
       ff.framework = f.at(21).get<std::string>();
       ff.returns_class = f.at(22).get<std::string>();
+      ff.bases = f.at(23).get<std::vector<std::string>>();
+      ff.self_calls = f.at(24).get<std::vector<std::string>>();
+      ff.table_classes = f.at(25).get<std::vector<std::string>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <exception>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -117,6 +118,18 @@ class FactsTable {
  private:
   template <class Relays>
   void relay_hotness(const Relays& relays);
+  // A target of a call: (module, local name), and whether the call's arguments bind to its
+  // parameters (false: a subclass's override the target method runs through `self`).
+  struct Target {
+    int module;
+    std::string local;
+    bool binds = true;
+    bool operator==(const Target&) const = default;
+  };
+  std::optional<std::pair<int, std::string>> resolve_at(int from, std::string_view name, int depth) const;
+  void add_class_table(int module, const std::string& name, const FunctionFacts& table);
+  std::deque<FunctionFacts> synthesized_;  // the facts of "factory[]" and "factory[].meth" entries
+  std::vector<std::unordered_map<std::string, std::vector<Target>>> members_;  // per module: their targets
   std::string via_of(int module, uint32_t line) const;
   static void join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via);
   const ProjectLayout& layout_;

@@ -109,6 +109,16 @@ struct FunctionFacts {
   };
   std::vector<Attr> attrs;  // `self.attr` of the class and its bases, where the type is known; sorted
   std::string framework;    // the framework class it derives from (data/frameworks.txt), or empty
+  // A "Class" entry: its bases as the module writes them, qualified through its imports (at most
+  // 4): a method the class does not define is its base's (FactsTable::resolve).
+  std::vector<std::string> bases;
+  // A method: the methods it calls on `self` (at most 16, in order): through an instance of a
+  // subclass of another module they run the subclass's overrides.
+  std::vector<std::string> self_calls;
+  // A module-level name bound once to a dict display whose values all name classes (`factory =
+  // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
+  // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).
+  std::vector<std::string> table_classes;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -125,7 +135,9 @@ constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8;
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
                    kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
                    kReturnType = 128,          // ret_kind, ret_device, ret_elems, yield_*
-                   kReturnsClass = 256;
+                   kReturnsClass = 256,
+                   kExists = 512,  // whether the project defines the name at all
+                   kTable = 1024;  // table_classes
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

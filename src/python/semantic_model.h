@@ -193,6 +193,7 @@ class SemanticModel {
   Node argument(Node call, int position, std::string_view keyword) const;
   // The parse_args() defaults of `args.<dest>`.
   std::vector<Value> argparse_default(std::string_view dest) const;
+  bool setattr_adds_only_new(Node namespace_argument) const;  // `if k not in vars(ns): setattr(ns, k, v)`
 
   // --- structure ----------------------------------------------------------------------
   const std::vector<Scope>& scopes() const { return scopes_; }
@@ -338,6 +339,13 @@ class SemanticModel {
   // Forgets every memoized answer (after the project names of calls changed under them).
   void clear_memos();
   std::string external_name(int call_index) const;
+  // A name this module never binds, read through its `from M import *` of project modules: the
+  // first starred module (as written) whose facts define it, "M.name"; "" when none does.
+  std::string star_imported_name(std::string_view name) const;
+  // A callee that is one of the classes of a project dict of classes (`factory[key]`, or a name
+  // bound to it): "factory[]" as written (qualified), which the project reads as any of them.
+  std::string class_table_name(Node callee) const;
+  std::string table_reference(Node call) const;  // the qualified `factory` of `factory[k](...)`, or ""
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;

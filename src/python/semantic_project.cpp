@@ -105,6 +105,9 @@ std::string SemanticModel::external_name(int ci) const {
   Node fn = unparen(field(calls_[ci].call, "function"));
   const std::string& q = qualified_name(fn);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
+  if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
+    if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
+  if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
   Node obj;
   std::string method;
   if (is(fn, "attribute")) {
@@ -153,12 +156,70 @@ std::string SemanticModel::external_name(int ci) const {
       e = unparen(field(f, "object"));
     }
     if (!is(e, "call")) continue;
-    const std::string& c = callee_name(e);
+    std::string c = callee_name(e);
+    if (c.empty()) c = class_table_name(unparen(field(e, "function")));
     if (c.empty() || starts_with(c, "builtins.")) continue;
     if (!cls.empty() && cls != c) return {};  // instances of different classes
     cls = c;
   }
   return cls.empty() ? std::string{} : cls + "." + method;
+}
+
+std::string SemanticModel::class_table_name(Node fn) const {
+  if (!facts_ || is_null(fn)) return {};
+  // `factory[key]` itself, or a name every binding of which is one (`Trainer = factory[key]`).
+  auto table_of = [&](Node e) -> std::string {
+    e = unparen(e);
+    if (!is(e, "subscript")) return {};
+    const std::string& q = qualified_name(field(e, "value"));
+    if (q.empty() || starts_with(q, "builtins.")) return {};
+    const FunctionFacts* f = facts_->callee(q, fact::kTable);
+    return f && !f->table_classes.empty() ? q + "[]" : std::string{};
+  };
+  if (is(fn, "subscript")) return table_of(fn);
+  if (!is(fn, "identifier")) return {};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  std::string out;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
+    std::string t = table_of(b->value);
+    if (t.empty() || (!out.empty() && t != out)) return {};
+    out = std::move(t);
+  }
+  return out;
+}
+
+std::string SemanticModel::table_reference(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  Node sub{};
+  if (is(fn, "subscript")) {
+    sub = fn;
+  } else if (is(fn, "identifier")) {
+    auto bindings = lookup(text(fn), start(fn));
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Assign || bindings[0]->unpack_index >= 0) return {};
+    sub = unparen(bindings[0]->value);
+  }
+  if (is_null(sub) || !is(sub, "subscript")) return {};
+  const std::string& q = qualified_name(field(sub, "value"));
+  return starts_with(q, "builtins.") ? std::string{} : q;
+}
+
+std::string SemanticModel::star_imported_name(std::string_view name) const {
+  if (!facts_) return {};
+  // At most 8 starred modules, each one recorded query: the answer changes when the starred
+  // module (or the package re-exporting the name) comes to define it in a later round.
+  int seen = 0;
+  for (Node st : named_children(root_)) {
+    if (!is(st, "import_from_statement")) continue;
+    bool star = false;
+    for (Node c : named_children(st)) star |= is(c, "wildcard_import");
+    if (!star || ++seen > 8) continue;
+    std::string m(text(field(st, "module_name")));
+    std::string cand = m + (m.find_first_not_of('.') == std::string::npos ? "" : ".") + std::string(name);
+    if (facts_->callee(cand, fact::kExists | fact::kParams)) return cand;
+  }
+  return {};
 }
 
 void SemanticModel::resolve_external_calls() {
@@ -417,6 +478,16 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     return ps;
   };
+  // The methods each method calls on `self` (`self.process(x)`), at most 16 per method: O(calls).
+  std::vector<std::vector<std::string>> self_calls(functions_.size());
+  for (const CallSite& cs : calls_) {
+    if (cs.caller < 0 || functions_[cs.caller].klass < 0 || self_calls[cs.caller].size() >= 16) continue;
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute") || text(unparen(field(fn, "object"))) != "self") continue;
+    std::string meth(text(field(fn, "attribute")));
+    auto& list = self_calls[cs.caller];
+    if (std::find(list.begin(), list.end(), meth) == list.end()) list.push_back(std::move(meth));
+  }
   for (size_t f = 0; f < functions_.size(); ++f) {
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
@@ -437,6 +508,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     types().return_facts(static_cast<int>(f), facts);
     facts.params = params_of(static_cast<int>(f));
+    if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     out.functions.push_back({std::move(name), std::move(facts)});
   }
   // A module-level class: calling it constructs an instance (its __init__'s parameters).
@@ -448,8 +520,39 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     auto init = classes_[c].methods.find("__init__");
     if (init != classes_[c].methods.end()) facts.params = params_of(init->second);
     types().class_facts(static_cast<int>(c), facts);
+    for (const auto& b : classes_[c].bases)
+      if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
+  // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":
+  // CtdetTrainer, ...}`): a class of this module by its name, an imported one by its qualified
+  // name; the table keeps the entry only when every value is a project class.
+  std::vector<std::pair<std::string, FunctionFacts>> tables;
+  for (const auto& [name, list] : scopes_[0].bindings) {
+    if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+    Node d = unparen(list[0].value);
+    if (!is(d, "dictionary") || classes_by_name_.count(name) || named_count(d) == 0 || named_count(d) > 8) continue;
+    FunctionFacts facts;
+    for (Node pair : named_children(d)) {
+      Node v = is(pair, "pair") ? unparen(field(pair, "value")) : Node{};
+      std::string written;
+      if (!is_null(v) && is(v, "identifier") && classes_by_name_.count(std::string(text(v)))) {
+        auto bindings = lookup(text(v), start(v));
+        if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Class) written = std::string(text(v));
+      } else if (!is_null(v) && (is(v, "identifier") || is(v, "attribute"))) {
+        written = qualified_name(v);
+        if (starts_with(written, "builtins.") || !is_project_name(written)) written.clear();
+      }
+      if (written.empty()) {
+        facts.table_classes.clear();
+        break;
+      }
+      facts.table_classes.push_back(std::move(written));
+    }
+    if (!facts.table_classes.empty()) tables.push_back({name, std::move(facts)});
+  }
+  std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& t : tables) out.functions.push_back(std::move(t));
 
   auto arg_facts = [&](Node a) {
     ArgFacts f;
@@ -484,7 +587,20 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   };
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     std::string name = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
-    if (name.empty() || !is_project_name(name)) continue;
+    if (name.empty()) {
+      // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
+      // known as a dict of classes: a reference, so that the project analyzes its module (one
+      // without torch and loops is left out otherwise) and this one learns what it holds.
+      std::string ref = table_reference(calls_[ci].call);
+      if (!ref.empty() && is_project_name(ref)) {
+        OutgoingCall oc;
+        oc.callee = std::move(ref);
+        oc.line = ts_node_start_point(calls_[ci].call).row + 1;
+        out.calls.push_back(std::move(oc));
+      }
+      continue;
+    }
+    if (!is_project_name(name)) continue;
     const CallSite& cs = calls_[ci];
     OutgoingCall oc;
     oc.callee = std::move(name);
