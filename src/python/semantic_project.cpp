@@ -116,20 +116,6 @@ std::string SemanticModel::external_name(int ci) const {
   } else if (is(fn, "identifier")) {
     obj = fn;
     method = "__call__";
-    // A name no statement of this module binds, defined by a module it star-imports
-    // (`from utils import *`): the first such module's function or class, as Python binds it.
-    if (lookup(text(fn), start(fn)).empty() && facts_) {
-      for (Node st : named_children(root_)) {
-        if (!is(st, "import_from_statement")) continue;
-        bool star = false;
-        for (Node c : named_children(st)) star |= is(c, "wildcard_import");
-        if (!star) continue;
-        std::string module(text(field(st, "module_name")));
-        std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
-        std::string cand = module + sep + std::string(text(fn));
-        if (facts_->callee(cand, fact::kSteps)) return cand;
-      }
-    }
   } else {
     return {};
   }
