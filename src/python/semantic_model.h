@@ -334,6 +334,15 @@ class SemanticModel {
   // Forgets every memoized answer (after the project names of calls changed under them).
   void clear_memos();
   std::string external_name(int call_index) const;
+  // Registries (project mode): the name of a module-level object as the facts take it (an
+  // import's qualified name, or the canonical name of this module's own global), or "".
+  std::string object_name(Node expr) const;
+  // The registry object a module-level definition is registered into by a decorator
+  // (`@REG.register(...)` above it): its object_name, or "".
+  std::string registry_of(Node definition) const;
+  // `REG.get(key)` / `REG[key]` of a registry object: the union of the project functions or
+  // classes registered there (ExternalFacts::registered), or "".
+  std::string registry_lookup(Node expr) const;
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;

@@ -62,6 +62,12 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // A `_like` factory builds on its argument's device: on the host only when the argument is
+  // known to be there (`torch.ones_like(labels).cuda()` of labels that may be on the GPU is a no-op move).
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, "_like") == 0 && is_null(m.argument(factory, -1, "device"))) {
+    Node source = m.argument(factory, 0, "input");
+    if (is_null(source) || m.types().cuda(source) != CudaAnswer::Host) return;
+  }
   std::string msg = "`torch." + name + "(...)` builds the tensor on the host and then copies it to the GPU; ";
   msg += takes_device ? "create it there with `device=`" : "this costs a host allocation and a copy";
   HotContext h = ctx.hot();
