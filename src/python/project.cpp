@@ -62,11 +62,19 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   static const ArgFacts kNone;
   const ArgFacts& x = a ? *a : kNone;
   std::string o;
-  if (fields & fact::kCuda) o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
+  if (fields & fact::kCuda) {
+    o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
+    if (!x.elems_mixed)
+      for (char e : x.elem_cuda) o += e ? '1' : '0';
+  }
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
-  if (fields & fact::kType) o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+  if (fields & fact::kType) {
+    o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+    if (!x.elems_mixed)
+      for (const auto& [k, d] : x.elem_types) o += "," + std::to_string(k) + ":" + std::to_string(d);
+  }
   if (fields & fact::kHotValues) {
     o += x.hot_passed ? "|hp" : "|h-";
     o += x.hot_defaulted ? 'd' : '-';
@@ -842,7 +850,7 @@ json arg_json(const ArgFacts& a) {
   json hvs = json::array();
   for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -874,6 +882,9 @@ ArgFacts arg_from(const json& j) {
   scalars(j.at(6), a.values);
   scalars(j.at(13), a.hot_values);
   a.klass = j.at(14).get<std::string>();
+  a.elem_cuda = j.at(15).get<std::vector<char>>();
+  a.elems_mixed = j.at(16);
+  a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
   return a;
 }
 }  // namespace

@@ -45,6 +45,12 @@ struct ArgFacts {
   // (ExternalFacts::canonical): "" no site passes a value, "?" some site passes something else.
   std::string klass;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
+  // When every passing call site passes a tuple display of the same length (at most 8): whether
+  // each element may be CUDA (the taint), so `targets, n = pair` unpacks a host value beside
+  // CUDA tensors. `elems_mixed`: some site passes something else.
+  std::vector<char> elem_cuda;
+  std::vector<std::pair<int, int>> elem_types;  // the same sites: each element's abstract type, joined
+  bool elems_mixed = false;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields

@@ -343,6 +343,12 @@ class SemanticModel {
   // `REG.get(key)` / `REG[key]` of a registry object: the union of the project functions or
   // classes registered there (ExternalFacts::registered), or "".
   std::string registry_lookup(Node expr) const;
+  // `a, b = pair` where `pair` is a parameter every call site (here and in other modules) passes
+  // a tuple display: whether that element may be CUDA; nullopt when not that shape.
+  std::optional<bool> unpacked_param_cuda(const Binding& b) const;
+  // `x == "auto"`, `k != 'meta'`: only ==/!= operators, an operand a string literal. A tensor
+  // compared with a string is False (True for !=) without reading the tensor: a host bool.
+  bool compares_with_string(Node comparison) const;
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;

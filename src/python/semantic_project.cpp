@@ -93,6 +93,25 @@ void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& 
 }  // namespace
 
 void ArgFacts::join(const ArgFacts& o) {
+  if (o.passed) {
+    if (!passed) {
+      elem_cuda = o.elem_cuda;
+      elem_types = o.elem_types;
+      elems_mixed = o.elems_mixed;
+    } else if (elems_mixed || o.elems_mixed || elem_cuda.size() != o.elem_cuda.size() ||
+               elem_types.size() != o.elem_types.size()) {
+      elems_mixed = true;
+      elem_cuda.clear();
+      elem_types.clear();
+    } else {
+      for (size_t i = 0; i < elem_cuda.size(); ++i) elem_cuda[i] = static_cast<char>(elem_cuda[i] | o.elem_cuda[i]);
+      for (size_t i = 0; i < elem_types.size(); ++i) {
+        AbstractType t = python::join(TypeInference::from_fact(elem_types[i].first, elem_types[i].second),
+                                      TypeInference::from_fact(o.elem_types[i].first, o.elem_types[i].second));
+        elem_types[i] = {static_cast<int>(t.kind), static_cast<int>(t.device)};
+      }
+    }
+  }
   passed |= o.passed;
   defaulted |= o.defaulted;
   cuda |= o.cuda;
@@ -557,6 +576,21 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.type_device = static_cast<int>(t.device);
     f.klass = types().class_name(t);  // an instance of a project class: its class travels
     if (f.klass.empty()) f.klass = "?";
+    // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
+    if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
+      for (Node e : named_children(u)) {
+        if (is(e, "list_splat") || is(e, "comment")) {
+          f.elem_cuda.clear();
+          f.elem_types.clear();
+          break;
+        }
+        f.elem_cuda.push_back(is_cuda(e) ? 1 : 0);
+        AbstractType et = types().type_of(e);
+        if (et.kind == AbstractType::Kind::Bottom) et = AbstractType::unknown();
+        f.elem_types.push_back({static_cast<int>(et.kind), static_cast<int>(et.device)});
+      }
+    }
+    f.elems_mixed = f.elem_cuda.empty();
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).

@@ -453,7 +453,8 @@ AbstractType TypeInference::base_type(Node expr) const {
   }
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1), m_.src());
-    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return AbstractType::of(Kind::HostScalar);
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || m_.compares_with_string(expr))
+      return AbstractType::of(Kind::HostScalar);
     AbstractType t = AbstractType::of(Kind::HostScalar);
     for (Node c : named_children(expr)) t = arith(t, value(c, Path{}));
     return t;
@@ -916,8 +917,17 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
       if (e.kind == Kind::Module && e.device == TypeDevice::Unresolved && ext->cuda) e.device = TypeDevice::Any;
       if (e.kind == Kind::Device && ext->device_cuda) e.device = TypeDevice::Cuda;
       if (e.kind == Kind::Unknown) e = passed_type(*ext);
+      // An element of the tuple display every passing site gives (`dn_args=(targets, n)`): its
+      // own type, not every element's (a host int beside a list of CUDA tensors).
+      size_t depth = (iterate ? 1 : 0) + path.size();
+      if (!iterate && path.size() && !ext->elems_mixed && static_cast<size_t>(path.at(0)) < ext->elem_types.size()) {
+        const auto& [k, d] = ext->elem_types[static_cast<size_t>(path.at(0))];
+        e = from_fact(k, d);
+        depth = path.size() - 1;
+        if (e.kind == Kind::Bottom) e = AbstractType::unknown();
+      }
       if (e.kind == Kind::Unknown) return AbstractType::unknown();
-      t = join(t, element(e, (iterate ? 1 : 0) + path.size()));
+      t = join(t, element(e, depth));
       if (t.kind == Kind::Unknown) return t;
     }
   }
