@@ -54,7 +54,7 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   if (q.rfind("torch.", 0) != 0) return;
   std::string name = q.substr(6);
   static const std::set<std::string, std::less<>> with_device = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "tensor", "as_tensor",
+      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "range", "tensor", "as_tensor",
       "linspace", "logspace", "eye", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
       "rand_like", "randn_like"};
   static const std::set<std::string, std::less<>> without_device = {
