@@ -267,6 +267,8 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
         if ((is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
             b.unpack_index < static_cast<int>(named_count(v)))
           return is_cuda_impl(named_child(v, b.unpack_index));
+        // `targets, n = pair` of a parameter every caller passes a tuple display: that element.
+        if (auto element = unpacked_param_cuda(b); element.has_value()) return *element;
       }
       return is_cuda_impl(b.value);
     case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
@@ -322,6 +324,55 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
     }
     default: return false;
   }
+}
+
+bool SemanticModel::compares_with_string(Node cmp) const {
+  // Only `==` / `!=` operators, one operand a string literal (or an f-string).
+  for (uint32_t i = 0; i < ts_node_child_count(cmp); ++i) {
+    Node c = ts_node_child(cmp, i);
+    if (ts_node_is_named(c)) continue;
+    std::string_view op = text(c);
+    if (op != "==" && op != "!=") return false;
+  }
+  for (Node c : named_children(cmp))
+    if (is(unparen(c), "string") || is(unparen(c), "concatenated_string")) return true;
+  return false;
+}
+
+std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
+  Node v = unparen(b.value);
+  Node pattern = parent(b.target);
+  if (!is(v, "identifier") || (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) ||
+      !is(parent(pattern), "assignment"))
+    return std::nullopt;
+  auto bindings = lookup(text(v), start(v));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param) return std::nullopt;
+  const Binding& p = *bindings[0];
+  const Function& fn = functions_[p.function];
+  const Param& param = fn.params[p.param_index];
+  if (param.is_variadic) return std::nullopt;
+  size_t i = static_cast<size_t>(b.unpack_index);
+  bool known = false, cuda = false;
+  // Other modules' call sites: the taint of each element of the tuple they pass.
+  if (const ArgFacts* ext = ext_param(p.function, p.param_index, fact::kCuda); ext && ext->passed) {
+    if (ext->elems_mixed || i >= ext->elem_cuda.size()) return std::nullopt;
+    known = true;
+    cuda = ext->elem_cuda[i] != 0;
+  }
+  // This module's call sites: the element of the tuple display each passes.
+  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  if (position < 0) return std::nullopt;
+  for (int ci : callers(p.function)) {
+    Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
+    if (is_null(a)) continue;
+    if ((!is(a, "tuple") && !is(a, "list")) || i >= named_count(a)) return std::nullopt;
+    Node e = named_child(a, static_cast<uint32_t>(i));
+    if (is(e, "list_splat")) return std::nullopt;
+    known = true;
+    cuda = cuda || is_cuda_impl(e);
+  }
+  if (!known) return std::nullopt;
+  return cuda;
 }
 
 bool SemanticModel::is_cuda_impl(Node expr) const {
@@ -449,8 +500,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     result = is_cuda_impl(field(expr, "argument"));
   } else if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans.
-    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not") {
+    // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans; so does
+    // `==`/`!=` with a string (a tensor compared with "auto" is False, nothing is read).
+    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not" && !compares_with_string(expr)) {
       for (auto c : named_children(expr)) result |= is_cuda_impl(c);
     }
   } else if (k == "conditional_expression") {
@@ -553,7 +605,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return false;
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr)) return false;
     return is_cuda_impl(expr);
   }
   if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"));

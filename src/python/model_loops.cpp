@@ -51,7 +51,27 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
     if (m == "step" && is_optimizer_value(field(fn, "object"))) return true;
   }
   // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
-  return allow_forward && (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module);
+  if (!allow_forward) return false;
+  if (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module) return true;
+  // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
+  // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
+  // the callee must be such a move of a receiver of unknown type (a project object with its own
+  // `.to()` has a type, and is not taken for a module; what `pickle.load` gives is typed a host
+  // value, but nothing of that type has a `.to()`).
+  auto vs = values(fn);
+  if (vs.empty() || vs.size() > kMaxCandidates) return false;
+  for (const auto& v : vs) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
+    Node f = unparen(field(v.expr, "function"));
+    if (!is(f, "attribute")) return false;
+    auto a = text(field(f, "attribute"));
+    if (a != "to" && a != "cuda") return false;
+    AbstractType::Kind rk = types_->type_of(field(f, "object")).kind;
+    if (rk != AbstractType::Kind::Unknown && rk != AbstractType::Kind::Module && rk != AbstractType::Kind::HostScalar &&
+        rk != AbstractType::Kind::Host)
+      return false;
+  }
+  return true;
 }
 
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {

@@ -62,11 +62,19 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   static const ArgFacts kNone;
   const ArgFacts& x = a ? *a : kNone;
   std::string o;
-  if (fields & fact::kCuda) o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
+  if (fields & fact::kCuda) {
+    o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
+    if (!x.elems_mixed)
+      for (char e : x.elem_cuda) o += e ? '1' : '0';
+  }
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
-  if (fields & fact::kType) o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+  if (fields & fact::kType) {
+    o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+    if (!x.elems_mixed)
+      for (const auto& [k, d] : x.elem_types) o += "," + std::to_string(k) + ":" + std::to_string(d);
+  }
   if (fields & fact::kHotValues) {
     o += x.hot_passed ? "|hp" : "|h-";
     o += x.hot_defaulted ? 'd' : '-';
@@ -123,6 +131,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnType) {
     o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device);
     for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
+    for (const auto& c : x.ret_elem_classes) o += "," + c;
     o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
          std::to_string(x.yields_param) + (x.method ? "m" : "f");
     if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
@@ -504,6 +513,19 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions)
       if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
   }
+  // Registries: the functions and classes a decorator registers into each registry object,
+  // joined per object (O(functions x re-export hops)).
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const auto& [name, f] : summaries[m]->functions) {
+      if (f.registry.empty()) continue;
+      std::string key = object_key(static_cast<int>(m), f.registry);
+      if (key.empty()) continue;
+      std::string member = layout_.name(static_cast<int>(m)) + "." + name;
+      auto [it, fresh] = registries_.try_emplace(key, member);
+      if (!fresh && !it->second.empty()) it->second = union_join(it->second, member);  // "" past the bound: stays ""
+    }
+  }
   // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
@@ -856,6 +878,27 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
   return std::nullopt;
 }
 
+std::string FactsTable::object_key(int from, std::string_view name) const {
+  std::string abs = layout_.absolute(from, name);
+  for (int hop = 0; hop < kMaxReexportHops && !abs.empty(); ++hop) {
+    auto [m, rest] = layout_.split(from, abs);
+    if (m < 0 || rest.empty()) return {};
+    auto dot = rest.find('.');
+    auto imp = imports_[m].find(rest.substr(0, dot));
+    if (imp == imports_[m].end()) return layout_.name(m) + "." + rest;
+    abs = layout_.absolute(m, imp->second + (dot == std::string::npos ? std::string{} : rest.substr(dot)));
+    from = m;
+  }
+  return {};
+}
+
+std::string FactsTable::registered(int from, std::string_view name) const {
+  std::string key = object_key(from, name);
+  if (key.empty()) return {};
+  auto it = registries_.find(key);
+  return it == registries_.end() ? std::string{} : it->second;
+}
+
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
@@ -915,6 +958,13 @@ std::string ModuleEnv::canonical(std::string_view name, bool local) const {
   return r ? layout_.name(r->first) + "." + r->second : std::string{};
 }
 
+std::string ModuleEnv::registered(std::string_view name) const {
+  if (name.empty() || !layout_.is_project_name(module_, name)) return {};
+  std::string out = table_.registered(module_, name);
+  record({'r', std::string(name), 0, 0}, out);
+  return out;
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -942,6 +992,7 @@ std::string ModuleEnv::answer(const Query& q) const {
       return fp_function(it->second, q.fields);
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
+    case 'r': return table_.registered(module_, q.name);
   }
   return {};
 }
@@ -957,7 +1008,7 @@ json arg_json(const ArgFacts& a) {
   json hvs = json::array();
   for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -989,6 +1040,9 @@ ArgFacts arg_from(const json& j) {
   scalars(j.at(6), a.values);
   scalars(j.at(13), a.hot_values);
   a.klass = j.at(14).get<std::string>();
+  a.elem_cuda = j.at(15).get<std::vector<char>>();
+  a.elems_mixed = j.at(16);
+  a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
   return a;
 }
 }  // namespace
@@ -1004,7 +1058,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
-                   f.bases, f.self_calls, f.table_classes});
+                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1055,6 +1109,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.bases = f.at(23).get<std::vector<std::string>>();
       ff.self_calls = f.at(24).get<std::vector<std::string>>();
       ff.table_classes = f.at(25).get<std::vector<std::string>>();
+      ff.ret_elem_classes = f.at(26).get<std::vector<std::string>>();
+      ff.registry = f.at(27).get<std::string>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -114,8 +114,15 @@ class FactsTable {
   const FunctionFacts* function(int module, const std::string& local) const;
   const Incoming* incoming(int module, const std::string& local) const;
   bool cuda(int module) const { return cuda_[module] != 0; }
+  // The functions and classes registered into the registry object `name` (written in module
+  // `from`): ExternalFacts::registered.
+  std::string registered(int from, std::string_view name) const;
 
  private:
+  // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
+  // `from`) stands for, through re-exports; "" when it names no module of the project.
+  std::string object_key(int from, std::string_view name) const;
+  std::unordered_map<std::string, std::string> registries_;  // object key -> union of registered names ("" too many)
   template <class Relays>
   void relay_hotness(const Relays& relays);
   // A target of a call: (module, local name), and whether the call's arguments bind to its
@@ -151,9 +158,10 @@ class ModuleEnv : public ExternalFacts {
   const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
   bool cuda() const override;
   std::string canonical(std::string_view name, bool local = false) const override;
+  std::string registered(std::string_view name) const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
-    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda
+    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

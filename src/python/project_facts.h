@@ -45,6 +45,12 @@ struct ArgFacts {
   // (ExternalFacts::canonical): "" no site passes a value, "?" some site passes something else.
   std::string klass;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
+  // When every passing call site passes a tuple display of the same length (at most 8): whether
+  // each element may be CUDA (the taint), so `targets, n = pair` unpacks a host value beside
+  // CUDA tensors. `elems_mixed`: some site passes something else.
+  std::vector<char> elem_cuda;
+  std::vector<std::pair<int, int>> elem_types;  // the same sites: each element's abstract type, joined
+  bool elems_mixed = false;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields
@@ -93,7 +99,16 @@ struct FunctionFacts {
   std::vector<std::pair<int, int>> ret_elems;
   int yield_kind = -1, yield_device = 0;  // a generator: the type of what it yields
   int yields_param = -1;  // a generator that yields the elements of this parameter (`for x in it: yield x`)
-  std::string returns_class;    // every return is an instance of this project class (canonical name)
+  // Every return is an instance of this project class (canonical name), or of one of a few
+  // ("A|B": a class union, sorted, at most kMaxClassUnion members; `return A() if c else B()`).
+  std::string returns_class;
+  // Per element of `ret_elems`: the class (or class union) of that element's instances in every
+  // returned tuple, "" unknown (`return model, criterion` of a builder function).
+  std::vector<std::string> ret_elem_classes;
+  // A module-level function or class registered by a decorator that is a method of a registry
+  // object (`@REGISTRY.register(...)`, `@REGISTRY.register`): that object's name as this module
+  // writes it (qualified through imports, or canonical for a module-level object of its own).
+  std::string registry;
   std::vector<ParamSummary> params;
   // A module-level class ("Class" entries): what an instance is, for the modules that build
   // one or subclass it. Types are python/types.h's AbstractType kind and device, as numbers
@@ -134,7 +149,7 @@ constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
                    kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
-                   kReturnType = 128,          // ret_kind, ret_device, ret_elems, yield_*
+                   kReturnType = 128,          // ret_kind, ret_device, ret_elems, ret_elem_classes, yield_*
                    kReturnsClass = 256,
                    kExists = 512,  // whether the project defines the name at all
                    kTable = 1024;  // table_classes
@@ -160,7 +175,22 @@ class ExternalFacts {
   // same whichever module writes it and through whichever re-export; "" when it names nothing
   // the project defines. A local name of this module when `local` is set.
   virtual std::string canonical(std::string_view name, bool local = false) const = 0;
+  // The project functions or classes registered into the registry object `name` (as this module
+  // writes it) by decorators anywhere in the project (FunctionFacts::registry), as a union of
+  // canonical names ("a.build_x|b.build_y", sorted); "" when none or more than kMaxClassUnion.
+  virtual std::string registered(std::string_view name) const { (void)name; return {}; }
 };
+
+// A class union ("A|B") or a registry has at most this many members; more reads as unknown.
+constexpr size_t kMaxClassUnion = 4;
+
+// The members of a union name ("A|B" -> {A, B}; a plain name -> itself).
+std::vector<std::string> union_members(std::string_view name);
+// The union of two names (members sorted, duplicates merged), "" when either is empty or the
+// union would have more than kMaxClassUnion members.
+std::string union_join(std::string_view a, std::string_view b);
+// Each member with `suffix` appended, joined again by '|' ("A|B", ".__call__" -> "A.__call__|B.__call__").
+std::string union_suffix(std::string_view name, std::string_view suffix);
 
 }  // namespace stoker::python
 

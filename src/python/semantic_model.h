@@ -346,6 +346,21 @@ class SemanticModel {
   // bound to it): "factory[]" as written (qualified), which the project reads as any of them.
   std::string class_table_name(Node callee) const;
   std::string table_reference(Node call) const;  // the qualified `factory` of `factory[k](...)`, or ""
+  // Registries (project mode): the name of a module-level object as the facts take it (an
+  // import's qualified name, or the canonical name of this module's own global), or "".
+  std::string object_name(Node expr) const;
+  // The registry object a module-level definition is registered into by a decorator
+  // (`@REG.register(...)` above it): its object_name, or "".
+  std::string registry_of(Node definition) const;
+  // `REG.get(key)` / `REG[key]` of a registry object: the union of the project functions or
+  // classes registered there (ExternalFacts::registered), or "".
+  std::string registry_lookup(Node expr) const;
+  // `a, b = pair` where `pair` is a parameter every call site (here and in other modules) passes
+  // a tuple display: whether that element may be CUDA; nullopt when not that shape.
+  std::optional<bool> unpacked_param_cuda(const Binding& b) const;
+  // `x == "auto"`, `k != 'meta'`: only ==/!= operators, an operand a string literal. A tensor
+  // compared with a string is False (True for !=) without reading the tensor: a host bool.
+  bool compares_with_string(Node comparison) const;
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;

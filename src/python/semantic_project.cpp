@@ -17,6 +17,36 @@ constexpr int kParamPropagationPasses = 4;
 
 }  // namespace
 
+std::vector<std::string> union_members(std::string_view name) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= name.size()) {
+    size_t bar = name.find('|', from);
+    if (bar == std::string_view::npos) bar = name.size();
+    if (bar > from) out.emplace_back(name.substr(from, bar - from));
+    from = bar + 1;
+  }
+  return out;
+}
+
+std::string union_join(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty()) return {};
+  std::vector<std::string> all = union_members(a);
+  for (auto& m : union_members(b)) all.push_back(std::move(m));
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  if (all.size() > kMaxClassUnion) return {};
+  std::string out;
+  for (const auto& m : all) out += (out.empty() ? "" : "|") + m;
+  return out;
+}
+
+std::string union_suffix(std::string_view name, std::string_view suffix) {
+  std::string out;
+  for (const auto& m : union_members(name)) out += (out.empty() ? "" : "|") + m + std::string(suffix);
+  return out;
+}
+
 std::vector<Value> to_values(const std::vector<ScalarFact>& facts) {
   std::vector<Value> out;
   for (const auto& f : facts) {
@@ -63,6 +93,25 @@ void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& 
 }  // namespace
 
 void ArgFacts::join(const ArgFacts& o) {
+  if (o.passed) {
+    if (!passed) {
+      elem_cuda = o.elem_cuda;
+      elem_types = o.elem_types;
+      elems_mixed = o.elems_mixed;
+    } else if (elems_mixed || o.elems_mixed || elem_cuda.size() != o.elem_cuda.size() ||
+               elem_types.size() != o.elem_types.size()) {
+      elems_mixed = true;
+      elem_cuda.clear();
+      elem_types.clear();
+    } else {
+      for (size_t i = 0; i < elem_cuda.size(); ++i) elem_cuda[i] = static_cast<char>(elem_cuda[i] | o.elem_cuda[i]);
+      for (size_t i = 0; i < elem_types.size(); ++i) {
+        AbstractType t = python::join(TypeInference::from_fact(elem_types[i].first, elem_types[i].second),
+                                      TypeInference::from_fact(o.elem_types[i].first, o.elem_types[i].second));
+        elem_types[i] = {static_cast<int>(t.kind), static_cast<int>(t.device)};
+      }
+    }
+  }
   passed |= o.passed;
   defaulted |= o.defaulted;
   cuda |= o.cuda;
@@ -96,10 +145,62 @@ std::string SemanticModel::local_name(int f) const {
   return {};
 }
 
+std::string SemanticModel::object_name(Node expr) const {
+  expr = unparen(expr);
+  if (!facts_ || (!is(expr, "identifier") && !is(expr, "attribute"))) return {};
+  const std::string& q = qualified_name(expr);
+  if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
+  if (!is(expr, "identifier")) return {};
+  // A global of this module: every binding is a module-level assignment.
+  auto bindings = lookup(text(expr), start(expr));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || scope_at(start(b->target)) != 0) return {};
+  return facts_->canonical(text(expr), true);
+}
+
+std::string SemanticModel::registry_of(Node definition) const {
+  Node p = parent(definition);
+  if (!facts_ || !is(p, "decorated_definition")) return {};
+  for (Node d : named_children(p)) {
+    if (!is(d, "decorator")) continue;
+    for (Node e : named_children(d)) {
+      if (is(e, "comment")) continue;
+      e = unparen(e);
+      if (is(e, "call")) e = unparen(field(e, "function"));  // `@REG.register(name="x")`
+      if (!is(e, "attribute")) break;                           // `@REG.register`
+      std::string name = object_name(field(e, "object"));
+      if (!name.empty()) return name;
+      break;
+    }
+  }
+  return {};
+}
+
+std::string SemanticModel::registry_lookup(Node e) const {
+  e = unparen(e);
+  if (!facts_) return {};
+  Node obj;
+  if (is(e, "call")) {
+    Node fn = unparen(field(e, "function"));
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "get") return {};
+    size_t n = named_count(field(e, "arguments"));
+    if (n < 1 || n > 2) return {};
+    obj = field(fn, "object");
+  } else if (is(e, "subscript")) {
+    obj = field(e, "value");
+  } else {
+    return {};
+  }
+  std::string name = object_name(obj);
+  return name.empty() ? std::string{} : facts_->registered(name);
+}
+
 // The name a call may invoke in another module: the callee's qualified name through imports
 // (`engine.train_one_epoch`, `.utils.Logger`), or a method of an instance a project call built
 // (`logger.update(...)` with `logger = utils.Logger()`: `utils.Logger.update`; `model(x)`:
-// `models.Net.__call__`). Empty for functions of this file and for what cannot be named.
+// `models.Net.__call__`). A registry lookup called names every function registered there
+// ("a.f|b.g"). Empty for functions of this file and for what cannot be named.
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
@@ -108,6 +209,22 @@ std::string SemanticModel::external_name(int ci) const {
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
+  // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
+  // (every value of `build` one): the registered functions or classes, each may run.
+  if (is(fn, "call") || is(fn, "subscript")) return registry_lookup(fn);
+  if (is(fn, "identifier") && text(fn) != "self") {
+    std::string reg;
+    bool all = true;
+    for (const auto& v : values(fn)) {
+      std::string r = v.kind == Value::Kind::Expr ? registry_lookup(v.expr) : std::string{};
+      reg = r.empty() ? std::string{} : reg.empty() ? r : union_join(reg, r);
+      if (reg.empty()) {
+        all = false;
+        break;
+      }
+    }
+    if (all && !reg.empty()) return reg;
+  }
   Node obj;
   std::string method;
   if (is(fn, "attribute")) {
@@ -232,7 +349,7 @@ bool SemanticModel::resolve_typed_external_calls() {
     AbstractType called = types_->type_of(fn);
     std::string cls = types_->class_name(called);
     if (!cls.empty() && called.klass <= -2) {
-      ext_name_[ci] = cls + ".__call__";
+      ext_name_[ci] = union_suffix(cls, ".__call__");  // a class union: each member's forward
       named = true;
       continue;
     }
@@ -240,7 +357,7 @@ bool SemanticModel::resolve_typed_external_calls() {
     AbstractType recv = types_->type_of(field(fn, "object"));
     cls = types_->class_name(recv);
     if (!cls.empty() && recv.klass <= -2) {
-      ext_name_[ci] = cls + "." + std::string(text(field(fn, "attribute")));
+      ext_name_[ci] = union_suffix(cls, "." + std::string(text(field(fn, "attribute"))));
       named = true;
     }
   }
@@ -249,6 +366,7 @@ bool SemanticModel::resolve_typed_external_calls() {
 
 const FunctionFacts* SemanticModel::ext_callee(int ci, unsigned fields) const {
   if (!facts_ || ci < 0 || static_cast<size_t>(ci) >= ext_name_.size() || ext_name_[ci].empty()) return nullptr;
+  if (ext_name_[ci].find('|') != std::string::npos) return nullptr;  // one of several: no single facts
   return facts_->callee(ext_name_[ci], fields);
 }
 
@@ -491,8 +609,17 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
     facts.returns_class = types().class_name(returned);  // `get_model()` returns a `models.Net`
+    if (facts.returns_class.empty() && returned.klass == -1 &&
+        (returned.kind == AbstractType::Kind::Module || returned.kind == AbstractType::Kind::Object))
+      for (Node r : functions_[f].returns) {  // one of several classes: `return A(...)` / `return B(...)`
+        if (types().type_of(r).kind == AbstractType::Kind::None) continue;
+        std::string c = types().class_names(r, TypeInference::Path{});
+        facts.returns_class = c.empty() ? std::string{} : facts.returns_class.empty() ? c : union_join(facts.returns_class, c);
+        if (facts.returns_class.empty()) break;
+      }
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     types().return_facts(static_cast<int>(f), facts);
+    if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     out.functions.push_back({std::move(name), std::move(facts)});
@@ -508,6 +635,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     types().class_facts(static_cast<int>(c), facts);
     for (const auto& b : classes_[c].bases)
       if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
+    facts.registry = registry_of(classes_[c].node);
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
   // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":
@@ -557,6 +685,21 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.type_device = static_cast<int>(t.device);
     f.klass = types().class_name(t);  // an instance of a project class: its class travels
     if (f.klass.empty()) f.klass = "?";
+    // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
+    if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
+      for (Node e : named_children(u)) {
+        if (is(e, "list_splat") || is(e, "comment")) {
+          f.elem_cuda.clear();
+          f.elem_types.clear();
+          break;
+        }
+        f.elem_cuda.push_back(is_cuda(e) ? 1 : 0);
+        AbstractType et = types().type_of(e);
+        if (et.kind == AbstractType::Kind::Bottom) et = AbstractType::unknown();
+        f.elem_types.push_back({static_cast<int>(et.kind), static_cast<int>(et.device)});
+      }
+    }
+    f.elems_mixed = f.elem_cuda.empty();
     std::vector<ScalarFact> vs;
     // Scalar values flow one call deep: a parameter handed on is unknown to the next module
     // (a chain of rounds along every call path otherwise).
@@ -572,8 +715,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     return f;
   };
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
-    std::string name = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
-    if (name.empty()) {
+    std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
+    if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
       // known as a dict of classes: a reference, so that the project analyzes its module (one
       // without torch and loops is left out otherwise) and this one learns what it holds.
@@ -586,46 +729,49 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       continue;
     }
-    if (!is_project_name(name)) continue;
-    const CallSite& cs = calls_[ci];
-    OutgoingCall oc;
-    oc.callee = std::move(name);
-    oc.line = ts_node_start_point(cs.call).row + 1;
-    HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
-    oc.hot = h.hot;
-    oc.every = h.every;
-    oc.once_per_epoch = h.once_per_epoch;
-    oc.flag_guarded = h.flag_guarded;
-    oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
-    oc.caller = local_name(cs.caller);
-    if (!h.hot && cs.lambda_depth == 0 && cs.caller >= 0) {
-      // Hot when its function is: as frame_hot_context for a function without a hot loop here.
-      bool in_hot_loop = false;
-      for (int l : cs.loops) in_hot_loop |= loops_[l].kind == LoopKind::Hot;
-      if (!in_hot_loop && !oc.caller.empty()) {
-        HotContext g;
-        g.hot = true;
-        apply_guards(g, cs.guards, 0, Node{});
-        oc.hot_if_caller = true;
-        oc.caller_every = g.every;
-        oc.caller_once_per_epoch = g.once_per_epoch;
-        oc.caller_flag_guarded = g.flag_guarded;
+    // A call of one of several project functions (a class union, a registry lookup): a call of each.
+    for (std::string& name : union_members(names)) {
+      if (name.empty() || !is_project_name(name)) continue;
+      const CallSite& cs = calls_[ci];
+      OutgoingCall oc;
+      oc.callee = std::move(name);
+      oc.line = ts_node_start_point(cs.call).row + 1;
+      HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
+      oc.hot = h.hot;
+      oc.every = h.every;
+      oc.once_per_epoch = h.once_per_epoch;
+      oc.flag_guarded = h.flag_guarded;
+      oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
+      oc.caller = local_name(cs.caller);
+      if (!h.hot && cs.lambda_depth == 0 && cs.caller >= 0) {
+        // Hot when its function is: as frame_hot_context for a function without a hot loop here.
+        bool in_hot_loop = false;
+        for (int l : cs.loops) in_hot_loop |= loops_[l].kind == LoopKind::Hot;
+        if (!in_hot_loop && !oc.caller.empty()) {
+          HotContext g;
+          g.hot = true;
+          apply_guards(g, cs.guards, 0, Node{});
+          oc.hot_if_caller = true;
+          oc.caller_every = g.every;
+          oc.caller_once_per_epoch = g.once_per_epoch;
+          oc.caller_flag_guarded = g.flag_guarded;
+        }
       }
-    }
-    oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
-    for (auto a : named_children(field(cs.call, "arguments"))) {
-      auto k = kind(a);
-      if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
-      if (k == "list_splat") {
-        oc.splat = true;
-        break;
+      oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
+      for (auto a : named_children(field(cs.call, "arguments"))) {
+        auto k = kind(a);
+        if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
+        if (k == "list_splat") {
+          oc.splat = true;
+          break;
+        }
+        oc.positional.push_back(arg_facts(a));
       }
-      oc.positional.push_back(arg_facts(a));
+      Kwargs kw = keyword_arguments(cs.call);
+      if (!kw.complete) oc.splat = true;
+      for (const auto& [key, value] : kw.items) oc.keywords.push_back({key, arg_facts(value)});
+      out.calls.push_back(std::move(oc));
     }
-    Kwargs kw = keyword_arguments(cs.call);
-    if (!kw.complete) oc.splat = true;
-    for (const auto& [key, value] : kw.items) oc.keywords.push_back({key, arg_facts(value)});
-    out.calls.push_back(std::move(oc));
   }
   return out;
 }

@@ -375,13 +375,36 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
         }
       if (any) return t;
     }
-    // A function of another project module: the element its facts give for a returned tuple.
-    if (targets.empty())
-      if (const FunctionFacts* ef = ext_function(expr, fact::kReturnType)) {
-        size_t i = static_cast<size_t>(path.at(0));
-        if (i < ef->ret_elems.size() && ef->ret_elems[i].first >= 0)
-          return element(from_fact(ef->ret_elems[i].first, ef->ret_elems[i].second), path.size() - 1);
+    // A function of another project module (or one of several: a registry lookup called): the
+    // element its facts give for a returned tuple.
+    if (targets.empty()) {
+      std::vector<const FunctionFacts*> fs;
+      if (const FunctionFacts* ef = ext_function(expr, fact::kReturnType)) fs.push_back(ef);
+      else fs = ext_union_functions(expr, fact::kReturnType);
+      size_t i = static_cast<size_t>(path.at(0));
+      AbstractType e = AbstractType::bottom();
+      std::string classes;
+      bool all_classes = true;
+      for (const FunctionFacts* ef : fs) {
+        if (i >= ef->ret_elems.size() || ef->ret_elems[i].first < 0) {
+          e = AbstractType::unknown();
+          break;
+        }
+        e = join(e, from_fact(ef->ret_elems[i].first, ef->ret_elems[i].second));
+        const std::string c = i < ef->ret_elem_classes.size() ? ef->ret_elem_classes[i] : std::string{};
+        classes = !all_classes || c.empty() ? std::string{} : classes.empty() ? c : union_join(classes, c);
+        all_classes = !classes.empty();
       }
+      if (!fs.empty() && e.kind != Kind::Unknown && e.kind != Kind::Bottom) {
+        // An instance of a project class (or of one of a few): `model, criterion = build(args)`.
+        if (path.size() == 1 && all_classes && (e.kind == Kind::Module || e.kind == Kind::Object))
+          if (int klass = class_by_canonical(classes); klass != -1) {
+            AbstractType c = instance_type(klass, e.device);
+            if (c.kind == e.kind) return c;
+          }
+        return element(e, path.size() - 1);
+      }
+    }
   }
   return element(value(expr, Path{}), path.size());
 }
@@ -443,7 +466,8 @@ AbstractType TypeInference::base_type(Node expr) const {
   }
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1), m_.src());
-    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return AbstractType::of(Kind::HostScalar);
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || m_.compares_with_string(expr))
+      return AbstractType::of(Kind::HostScalar);
     AbstractType t = AbstractType::of(Kind::HostScalar);
     for (Node c : named_children(expr)) t = arith(t, value(c, Path{}));
     return t;
@@ -1005,8 +1029,17 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
       if (e.kind == Kind::Module && e.device == TypeDevice::Unresolved && ext->cuda) e.device = TypeDevice::Any;
       if (e.kind == Kind::Device && ext->device_cuda) e.device = TypeDevice::Cuda;
       if (e.kind == Kind::Unknown) e = passed_type(*ext);
+      // An element of the tuple display every passing site gives (`dn_args=(targets, n)`): its
+      // own type, not every element's (a host int beside a list of CUDA tensors).
+      size_t depth = (iterate ? 1 : 0) + path.size();
+      if (!iterate && path.size() && !ext->elems_mixed && static_cast<size_t>(path.at(0)) < ext->elem_types.size()) {
+        const auto& [k, d] = ext->elem_types[static_cast<size_t>(path.at(0))];
+        e = from_fact(k, d);
+        depth = path.size() - 1;
+        if (e.kind == Kind::Bottom) e = AbstractType::unknown();
+      }
       if (e.kind == Kind::Unknown) return AbstractType::unknown();
-      t = join(t, element(e, (iterate ? 1 : 0) + path.size()));
+      t = join(t, element(e, depth));
       if (t.kind == Kind::Unknown) return t;
     }
   }
@@ -1697,6 +1730,21 @@ AbstractType TypeInference::call_type(Node call) const {
     if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
       return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
   }
+  // One of several (a registry lookup called): the union of their classes, or the join of their types.
+  if (auto fs = ext_union_functions(call, fact::kReturnType | fact::kReturnsClass); !fs.empty()) {
+    std::string classes;
+    AbstractType rt = AbstractType::bottom();
+    for (const FunctionFacts* f : fs) {
+      classes = f->returns_class.empty() ? std::string{} : classes.empty() && f == fs[0] ? f->returns_class
+                                                                                       : union_join(classes, f->returns_class);
+      rt = join(rt, ext_return(*f));
+    }
+    if (int klass = classes.empty() ? -1 : class_by_canonical(classes); klass != -1) {
+      AbstractType c = instance_type(klass, TypeDevice::Unresolved);
+      if (c.kind == Kind::Module || c.kind == Kind::Object) return c;
+    }
+    if (rt.kind != Kind::Unknown && rt.kind != Kind::Bottom) return rt;
+  }
   // Builtins that hand back their arguments.
   if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
     auto args = named_children(field(call, "arguments"));
@@ -1920,6 +1968,21 @@ const FunctionFacts* TypeInference::ext_function(Node call, unsigned fields) con
   return m_.facts_->callee(ext_classes_[i] + "." + std::string(meth), fields);
 }
 
+std::vector<const FunctionFacts*> TypeInference::ext_union_functions(Node call, unsigned fields) const {
+  std::vector<const FunctionFacts*> out;
+  if (!m_.facts_ || m_.ext_name_.empty()) return out;
+  auto it = m_.call_index_.find(call.id);
+  if (it == m_.call_index_.end()) return out;
+  const std::string& name = m_.ext_name_[it->second];
+  if (name.find('|') == std::string::npos) return out;
+  for (const auto& member : union_members(name)) {
+    const FunctionFacts* f = m_.facts_->callee(member, fields);
+    if (!f) return {};
+    out.push_back(f);
+  }
+  return out;
+}
+
 int TypeInference::passed_through(int function) const {
   // Every yield is `yield from p` or `yield x` of the loop variable of `for x in p:`, p a
   // parameter never rebound: the generator hands out the elements of p (a progress logger's
@@ -1985,17 +2048,31 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
     out.ret_device = static_cast<int>(whole.device);
   }
   arity = std::min<size_t>(arity, 8);
+  bool any_class = false;
+  std::vector<std::string> classes;
   for (size_t i = 0; i < arity; ++i) {
     AbstractType e = AbstractType::bottom();
     for (Node r : returns) e = join(e, value(r, Path::single(static_cast<int>(i))));
     if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
     else out.ret_elems.push_back({-1, 0});
+    // The class (or union) of the element's instances in every return (`return model, criterion`).
+    std::string c;
+    if (e.kind == Kind::Module || e.kind == Kind::Object)
+      for (Node r : returns) {
+        std::string rc = class_names(r, Path::single(static_cast<int>(i)));
+        c = rc.empty() ? std::string{} : c.empty() ? rc : union_join(c, rc);
+        if (c.empty()) break;
+      }
+    any_class |= !c.empty();
+    classes.push_back(std::move(c));
   }
+  if (any_class) out.ret_elem_classes = std::move(classes);
 }
 
 const FunctionFacts* TypeInference::ext_class(int klass) const {
   size_t i = static_cast<size_t>(-2 - klass);
   if (klass > -2 || i >= ext_classes_.size() || !m_.facts_) return nullptr;
+  if (ext_classes_[i].find('|') != std::string::npos) return nullptr;  // a class union: no one class's facts
   const FunctionFacts* f = m_.facts_->callee(ext_classes_[i], fact::kClass);
   return f && f->is_class ? f : nullptr;
 }
@@ -2022,6 +2099,24 @@ int TypeInference::ext_instance_class(Node call) const {
 
 int TypeInference::ext_class_index(std::string_view written) const {
   if (!m_.facts_ || written.empty()) return -1;
+  if (written.find('|') != std::string_view::npos) {
+    // A class union: every member a class of another module, all modules or all not.
+    std::string key;
+    int kind = -1;
+    for (const auto& member : union_members(written)) {
+      const FunctionFacts* f = m_.facts_->callee(member, fact::kClass);
+      if (!f || !f->is_class || f->module_kind < 0 || (kind >= 0 && f->module_kind != kind)) return -1;
+      kind = f->module_kind;
+      std::string c = m_.facts_->canonical(member);
+      key = union_join(key.empty() ? c : key, c);
+      if (c.empty() || key.empty()) return -1;
+    }
+    for (size_t i = 0; i < ext_classes_.size(); ++i)
+      if (ext_classes_[i] == key) return -2 - static_cast<int>(i);
+    if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
+    ext_classes_.push_back(std::move(key));
+    return -2 - static_cast<int>(ext_classes_.size() - 1);
+  }
   const FunctionFacts* f = m_.facts_->callee(written, fact::kClass);
   if (!f || !f->is_class || f->module_kind < 0) return -1;
   // One index per class, whichever name reaches it (`.models.Net`, `pkg.Net` re-exported).
@@ -2082,9 +2177,55 @@ AbstractType TypeInference::instance_type(int klass, TypeDevice module_device) c
     t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
     t.klass = klass;
     if (t.kind == Kind::Object && !f->framework.empty()) t.framework = FrameworkTable::get().object_class(f->framework);
+  } else if (size_t i = static_cast<size_t>(-2 - klass);
+             klass <= -2 && i < ext_classes_.size() && ext_classes_[i].find('|') != std::string::npos) {
+    // A class union (ext_class_index checked that its members agree): no members' facts.
+    const FunctionFacts* first = m_.facts_->callee(union_members(ext_classes_[i])[0], fact::kClass);
+    if (first && first->is_class) {
+      t = AbstractType::of(first->module_kind == 1 ? Kind::Module : Kind::Object);
+      t.klass = klass;
+    }
   }
   if (t.kind == Kind::Module) t.device = module_device;
   return t;
+}
+
+std::string TypeInference::class_names(Node expr, Path path, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || !m_.facts_) return {};
+  AbstractType t = value(expr, path);
+  if (t.kind != Kind::Module && t.kind != Kind::Object) return {};
+  std::string own = class_name(t);
+  if (!own.empty() || t.klass != -1 || t.framework >= 0 || depth >= 2) return own;
+  auto k = kind(expr);
+  if ((k == "tuple" || k == "expression_list") && path.size()) {
+    int i = path.at(0), n = 0;
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) return {};
+      if (n++ == i) return class_names(c, path.rest(), depth);
+    }
+    return {};
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() != 3) return {};
+    return union_join(class_names(parts[0], path, depth + 1), class_names(parts[2], path, depth + 1));
+  }
+  if (k != "identifier") return {};
+  auto bindings = visible(m_, expr);
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
+  std::string out;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
+    AbstractType bt = binding_part(*b, path);
+    if (bt.kind == Kind::None) continue;  // an optional instance
+    std::string c = class_name(bt);
+    if (c.empty() && bt.klass == -1 && (bt.kind == Kind::Module || bt.kind == Kind::Object))
+      c = class_names(b->value, path, depth + 1);
+    out = out.empty() && c.empty() ? std::string{} : out.empty() ? c : union_join(out, c);
+    if (out.empty()) return {};
+  }
+  return out;
 }
 
 std::string TypeInference::class_name(const AbstractType& t) const {

@@ -111,6 +111,12 @@ class TypeInference {
     static Path single(int i);
     bool valid() const { return size() != 0xF; }
   };
+  // The class, or class union ("A|B", project_facts.h), of the instances `expr` (at `path` into
+  // its tuples) may be: the class of its type, else, where the join of several classes lost it,
+  // the union of its bindings' classes (`model = A()` then `if c: model = B(model)`) or of a
+  // conditional expression's branches. "" when one candidate is not an instance of a project
+  // class or the union is too large. Bounded: at most 17 bindings, at most 2 levels of names.
+  std::string class_names(Node expr, Path path, int depth = 0) const;
 
  private:
   AbstractType value(Node expr, Path path) const;   // the type of expr[path...]
@@ -156,6 +162,9 @@ class TypeInference {
   // The facts of the function of another project module a call invokes: a function named
   // through imports, or a method of an instance of another module's class.
   const FunctionFacts* ext_function(Node call, unsigned fields) const;
+  // The facts of each project function a call of one of several invokes (a registry lookup's
+  // union: `build = REG.get(name); build(args)`); empty unless every member has facts.
+  std::vector<const FunctionFacts*> ext_union_functions(Node call, unsigned fields) const;
  public:
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).

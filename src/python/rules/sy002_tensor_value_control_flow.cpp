@@ -3,6 +3,42 @@
 
 namespace stoker::python::rules {
 
+namespace {
+
+// The operands of a chain of `and` / `or` / `not` (at most 32).
+void bool_operands(Node c, std::vector<Node>& out) {
+  c = unparen(c);
+  if (out.size() >= 32) return;
+  if (is(c, "not_operator")) return bool_operands(field(c, "argument"), out);
+  if (is(c, "boolean_operator")) {
+    bool_operands(field(c, "left"), out);
+    bool_operands(field(c, "right"), out);
+    return;
+  }
+  out.push_back(c);
+}
+
+// Names the condition itself uses as mappings: `"key" in d`, `d["key"]` (a tensor has no string
+// keys). Their truthiness is a dict's, not a tensor's (`if meta and "boxes" in meta:`).
+bool used_as_mapping(const Context& ctx, Node cond, std::string_view name) {
+  std::vector<Node> stack{cond};
+  for (size_t guard = 0; !stack.empty() && guard < 256; ++guard) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "comparison_operator") && named_count(n) == 2 && ctx.text(ts_node_child(n, 1)) == "in" &&
+        is(unparen(named_child(n, 0)), "string") && is(unparen(named_child(n, 1)), "identifier") &&
+        ctx.text(unparen(named_child(n, 1))) == name)
+      return true;
+    if (is(n, "subscript") && is(unparen(field(n, "value")), "identifier") &&
+        ctx.text(unparen(field(n, "value"))) == name && is(unparen(field(n, "subscript")), "string"))
+      return true;
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
+
+}  // namespace
+
 void sy002_tensor_value_control_flow(Context& ctx, Node node) {
   const auto& m = ctx.model();
   if (!m.uses_cuda()) return;
@@ -14,9 +50,22 @@ void sy002_tensor_value_control_flow(Context& ctx, Node node) {
   if (is_null(cond)) return;
   Node c = unparen(cond);
   if (is(c, "not_operator")) c = unparen(field(c, "argument"));
-  bool tensor = m.is_cuda(c);
-  if (!tensor && is(c, "boolean_operator"))
-    tensor = m.is_cuda(field(c, "left")) || m.is_cuda(field(c, "right"));
+  bool tensor = false;
+  if (is(c, "boolean_operator")) {
+    // Each operand of `a and b or not c` is read as a bool; a name the condition uses as a
+    // mapping is a dict's truthiness (the CUDA taint of its values does not make it a tensor).
+    std::vector<Node> operands;
+    bool_operands(c, operands);
+    for (Node o : operands) {
+      if (is(o, "identifier") && used_as_mapping(ctx, c, ctx.text(o))) continue;
+      if (m.is_cuda(o)) {
+        tensor = true;
+        break;
+      }
+    }
+  } else {
+    tensor = m.is_cuda(c);
+  }
   if (!tensor) return;
   // The condition's own statement (a while loop's condition runs per iteration of that loop,
   // which the walk frame does not include yet: only report it when the loop sits in a hot context).

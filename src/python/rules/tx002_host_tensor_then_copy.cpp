@@ -54,7 +54,7 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   if (q.rfind("torch.", 0) != 0) return;
   std::string name = q.substr(6);
   static const std::set<std::string, std::less<>> with_device = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "tensor", "as_tensor",
+      "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "range", "tensor", "as_tensor",
       "linspace", "logspace", "eye", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
       "rand_like", "randn_like"};
   static const std::set<std::string, std::less<>> without_device = {
@@ -64,6 +64,12 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   if (!takes_device && !without_device.count(name)) return;
   // Code that never runs (a module-level function nothing in the project calls) costs nothing.
   if (m.in_uncalled_function(m.function_at(start(call)))) return;
+  // A `_like` factory builds on its argument's device: on the host only when the argument is
+  // known to be there (`torch.ones_like(labels).cuda()` of labels that may be on the GPU is a no-op move).
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, "_like") == 0 && is_null(m.argument(factory, -1, "device"))) {
+    Node source = m.argument(factory, 0, "input");
+    if (is_null(source) || m.types().cuda(source) != CudaAnswer::Host) return;
+  }
   std::string msg = "`torch." + name + "(...)` builds the tensor on the host and then copies it to the GPU; ";
   msg += takes_device ? "create it there with `device=`" : "this costs a host allocation and a copy";
   HotContext h = ctx.hot();
