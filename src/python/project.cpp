@@ -899,6 +899,32 @@ std::string FactsTable::registered(int from, std::string_view name) const {
   return it == registries_.end() ? std::string{} : it->second;
 }
 
+std::string FactsTable::star_import(int from, std::string_view name) const {
+  // Breadth over the starred modules, each visited once: a module's own imports first, then
+  // the modules it star-imports in turn (Python binds them in its namespace the same way).
+  std::vector<int> frontier{from}, seen{from};
+  for (int hop = 0; hop < kMaxReexportHops && !frontier.empty(); ++hop) {
+    std::vector<int> next;
+    for (int m : frontier) {
+      for (const std::string& star : stars_[m]) {
+        std::string abs = layout_.absolute(m, star);
+        if (abs.empty()) continue;
+        auto [sm, rest] = layout_.split(m, abs);
+        if (sm < 0 || !rest.empty() || std::find(seen.begin(), seen.end(), sm) != seen.end()) continue;
+        seen.push_back(sm);
+        if (!summaries_[sm]) continue;
+        std::string key(name);
+        if (functions_[sm].count(key)) return {};  // a project function or class: callee() names it
+        if (auto imp = imports_[sm].find(key); imp != imports_[sm].end())
+          return layout_.is_project_name(sm, imp->second) ? std::string{} : imp->second;
+        next.push_back(sm);
+      }
+    }
+    frontier = std::move(next);
+  }
+  return {};
+}
+
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
@@ -965,6 +991,13 @@ std::string ModuleEnv::registered(std::string_view name) const {
   return out;
 }
 
+std::string ModuleEnv::star_import(std::string_view name) const {
+  if (name.empty()) return {};
+  std::string out = table_.star_import(module_, name);
+  record({'s', std::string(name), 0, 0}, out);
+  return out;
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -993,6 +1026,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
     case 'r': return table_.registered(module_, q.name);
+    case 's': return table_.star_import(module_, q.name);
   }
   return {};
 }

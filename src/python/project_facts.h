@@ -179,6 +179,11 @@ class ExternalFacts {
   // writes it) by decorators anywhere in the project (FunctionFacts::registry), as a union of
   // canonical names ("a.build_x|b.build_y", sorted); "" when none or more than kMaxClassUnion.
   virtual std::string registered(std::string_view name) const { (void)name; return {}; }
+  // A name this module never binds, bound by a project module it star-imports (`from utils
+  // import *`, through further star imports of those) to an import of a library outside the
+  // project (`import torch`): that import's qualified name ("torch", "torch.nn.functional");
+  // "" otherwise.
+  virtual std::string star_import(std::string_view name) const { (void)name; return {}; }
 };
 
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.

@@ -534,6 +534,9 @@ class SemanticModel {
   mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
   mutable std::unordered_map<const Binding*, std::vector<std::pair<Node, bool>>> binding_guards_;
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
+  // Names read through star imports of project modules (ExternalFacts::star_import), per name.
+  mutable std::unordered_map<std::string, std::string> star_import_cache_;
+  mutable int has_star_import_ = -1;  // the module has a `from M import *` (-1 not yet known)
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.
   struct ValuesEntry {
     bool done = false;

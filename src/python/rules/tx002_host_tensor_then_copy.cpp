@@ -20,8 +20,22 @@ Node host_factory_of(const SemanticModel& m, Node e, int depth = 0) {
   if (is(e, "call")) {
     bool moves = false;
     Node fn = unparen(field(e, "function"));
-    if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty() && !moves)
-      return host_factory_of(m, field(fn, "object"), depth + 1);
+    if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty())
+      return moves ? Node{} : host_factory_of(m, field(fn, "object"), depth + 1);  // a move: on the device
+    // Methods whose result is their receiver, or a view or copy of it, on the receiver's device
+    // (`torch.FloatTensor(n, k).fill_(0)`, `torch.LongTensor(ids).unsqueeze(0).expand_as(x)`):
+    // the factory's tensor is still on the host. Arguments name no device.
+    static const std::set<std::string, std::less<>> same_device = {
+        "fill_",     "zero_",   "unsqueeze", "squeeze", "view",    "view_as",   "reshape", "reshape_as",
+        "expand",    "expand_as", "repeat",  "t",       "transpose", "permute", "flatten", "contiguous",
+        "clone",     "detach",  "normal_",   "uniform_", "random_", "bernoulli_", "exponential_", "fill_diagonal_"};
+    if (is(fn, "attribute") && same_device.count(m.text(field(fn, "attribute")))) {
+      Node inner = host_factory_of(m, field(fn, "object"), depth + 1);
+      // Only a torch factory at the bottom of the chain: a project object's method of the same
+      // name may do anything.
+      if (!is_null(inner) && m.callee_name(inner).rfind("torch.", 0) == 0) return inner;
+      return Node{};
+    }
     return e;
   }
   if (is(e, "subscript")) return host_factory_of(m, field(e, "value"), depth + 1);
@@ -62,6 +76,10 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // A factory given a device builds there: on the host only when that device is the CPU
+  // (`torch.ones(n, device="cuda").cuda()` copies nothing).
+  if (Node dev = m.argument(factory, -1, "device"); !is_null(dev) && m.device_kind(dev) != SemanticModel::DeviceKind::Cpu)
+    return;
   // Code that never runs (a module-level function nothing in the project calls) costs nothing.
   if (m.in_uncalled_function(m.function_at(start(call)))) return;
   // A `_like` factory builds on its argument's device: on the host only when the argument is
