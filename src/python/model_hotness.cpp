@@ -582,12 +582,13 @@ HotContext SemanticModel::hot_context(const WalkFrame& frame, uint32_t) const {
 
 bool SemanticModel::in_uncalled_function(int f) const {
   if (!facts_ || f < 0) return false;
-  // The outermost enclosing function (a nested function runs only when that one does).
+  // The outermost enclosing function, or method of a module-level class (a nested function
+  // runs only when that one does).
   for (int guard = 0; guard < 64; ++guard) {
     int ps = scopes_[functions_[f].scope].parent;
     if (ps < 0) return false;
     if (scopes_[ps].kind == Scope::Kind::Module) break;
-    if (scopes_[ps].kind != Scope::Kind::Function) return false;  // a method
+    if (scopes_[ps].kind == Scope::Kind::Class) return scopes_[ps].parent == 0 && uncalled_method(f, 0);
     f = scopes_[ps].function;
     if (f < 0) return false;
   }
@@ -604,6 +605,72 @@ bool SemanticModel::in_uncalled_function(int f) const {
   }
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   return !in || !in->called;
+}
+
+// A method of a module-level class that nothing runs: the class has no base (a library base
+// may call its overrides: `forward`, `run`, hooks), the method is no dunder (Python calls those)
+// and has no decorator but staticmethod/classmethod (one may register it); every mention of its
+// name in this file, after a dot or not, is its own definition or a call resolved to it from a
+// function or method that is itself never run (at most kMaxUncalledDepth such callers deep); no
+// other module's text names it after a dot or as a string, and no call of another module
+// resolves to it. A cycle of callers counts as never run. At most kMaxUncalledWork methods are
+// looked at per question (more: called); answers are memoized per function when final (a "no",
+// or the outermost question's "yes": the inner ones may rest on a cycle still open).
+bool SemanticModel::uncalled_method(int f, int depth) const {
+  if (auto it = uncalled_memo_.find(f); it != uncalled_memo_.end()) return it->second;
+  if (depth == 0) uncalled_work_ = 0;
+  if (depth > kMaxUncalledDepth || ++uncalled_work_ > kMaxUncalledWork) return false;
+  if (std::find(uncalled_active_.begin(), uncalled_active_.end(), f) != uncalled_active_.end()) return true;
+  uncalled_active_.push_back(f);
+  auto answer = [&](bool v) {
+    uncalled_active_.pop_back();
+    if (!v || depth == 0) uncalled_memo_[f] = v;
+    return v;
+  };
+  const Function& fn = functions_[f];
+  if (fn.klass < 0 || fn.name.rfind("__", 0) == 0 || local_name(f).empty()) return answer(false);
+  for (const std::string& b : classes_[fn.klass].bases)
+    if (b != "object" && b != "builtins.object") return answer(false);
+  Node def = fn.node;
+  if (Node p = parent(def); is(p, "decorated_definition"))
+    for (Node d : named_children(p)) {
+      if (!is(d, "decorator")) continue;
+      std::string_view t = text(d);
+      if (t != "@staticmethod" && t != "@classmethod") return answer(false);
+    }
+  // The positions of the calls resolved to f, with their callers.
+  std::unordered_map<uint32_t, int> resolved;
+  for (int ci : callers(f)) {
+    Node callee = unparen(field(calls_[ci].call, "function"));
+    if (is(callee, "attribute")) callee = field(callee, "attribute");
+    resolved.emplace(start(callee), calls_[ci].caller);
+  }
+  const std::string& name = fn.name;
+  Node id = field(def, "name");
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+    if (at == start(id)) continue;
+    if (at > 0 && word(src_[at - 1])) continue;
+    if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+    auto r = resolved.find(static_cast<uint32_t>(at));
+    if (r == resolved.end() || r->second < 0) return answer(false);
+    if (r->second != f && !in_uncalled_caller(r->second, depth + 1)) return answer(false);
+  }
+  if (facts_->attribute_mentioned(name)) return answer(false);
+  const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
+  return answer(!in || !in->called);
+}
+
+// A caller found by uncalled_method(): a method of a module-level class never run, or a
+// function inside one.
+bool SemanticModel::in_uncalled_caller(int f, int depth) const {
+  for (int guard = 0; guard < 64 && f >= 0; ++guard) {
+    int ps = scopes_[functions_[f].scope].parent;
+    if (ps < 0 || scopes_[ps].kind == Scope::Kind::Module) return false;
+    if (scopes_[ps].kind == Scope::Kind::Class) return scopes_[ps].parent == 0 && uncalled_method(f, depth);
+    f = scopes_[ps].function;
+  }
+  return false;
 }
 
 void SemanticModel::compute_hot_functions() {

@@ -493,6 +493,21 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
                                                                   "set", "frozenset", "exit", "quit", "open",
                                                                   "ord", "chr", "issubclass"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
+      // `from utils import *` where utils does `import torch`: `torch` is the library.
+      if (facts_) {
+        if (has_star_import_ < 0) {
+          has_star_import_ = 0;
+          for (Node st : named_children(root_))
+            if (is(st, "import_from_statement"))
+              for (Node c : named_children(st)) has_star_import_ |= is(c, "wildcard_import");
+        }
+        if (has_star_import_) {
+          std::string name(text(expr));
+          auto it = star_import_cache_.find(name);
+          if (it == star_import_cache_.end()) it = star_import_cache_.emplace(name, facts_->star_import(name)).first;
+          return it->second;
+        }
+      }
     }
     return {};
   }

@@ -506,6 +506,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
     for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
     stars_[m] = summaries[m]->star_imports;
+    for (const std::string& a : summaries[m]->attribute_names) attribute_modules_[a].push_back(static_cast<int>(m));
   }
   members_.resize(n);
   for (size_t m = 0; m < n; ++m) {
@@ -899,6 +900,42 @@ std::string FactsTable::registered(int from, std::string_view name) const {
   return it == registries_.end() ? std::string{} : it->second;
 }
 
+std::string FactsTable::star_import(int from, std::string_view name) const {
+  // Breadth over the starred modules, each visited once: a module's own imports first, then
+  // the modules it star-imports in turn (Python binds them in its namespace the same way).
+  std::vector<int> frontier{from}, seen{from};
+  for (int hop = 0; hop < kMaxReexportHops && !frontier.empty(); ++hop) {
+    std::vector<int> next;
+    for (int m : frontier) {
+      for (const std::string& star : stars_[m]) {
+        std::string abs = layout_.absolute(m, star);
+        if (abs.empty()) continue;
+        auto [sm, rest] = layout_.split(m, abs);
+        if (sm < 0 || !rest.empty() || std::find(seen.begin(), seen.end(), sm) != seen.end()) continue;
+        seen.push_back(sm);
+        if (!summaries_[sm]) continue;
+        std::string key(name);
+        if (functions_[sm].count(key)) return {};  // a project function or class: callee() names it
+        if (auto imp = imports_[sm].find(key); imp != imports_[sm].end())
+          return layout_.is_project_name(sm, imp->second) ? std::string{} : imp->second;
+        next.push_back(sm);
+      }
+    }
+    frontier = std::move(next);
+  }
+  return {};
+}
+
+bool FactsTable::attribute_mentioned(int from, std::string_view name) const {
+  for (const char* key : {"*", ""}) {
+    auto it = attribute_modules_.find(*key ? std::string(key) : std::string(name));
+    if (it == attribute_modules_.end()) continue;
+    for (int m : it->second)
+      if (m != from) return true;
+  }
+  return false;
+}
+
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
@@ -965,6 +1002,19 @@ std::string ModuleEnv::registered(std::string_view name) const {
   return out;
 }
 
+std::string ModuleEnv::star_import(std::string_view name) const {
+  if (name.empty()) return {};
+  std::string out = table_.star_import(module_, name);
+  record({'s', std::string(name), 0, 0}, out);
+  return out;
+}
+
+bool ModuleEnv::attribute_mentioned(std::string_view name) const {
+  bool out = table_.attribute_mentioned(module_, name);
+  record({'a', std::string(name), 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -993,6 +1043,8 @@ std::string ModuleEnv::answer(const Query& q) const {
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
     case 'r': return table_.registered(module_, q.name);
+    case 's': return table_.star_import(module_, q.name);
+    case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
   }
   return {};
 }
@@ -1072,7 +1124,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   json qs = json::array();
   for (const auto& [key, e] : queries)
     qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
-  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports},
+  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports}, {"attrs", s.attribute_names},
          {"calls", calls}, {"queries", qs}, {"cuda_instances", s.cuda_instances}};
   return j.dump();
 }
@@ -1117,6 +1169,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();
     s.star_imports = j.at("stars").get<std::vector<std::string>>();
+    s.attribute_names = j.at("attrs").get<std::vector<std::string>>();
     s.cuda_instances = j.at("cuda_instances").get<std::vector<std::string>>();
     for (const auto& c : j.at("calls")) {
       OutgoingCall oc;

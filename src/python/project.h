@@ -117,6 +117,10 @@ class FactsTable {
   // The functions and classes registered into the registry object `name` (written in module
   // `from`): ExternalFacts::registered.
   std::string registered(int from, std::string_view name) const;
+  // ExternalFacts::star_import for module `from` (at most kMaxReexportHops star hops).
+  std::string star_import(int from, std::string_view name) const;
+  // ExternalFacts::attribute_mentioned for module `from`.
+  bool attribute_mentioned(int from, std::string_view name) const;
 
  private:
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
@@ -144,6 +148,7 @@ class FactsTable {
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
   std::vector<std::unordered_map<std::string, std::string>> imports_;
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
+  std::unordered_map<std::string, std::vector<int>> attribute_modules_;  // name -> modules naming it ("*": any)
   std::vector<std::unordered_map<std::string, Incoming>> incoming_;
   std::vector<char> cuda_;
 };
@@ -159,9 +164,12 @@ class ModuleEnv : public ExternalFacts {
   bool cuda() const override;
   std::string canonical(std::string_view name, bool local = false) const override;
   std::string registered(std::string_view name) const override;
+  std::string star_import(std::string_view name) const override;
+  bool attribute_mentioned(std::string_view name) const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
-    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered
+    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
+                // 'a' attribute_mentioned
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

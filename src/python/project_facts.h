@@ -179,7 +179,17 @@ class ExternalFacts {
   // writes it) by decorators anywhere in the project (FunctionFacts::registry), as a union of
   // canonical names ("a.build_x|b.build_y", sorted); "" when none or more than kMaxClassUnion.
   virtual std::string registered(std::string_view name) const { (void)name; return {}; }
+  // A name this module never binds, bound by a project module it star-imports (`from utils
+  // import *`, through further star imports of those) to an import of a library outside the
+  // project (`import torch`): that import's qualified name ("torch", "torch.nn.functional");
+  // "" otherwise.
+  virtual std::string star_import(std::string_view name) const { (void)name; return {}; }
+  // Does another module's text name `name` after a dot or as a string (ModuleSummary::
+  // attribute_names)? True when unknown.
+  virtual bool attribute_mentioned(std::string_view name) const { (void)name; return true; }
 };
+
+constexpr size_t kMaxAttributeNames = 8192;
 
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.
 constexpr size_t kMaxClassUnion = 4;
@@ -227,6 +237,10 @@ struct ModuleSummary {
   std::vector<std::pair<std::string, FunctionFacts>> functions;  // "f", "Class.method", "Class"
   std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
   std::vector<std::string> star_imports;                          // `from M import *`: M, as written
+  // The names the module's text writes after a dot (`obj.name`) or as a whole string literal
+  // (`getattr(obj, "name")`), sorted, at most kMaxAttributeNames; {"*"} when there are more: a
+  // method of another module no text names is never called by name.
+  std::vector<std::string> attribute_names;
   std::vector<OutgoingCall> calls;
   // Project classes of other modules (as written) whose instances this module places on a CUDA
   // device (`Net().cuda()`, a model handed to a Trainer): their module uses CUDA.

@@ -240,6 +240,9 @@ class SemanticModel {
   // mode, where other modules' calls and imports are known: no call of it in this file, no
   // other mention of its name here (a callback, `__main__`), no call or import of it elsewhere.
   bool in_uncalled_function(int f) const;
+  bool uncalled_method(int f, int depth) const;
+  bool in_uncalled_caller(int f, int depth) const;
+  static constexpr int kMaxUncalledDepth = 8, kMaxUncalledWork = 64;
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
   // (`if args.flag:` with a store_true flag left False). Nothing there runs.
   bool guards_dead(const std::vector<std::pair<Node, bool>>& guards) const;
@@ -534,6 +537,12 @@ class SemanticModel {
   mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
   mutable std::unordered_map<const Binding*, std::vector<std::pair<Node, bool>>> binding_guards_;
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
+  // Names read through star imports of project modules (ExternalFacts::star_import), per name.
+  mutable std::unordered_map<std::string, std::string> star_import_cache_;
+  mutable int has_star_import_ = -1;
+  mutable std::unordered_map<int, bool> uncalled_memo_;  // uncalled_method() per function
+  mutable std::vector<int> uncalled_active_;              // the methods being asked about
+  mutable int uncalled_work_ = 0;  // the module has a `from M import *` (-1 not yet known)
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.
   struct ValuesEntry {
     bool done = false;

@@ -1,6 +1,8 @@
 // The semantic model's side of project mode: naming the project functions a call may invoke,
 // reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
 #include <algorithm>
+#include <cctype>
+#include <set>
 
 #include "python/frameworks.h"
 #include "python/semantic_model.h"
@@ -471,6 +473,26 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (is(st, "import_from_statement"))
       for (Node c : named_children(st))
         if (is(c, "wildcard_import")) out.star_imports.push_back(std::string(text(field(st, "module_name"))));
+  // Names written after a dot or as a whole string: one byte scan (comments included, which
+  // only adds names).
+  {
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::set<std::string_view> names;
+    for (size_t i = 0; i + 1 < src_.size() && names.size() <= kMaxAttributeNames; ++i) {
+      char c = src_[i];
+      if (c != '.' && c != '"' && c != '\'') continue;
+      size_t b = i + 1;
+      while (b < src_.size() && (src_[b] == ' ' || src_[b] == '\t') && c == '.') ++b;
+      if (b >= src_.size() || !(std::isalpha(static_cast<unsigned char>(src_[b])) || src_[b] == '_')) continue;
+      size_t e = b;
+      while (e < src_.size() && word(src_[e])) ++e;
+      if (c != '.' && (e >= src_.size() || src_[e] != c)) continue;  // a string: the whole of it
+      names.insert(src_.substr(b, e - b));
+    }
+    if (names.size() > kMaxAttributeNames) out.attribute_names = {"*"};
+    else
+      for (std::string_view n : names) out.attribute_names.emplace_back(n);
+  }
 
   // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
   std::vector<std::vector<char>> hot_param(functions_.size());

@@ -14,18 +14,35 @@ namespace {
 // (`torch.from_numpy(x).float()`, `.long()`, `.to(torch.float32)`), which keep the result on
 // the host. Null otherwise (an operand that may be a tensor, or whose type is unknown, may put
 // the result elsewhere).
-Node host_factory_of(const SemanticModel& m, Node e, int depth = 0) {
+Node host_factory_of(const SemanticModel& m, Node e, bool* through_method, int depth = 0) {
   e = unparen(e);
   if (depth > 8) return Node{};
   if (is(e, "call")) {
     bool moves = false;
     Node fn = unparen(field(e, "function"));
-    if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty() && !moves)
-      return host_factory_of(m, field(fn, "object"), depth + 1);
+    if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty())
+      return moves ? Node{} : host_factory_of(m, field(fn, "object"), through_method, depth + 1);  // a move: on the device
+    // Methods whose result is their receiver, or a view or copy of it, on the receiver's device
+    // (`torch.FloatTensor(n, k).fill_(0)`, `torch.LongTensor(ids).unsqueeze(0).expand_as(x)`):
+    // the factory's tensor is still on the host. Arguments name no device.
+    static const std::set<std::string, std::less<>> same_device = {
+        "fill_",     "zero_",   "unsqueeze", "squeeze", "view",    "view_as",   "reshape", "reshape_as",
+        "expand",    "expand_as", "repeat",  "t",       "transpose", "permute", "flatten", "contiguous",
+        "clone",     "detach",  "normal_",   "uniform_", "random_", "bernoulli_", "exponential_", "fill_diagonal_"};
+    if (is(fn, "attribute") && same_device.count(m.text(field(fn, "attribute")))) {
+      Node inner = host_factory_of(m, field(fn, "object"), through_method, depth + 1);
+      // Only a torch factory at the bottom of the chain: a project object's method of the same
+      // name may do anything.
+      if (!is_null(inner) && m.callee_name(inner).rfind("torch.", 0) == 0) {
+        *through_method = true;
+        return inner;
+      }
+      return Node{};
+    }
     return e;
   }
-  if (is(e, "subscript")) return host_factory_of(m, field(e, "value"), depth + 1);
-  if (is(e, "unary_operator")) return host_factory_of(m, field(e, "argument"), depth + 1);
+  if (is(e, "subscript")) return host_factory_of(m, field(e, "value"), through_method, depth + 1);
+  if (is(e, "unary_operator")) return host_factory_of(m, field(e, "argument"), through_method, depth + 1);
   if (!is(e, "binary_operator")) return Node{};
   std::string_view op = m.text(field(e, "operator"));
   if (op == "@") return Node{};
@@ -35,8 +52,8 @@ Node host_factory_of(const SemanticModel& m, Node e, int depth = 0) {
     if (is(x, "integer") || is(x, "float")) return true;
     return m.types().type_of(x).kind == AbstractType::Kind::HostScalar;
   };
-  if (host_scalar(r)) return host_factory_of(m, l, depth + 1);
-  if (host_scalar(l)) return host_factory_of(m, r, depth + 1);
+  if (host_scalar(r)) return host_factory_of(m, l, through_method, depth + 1);
+  if (host_scalar(l)) return host_factory_of(m, r, through_method, depth + 1);
   return Node{};
 }
 
@@ -47,8 +64,17 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
   Node moved = receiver(call);
-  Node factory = host_factory_of(m, moved);
+  bool through_method = false;
+  Node factory = host_factory_of(m, moved, &through_method);
   if (is_null(factory)) return;
+  // Through such methods, only a move to a device known to be CUDA (`.cuda()`, a CUDA device,
+  // a device chosen by `torch.cuda.is_available()`): `.to(t.device)` of a tensor of unknown
+  // device may be a copy to the CPU (a checkpoint loaded there).
+  if (through_method && meth == "to") {
+    auto args = named_children(field(call, "arguments"));
+    Node dev = args.empty() ? Node{} : is(args[0], "keyword_argument") ? field(args[0], "value") : args[0];
+    if (is_null(dev) || m.device_kind(dev) != SemanticModel::DeviceKind::Cuda) return;
+  }
   bool direct = same(factory, moved);
   std::string q = m.callee_name(factory);
   if (q.rfind("torch.", 0) != 0) return;
@@ -62,6 +88,10 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // A factory given a device builds there: on the host only when that device is the CPU
+  // (`torch.ones(n, device="cuda").cuda()` copies nothing).
+  if (Node dev = m.argument(factory, -1, "device"); !is_null(dev) && m.device_kind(dev) != SemanticModel::DeviceKind::Cpu)
+    return;
   // Code that never runs (a module-level function nothing in the project calls) costs nothing.
   if (m.in_uncalled_function(m.function_at(start(call)))) return;
   // A `_like` factory builds on its argument's device: on the host only when the argument is
