@@ -88,6 +88,13 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     } else if (kind == "wraps-first") {
       need(2);
       t.wraps_first_.insert(cols[1]);
+    } else if (kind == "wraps-module") {
+      need(4);
+      ModuleWrapper w{cols[2], ModuleWrapper::Place::Same};
+      if (cols[3] == "cuda") w.place = ModuleWrapper::Place::Cuda;
+      else if (cols[3] == "device-ids") w.place = ModuleWrapper::Place::DeviceIds;
+      else if (cols[3] != "same") bad("unknown wrapper placement");
+      t.wrappers_[cols[1]] = std::move(w);
     } else if (kind == "shape-sync") {
       need(2);
       t.shape_sync_.insert(cols[1]);
@@ -107,6 +114,11 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     ++t.rows_;
   }
   return t;
+}
+
+const FrameworkTable::ModuleWrapper* FrameworkTable::module_wrapper(std::string_view qualified) const {
+  auto it = wrappers_.find(std::string(qualified));
+  return it == wrappers_.end() ? nullptr : &it->second;
 }
 
 int FrameworkTable::object_class(std::string_view qualified) const {

@@ -57,6 +57,15 @@ class FrameworkTable {
   // Does the function (not a method) return a loader of the same kind as its first argument
   // (`accelerate.skip_first_batches(loader, n)`: its batches, workers and device)?
   bool wraps_first(std::string_view qualified) const { return wraps_first_.count(std::string(qualified)) > 0; }
+  // A function that returns a module wrapping the module passed to it (`DistributedDataParallel`,
+  // `torch.compile`): the wrapper has the wrapped module's class, and its device as `place` says.
+  struct ModuleWrapper {
+    enum class Place { Same, DeviceIds, Cuda };
+    std::string keyword;  // the keyword of the wrapped module (also the first positional argument)
+    Place place = Place::Same;  // Cuda: the wrapper puts it on CUDA; DeviceIds: when given device_ids
+  };
+  // The wrapper row of `qualified`, or null when it wraps nothing.
+  const ModuleWrapper* module_wrapper(std::string_view qualified) const;
   // Does the function's output shape depend on tensor values (SY003)?
   bool is_shape_sync(std::string_view qualified) const { return shape_sync_.count(std::string(qualified)) > 0; }
   // The loader options of a configuration class (empty when it is none).
@@ -75,6 +84,7 @@ class FrameworkTable {
   std::unordered_map<int, std::string> moves_module_;
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
+  std::unordered_map<std::string, ModuleWrapper> wrappers_;
   size_t rows_ = 0;
 };
 

@@ -26,18 +26,6 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
-std::vector<std::string> split_dots(std::string_view s) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    size_t dot = s.find('.', at);
-    if (dot == std::string_view::npos) dot = s.size();
-    out.emplace_back(s.substr(at, dot - at));
-    at = dot + 1;
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& parts, size_t from, size_t to) {
   std::string out;
   for (size_t i = from; i < to; ++i) {
@@ -259,7 +247,7 @@ std::string ProjectLayout::absolute(int from, std::string_view name) const {
   if (dots == 0) return std::string(name);
   const Module& m = modules_[from];
   if (m.name.empty()) return {};
-  auto parts = split_dots(m.name);
+  auto parts = split_on(m.name, '.', true);
   if (!m.is_package) parts.pop_back();  // the package the module is in
   for (size_t up = 1; up < dots; ++up) {
     if (parts.empty()) return {};
@@ -273,7 +261,7 @@ std::string ProjectLayout::absolute(int from, std::string_view name) const {
 
 std::pair<int, std::string> ProjectLayout::split(int from, std::string_view absolute) const {
   if (absolute.empty()) return {-1, {}};
-  auto parts = split_dots(absolute);
+  auto parts = split_on(absolute, '.', true);
   for (size_t k = parts.size(); k > 0; --k) {
     auto it = by_name_.find(join(parts, 0, k));
     if (it == by_name_.end()) continue;

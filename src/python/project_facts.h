@@ -194,8 +194,11 @@ constexpr size_t kMaxAttributeNames = 8192;
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.
 constexpr size_t kMaxClassUnion = 4;
 
+// The pieces of `s` between the separators; empty pieces kept only when `keep_empty`
+// ("a..b" -> {a, "", b} or {a, b}). Dotted module names and class unions are read with it.
+std::vector<std::string> split_on(std::string_view s, char sep, bool keep_empty);
 // The members of a union name ("A|B" -> {A, B}; a plain name -> itself).
-std::vector<std::string> union_members(std::string_view name);
+inline std::vector<std::string> union_members(std::string_view name) { return split_on(name, '|', false); }
 // The union of two names (members sorted, duplicates merged), "" when either is empty or the
 // union would have more than kMaxClassUnion members.
 std::string union_join(std::string_view a, std::string_view b);

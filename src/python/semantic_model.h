@@ -349,6 +349,9 @@ class SemanticModel {
   // bound to it): "factory[]" as written (qualified), which the project reads as any of them.
   std::string class_table_name(Node callee) const;
   std::string table_reference(Node call) const;  // the qualified `factory` of `factory[k](...)`, or ""
+  // What a callee stands for: itself, or (a name) the value of each of its bindings when every
+  // one is a plain assignment (at most kMaxCandidates); empty when it cannot be read so.
+  std::vector<Node> callee_expressions(Node fn) const;
   // Registries (project mode): the name of a module-level object as the facts take it (an
   // import's qualified name, or the canonical name of this module's own global), or "".
   std::string object_name(Node expr) const;

@@ -19,14 +19,14 @@ constexpr int kParamPropagationPasses = 4;
 
 }  // namespace
 
-std::vector<std::string> union_members(std::string_view name) {
+std::vector<std::string> split_on(std::string_view s, char sep, bool keep_empty) {
   std::vector<std::string> out;
   size_t from = 0;
-  while (from <= name.size()) {
-    size_t bar = name.find('|', from);
-    if (bar == std::string_view::npos) bar = name.size();
-    if (bar > from) out.emplace_back(name.substr(from, bar - from));
-    from = bar + 1;
+  while (from <= s.size()) {
+    size_t at = s.find(sep, from);
+    if (at == std::string_view::npos) at = s.size();
+    if (keep_empty || at > from) out.emplace_back(s.substr(from, at - from));
+    from = at + 1;
   }
   return out;
 }
@@ -247,10 +247,8 @@ std::string SemanticModel::external_name(int ci) const {
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {  // Net().to(dev).train()
       Node f = unparen(field(e, "function"));
       // `torch.compile(model)`, `DDP(model)`: the wrapped model's class (its one candidate).
-      const std::string& w = callee_name(e);
-      if (w == "torch.compile" || w == "torch.nn.parallel.DistributedDataParallel" || w == "torch.nn.DataParallel" ||
-          w == "torch.nn.parallel.DataParallel" || w == "torch.nn.parallel.distributed.DistributedDataParallel") {
-        auto inner = values(argument(e, 0, w == "torch.compile" ? "model" : "module"));
+      if (const auto* w = FrameworkTable::get().module_wrapper(callee_name(e))) {
+        auto inner = values(argument(e, 0, w->keyword));
         if (inner.size() != 1 || inner[0].kind != Value::Kind::Expr) break;
         e = unparen(inner[0].expr);
         continue;
@@ -270,43 +268,38 @@ std::string SemanticModel::external_name(int ci) const {
   return cls.empty() ? std::string{} : cls + "." + method;
 }
 
+std::vector<Node> SemanticModel::callee_expressions(Node fn) const {
+  fn = unparen(fn);
+  if (!is(fn, "identifier")) return {fn};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.size() > kMaxCandidates) return {};
+  std::vector<Node> out;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
+    out.push_back(unparen(b->value));
+  }
+  return out;
+}
+
 std::string SemanticModel::class_table_name(Node fn) const {
   if (!facts_ || is_null(fn)) return {};
   // `factory[key]` itself, or a name every binding of which is one (`Trainer = factory[key]`).
-  auto table_of = [&](Node e) -> std::string {
-    e = unparen(e);
+  std::string out;
+  for (Node e : callee_expressions(fn)) {
     if (!is(e, "subscript")) return {};
     const std::string& q = qualified_name(field(e, "value"));
     if (q.empty() || starts_with(q, "builtins.")) return {};
     const FunctionFacts* f = facts_->callee(q, fact::kTable);
-    return f && !f->table_classes.empty() ? q + "[]" : std::string{};
-  };
-  if (is(fn, "subscript")) return table_of(fn);
-  if (!is(fn, "identifier")) return {};
-  auto bindings = lookup(text(fn), start(fn));
-  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
-  std::string out;
-  for (const Binding* b : bindings) {
-    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
-    std::string t = table_of(b->value);
-    if (t.empty() || (!out.empty() && t != out)) return {};
-    out = std::move(t);
+    if (!f || f->table_classes.empty() || (!out.empty() && out != q + "[]")) return {};
+    out = q + "[]";
   }
   return out;
 }
 
 std::string SemanticModel::table_reference(Node call) const {
-  Node fn = unparen(field(call, "function"));
-  Node sub{};
-  if (is(fn, "subscript")) {
-    sub = fn;
-  } else if (is(fn, "identifier")) {
-    auto bindings = lookup(text(fn), start(fn));
-    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Assign || bindings[0]->unpack_index >= 0) return {};
-    sub = unparen(bindings[0]->value);
-  }
-  if (is_null(sub) || !is(sub, "subscript")) return {};
-  const std::string& q = qualified_name(field(sub, "value"));
+  auto subs = callee_expressions(field(call, "function"));
+  if (subs.size() != 1 || !is(subs[0], "subscript")) return {};
+  const std::string& q = qualified_name(field(subs[0], "value"));
   return starts_with(q, "builtins.") ? std::string{} : q;
 }
 

@@ -1490,15 +1490,13 @@ AbstractType TypeInference::call_type(Node call) const {
         std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
       return AbstractType::of(Kind::Optimizer);
     if (m_.is_loader_call(call)) return loader_type(call);
-    if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.DataParallel" ||
-        q == "torch.nn.parallel.DataParallel" || q == "torch.distributed.fsdp.FullyShardedDataParallel" ||
-        q == "torch.nn.parallel.distributed.DistributedDataParallel" || q == "torch.compile") {
-      AbstractType inner = value(m_.argument(call, 0, q == "torch.compile" ? "model" : "module"), Path{});
+    if (const auto* w = FrameworkTable::get().module_wrapper(q)) {
+      using Place = FrameworkTable::ModuleWrapper::Place;
+      AbstractType inner = value(m_.argument(call, 0, w->keyword), Path{});
       AbstractType t = AbstractType::of(Kind::Module, inner.kind == Kind::Module ? inner.device : TypeDevice::Unresolved);
       t.klass = inner.kind == Kind::Module ? inner.klass : -1;
-      bool placed = q != "torch.compile" && q != "torch.nn.parallel.DistributedDataParallel" &&
-                    q != "torch.nn.parallel.distributed.DistributedDataParallel";
-      if (placed || !is_null(m_.argument(call, -1, "device_ids"))) t.device = join(t.device, TypeDevice::Cuda);
+      if (w->place == Place::Cuda || (w->place == Place::DeviceIds && !is_null(m_.argument(call, -1, "device_ids"))))
+        t.device = join(t.device, TypeDevice::Cuda);
       if (t.device == TypeDevice::Any && (inner.device == TypeDevice::Unresolved || inner.kind != Kind::Module))
         t.device = TypeDevice::Cuda;
       return t;

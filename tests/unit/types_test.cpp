@@ -174,4 +174,14 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(extra.prepares(extra.object_class("deepspeed.DeepSpeedEngine"), "wrap"));
   CHECK_THROWS_WITH(FrameworkTable::parse("# ok\nprepare only.two\n"), Catch::Contains("line 2"));
   CHECK_THROWS_AS(FrameworkTable::parse("frobnicate x\n"), std::runtime_error);
+  // Module wrappers: the keyword of the wrapped module and where the wrapper puts it.
+  using Place = FrameworkTable::ModuleWrapper::Place;
+  REQUIRE(t.module_wrapper("torch.distributed.fsdp.FullyShardedDataParallel"));
+  CHECK(t.module_wrapper("torch.distributed.fsdp.FullyShardedDataParallel")->place == Place::Cuda);
+  CHECK(t.module_wrapper("torch.nn.parallel.DistributedDataParallel")->place == Place::DeviceIds);
+  CHECK(t.module_wrapper("torch.compile")->keyword == "model");
+  CHECK(t.module_wrapper("torch.nn.Linear") == nullptr);
+  auto wrap = FrameworkTable::parse("wraps-module deepspeed.initialize model cuda\n");
+  CHECK(wrap.module_wrapper("deepspeed.initialize")->keyword == "model");
+  CHECK_THROWS_WITH(FrameworkTable::parse("wraps-module x.Wrap module elsewhere\n"), Catch::Contains("placement"));
 }
