@@ -493,6 +493,16 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
                                                                   "set", "frozenset", "exit", "quit", "open",
                                                                   "ord", "chr", "issubclass"};
       if (builtins.count(text(expr))) return "builtins." + std::string(text(expr));
+      // `from utils import *` where utils does `import torch`: `torch` here is that library.
+      if (facts_) {
+        if (has_star_import_ < 0) {
+          has_star_import_ = 0;
+          for (Node st : named_children(root_))
+            if (is(st, "import_from_statement"))
+              for (Node c : named_children(st)) has_star_import_ |= is(c, "wildcard_import") ? 1 : 0;
+        }
+        if (has_star_import_) return facts_->star_imported_library(text(expr));
+      }
     }
     return {};
   }

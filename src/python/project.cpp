@@ -892,6 +892,23 @@ std::string FactsTable::object_key(int from, std::string_view name) const {
   return {};
 }
 
+std::string FactsTable::star_imported_library(int from, std::string_view name) const {
+  if (name.empty() || name[0] == '_') return {};  // `import *` skips private names
+  int seen = 0;
+  for (const std::string& star : stars_[from]) {
+    if (++seen > 8) break;
+    std::string abs = layout_.absolute(from, star);
+    if (abs.empty()) continue;
+    auto [sm, rest] = layout_.split(from, abs);
+    if (sm < 0 || sm == from || !rest.empty()) continue;
+    auto imp = imports_[sm].find(std::string(name));
+    if (imp != imports_[sm].end() && !imp->second.empty() && imp->second[0] != '.' &&
+        !layout_.is_project_name(sm, imp->second))
+      return imp->second;
+  }
+  return {};
+}
+
 std::string FactsTable::registered(int from, std::string_view name) const {
   std::string key = object_key(from, name);
   if (key.empty()) return {};
@@ -965,6 +982,12 @@ std::string ModuleEnv::registered(std::string_view name) const {
   return out;
 }
 
+std::string ModuleEnv::star_imported_library(std::string_view name) const {
+  std::string out = table_.star_imported_library(module_, name);
+  record({'s', std::string(name), 0, 0}, out);
+  return out;
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -993,6 +1016,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
     case 'r': return table_.registered(module_, q.name);
+    case 's': return table_.star_imported_library(module_, q.name);
   }
   return {};
 }

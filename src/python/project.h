@@ -117,6 +117,8 @@ class FactsTable {
   // The functions and classes registered into the registry object `name` (written in module
   // `from`): ExternalFacts::registered.
   std::string registered(int from, std::string_view name) const;
+  // ExternalFacts::star_imported_library for module `from`.
+  std::string star_imported_library(int from, std::string_view name) const;
 
  private:
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
@@ -159,9 +161,10 @@ class ModuleEnv : public ExternalFacts {
   bool cuda() const override;
   std::string canonical(std::string_view name, bool local = false) const override;
   std::string registered(std::string_view name) const override;
+  std::string star_imported_library(std::string_view name) const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
-    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered
+    char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_imported_library
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

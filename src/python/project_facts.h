@@ -179,6 +179,11 @@ class ExternalFacts {
   // writes it) by decorators anywhere in the project (FunctionFacts::registry), as a union of
   // canonical names ("a.build_x|b.build_y", sorted); "" when none or more than kMaxClassUnion.
   virtual std::string registered(std::string_view name) const { (void)name; return {}; }
+  // The library a name this module never binds stands for through its `from M import *` of a
+  // project module M that imports it at module level (`import torch`, `from torch import nn`):
+  // its qualified name ("torch", "torch.nn"); "" when no starred module imports it from outside
+  // the project.
+  virtual std::string star_imported_library(std::string_view name) const { (void)name; return {}; }
 };
 
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.

@@ -284,6 +284,8 @@ class SemanticModel {
   bool is_module(Node expr) const { return is_module_value(expr); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
+  // A CPU tensor a loop fetches from a project data source object (model_devices.cpp).
+  bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
 
@@ -534,6 +536,7 @@ class SemanticModel {
   mutable std::unordered_map<const void*, signed char> guard_truth_cache_;  // -1 unknown, 0, 1; 2 in progress
   mutable std::unordered_map<const Binding*, std::vector<std::pair<Node, bool>>> binding_guards_;
   mutable std::unordered_map<const void*, std::string> qualified_cache_;  // node id -> qualified_name
+  mutable int has_star_import_ = -1;  // does the module have a `from M import *`? (-1: not yet read)
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.
   struct ValuesEntry {
     bool done = false;
