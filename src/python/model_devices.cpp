@@ -782,7 +782,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
             b->unpack_index < static_cast<int>(named_count(v)))
           v = named_child(v, b->unpack_index);
-        result = is_batch_impl(v);
+        result = is_batch_impl(v) || sourced_host_batch(*b, expr);
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
@@ -820,6 +820,28 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       }
   }
   return result;
+}
+
+// `x, y = source.next_batch()` in a loop, with `source` an instance of a project class that is
+// not a module (a hand-written loader, a balanced sampler over several loaders) and `x` a CPU
+// tensor by its type: the method produces the step's host data, a batch, when the move reads it
+// in the loop that fetched it (fetched before the loop, it is one value moved on every step:
+// TX003's).
+bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
+  Node call = unparen(b.value);
+  if (!is(call, "call") || !types_) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  AbstractType src = types_->type_of(field(fn, "object"));
+  if (src.kind != AbstractType::Kind::Object || src.klass == -1 || src.framework >= 0) return false;
+  AbstractType t = types_->binding_type(b);
+  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  for (Node p = ts_node_parent(call); !is_null(p); p = ts_node_parent(p)) {
+    if (is(p, "function_definition") || is(p, "lambda") || is(p, "class_definition")) return false;
+    if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), call))
+      return contains(field(p, "body"), use);
+  }
+  return false;
 }
 
 bool SemanticModel::assigned_within(std::string_view name, Node region) const {

@@ -492,6 +492,13 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     ctx = hot_function_[function];
     ctx.loop = -1;
     apply_guards(ctx, guards, 0, Node{});
+    // Outside the function's own loop over a data loader (an evaluation pass called every N
+    // steps): the statement runs once per pass over that loader, as after an epoch's loop.
+    for (int l : loops_by_function_[function])
+      if (loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader) {
+        ctx.once_per_epoch = true;
+        break;
+      }
     // A guard on a parameter that every per-step call leaves False (`class_agnostic=False`
     // by default, passed True only by a caller outside the training loop): not per step.
     for (const auto& [cond, positive] : guards) {

@@ -889,6 +889,7 @@ std::string FactsTable::registered(int from, std::string_view name) const {
 }
 
 std::string FactsTable::star_import(int from, std::string_view name) const {
+  if (name.empty() || name[0] == '_') return {};  // `import *` skips private names
   // Breadth over the starred modules, each visited once: a module's own imports first, then
   // the modules it star-imports in turn (Python binds them in its namespace the same way).
   std::vector<int> frontier{from}, seen{from};
@@ -905,7 +906,9 @@ std::string FactsTable::star_import(int from, std::string_view name) const {
         std::string key(name);
         if (functions_[sm].count(key)) return {};  // a project function or class: callee() names it
         if (auto imp = imports_[sm].find(key); imp != imports_[sm].end())
-          return layout_.is_project_name(sm, imp->second) ? std::string{} : imp->second;
+          return imp->second.empty() || imp->second[0] == '.' || layout_.is_project_name(sm, imp->second)
+                     ? std::string{}
+                     : imp->second;
         next.push_back(sm);
       }
     }

@@ -287,6 +287,8 @@ class SemanticModel {
   bool is_module(Node expr) const { return is_module_value(expr); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
+  // A CPU tensor a loop fetches from a project data source object (model_devices.cpp).
+  bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
 

@@ -83,6 +83,8 @@ class TypeInference {
   CudaAnswer cuda(Node expr) const { return cuda_answer(type_of(expr)); }
   // The type of the elements an iteration over `iterable` yields.
   AbstractType element_of(Node iterable) const { return iter(iterable, Path{}); }
+  // The type a binding gives its name (its part of an unpacked value).
+  AbstractType binding_type(const Binding& b) const { return binding_part(b, Path{}); }
   // Does iterating the expression iterate a data loader by its type (a loader a framework
   // prepared or built: device batches), also through enumerate/tqdm/zip/iter/islice?
   bool is_loader_iteration(Node iterable) const;
