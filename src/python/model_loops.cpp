@@ -192,6 +192,62 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
   return function_called_in_loop(loops_[li].function);
 }
 
+namespace {
+// The loop's every pass builds the loader anew: the construction is in the loop with no condition
+// between them (a loader rebuilt once under `if epoch == unfreeze_epoch and not rebuilt:` is
+// iterated again on the later passes). O(depth of the construction).
+bool rebuilt_each_pass(Node loop, Node loader_call) {
+  if (!contains(loop, loader_call)) return false;
+  for (Node p = parent(loader_call); !is_null(p) && !same(p, loop); p = parent(p)) {
+    auto k = kind(p);
+    if (k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "conditional_expression" ||
+        k == "boolean_operator" || k == "except_clause" || k == "while_statement" || k == "for_statement" ||
+        k == "function_definition" || k == "lambda")
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool SemanticModel::call_repeats_for(int ci, Node loader_call) const {
+  for (int p : calls_[ci].loops)
+    if (!rebuilt_each_pass(loops_[p].node, loader_call)) return true;
+  return false;
+}
+
+// O(ancestor loops + calls of the constructing function x their arguments' origins).
+bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
+  if (li < 0) return false;
+  int built_in = function_at(start(loader_call));
+  const Loop& l = loops_[li];
+  // An enclosing loop of the iteration in its own function that does not rebuild the loader.
+  bool own_epoch = false;
+  for (int p = l.parent_loop; p >= 0 && !own_epoch; p = loops_[p].parent_loop)
+    own_epoch = !rebuilt_each_pass(loops_[p].node, loader_call);
+  if (own_epoch) return true;
+  if (l.parent_loop >= 0) return false;  // its enclosing loops all rebuild the loader
+  if (l.function < 0 || l.function == built_in || built_in < 0) return function_called_in_loop(l.function);
+  // Iterated by another function of this module: through the calls of the constructing function
+  // that hand it the loader. Without such a call (a loader kept on an object), as before.
+  bool handed = false;
+  for (int ci : calls_by_caller_[built_in]) {
+    bool passes = false;
+    for (auto a : named_children(field(calls_[ci].call, "arguments"))) {
+      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+      for (Node o : loader_origins(v)) passes = passes || same(o, loader_call);
+      if (passes) break;
+    }
+    if (!passes) continue;
+    handed = true;
+    if (call_repeats_for(ci, loader_call)) return true;
+    // Handed on through another function before the iteration: that function's own calls decide.
+    for (int c : runs_by_call_[ci])
+      if (c != l.function && function_called_in_loop(l.function)) return true;
+  }
+  if (!handed) return function_called_in_loop(l.function);
+  return function_called_in_loop(built_in);
+}
+
 bool SemanticModel::function_called_in_loop(int fn) const {
   if (fn < 0) return false;
   if (called_in_loop_.empty()) {

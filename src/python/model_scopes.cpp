@@ -290,6 +290,8 @@ void SemanticModel::collect() {
           if (!dest.empty()) argparse_args_[dest].push_back(n);
         } else if (attr == "update") {
           update_calls_.push_back(n);
+        } else if (attr == "set_defaults") {
+          sets_defaults_ = true;
         }
       } else if (is(fn, "identifier") && text(fn) == "setattr") {
         auto a = named_children(field(n, "arguments"));

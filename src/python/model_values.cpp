@@ -19,7 +19,7 @@ std::string_view method_of(Node call, std::string_view src) {
 bool same_value(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::Unknown: return a.excluded == b.excluded;
+    case Value::Kind::Unknown: return a.excluded == b.excluded && a.at_least == b.at_least && a.at_most == b.at_most;
     case Value::Kind::None: return true;
     case Value::Kind::Int: return a.i == b.i;
     case Value::Kind::Float: return a.f == b.f;
@@ -219,6 +219,124 @@ static Value make_int(long long i) {
   return v;
 }
 
+static Value int_range(long long at_least, long long at_most) {
+  Value v;
+  v.at_least = at_least;
+  v.at_most = at_most;
+  return v;
+}
+
+std::optional<std::pair<long long, long long>> SemanticModel::int_bounds(Node expr) const {
+  auto vs = values(expr);
+  if (vs.empty()) return std::nullopt;
+  std::optional<std::pair<long long, long long>> out;
+  for (const auto& v : vs) {
+    std::pair<long long, long long> b;
+    if (v.kind == Value::Kind::Int) b = {v.i, v.i};
+    else if (v.kind == Value::Kind::Unknown && v.at_least > 0) b = {v.at_least, v.at_most};
+    else return std::nullopt;
+    if (!out) out = b;
+    else out = std::pair<long long, long long>{std::min(out->first, b.first),
+                                               out->second == 0 || b.second == 0 ? 0 : std::max(out->second, b.second)};
+  }
+  return out;
+}
+
+namespace {
+
+// A value that counts something at least once: a positive int, a scaled count, or the number of
+// devices, processes or CPUs (`torch.cuda.device_count()` in a program that runs on CUDA).
+bool count_value(const SemanticModel& m, const Value& v) {
+  if (v.kind == Value::Kind::Int) return v.i >= 1;
+  if (v.kind == Value::Kind::Unknown) return v.at_least >= 1;
+  if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call")) return false;
+  const std::string& q = m.callee_name(unparen(v.expr));
+  return q == "torch.cuda.device_count" || q == "torch.distributed.get_world_size" || q == "os.cpu_count" ||
+         q == "multiprocessing.cpu_count";
+}
+
+// The bounds of a count value (at_most 0: unbounded).
+std::pair<long long, long long> count_bounds(const Value& v) {
+  if (v.kind == Value::Kind::Int) return {v.i, v.i};
+  if (v.kind == Value::Kind::Unknown) return {v.at_least, v.at_most};
+  return {1, 0};
+}
+
+}  // namespace
+
+// `(a + n - 1)` with `n` the divisor's text: the dividend of a ceiling division.
+bool SemanticModel::scaled_count(Node e, Node& count, Node& by, bool& ceil) const {
+  e = unparen(e);
+  auto ceil_numerator = [&](Node num, Node div) {
+    num = unparen(num);
+    if (!is(num, "binary_operator") || text(field(num, "operator")) != "-") return false;
+    auto one = constant_int(field(num, "right"));
+    Node sum = unparen(field(num, "left"));
+    if (!one || *one != 1 || !is(sum, "binary_operator") || text(field(sum, "operator")) != "+") return false;
+    Node a = unparen(field(sum, "left")), b = unparen(field(sum, "right"));
+    std::string_view d = text(unparen(div));
+    if (text(b) == d) count = a;
+    else if (text(a) == d) count = b;
+    else return false;
+    by = unparen(div);
+    return true;
+  };
+  if (is(e, "binary_operator")) {
+    std::string_view op = text(field(e, "operator"));
+    ceil = op == "//";
+    if (ceil) return ceil_numerator(field(e, "left"), field(e, "right"));
+    if (op != "*") return false;
+    count = unparen(field(e, "left"));
+    by = unparen(field(e, "right"));
+    return true;
+  }
+  if (!is(e, "call")) return false;
+  const std::string& q = callee_name(e);
+  auto args = named_children(field(e, "arguments"));
+  if ((q != "builtins.int" && q != "math.ceil") || args.size() != 1) return false;
+  Node div = unparen(args[0]);
+  if (!is(div, "binary_operator") || text(field(div, "operator")) != "/") return false;
+  ceil = true;
+  if (q == "math.ceil") {
+    count = unparen(field(div, "left"));
+    by = unparen(field(div, "right"));
+    return true;
+  }
+  return ceil_numerator(field(div, "left"), field(div, "right"));
+}
+
+// A count `a` >= 1 divided among `n` parts rounding up stays in [1, a] whatever `n` is (it is
+// known exactly when n is; a divisor known to be 0 or negative leaves it unknown); multiplied by a
+// count of devices or processes it is at least `a`. Anything else is unknown.
+std::vector<Value> SemanticModel::scale_values(const std::vector<Value>& xs, Node by, bool ceil) const {
+  auto ns = values(by);
+  std::vector<Value> out;
+  for (const auto& x : xs) {
+    if (!count_value(*this, x) || x.kind == Value::Kind::Expr) {
+      add_values(out, {Value::unknown()});
+      continue;
+    }
+    auto [lo, hi] = count_bounds(x);
+    for (const auto& n : ns) {
+      Value r = Value::unknown();
+      if (ceil) {
+        if (n.kind == Value::Kind::Int && n.i >= 1) {
+          r = x.kind == Value::Kind::Int ? make_int((x.i + n.i - 1) / n.i) : int_range(1, hi);
+        } else if (n.kind == Value::Kind::Expr || (n.kind == Value::Kind::Unknown && n.excluded.empty())) {
+          r = int_range(1, hi);
+        }
+      } else if (count_value(*this, n)) {
+        auto [nlo, nhi] = count_bounds(n);
+        if (x.kind == Value::Kind::Int && n.kind == Value::Kind::Int) r = make_int(x.i * n.i);
+        else if (lo <= (1LL << 20) && nlo <= (1LL << 20)) r = int_range(lo * nlo, hi && nhi && hi <= (1LL << 20) && nhi <= (1LL << 20) ? hi * nhi : 0);
+      }
+      add_values(out, {r});
+    }
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
 std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   auto k = kind(expr);
   Value v;
@@ -271,6 +389,16 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     return inner;
   }
   if (k == "binary_operator") {
+    Node count, by;
+    bool ceil = false;
+    // A count scaled by a number of processes or devices (`workers * n`, `(w + n - 1) // n`).
+    if (scaled_count(expr, count, by, ceil)) {
+      auto xs = values(count);
+      bool known = true;
+      for (const auto& x : xs) known = known && x.kind == Value::Kind::Int;
+      for (const auto& n : values(by)) known = known && n.kind == Value::Kind::Int;
+      if (!known) return scale_values(xs, by, ceil);
+    }
     auto l = values(field(expr, "left"));
     auto r = values(field(expr, "right"));
     std::string_view op = text(field(expr, "operator"));
@@ -345,6 +473,9 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   }
   if (k == "call") {
     std::string callee = callee_name(expr);
+    Node count, by;
+    bool ceil = false;
+    if (scaled_count(expr, count, by, ceil)) return scale_values(values(count), by, ceil);  // int((w + n - 1) / n)
     if (callee == "builtins.int" || callee == "builtins.float") {
       auto inner = values(argument(expr, 0, ""));
       for (auto& x : inner) {
@@ -864,8 +995,19 @@ bool SemanticModel::namespace_call(Node call) const {
 // `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
 // that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
 std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) const {
-  std::vector<Value> out = argparse_default(dest);
+  // An attribute no add_argument declares (nor set_defaults may) and the program stores
+  // (`args.num_gpu = torch.cuda.device_count()`): reading it before a store raises, so a read
+  // sees one of the stores.
+  auto own = attribute_stores_.find(std::string(dest));
+  bool stored_only = !sets_defaults_ && !argparse_args_.count(std::string(dest)) && own != attribute_stores_.end() &&
+                     !own->second.empty();
+  std::vector<Value> out = stored_only ? std::vector<Value>{} : argparse_default(dest);
   std::vector<Node> augmented;
+  struct Scaled {
+    Node by;
+    bool ceil;
+  };
+  std::vector<Scaled> scaled;  // `args.w = int((args.w + n - 1) / n)`, `args.w = args.w * n`
   for (std::string key : {std::string(dest), std::string("*")}) {
     auto stores = attribute_stores_.find(key);
     if (stores == attribute_stores_.end()) continue;
@@ -876,9 +1018,20 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);
       if (!ns) continue;
+      Node count, by;
+      bool ceil = false;
       if (is(value, "augmented_assignment")) augmented.push_back(value);
+      else if (!is_null(value) && scaled_count(value, count, by, ceil) && is(count, "attribute") &&
+               text(field(count, "attribute")) == dest && text(unparen(field(count, "object"))) == text(unparen(obj)))
+        scaled.push_back({by, ceil});
       else add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
     }
+  }
+  // Scaled stores of the attribute by itself, applied to every candidate until nothing new comes.
+  for (size_t round = 0; !scaled.empty() && round <= kMaxCandidates; ++round) {
+    size_t before = out.size();
+    for (const auto& sc : scaled) add_values(out, scale_values(out, sc.by, sc.ceil));
+    if (out.size() == before) break;
   }
   // `args.x |= args.y`, `args.x += n`: applied to every candidate until nothing new comes (or
   // the candidates saturate into unknown), whatever order the stores run in.
@@ -903,6 +1056,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
     }
     if (out.size() == before) break;
   }
+  if (out.empty()) out.push_back(Value::unknown());
   return out;
 }
 

@@ -32,6 +32,9 @@ struct Value {
   // Kind::Unknown: a value known not to be any of these strings (in the else branch of
   // `if dist.get_backend() == "nccl":`); narrowed by `assert x in ("gloo", "nccl")`.
   std::vector<std::string> excluded;
+  // Kind::Unknown: an int of at least `at_least` (when > 0) and at most `at_most` (when > 0): a
+  // count scaled by the number of processes or devices (`int((w + n - 1) / n)`, `w * n`).
+  long long at_least = 0, at_most = 0;
   static Value unknown() { return {}; }
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Int ? double(i) : kind == Kind::Bool ? double(b) : f; }
@@ -181,6 +184,9 @@ class SemanticModel {
   // The single known value (every candidate resolved and equal); nullopt otherwise.
   std::optional<Value> constant(Node expr) const;
   std::optional<long long> constant_int(Node expr) const;
+  // The bounds of an int every candidate of which is known (exactly or by the bounds of a
+  // scaled count, Value::at_least); nullopt when one is not. `second` 0: unbounded above.
+  std::optional<std::pair<long long, long long>> int_bounds(Node expr) const;
   // Keyword arguments of a call, with `**dict` expanded when the dict resolves. `complete` is
   // false when some `**kwargs` could not be resolved (a missing key may then be present).
   struct Kwargs {
@@ -250,6 +256,15 @@ class SemanticModel {
   // Is the loop iterated once per epoch (nested in another loop, or in a function called
   // from a loop)?
   bool loop_runs_per_epoch(int loop) const;
+  // The same for the iteration of the loader `loader_call` builds: a loop enclosing that
+  // construction does not iterate one loader again (each pass builds its own: `for name in
+  // datasets: loader = DataLoader(...); evaluate(loader)`), and a function called in a loop
+  // elsewhere iterates this loader once per call when the calls handing it this loader are in
+  // no such loop.
+  bool loop_runs_per_epoch_for(int loop, Node loader_call) const;
+  // A call site `ci` repeats inside its function without rebuilding `loader_call`: one of its
+  // enclosing loops does not contain the construction.
+  bool call_repeats_for(int ci, Node loader_call) const;
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
@@ -395,6 +410,12 @@ class SemanticModel {
   bool namespace_value(const Value& v) const;
   bool namespace_call(Node call) const;
   std::vector<Value> namespace_attribute(std::string_view dest) const;
+  // A count divided among or multiplied by processes: `int((a + n - 1) / n)`, `(a + n - 1) // n`,
+  // `math.ceil(a / n)` (ceil, true) or `a * n`, `n * a` (false), with `a` the count and `n` the
+  // divisor or factor; false when `e` is neither.
+  bool scaled_count(Node e, Node& count, Node& by, bool& ceil) const;
+  // The candidates `x` turns into by that scaling (Value::at_least).
+  std::vector<Value> scale_values(const std::vector<Value>& xs, Node by, bool ceil) const;
   // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_hotness.cpp).
   bool latch_cleared(Node cond) const;
   bool is_cuda_impl(Node expr) const;
@@ -501,6 +522,7 @@ class SemanticModel {
   // `obj.attr = value` (obj not self), `obj.attr += ...` and setattr(obj, "attr", value): attr ->
   // (obj, value; null when the value is not read). setattr with a computed name: under "*".
   std::unordered_map<std::string, std::vector<std::pair<Node, Node>>> attribute_stores_;
+  bool sets_defaults_ = false;  // some `parser.set_defaults(...)`: defaults of dests no add_argument declares
   mutable std::unordered_map<const void*, char> namespace_cache_;  // call id -> 0 no, 1 yes, 2 in progress
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements

@@ -430,7 +430,8 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   bool found = false;
   bool per_epoch = each_external_hot_param(loader_call, [&](size_t ci, const ParamSummary& p) {
     found = true;
-    return p.iterated_per_epoch || !calls_[ci].loops.empty() || function_called_in_loop(calls_[ci].caller);
+    return p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), loader_call) ||
+           function_called_in_loop(calls_[ci].caller);
   });
   if (per_epoch) return true;
   return found ? std::optional<bool>(false) : std::nullopt;

@@ -3,6 +3,14 @@
 
 namespace stoker::python::rules {
 
+namespace {
+std::string range_text(std::pair<long long, long long> b) {
+  if (b.second == 0) return std::to_string(b.first) + " or more";
+  if (b.second == b.first) return std::to_string(b.first);
+  return std::to_string(b.first) + " to " + std::to_string(b.second);
+}
+}  // namespace
+
 void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda() || !m.is_loader_call(call)) return;
@@ -11,11 +19,15 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   auto n = m.constant_int(workers);
   // `num_workers=os.cpu_count()`: at least one worker on any machine that runs the program.
   bool cpu_count = !n && !is_null(workers) && is_cpu_count(m, workers);
-  if (!cpu_count && (!n || *n <= 0)) return;
+  // A count divided among the processes (`int((workers + n - 1) / n)`) or multiplied by the
+  // devices: at least one worker, the exact number unknown.
+  auto bounds = !n && !cpu_count && !is_null(workers) ? m.int_bounds(workers) : std::nullopt;
+  if (bounds && bounds->first < 1) bounds.reset();
+  if (!cpu_count && !bounds && (!n || *n <= 0)) return;
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
   bool per_epoch = false;
   auto loops = m.loops_iterating(call);
-  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch_for(l, call);
   // Iterated elsewhere: by a trainer (per epoch), or by other modules' functions, per epoch when
   // one of those runs in a loop or has its own epoch loop (a test loader handed once to
   // `final_test(loader)` is iterated once).
@@ -25,7 +37,7 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   }
   if (!per_epoch) return;
   Diagnostic& d = ctx.report("DL003", field(call, "function"),
-                             "The " + (cpu_count ? std::string("`os.cpu_count()`") : std::to_string(*n)) +
+                             "The " + (cpu_count ? std::string("`os.cpu_count()`") : n ? std::to_string(*n) : range_text(*bounds)) +
                                  " loader workers are shut down and started again every epoch; keep them with "
                                  "`persistent_workers=True`");
   if (n) d.facts.push_back({"num_workers", std::to_string(*n)});
