@@ -6,7 +6,7 @@ not change results).
     bench/python/same_output.py compare --stoker BIN --out DIR [--corpus-root PREFIX] [--jobs N]
 
 For every target (examples/, tests/fixtures/python, and every checkout of the Python label sets
-A, B, C and D, bench/labels/python-set-{a,b,c,d}.json, wherever `score.py fetch` put them) it runs,
+A to H, bench/labels/python-set-{a..h}.json, wherever `score.py fetch` put them) it runs,
 in the target directory,
 
     stoker check . --output-format json --no-cache               (project mode)
@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SETS = ["a", "b", "c", "d"]
+SETS = ["a", "b", "c", "d", "e", "f", "g", "h"]
 MODES = {"project": [], "no-project": ["--no-project"]}
 
 

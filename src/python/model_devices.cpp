@@ -851,7 +851,7 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
     return false;
   }
   for (const auto& sc : scopes_) {
-    auto it = sc.bindings.find(std::string(name));
+    auto it = sc.bindings.find(name);
     if (it == sc.bindings.end()) continue;
     for (const auto& b : it->second)
       if (!is_null(b.target) && contains(region, b.target)) return true;

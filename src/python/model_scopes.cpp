@@ -401,7 +401,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
   for (; s >= 0; s = scopes_[s].parent) {
     const Scope& sc = scopes_[s];
     if (sc.kind == Scope::Kind::Class && from_function) continue;  // methods do not see class scope
-    auto it = sc.bindings.find(std::string(name));
+    auto it = sc.bindings.find(name);
     if (it != sc.bindings.end() && !it->second.empty()) {
       const auto& list = it->second;
       // A function body runs after the module has been executed: it sees the module's

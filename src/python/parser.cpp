@@ -375,6 +375,18 @@ const std::string_view* symbol_names() {
   return names.data();
 }
 
+const bool* paren_symbols() {
+  static const std::unique_ptr<bool[]> table = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    uint32_t count = ts_language_symbol_count(lang);
+    std::unique_ptr<bool[]> out(new bool[count + 1]());
+    const std::string_view* names = symbol_names();
+    for (uint32_t s = 0; s < count; ++s) out[s] = names[s] == "parenthesized_expression";
+    return out;
+  }();
+  return table.get();
+}
+
 size_t count_syntax_errors(std::string_view text) { return ParsedModule(text).error_ranges().size(); }
 
 bool string_literal_value(Node n, std::string_view src, std::string& out) {

@@ -941,20 +941,34 @@ const FactsTable::Incoming* FactsTable::incoming(int module, const std::string& 
 // One module's view.
 
 void ModuleEnv::record(const Query& q, std::string fingerprint) const {
-  std::string key(1, q.type);
-  key += q.name;
+  queries_.try_emplace(query_key(q.type, q.name, q.index, q.fields), q, std::move(fingerprint));
+}
+
+std::string ModuleEnv::query_key(char type, std::string_view name, int index, unsigned fields) {
+  std::string key(1, type);
+  key += name;
   key += '#';
-  key += std::to_string(q.index);
+  key += std::to_string(index);
   key += '#';
-  key += std::to_string(q.fields);
-  queries_.try_emplace(std::move(key), q, std::move(fingerprint));
+  key += std::to_string(fields);
+  return key;
+}
+
+// The first answer of a query is kept (the table does not change during an analysis): the
+// fingerprint of one already recorded is not computed again.
+template <class Fingerprint>
+void ModuleEnv::record_once(char type, std::string_view name, int index, unsigned fields, Fingerprint&& fp) const {
+  std::string key = query_key(type, name, index, fields);
+  auto it = queries_.lower_bound(key);
+  if (it != queries_.end() && it->first == key) return;
+  queries_.emplace_hint(it, std::move(key), std::make_pair(Query{type, std::string(name), index, fields}, fp()));
 }
 
 const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields) const {
   if (local.empty()) return nullptr;
   const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
   const IncomingCalls* out = in ? &in->calls : nullptr;
-  if (fields) record({'i', std::string(local), 0, fields}, fp_incoming(out, fields));
+  if (fields) record_once('i', local, 0, fields, [&] { return fp_incoming(out, fields); });
   return out;
 }
 
@@ -963,20 +977,33 @@ const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, uns
   const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
   const ArgFacts* out =
       in && index >= 0 && static_cast<size_t>(index) < in->params.size() ? &in->params[index] : nullptr;
-  if (fields) record({'p', std::string(local), index, fields}, fp_arg(out, fields));
+  if (fields) record_once('p', local, index, fields, [&] { return fp_arg(out, fields); });
   return out;
 }
 
-const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) const {
-  if (!layout_.is_project_name(module_, name)) return nullptr;
-  std::string key(name);
-  auto it = resolved_.find(key);
+ModuleEnv::Resolved& ModuleEnv::resolve_callee(std::string_view name) const {
+  auto it = resolved_.find(name);
   if (it == resolved_.end()) {
     auto r = table_.resolve(module_, name);
-    it = resolved_.emplace(key, r && r->first != module_ ? table_.function(r->first, r->second) : nullptr).first;
+    it = resolved_.emplace(std::string(name),
+                           Resolved{r && r->first != module_ ? table_.function(r->first, r->second) : nullptr, {}})
+             .first;
   }
-  if (fields) record({'c', key, 0, fields}, fp_function(it->second, fields));
   return it->second;
+}
+
+const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) const {
+  // A name already resolved was a project name (only those are resolved here).
+  auto it = resolved_.find(name);
+  if (it == resolved_.end()) {
+    if (!layout_.is_project_name(module_, name)) return nullptr;
+  }
+  Resolved& r = it != resolved_.end() ? it->second : resolve_callee(name);
+  if (fields && std::find(r.recorded.begin(), r.recorded.end(), fields) == r.recorded.end()) {
+    r.recorded.push_back(fields);
+    record({'c', std::string(name), 0, fields}, fp_function(r.facts, fields));
+  }
+  return r.facts;
 }
 
 std::string ModuleEnv::canonical(std::string_view name, bool local) const {
@@ -1025,12 +1052,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     }
     case 'c': {
       // Memoized as callee() does: a name is recorded once per set of fields it was asked with.
-      auto it = resolved_.find(q.name);
-      if (it == resolved_.end()) {
-        auto r = table_.resolve(module_, q.name);
-        it = resolved_.emplace(q.name, r && r->first != module_ ? table_.function(r->first, r->second) : nullptr).first;
-      }
-      return fp_function(it->second, q.fields);
+      return fp_function(resolve_callee(q.name).facts, q.fields);
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
     case 'r': return table_.registered(module_, q.name);

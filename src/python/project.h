@@ -180,11 +180,25 @@ class ModuleEnv : public ExternalFacts {
 
  private:
   void record(const Query& q, std::string fingerprint) const;
+  template <class Fingerprint>
+  void record_once(char type, std::string_view name, int index, unsigned fields, Fingerprint&& fp) const;
+  static std::string query_key(char type, std::string_view name, int index, unsigned fields);
   const FactsTable& table_;
   const ProjectLayout& layout_;
   int module_;
   mutable std::map<std::string, std::pair<Query, std::string>> queries_;
-  mutable std::unordered_map<std::string, const FunctionFacts*> resolved_;
+  // Per callee name asked: its facts, and the sets of fields already recorded for it (a query is
+  // recorded once per name and fields: the table does not change during an analysis).
+  struct Resolved {
+    const FunctionFacts* facts = nullptr;
+    std::vector<unsigned> recorded;
+  };
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  Resolved& resolve_callee(std::string_view name) const;
+  mutable std::unordered_map<std::string, Resolved, ViewHash, std::equal_to<>> resolved_;
 };
 
 // Analyzes module `index` with the given facts, filling `summary`.

@@ -59,6 +59,15 @@ struct Binding {
   int unpack_index = -1;  // position in a tuple target (`a, b = ...`), -1 when not unpacked
 };
 
+// Hashes std::string and std::string_view alike (the same value as std::hash<std::string>, so a
+// map's order is unchanged), so that a map keyed by std::string is searched by a view without
+// building a string. Not noexcept: libstdc++ then caches hash codes in the nodes, as it does for
+// std::hash<std::string>.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 struct Scope {
   enum class Kind { Module, Function, Class };
   Kind kind = Kind::Module;
@@ -66,7 +75,7 @@ struct Scope {
   int parent = -1;
   int function = -1;  // Function scope: index into functions()
   int klass = -1;     // Class scope: index into classes()
-  std::unordered_map<std::string, std::vector<Binding>> bindings;
+  std::unordered_map<std::string, std::vector<Binding>, NameHash, std::equal_to<>> bindings;
 };
 
 struct Param {

@@ -309,9 +309,25 @@ inline Node named_child(Node n, uint32_t i) {
   });
   return out;
 }
-// Strips parentheses around an expression.
+// Per symbol of the grammar: whether its name is "parenthesized_expression" (built once).
+const bool* paren_symbols();
+// Strips parentheses around an expression. The node's type is read as a symbol (no name
+// compared) and its named children in one pass.
 inline Node unparen(Node n) {
-  while (is(n, "parenthesized_expression") && named_count(n) == 1) n = named_child(n, 0);
+  static const bool* paren = paren_symbols();
+  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
+  while (!is_null(n)) {
+    TSSymbol s = ts_node_symbol(n);
+    if (s < count ? !paren[s] : kind(n) != "parenthesized_expression") break;
+    Node only{};
+    uint32_t named = 0;
+    for_each_named_child(n, [&](Node c) {
+      if (named++ == 0) only = c;
+      return named < 2;
+    });
+    if (named != 1) break;
+    n = only;
+  }
   return n;
 }
 inline bool contains(Node outer, Node inner) {
