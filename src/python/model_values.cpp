@@ -410,7 +410,12 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
           else if (op == "-") out.push_back(make_int(a.i - b.i));
           else if (op == "*") out.push_back(make_int(a.i * b.i));
           else if (op == "//" && b.i != 0) out.push_back(make_int(a.i / b.i));
-          else out.push_back(Value::unknown());
+          else if (op == "/" && b.i != 0) {
+            Value q;  // true division: a float (`int(num_workers / 2)` is then an int)
+            q.kind = Value::Kind::Float;
+            q.f = static_cast<double>(a.i) / static_cast<double>(b.i);
+            out.push_back(q);
+          } else out.push_back(Value::unknown());
         } else {
           out.push_back(Value::unknown());
         }

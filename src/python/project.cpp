@@ -102,7 +102,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
     }
   }
   if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
-  if (fields & fact::kResult) o += x.result_feeds_training ? 'R' : '-';
+  if (fields & fact::kResult) o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
   if (fields & fact::kCalled) o += x.called ? 'C' : '-';
   return o;
 }
@@ -566,6 +566,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       c.in_loop |= oc.in_loop;
       if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
+      c.result_per_epoch |= oc.result_per_epoch;
       // Arguments to parameters, as Python binds them.
       const auto& params = ff->params;
       in.params.resize(params.size());
@@ -1132,7 +1133,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& [k, a] : c.keywords) kws.push_back({k, arg_json(a)});
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
-                     c.caller_once_per_epoch, c.caller_flag_guarded});
+                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -1202,6 +1203,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       oc.caller_every = c.at(13);
       oc.caller_once_per_epoch = c.at(14);
       oc.caller_flag_guarded = c.at(15);
+      oc.result_per_epoch = c.at(16);
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

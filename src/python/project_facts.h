@@ -65,6 +65,10 @@ struct IncomingCalls {
   bool flag_guarded = false;
   bool in_loop = false;         // from inside a loop (its own loops then run once per epoch)
   bool result_feeds_training = false;  // what it returns (a loader) is iterated by a hot loop
+  // What it returns is iterated per epoch by a hot loop of the caller's module or of a function
+  // the caller hands it to: bit i element i of a returned tuple (`train_loader, val_loader =
+  // get_loaders()`), kWholeResult the result itself.
+  unsigned result_per_epoch = 0;
   std::string via;              // "engine.py:12": the first hot call site, for the message
   bool operator==(const IncomingCalls&) const = default;
 };
@@ -191,6 +195,9 @@ class ExternalFacts {
 
 constexpr size_t kMaxAttributeNames = 8192;
 
+// IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
+constexpr unsigned kWholeResult = 1u << 31;
+
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.
 constexpr size_t kMaxClassUnion = 4;
 
@@ -219,6 +226,7 @@ struct OutgoingCall {
   bool flag_guarded = false;
   bool in_loop = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
+  unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its

@@ -399,6 +399,9 @@ class SemanticModel {
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
+  // Calls here (by node id) whose result, or an element of it, another module's function
+  // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).
+  std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;
   // Visits (call index, parameter) for each parameter of another module's function, iterated in
   // a hot loop there, that a call here passes the loader to; stops when `visit` returns true.
   bool each_external_hot_param(Node loader_call, const std::function<bool(size_t, const ParamSummary&)>& visit) const;

@@ -422,7 +422,68 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
     for (Node r : functions_[f].returns)
       for (Node o : loader_origins(r))
         if (same(o, loader_call)) return true;
+  // Returned (as the result or as an element of a returned tuple) to callers that hand it to a
+  // function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
+  // `train(epoch, train_loader)` in an epoch loop.
+  if (in && in->result_per_epoch)
+    for (Node r : functions_[f].returns) {
+      r = unparen(r);
+      auto origin_of = [&](Node e) {
+        for (Node o : loader_origins(e))
+          if (same(o, loader_call)) return true;
+        return false;
+      };
+      if ((in->result_per_epoch & kWholeResult) && origin_of(r)) return true;
+      if (!is(r, "tuple") && !is(r, "expression_list")) continue;
+      for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
+        if ((in->result_per_epoch & (1u << i)) && origin_of(named_child(r, i))) return true;
+    }
   return false;
+}
+
+// For each argument passed to a parameter that another module's function iterates in a hot loop,
+// per epoch (the parameter's own epoch loop, the call in a loop of this module, or its function
+// called in one): the call whose result the argument is, through a name bound to that result
+// or to one element of it (a tuple target of the assignment itself). O(calls x parameters x 17
+// bindings).
+std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_epoch() const {
+  std::unordered_map<const void*, unsigned> out;
+  if (!facts_) return out;
+  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
+    if (!ext) continue;
+    for (size_t i = 0; i < ext->params.size(); ++i) {
+      const ParamSummary& p = ext->params[i];
+      if (!p.iterated_hot || p.star || p.double_star) continue;
+      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
+      Node a = unparen(argument(calls_[ci].call, position, p.name));
+      if (!is(a, "identifier")) continue;
+      auto bindings = lookup(text(a), start(a));
+      if (bindings.size() > kMaxCandidates) continue;
+      for (const Binding* b : bindings) {
+        if (b->kind != Binding::Kind::Assign) continue;
+        Node v = unparen(b->value);
+        if (!is(v, "call") || call_index_.find(v.id) == call_index_.end()) continue;
+        unsigned bit = kWholeResult;
+        if (b->unpack_index >= 0) {
+          // Only a name of the assignment's own tuple target (`a, b = f()`), not a nested one.
+          Node t = b->target;
+          Node pattern = is(t, "identifier") ? parent(t) : t;
+          if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
+              b->unpack_index >= 8)
+            continue;
+          Node named = named_child(pattern, static_cast<uint32_t>(b->unpack_index));
+          if (!is(named, "identifier") || text(named) != text(a)) continue;
+          bit = 1u << b->unpack_index;
+        }
+        bool per_epoch = p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), v) ||
+                         function_called_in_loop(calls_[ci].caller);
+        if (per_epoch) out[v.id] |= bit;
+      }
+    }
+  }
+  return out;
 }
 
 std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call) const {
@@ -730,6 +791,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.join(vals);
     return f;
   };
+  const auto per_epoch_results = results_iterated_per_epoch();
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) {
@@ -774,6 +836,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         }
       }
       oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
+      if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
