@@ -130,6 +130,8 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kTable)
     for (const auto& c : x.table_classes) o += "[" + c;
+  if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
+    o += "b" + std::to_string(x.batch_size_param) + x.params[static_cast<size_t>(x.batch_size_param)].name;
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -1124,7 +1126,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
-                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry});
+                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1177,6 +1179,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.table_classes = f.at(25).get<std::vector<std::string>>();
       ff.ret_elem_classes = f.at(26).get<std::vector<std::string>>();
       ff.registry = f.at(27).get<std::string>();
+      ff.batch_size_param = f.at(28);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

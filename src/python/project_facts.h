@@ -138,6 +138,10 @@ struct FunctionFacts {
   // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
   // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).
   std::vector<std::string> table_classes;
+  // Every return is a batch sampler (torch's BatchSampler, or a class of the module iterating
+  // one) whose batch size is this parameter (index into `params`), -1 otherwise: BS001 reads a
+  // `batch_sampler=make_batch_sampler(sampler, 4)` of another module.
+  int batch_size_param = -1;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -156,7 +160,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kReturnType = 128,          // ret_kind, ret_device, ret_elems, ret_elem_classes, yield_*
                    kReturnsClass = 256,
                    kExists = 512,  // whether the project defines the name at all
-                   kTable = 1024;  // table_classes
+                   kTable = 1024,  // table_classes
+                   kBatchSize = 2048;  // batch_size_param
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

@@ -441,6 +441,73 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   return false;
 }
 
+Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
+  sampler = unparen(sampler);
+  if (!is(sampler, "call") || depth > 3) return Node{};
+  const std::string& q = callee_name(sampler);
+  if (q == "torch.utils.data.BatchSampler" || q == "torch.utils.data.sampler.BatchSampler")
+    return argument(sampler, 1, "batch_size");
+  if (Node bs = argument(sampler, -1, "batch_size"); !is_null(bs)) return bs;
+  // A function of another module returning a batch sampler of one of its parameters' size.
+  if (const FunctionFacts* ext = ext_callee_of(sampler, fact::kBatchSize);
+      ext && ext->batch_size_param >= 0 && static_cast<size_t>(ext->batch_size_param) < ext->params.size()) {
+    const ParamSummary& p = ext->params[ext->batch_size_param];
+    if (p.star || p.double_star) return Node{};
+    int position = p.keyword_only ? -1 : ext->batch_size_param - (ext->method ? 1 : 0);
+    return argument(sampler, position, p.name);
+  }
+  // A class of this module that keeps the batch sampler it is given (`self.batch_sampler =
+  // batch_sampler` from __init__'s first parameter) and iterates it in `__iter__` (an
+  // iteration-based wrapper): its batches are that sampler's.
+  Node fn = unparen(field(sampler, "function"));
+  if (!is(fn, "identifier")) return Node{};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Class) return Node{};
+  auto named = classes_by_name_.find(std::string(text(fn)));
+  if (named == classes_by_name_.end()) return Node{};
+  for (int ki : named->second) {
+    const Class& k = classes_[ki];
+    if (!same(k.node, bindings[0]->value)) continue;
+    auto init_it = k.methods.find("__init__");
+    auto iter_it = k.methods.find("__iter__");
+    if (init_it == k.methods.end() || iter_it == k.methods.end()) return Node{};
+    const Function& init = functions_[init_it->second];
+    if (init.params.size() < 2) return Node{};
+    const std::string& given = init.params[1].name;
+    for (const auto& l : loops_) {
+      if (l.function != iter_it->second || !is(l.node, "for_statement")) continue;
+      Node over = unparen(field(l.node, "right"));
+      if (!is(over, "attribute") || text(unparen(field(over, "object"))) != "self") continue;
+      auto stores = self_assignments_by_key_.find(k.name + "." + std::string(text(field(over, "attribute"))));
+      if (stores == self_assignments_by_key_.end() || stores->second.size() != 1) continue;
+      Node v = unparen(self_assignments_[stores->second.front()].second);
+      if (!is(v, "identifier") || text(v) != given) continue;
+      auto vs = values(argument(sampler, 0, given));
+      if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr) return Node{};
+      return batch_sampler_size(vs[0].expr, depth + 1);
+    }
+  }
+  return Node{};
+}
+
+int SemanticModel::batch_size_param(int f) const {
+  int out = -1;
+  for (Node r : functions_[f].returns) {
+    auto vs = values(r);
+    if (vs.empty() || vs.size() > kMaxCandidates) return -1;
+    for (const auto& v : vs) {
+      if (v.kind != Value::Kind::Expr) return -1;
+      Node bs = unparen(batch_sampler_size(v.expr));
+      if (!is(bs, "identifier")) return -1;
+      auto bindings = lookup(text(bs), start(bs));
+      if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != f) return -1;
+      if (out >= 0 && out != bindings[0]->param_index) return -1;
+      out = bindings[0]->param_index;
+    }
+  }
+  return out;
+}
+
 // For each argument passed to a parameter that another module's function iterates in a hot loop,
 // per epoch (the parameter's own epoch loop, the call in a loop of this module, or its function
 // called in one): the call whose result the argument is, through a name bound to that result
@@ -698,6 +765,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     types().return_facts(static_cast<int>(f), facts);
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
+    facts.batch_size_param = batch_size_param(static_cast<int>(f));
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     out.functions.push_back({std::move(name), std::move(facts)});
   }
