@@ -811,8 +811,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     if (q == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
     else if (rebuild.count(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
-  } else if (k == "list_comprehension" || k == "generator_expression") {
-    // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed.
+  } else if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||
+             k == "set_comprehension") {
+    // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed;
+    // `{k: v for k, v in batch.items()}`: a dict batch copied entry by entry.
     for (Node c : named_children(expr))
       if (is(c, "for_in_clause")) {
         result = is_batch_impl(field(c, "right"));

@@ -410,7 +410,12 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
           else if (op == "-") out.push_back(make_int(a.i - b.i));
           else if (op == "*") out.push_back(make_int(a.i * b.i));
           else if (op == "//" && b.i != 0) out.push_back(make_int(a.i / b.i));
-          else out.push_back(Value::unknown());
+          else if (op == "/" && b.i != 0) {
+            Value q;  // true division: a float (`int(num_workers / 2)` is then an int)
+            q.kind = Value::Kind::Float;
+            q.f = static_cast<double>(a.i) / static_cast<double>(b.i);
+            out.push_back(q);
+          } else out.push_back(Value::unknown());
         } else {
           out.push_back(Value::unknown());
         }
@@ -848,6 +853,30 @@ std::vector<Value> SemanticModel::param_values(int f, int pi) const {
   return out;
 }
 
+// O(calls + classes x bases) once per class.
+const std::vector<int>& SemanticModel::constructor_calls(int klass) const {
+  auto [it, fresh] = constructor_calls_.try_emplace(klass);
+  if (!fresh) return it->second;
+  const Class& k = classes_[klass];
+  for (const Class& other : classes_)
+    for (const std::string& b : other.bases)
+      if (b == k.name || (b.size() > k.name.size() && b.compare(b.size() - k.name.size() - 1, std::string::npos, "." + k.name) == 0))
+        return it->second;
+  std::vector<int> out;
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    if (!is(fn, "identifier") || text(fn) != k.name) continue;
+    auto bindings = lookup(text(fn), start(fn));
+    if (bindings.empty()) continue;
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Class || !same(bindings[0]->value, k.node))
+      return constructor_calls_[klass];  // the name is rebound: some constructions are not read
+    out.push_back(static_cast<int>(ci));
+  }
+  auto& slot = constructor_calls_[klass];
+  slot = std::move(out);
+  return slot;
+}
+
 std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   const Function& fn = functions_[f];
   const Param& p = fn.params[pi];
@@ -856,7 +885,8 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   int position = pi;
   if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
-  const auto& sites = callers(f);
+  // `__init__` is called by constructing its class (`Trainer(args)`).
+  const auto& sites = fn.klass >= 0 && fn.name == "__init__" && callers(f).empty() ? constructor_calls(fn.klass) : callers(f);
   bool default_used = sites.empty();
   unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
   if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules

@@ -102,7 +102,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
     }
   }
   if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
-  if (fields & fact::kResult) o += x.result_feeds_training ? 'R' : '-';
+  if (fields & fact::kResult) o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
   if (fields & fact::kCalled) o += x.called ? 'C' : '-';
   return o;
 }
@@ -130,6 +130,8 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kTable)
     for (const auto& c : x.table_classes) o += "[" + c;
+  if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
+    o += "b" + std::to_string(x.batch_size_param) + x.params[static_cast<size_t>(x.batch_size_param)].name;
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -566,6 +568,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       c.in_loop |= oc.in_loop;
       if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
+      c.result_per_epoch |= oc.result_per_epoch;
       // Arguments to parameters, as Python binds them.
       const auto& params = ff->params;
       in.params.resize(params.size());
@@ -1123,7 +1126,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
-                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry});
+                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1132,7 +1135,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& [k, a] : c.keywords) kws.push_back({k, arg_json(a)});
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
-                     c.caller_once_per_epoch, c.caller_flag_guarded});
+                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -1176,6 +1179,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.table_classes = f.at(25).get<std::vector<std::string>>();
       ff.ret_elem_classes = f.at(26).get<std::vector<std::string>>();
       ff.registry = f.at(27).get<std::string>();
+      ff.batch_size_param = f.at(28);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
@@ -1202,6 +1206,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       oc.caller_every = c.at(13);
       oc.caller_once_per_epoch = c.at(14);
       oc.caller_flag_guarded = c.at(15);
+      oc.result_per_epoch = c.at(16);
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

@@ -65,6 +65,10 @@ struct IncomingCalls {
   bool flag_guarded = false;
   bool in_loop = false;         // from inside a loop (its own loops then run once per epoch)
   bool result_feeds_training = false;  // what it returns (a loader) is iterated by a hot loop
+  // What it returns is iterated per epoch by a hot loop of the caller's module or of a function
+  // the caller hands it to: bit i element i of a returned tuple (`train_loader, val_loader =
+  // get_loaders()`), kWholeResult the result itself.
+  unsigned result_per_epoch = 0;
   std::string via;              // "engine.py:12": the first hot call site, for the message
   bool operator==(const IncomingCalls&) const = default;
 };
@@ -134,6 +138,10 @@ struct FunctionFacts {
   // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
   // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).
   std::vector<std::string> table_classes;
+  // Every return is a batch sampler (torch's BatchSampler, or a class of the module iterating
+  // one) whose batch size is this parameter (index into `params`), -1 otherwise: BS001 reads a
+  // `batch_sampler=make_batch_sampler(sampler, 4)` of another module.
+  int batch_size_param = -1;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -152,7 +160,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kReturnType = 128,          // ret_kind, ret_device, ret_elems, ret_elem_classes, yield_*
                    kReturnsClass = 256,
                    kExists = 512,  // whether the project defines the name at all
-                   kTable = 1024;  // table_classes
+                   kTable = 1024,  // table_classes
+                   kBatchSize = 2048;  // batch_size_param
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -191,6 +200,9 @@ class ExternalFacts {
 
 constexpr size_t kMaxAttributeNames = 8192;
 
+// IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
+constexpr unsigned kWholeResult = 1u << 31;
+
 // A class union ("A|B") or a registry has at most this many members; more reads as unknown.
 constexpr size_t kMaxClassUnion = 4;
 
@@ -219,6 +231,7 @@ struct OutgoingCall {
   bool flag_guarded = false;
   bool in_loop = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
+  unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its

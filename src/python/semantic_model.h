@@ -244,6 +244,10 @@ class SemanticModel {
 
   // --- loops and hotness --------------------------------------------------------------
   bool is_loader_call(Node call) const;   // DataLoader constructors, any import path
+  // The batch size argument of a batch sampler's construction (`BatchSampler(s, 4)`, a call
+  // with `batch_size=`, a function of another module returning one, a class of this module
+  // iterating the batch sampler it is given); null when unknown.
+  Node batch_sampler_size(Node sampler_call, int depth = 0) const;
   // True when the expression evaluates to a data loader (through names, params, wrappers).
   bool is_loader_expr(Node expr) const;
   // Loops (indices) that iterate the given loader construction.
@@ -399,6 +403,16 @@ class SemanticModel {
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
+  // Calls here (by node id) whose result, or an element of it, another module's function
+  // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).
+  std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;
+  // The parameter of function f that is the batch size of every batch sampler it returns, or -1.
+  int batch_size_param(int f) const;
+  // The calls of this file constructing class `klass` by its name (`Trainer(args)`), the call
+  // sites of its `__init__`; empty when a class of the file derives from it (its constructions
+  // and `super().__init__` calls would pass other values).
+  const std::vector<int>& constructor_calls(int klass) const;
+  mutable std::unordered_map<int, std::vector<int>> constructor_calls_;
   // Visits (call index, parameter) for each parameter of another module's function, iterated in
   // a hot loop there, that a call here passes the loader to; stops when `visit` returns true.
   bool each_external_hot_param(Node loader_call, const std::function<bool(size_t, const ParamSummary&)>& visit) const;

@@ -422,7 +422,135 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
     for (Node r : functions_[f].returns)
       for (Node o : loader_origins(r))
         if (same(o, loader_call)) return true;
+  // Returned (as the result or as an element of a returned tuple) to callers that hand it to a
+  // function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
+  // `train(epoch, train_loader)` in an epoch loop.
+  if (in && in->result_per_epoch)
+    for (Node r : functions_[f].returns) {
+      r = unparen(r);
+      auto origin_of = [&](Node e) {
+        for (Node o : loader_origins(e))
+          if (same(o, loader_call)) return true;
+        return false;
+      };
+      if ((in->result_per_epoch & kWholeResult) && origin_of(r)) return true;
+      if (!is(r, "tuple") && !is(r, "expression_list")) continue;
+      for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
+        if ((in->result_per_epoch & (1u << i)) && origin_of(named_child(r, i))) return true;
+    }
   return false;
+}
+
+Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
+  sampler = unparen(sampler);
+  if (!is(sampler, "call") || depth > 3) return Node{};
+  const std::string& q = callee_name(sampler);
+  if (q == "torch.utils.data.BatchSampler" || q == "torch.utils.data.sampler.BatchSampler")
+    return argument(sampler, 1, "batch_size");
+  if (Node bs = argument(sampler, -1, "batch_size"); !is_null(bs)) return bs;
+  // A function of another module returning a batch sampler of one of its parameters' size.
+  if (const FunctionFacts* ext = ext_callee_of(sampler, fact::kBatchSize);
+      ext && ext->batch_size_param >= 0 && static_cast<size_t>(ext->batch_size_param) < ext->params.size()) {
+    const ParamSummary& p = ext->params[ext->batch_size_param];
+    if (p.star || p.double_star) return Node{};
+    int position = p.keyword_only ? -1 : ext->batch_size_param - (ext->method ? 1 : 0);
+    return argument(sampler, position, p.name);
+  }
+  // A class of this module that keeps the batch sampler it is given (`self.batch_sampler =
+  // batch_sampler` from __init__'s first parameter) and iterates it in `__iter__` (an
+  // iteration-based wrapper): its batches are that sampler's.
+  Node fn = unparen(field(sampler, "function"));
+  if (!is(fn, "identifier")) return Node{};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Class) return Node{};
+  auto named = classes_by_name_.find(std::string(text(fn)));
+  if (named == classes_by_name_.end()) return Node{};
+  for (int ki : named->second) {
+    const Class& k = classes_[ki];
+    if (!same(k.node, bindings[0]->value)) continue;
+    auto init_it = k.methods.find("__init__");
+    auto iter_it = k.methods.find("__iter__");
+    if (init_it == k.methods.end() || iter_it == k.methods.end()) return Node{};
+    const Function& init = functions_[init_it->second];
+    if (init.params.size() < 2) return Node{};
+    const std::string& given = init.params[1].name;
+    for (const auto& l : loops_) {
+      if (l.function != iter_it->second || !is(l.node, "for_statement")) continue;
+      Node over = unparen(field(l.node, "right"));
+      if (!is(over, "attribute") || text(unparen(field(over, "object"))) != "self") continue;
+      auto stores = self_assignments_by_key_.find(k.name + "." + std::string(text(field(over, "attribute"))));
+      if (stores == self_assignments_by_key_.end() || stores->second.size() != 1) continue;
+      Node v = unparen(self_assignments_[stores->second.front()].second);
+      if (!is(v, "identifier") || text(v) != given) continue;
+      auto vs = values(argument(sampler, 0, given));
+      if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr) return Node{};
+      return batch_sampler_size(vs[0].expr, depth + 1);
+    }
+  }
+  return Node{};
+}
+
+int SemanticModel::batch_size_param(int f) const {
+  int out = -1;
+  for (Node r : functions_[f].returns) {
+    auto vs = values(r);
+    if (vs.empty() || vs.size() > kMaxCandidates) return -1;
+    for (const auto& v : vs) {
+      if (v.kind != Value::Kind::Expr) return -1;
+      Node bs = unparen(batch_sampler_size(v.expr));
+      if (!is(bs, "identifier")) return -1;
+      auto bindings = lookup(text(bs), start(bs));
+      if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != f) return -1;
+      if (out >= 0 && out != bindings[0]->param_index) return -1;
+      out = bindings[0]->param_index;
+    }
+  }
+  return out;
+}
+
+// For each argument passed to a parameter that another module's function iterates in a hot loop,
+// per epoch (the parameter's own epoch loop, the call in a loop of this module, or its function
+// called in one): the call whose result the argument is, through a name bound to that result
+// or to one element of it (a tuple target of the assignment itself). O(calls x parameters x 17
+// bindings).
+std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_epoch() const {
+  std::unordered_map<const void*, unsigned> out;
+  if (!facts_) return out;
+  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
+    if (!ext) continue;
+    for (size_t i = 0; i < ext->params.size(); ++i) {
+      const ParamSummary& p = ext->params[i];
+      if (!p.iterated_hot || p.star || p.double_star) continue;
+      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
+      Node a = unparen(argument(calls_[ci].call, position, p.name));
+      if (!is(a, "identifier")) continue;
+      auto bindings = lookup(text(a), start(a));
+      if (bindings.size() > kMaxCandidates) continue;
+      for (const Binding* b : bindings) {
+        if (b->kind != Binding::Kind::Assign) continue;
+        Node v = unparen(b->value);
+        if (!is(v, "call") || call_index_.find(v.id) == call_index_.end()) continue;
+        unsigned bit = kWholeResult;
+        if (b->unpack_index >= 0) {
+          // Only a name of the assignment's own tuple target (`a, b = f()`), not a nested one.
+          Node t = b->target;
+          Node pattern = is(t, "identifier") ? parent(t) : t;
+          if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
+              b->unpack_index >= 8)
+            continue;
+          Node named = named_child(pattern, static_cast<uint32_t>(b->unpack_index));
+          if (!is(named, "identifier") || text(named) != text(a)) continue;
+          bit = 1u << b->unpack_index;
+        }
+        bool per_epoch = p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), v) ||
+                         function_called_in_loop(calls_[ci].caller);
+        if (per_epoch) out[v.id] |= bit;
+      }
+    }
+  }
+  return out;
 }
 
 std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call) const {
@@ -637,6 +765,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     types().return_facts(static_cast<int>(f), facts);
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
+    facts.batch_size_param = batch_size_param(static_cast<int>(f));
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     out.functions.push_back({std::move(name), std::move(facts)});
   }
@@ -730,6 +859,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.join(vals);
     return f;
   };
+  const auto per_epoch_results = results_iterated_per_epoch();
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) {
@@ -774,6 +904,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         }
       }
       oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
+      if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;

@@ -17,10 +17,8 @@ void bs001_small_batch(Context& ctx, Node call) {
     // candidate the same call), torch's BatchSampler also by position. Silent otherwise.
     auto vs = m.values(batch_sampler);
     if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr || !is(unparen(vs[0].expr), "call")) return;
-    Node sampler = unparen(vs[0].expr);
-    const std::string& q = m.callee_name(sampler);
-    bool torch_batch_sampler = q == "torch.utils.data.BatchSampler" || q == "torch.utils.data.sampler.BatchSampler";
-    bs = m.argument(sampler, torch_batch_sampler ? 1 : -1, "batch_size");
+    // Also a helper of another module returning one, and a wrapper class iterating one.
+    bs = m.batch_sampler_size(vs[0].expr);
     if (is_null(bs)) return;
     keyword = false;  // reported at the loader: the size is not one of its arguments
   }
