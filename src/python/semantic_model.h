@@ -416,6 +416,8 @@ class SemanticModel {
   // Visits (call index, parameter) for each parameter of another module's function, iterated in
   // a hot loop there, that a call here passes the loader to; stops when `visit` returns true.
   bool each_external_hot_param(Node loader_call, const std::function<bool(size_t, const ParamSummary&)>& visit) const;
+  bool each_external_hot_argument(const std::function<bool(size_t, const ParamSummary&, Node)>& visit) const;
+  bool hot_param_per_epoch(size_t ci, const ParamSummary& p, Node passed) const;
   // A class of another project module whose instances hold or yield CUDA values (by its facts)
   // is instantiated or subclassed here.
   bool ext_classes_hold_cuda() const;

@@ -389,10 +389,10 @@ bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
   return false;
 }
 
-bool SemanticModel::each_external_hot_param(Node loader_call,
-                                             const std::function<bool(size_t, const ParamSummary&)>& visit) const {
-  // The parameters of other modules' functions, iterated in a hot loop there, that a call here
-  // passes the loader to; `visit` returns true to stop.
+bool SemanticModel::each_external_hot_argument(
+    const std::function<bool(size_t, const ParamSummary&, Node)>& visit) const {
+  // The arguments a call here passes to parameters of other modules' functions that those
+  // functions iterate in a hot loop; `visit` returns true to stop.
   for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
     if (ext_name_[ci].empty()) continue;
     const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
@@ -402,13 +402,28 @@ bool SemanticModel::each_external_hot_param(Node loader_call,
       if (!p.iterated_hot || p.star || p.double_star) continue;
       int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
       Node a = argument(calls_[ci].call, position, p.name);
-      if (is_null(a)) continue;
-      bool passed = false;
-      for (Node o : loader_origins(a)) passed |= same(o, loader_call);
-      if (passed && visit(ci, p)) return true;
+      if (!is_null(a) && visit(ci, p, a)) return true;
     }
   }
   return false;
+}
+
+bool SemanticModel::hot_param_per_epoch(size_t ci, const ParamSummary& p, Node passed) const {
+  // The parameter's own epoch loop, the call in a loop of this module around what it passes, or
+  // the calling function called in one.
+  return p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), passed) ||
+         function_called_in_loop(calls_[ci].caller);
+}
+
+bool SemanticModel::each_external_hot_param(Node loader_call,
+                                             const std::function<bool(size_t, const ParamSummary&)>& visit) const {
+  // The parameters of other modules' functions, iterated in a hot loop there, that a call here
+  // passes the loader to; `visit` returns true to stop.
+  return each_external_hot_argument([&](size_t ci, const ParamSummary& p, Node a) {
+    bool passed = false;
+    for (Node o : loader_origins(a)) passed |= same(o, loader_call);
+    return passed && visit(ci, p);
+  });
 }
 
 bool SemanticModel::external_feeds_training(Node loader_call) const {
@@ -516,40 +531,31 @@ int SemanticModel::batch_size_param(int f) const {
 std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_epoch() const {
   std::unordered_map<const void*, unsigned> out;
   if (!facts_) return out;
-  for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
-    if (ext_name_[ci].empty()) continue;
-    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
-    if (!ext) continue;
-    for (size_t i = 0; i < ext->params.size(); ++i) {
-      const ParamSummary& p = ext->params[i];
-      if (!p.iterated_hot || p.star || p.double_star) continue;
-      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
-      Node a = unparen(argument(calls_[ci].call, position, p.name));
-      if (!is(a, "identifier")) continue;
-      auto bindings = lookup(text(a), start(a));
-      if (bindings.size() > kMaxCandidates) continue;
-      for (const Binding* b : bindings) {
-        if (b->kind != Binding::Kind::Assign) continue;
-        Node v = unparen(b->value);
-        if (!is(v, "call") || call_index_.find(v.id) == call_index_.end()) continue;
-        unsigned bit = kWholeResult;
-        if (b->unpack_index >= 0) {
-          // Only a name of the assignment's own tuple target (`a, b = f()`), not a nested one.
-          Node t = b->target;
-          Node pattern = is(t, "identifier") ? parent(t) : t;
-          if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
-              b->unpack_index >= 8)
-            continue;
-          Node named = named_child(pattern, static_cast<uint32_t>(b->unpack_index));
-          if (!is(named, "identifier") || text(named) != text(a)) continue;
-          bit = 1u << b->unpack_index;
-        }
-        bool per_epoch = p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), v) ||
-                         function_called_in_loop(calls_[ci].caller);
-        if (per_epoch) out[v.id] |= bit;
+  each_external_hot_argument([&](size_t ci, const ParamSummary& p, Node arg) {
+    Node a = unparen(arg);
+    if (!is(a, "identifier")) return false;
+    auto bindings = lookup(text(a), start(a));
+    if (bindings.size() > kMaxCandidates) return false;
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign) continue;
+      Node v = unparen(b->value);
+      if (!is(v, "call") || call_index_.find(v.id) == call_index_.end()) continue;
+      unsigned bit = kWholeResult;
+      if (b->unpack_index >= 0) {
+        // Only a name of the assignment's own tuple target (`a, b = f()`), not a nested one.
+        Node t = b->target;
+        Node pattern = is(t, "identifier") ? parent(t) : t;
+        if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
+            b->unpack_index >= 8)
+          continue;
+        Node named = named_child(pattern, static_cast<uint32_t>(b->unpack_index));
+        if (!is(named, "identifier") || text(named) != text(a)) continue;
+        bit = 1u << b->unpack_index;
       }
+      if (hot_param_per_epoch(ci, p, v)) out[v.id] |= bit;
     }
-  }
+    return false;
+  });
   return out;
 }
 
@@ -558,8 +564,7 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   bool found = false;
   bool per_epoch = each_external_hot_param(loader_call, [&](size_t ci, const ParamSummary& p) {
     found = true;
-    return p.iterated_per_epoch || call_repeats_for(static_cast<int>(ci), loader_call) ||
-           function_called_in_loop(calls_[ci].caller);
+    return hot_param_per_epoch(ci, p, loader_call);
   });
   if (per_epoch) return true;
   return found ? std::optional<bool>(false) : std::nullopt;
