@@ -1,0 +1,521 @@
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "python/frameworks.h"
+#include "python/semantic_model.h"
+#include "python/types.h"
+#include "python/types_detail.h"
+
+// The classes of the module as types: class hierarchy, framework and module bases, constructions,
+// class iteration, and the facts other project modules read of this module's classes and
+// functions (project mode). Split from types.cpp by concern (issue 10's layout).
+
+namespace stoker::python {
+
+using Kind = AbstractType::Kind;
+using namespace type_detail;
+
+int TypeInference::base_class(int klass) const {
+  // The first base class defined here (single inheritance is what the attribute lookup follows).
+  for (const auto& b : m_.classes()[klass].bases) {
+    auto named = m_.classes_by_name_.find(std::string(last_part(b)));
+    if (named != m_.classes_by_name_.end()) return named->second.back();
+  }
+  return -1;
+}
+
+int TypeInference::module_class(int klass) const {
+  if (module_class_.empty()) module_class_.assign(m_.classes().size(), -2);
+  if (klass < 0 || klass >= static_cast<int>(module_class_.size())) return -1;
+  signed char& memo = module_class_[klass];
+  if (memo != -2) return memo;
+  memo = -1;  // in progress: unknown
+  int result = 0;
+  if (m_.is_subclass_of(klass, {"torch.nn.Module", "torch.nn.modules.module.Module"}) || m_.is_lightning_module(klass)) {
+    result = 1;
+  } else {
+    for (const auto& base : m_.classes()[klass].bases) {
+      if (base == "object" || base == "builtins.object" || starts_with(base, "torch.utils.data.") ||
+          starts_with(base, "abc.") || starts_with(base, "enum.") || starts_with(base, "typing.") ||
+          base == "Exception" || base == "dict" || base == "list")
+        continue;
+      // A framework object class (`class CLTrainer(transformers.Trainer)`): an object, not a module.
+      if (FrameworkTable::get().object_class(base) >= 0) continue;
+      if (starts_with(base, "torch.nn.") || starts_with(base, "transformers.") || starts_with(base, "timm.")) {
+        result = 1;
+        break;
+      }
+      // A base class defined here decides, or one of another project module (its facts); any
+      // other base (imported from elsewhere) is unknown.
+      auto named = m_.classes_by_name_.find(std::string(last_part(base)));
+      int local = named == m_.classes_by_name_.end() ? -1 : named->second.back();
+      int r = local >= 0 && local != klass ? module_class(local) : -1;
+      if (local < 0 && m_.facts_)
+        if (const FunctionFacts* ext = m_.facts_->callee(base, fact::kClass); ext && ext->is_class) r = ext->module_kind;
+      if (r == 1) {
+        result = 1;
+        break;
+      }
+      if (r == -1) result = -1;
+    }
+  }
+  memo = static_cast<signed char>(result);
+  return result;
+}
+
+AbstractType TypeInference::instance_of(int klass) const {
+  int mc = module_class(klass);
+  if (mc < 0) return AbstractType::unknown();
+  AbstractType t = AbstractType::of(mc ? Kind::Module : Kind::Object);
+  t.klass = klass;
+  if (!mc) t.framework = framework_base(klass);
+  return t;
+}
+
+int TypeInference::framework_base(int klass) const {
+  if (framework_base_.empty()) framework_base_.assign(m_.classes().size(), -3);
+  if (klass < 0 || klass >= static_cast<int>(framework_base_.size())) return -1;
+  int& memo = framework_base_[klass];
+  if (memo != -3) return memo == -4 ? -1 : memo;
+  memo = -4;  // in progress: none
+  const auto& table = FrameworkTable::get();
+  int result = -1;
+  for (const auto& base : m_.classes()[klass].bases) {
+    result = table.object_class(base);
+    if (result >= 0) break;
+    auto named = m_.classes_by_name_.find(std::string(last_part(base)));
+    if (named != m_.classes_by_name_.end()) {
+      int local = named->second.back();
+      result = local != klass ? framework_base(local) : -1;
+    } else if (m_.facts_) {
+      if (const FunctionFacts* ext = m_.facts_->callee(base, fact::kClass); ext && ext->is_class)
+        result = ext->framework.empty() ? -1 : table.object_class(ext->framework);
+    }
+    if (result >= 0) break;
+  }
+  memo = result;
+  return result;
+}
+
+int TypeInference::class_of_callee(Node fn) const {
+  for (const auto& v : m_.values(fn))
+    if (v.kind == Value::Kind::Expr && is(v.expr, "class_definition")) {
+      auto c = m_.class_by_node_.find(v.expr.id);
+      if (c != m_.class_by_node_.end()) return c->second;
+    }
+  return -1;
+}
+
+int TypeInference::framework_class_of_callee(Node fn) const {
+  const std::string& q = m_.qualified_name(fn);
+  return q.empty() ? -1 : FrameworkTable::get().object_class(q);
+}
+
+const std::vector<Node>& TypeInference::constructor_calls(int klass) const {
+  if (!constructors_built_) {
+    constructors_built_ = true;
+    for (const auto& cs : m_.calls()) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "identifier") && !is(fn, "attribute")) continue;
+      // Only names bound to a class here can construct one: skip the value resolution otherwise.
+      std::string_view name = is(fn, "identifier") ? text(fn, m_.src()) : text(field(fn, "attribute"), m_.src());
+      if (!m_.classes_by_name_.count(std::string(name))) continue;
+      int c = class_of_callee(fn);
+      if (c >= 0) constructors_[c].push_back(cs.call);
+    }
+  }
+  static const std::vector<Node> kNone;
+  auto it = constructors_.find(klass);
+  return it == constructors_.end() ? kNone : it->second;
+}
+
+AbstractType TypeInference::class_iter(int klass, Path path) const {
+  // A project class with __iter__: what it yields (or the iterator it returns).
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second;) {
+    auto mit = m_.classes()[c].methods.find("__iter__");
+    if (mit != m_.classes()[c].methods.end()) {
+      int f = mit->second;
+      AbstractType t = AbstractType::bottom();
+      bool any = false;
+      for (const auto& [y, from] : yields(f)) {
+        t = join(t, from ? iter(y, path) : value(y, path));
+        any = true;
+      }
+      if (yields(f).empty())
+        for (Node r : m_.functions()[f].returns) {
+          t = join(t, iter(r, path));
+          any = true;
+        }
+      return any ? t : AbstractType::unknown();
+    }
+    c = base_class(c);
+  }
+  return AbstractType::unknown();
+}
+
+// ---------------------------------------------------------------------------------------
+// Classes of other project modules (project mode).
+
+AbstractType TypeInference::from_fact(int kind, int device) {
+  if (kind < 0 || kind > static_cast<int>(Kind::Unknown) || device < 0 || device > static_cast<int>(TypeDevice::Any))
+    return AbstractType::unknown();
+  return AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
+}
+
+AbstractType TypeInference::ext_return(const FunctionFacts& f) {
+  AbstractType t = from_fact(f.ret_kind, f.ret_device);
+  if (t.kind == Kind::Bottom) return AbstractType::unknown();
+  // A module whose device its types leave open, which the CUDA taint says may be on CUDA.
+  if (t.kind == Kind::Module && t.device == TypeDevice::Unresolved && f.returns_cuda) t.device = TypeDevice::Any;
+  return t;
+}
+
+const FunctionFacts* TypeInference::ext_function(Node call, unsigned fields) const {
+  if (!m_.facts_) return nullptr;
+  if (const FunctionFacts* f = m_.ext_callee_of(call, fields)) return f;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return nullptr;
+  std::string_view meth = text(field(fn, "attribute"), m_.src());
+  if (meth == "forward" || meth == "generate") return nullptr;
+  AbstractType recv = value(field(fn, "object"), Path{});
+  if ((recv.kind != Kind::Module && recv.kind != Kind::Object) || recv.klass > -2) return nullptr;
+  size_t i = static_cast<size_t>(-2 - recv.klass);
+  if (i >= ext_classes_.size()) return nullptr;
+  return m_.facts_->callee(ext_classes_[i] + "." + std::string(meth), fields);
+}
+
+std::vector<const FunctionFacts*> TypeInference::ext_union_functions(Node call, unsigned fields) const {
+  std::vector<const FunctionFacts*> out;
+  if (!m_.facts_ || m_.ext_name_.empty()) return out;
+  auto it = m_.call_index_.find(call.id);
+  if (it == m_.call_index_.end()) return out;
+  const std::string& name = m_.ext_name_[it->second];
+  if (name.find('|') == std::string::npos) return out;
+  for (const auto& member : union_members(name)) {
+    const FunctionFacts* f = m_.facts_->callee(member, fields);
+    if (!f) return {};
+    out.push_back(f);
+  }
+  return out;
+}
+
+int TypeInference::passed_through(int function) const {
+  // Every yield is `yield from p` or `yield x` of the loop variable of `for x in p:`, p a
+  // parameter never rebound: the generator hands out the elements of p (a progress logger's
+  // `log_every(iterable)`), whatever the callers pass.
+  const Function& fn = m_.functions()[function];
+  auto param_of = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return -1;
+    auto bindings = m_.lookup(text(e, m_.src()), start(e));
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function != function)
+      return -1;
+    const Param& p = fn.params[bindings[0]->param_index];
+    return p.is_variadic ? -1 : bindings[0]->param_index;
+  };
+  int found = -1;
+  for (const auto& [y, from] : yields(function)) {
+    int p = -1;
+    if (from) {
+      p = param_of(y);
+    } else if (is(unparen(y), "identifier")) {
+      auto bindings = m_.lookup(text(unparen(y), m_.src()), start(y));
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::LoopTarget && bindings[0]->unpack_index < 0 &&
+          is(bindings[0]->target, "identifier") && is(parent(bindings[0]->target), "for_statement"))
+        p = param_of(bindings[0]->value);
+    }
+    if (p < 0 || (found >= 0 && p != found)) return -1;
+    found = p;
+  }
+  return found;
+}
+
+void TypeInference::return_facts(int function, FunctionFacts& out) const {
+  auto known = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
+  if (!yields(function).empty()) {  // a generator: what iterating a call gives
+    out.yields_param = passed_through(function);
+    AbstractType y = AbstractType::bottom();
+    for (const auto& [v, from] : yields(function)) y = join(y, is_null(v) ? AbstractType::of(Kind::None)
+                                                             : from ? iter(v, Path{}) : value(v, Path{}));
+    if (known(y)) {
+      out.yield_kind = static_cast<int>(y.kind);
+      out.yield_device = static_cast<int>(y.device);
+    }
+    return;
+  }
+  const auto& returns = m_.functions()[function].returns;
+  if (returns.empty()) return;
+  AbstractType whole = AbstractType::bottom();
+  size_t arity = 0;
+  for (Node r : returns) {
+    whole = join(whole, value(r, Path{}));
+    Node u = unparen(r);
+    if (!is(u, "tuple") && !is(u, "expression_list")) continue;
+    size_t n = 0;
+    bool splat = false;
+    for (Node e : named_children(u)) {
+      splat |= is(e, "list_splat");
+      ++n;
+    }
+    if (!splat) arity = std::max(arity, n);
+  }
+  if (known(whole)) {
+    out.ret_kind = static_cast<int>(whole.kind);
+    out.ret_device = static_cast<int>(whole.device);
+  }
+  arity = std::min<size_t>(arity, 8);
+  bool any_class = false;
+  std::vector<std::string> classes;
+  for (size_t i = 0; i < arity; ++i) {
+    AbstractType e = AbstractType::bottom();
+    for (Node r : returns) e = join(e, value(r, Path::single(static_cast<int>(i))));
+    if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
+    else out.ret_elems.push_back({-1, 0});
+    // The class (or union) of the element's instances in every return (`return model, criterion`).
+    std::string c;
+    if (e.kind == Kind::Module || e.kind == Kind::Object)
+      for (Node r : returns) {
+        std::string rc = class_names(r, Path::single(static_cast<int>(i)));
+        c = rc.empty() ? std::string{} : c.empty() ? rc : union_join(c, rc);
+        if (c.empty()) break;
+      }
+    any_class |= !c.empty();
+    classes.push_back(std::move(c));
+  }
+  if (any_class) out.ret_elem_classes = std::move(classes);
+}
+
+const FunctionFacts* TypeInference::ext_class(int klass) const {
+  size_t i = static_cast<size_t>(-2 - klass);
+  if (klass > -2 || i >= ext_classes_.size() || !m_.facts_) return nullptr;
+  if (ext_classes_[i].find('|') != std::string::npos) return nullptr;  // a class union: no one class's facts
+  const FunctionFacts* f = m_.facts_->callee(ext_classes_[i], fact::kClass);
+  return f && f->is_class ? f : nullptr;
+}
+
+const FunctionFacts* TypeInference::ext_base(int klass, std::string* name) const {
+  if (!m_.facts_) return nullptr;
+  for (const auto& b : m_.classes()[klass].bases) {
+    if (m_.classes_by_name_.count(std::string(last_part(b)))) continue;
+    const FunctionFacts* f = m_.facts_->callee(b, fact::kClass);
+    if (f && f->is_class) {
+      if (name) *name = b;
+      return f;
+    }
+  }
+  return nullptr;
+}
+
+int TypeInference::ext_instance_class(Node call) const {
+  if (!m_.facts_ || m_.ext_name_.empty()) return -1;
+  auto it = m_.call_index_.find(call.id);
+  if (it == m_.call_index_.end()) return -1;
+  return ext_class_index(m_.ext_name_[it->second]);
+}
+
+int TypeInference::ext_class_index(std::string_view written) const {
+  if (!m_.facts_ || written.empty()) return -1;
+  if (written.find('|') != std::string_view::npos) {
+    // A class union: every member a class of another module, all modules or all not.
+    std::string key;
+    int kind = -1;
+    for (const auto& member : union_members(written)) {
+      const FunctionFacts* f = m_.facts_->callee(member, fact::kClass);
+      if (!f || !f->is_class || f->module_kind < 0 || (kind >= 0 && f->module_kind != kind)) return -1;
+      kind = f->module_kind;
+      std::string c = m_.facts_->canonical(member);
+      key = union_join(key.empty() ? c : key, c);
+      if (c.empty() || key.empty()) return -1;
+    }
+    for (size_t i = 0; i < ext_classes_.size(); ++i)
+      if (ext_classes_[i] == key) return -2 - static_cast<int>(i);
+    if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
+    ext_classes_.push_back(std::move(key));
+    return -2 - static_cast<int>(ext_classes_.size() - 1);
+  }
+  const FunctionFacts* f = m_.facts_->callee(written, fact::kClass);
+  if (!f || !f->is_class || f->module_kind < 0) return -1;
+  // One index per class, whichever name reaches it (`.models.Net`, `pkg.Net` re-exported).
+  std::string key = m_.facts_->canonical(written);
+  if (key.empty()) key = std::string(written);
+  for (size_t i = 0; i < ext_classes_.size(); ++i)
+    if (ext_classes_[i] == key) return -2 - static_cast<int>(i);
+  if (ext_classes_.size() >= SemanticModel::kMaxCandidates * 4) return -1;
+  ext_classes_.push_back(std::move(key));
+  return -2 - static_cast<int>(ext_classes_.size() - 1);
+}
+
+std::vector<std::string> TypeInference::cuda_instance_classes() const {
+  std::vector<std::string> out;
+  if (!m_.facts_ || !m_.uses_cuda()) return out;
+  for (const Scope& s : m_.scopes_)
+    for (const auto& [name, list] : s.bindings)
+      for (const Binding& b : list) {
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        AbstractType t = binding_part(b, Path{});
+        if (t.kind != Kind::Module || t.klass > -2) continue;
+        TypeDevice d = t.device;
+        if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
+        if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
+        const std::string& klass = ext_classes_[static_cast<size_t>(-2 - t.klass)];
+        if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int TypeInference::class_by_canonical(const std::string& name) const {
+  if (!m_.facts_ || name.empty() || name == "?") return -1;
+  // A class of this module (another module returned or passed an instance of it).
+  auto dot = name.rfind('.');
+  if (dot != std::string::npos) {
+    std::string local = name.substr(dot + 1);
+    auto named = m_.classes_by_name_.find(local);
+    if (named != m_.classes_by_name_.end() && m_.facts_->canonical(local, true) == name)
+      for (int c : named->second)
+        if (m_.scopes_[m_.classes()[c].scope].parent == 0) return c;
+  }
+  return ext_class_index(name);
+}
+
+AbstractType TypeInference::returned_instance(const FunctionFacts& f) const {
+  int klass = class_by_canonical(f.returns_class);
+  if (klass == -1) return AbstractType::unknown();
+  AbstractType t = instance_type(klass, f.returns_module && f.returns_cuda ? TypeDevice::Any : TypeDevice::Unresolved);
+  return t.kind == Kind::Module || t.kind == Kind::Object ? t : AbstractType::unknown();
+}
+
+AbstractType TypeInference::instance_type(int klass, TypeDevice module_device) const {
+  AbstractType t;
+  if (klass >= 0) {
+    t = instance_of(klass);
+  } else if (const FunctionFacts* f = ext_class(klass)) {
+    t = AbstractType::of(f->module_kind == 1 ? Kind::Module : Kind::Object);
+    t.klass = klass;
+    if (t.kind == Kind::Object && !f->framework.empty()) t.framework = FrameworkTable::get().object_class(f->framework);
+  } else if (size_t i = static_cast<size_t>(-2 - klass);
+             klass <= -2 && i < ext_classes_.size() && ext_classes_[i].find('|') != std::string::npos) {
+    // A class union (ext_class_index checked that its members agree): no members' facts.
+    const FunctionFacts* first = m_.facts_->callee(union_members(ext_classes_[i])[0], fact::kClass);
+    if (first && first->is_class) {
+      t = AbstractType::of(first->module_kind == 1 ? Kind::Module : Kind::Object);
+      t.klass = klass;
+    }
+  }
+  if (t.kind == Kind::Module) t.device = module_device;
+  return t;
+}
+
+std::string TypeInference::class_names(Node expr, Path path, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || !m_.facts_) return {};
+  AbstractType t = value(expr, path);
+  if (t.kind != Kind::Module && t.kind != Kind::Object) return {};
+  std::string own = class_name(t);
+  if (!own.empty() || t.klass != -1 || t.framework >= 0 || depth >= 2) return own;
+  auto k = kind(expr);
+  if ((k == "tuple" || k == "expression_list") && path.size()) {
+    int i = path.at(0), n = 0;
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) return {};
+      if (n++ == i) return class_names(c, path.rest(), depth);
+    }
+    return {};
+  }
+  if (k == "conditional_expression") {
+    auto parts = named_children(expr);
+    if (parts.size() != 3) return {};
+    return union_join(class_names(parts[0], path, depth + 1), class_names(parts[2], path, depth + 1));
+  }
+  if (k != "identifier") return {};
+  auto bindings = visible(m_, expr);
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
+  std::string out;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
+    AbstractType bt = binding_part(*b, path);
+    if (bt.kind == Kind::None) continue;  // an optional instance
+    std::string c = class_name(bt);
+    if (c.empty() && bt.klass == -1 && (bt.kind == Kind::Module || bt.kind == Kind::Object))
+      c = class_names(b->value, path, depth + 1);
+    out = out.empty() && c.empty() ? std::string{} : out.empty() ? c : union_join(out, c);
+    if (out.empty()) return {};
+  }
+  return out;
+}
+
+std::string TypeInference::class_name(const AbstractType& t) const {
+  if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.framework >= 0 || !m_.facts_) return {};
+  if (t.klass >= 0) {
+    const Class& c = m_.classes()[t.klass];
+    return m_.scopes_[c.scope].parent == 0 ? m_.facts_->canonical(c.name, true) : std::string{};
+  }
+  size_t i = static_cast<size_t>(-2 - t.klass);
+  return t.klass <= -2 && i < ext_classes_.size() ? ext_classes_[i] : std::string{};
+}
+
+AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {
+  for (const auto& a : f.attrs)
+    if (a.name == attr) {
+      AbstractType t = from_fact(a.kind, a.device);
+      if (t.kind == Kind::Module || t.kind == Kind::Tensor) t.device = join(t.device, owner);
+      return t;
+    }
+  return AbstractType::unknown();
+}
+
+bool TypeInference::registered_tensor(int klass, std::string_view attr) const {
+  // `self.register_buffer("mean", t)` / `self.register_parameter("w", p)` in a method of the class.
+  for (const auto& cs : m_.calls()) {
+    if (cs.caller < 0 || m_.functions()[cs.caller].klass != klass) continue;
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto meth = text(field(fn, "attribute"), m_.src());
+    if (meth != "register_buffer" && meth != "register_parameter") continue;
+    if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+    std::string name;
+    if (string_literal_value(m_.argument(cs.call, 0, "name"), m_.src(), name) && name == attr) return true;
+  }
+  return false;
+}
+
+void TypeInference::class_facts(int klass, FunctionFacts& out) const {
+  out.is_class = true;
+  out.module_kind = module_class(klass);
+  if (int fw = framework_base(klass); fw >= 0) out.framework = FrameworkTable::get().class_name(fw);
+  auto keep = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
+  AbstractType it = class_iter(klass, Path{});
+  if (keep(it)) {
+    out.iter_kind = static_cast<int>(it.kind);
+    out.iter_device = static_cast<int>(it.device);
+  }
+  // The attributes assigned in the class and its bases here (the facts of an imported base
+  // are that base's own), and the registered buffers and parameters.
+  std::set<std::string> names;
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c)) {
+    std::string prefix = m_.classes()[c].name + ".";
+    for (const auto& [key, v] : m_.self_assignments_)
+      if (key.compare(0, prefix.size(), prefix) == 0) names.insert(key.substr(prefix.size()));
+    for (const auto& cs : m_.calls()) {
+      if (cs.caller < 0 || m_.functions()[cs.caller].klass != c) continue;
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto meth = text(field(fn, "attribute"), m_.src());
+      std::string name;
+      if ((meth == "register_buffer" || meth == "register_parameter") &&
+          string_literal_value(m_.argument(cs.call, 0, "name"), m_.src(), name))
+        names.insert(name);
+    }
+  }
+  for (const auto& name : names) {
+    if (out.attrs.size() >= 64) break;
+    AbstractType t = member_type(klass, name, TypeDevice::Unresolved);
+    if (!keep(t)) continue;
+    out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
+  }
+}
+
+}  // namespace stoker::python
