@@ -595,23 +595,88 @@ bool SemanticModel::in_uncalled_function(int f) const {
     int ps = scopes_[functions_[f].scope].parent;
     if (ps < 0) return false;
     if (scopes_[ps].kind == Scope::Kind::Module) break;
-    if (scopes_[ps].kind == Scope::Kind::Class) return scopes_[ps].parent == 0 && uncalled_method(f, 0);
+    if (scopes_[ps].kind == Scope::Kind::Class)
+      return scopes_[ps].parent == 0 && (unreferenced_class(scopes_[ps].klass) || uncalled_method(f, 0));
     f = scopes_[ps].function;
     if (f < 0) return false;
   }
   if (functions_[f].klass >= 0 || !callers(f).empty()) return false;
-  const std::string& name = functions_[f].name;
-  // Any other mention of the name as a word not after a dot (`f`, `target=f`, `"f"`) counts.
-  Node id = field(functions_[f].node, "name");
-  for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
-    if (at == start(id)) continue;
-    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
-    if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
-    return false;
-  }
+  // Any other mention of the name as a word not after a dot (`f`, `target=f`, `"f"`) counts;
+  // a docstring, a comment or `__all__` (an export: another module's call of it is known
+  // through incoming()) does not.
+  if (mentioned_here(functions_[f].name, start(field(functions_[f].node, "name")), false)) return false;
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   return !in || !in->called;
+}
+
+bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_at, bool after_dot) const {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+    if (at == except_at) continue;
+    if (at > 0 && (word(src_[at - 1]) || (!after_dot && src_[at - 1] == '.'))) continue;
+    if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+    if (inert_text_at(static_cast<uint32_t>(at))) continue;
+    return true;
+  }
+  return false;
+}
+
+// A comment, a docstring (a string that is a statement of its own) or a string of `__all__`
+// (`__all__ = [...]`, `__all__ += (...)`, `__all__.extend([...])`, `__all__.append(...)`).
+bool SemanticModel::inert_text_at(uint32_t at) const {
+  Node d = ts_node_descendant_for_byte_range(root_, at, at);
+  if (is(d, "comment")) return true;
+  Node s = is(d, "string_content") ? parent(d) : d;
+  if (!is(s, "string")) return false;
+  Node p = parent(s);
+  if (is(p, "concatenated_string")) {
+    s = p;
+    p = parent(p);
+  }
+  if (is(p, "expression_statement") && named_count(p) == 1) return true;
+  if (is(p, "list") || is(p, "tuple")) p = parent(p);
+  if (is(p, "assignment") || is(p, "augmented_assignment")) return text(field(p, "left")) == "__all__";
+  if (is(p, "argument_list")) {
+    Node fn = field(parent(p), "function");
+    return is(fn, "attribute") && text(field(fn, "object")) == "__all__";
+  }
+  return false;
+}
+
+// A module-level class whose name no code of the project writes (this file: mentioned_here();
+// other modules: any word of their text, comments included) is never built, subclassed or
+// looked up, so none of its methods runs, whatever its bases: an unused `nn.Module`, an
+// `autograd.Function` nothing applies. Left alone when something may find the class without
+// its name: a decorator (a registry), a metaclass or other class keyword, a base of the project
+// or of this file (`__init_subclass__`, `__subclasses__()`), a base not resolved to a library
+// name, a test class (`Test*`, `TestCase`: collected by the runner), or a module reading its own
+// namespace (`globals()`, `vars()`, `getmembers`, `__dict__`).
+bool SemanticModel::unreferenced_class(int k) const {
+  if (!facts_ || k < 0) return false;
+  if (auto it = unreferenced_memo_.find(k); it != unreferenced_memo_.end()) return it->second;
+  auto answer = [&](bool v) {
+    unreferenced_memo_[k] = v;
+    return v;
+  };
+  const Class& c = classes_[k];
+  if (c.scope < 0 || scopes_[c.scope].parent != 0 || c.name.empty() || c.name.rfind("Test", 0) == 0)
+    return answer(false);
+  if (is(parent(c.node), "decorated_definition")) return answer(false);
+  for (Node b : named_children(field(c.node, "superclasses")))
+    if (is(b, "keyword_argument") || is(b, "list_splat") || is(b, "dictionary_splat")) return answer(false);
+  for (const std::string& b : c.bases) {
+    if (b == "object" || b == "builtins.object") continue;
+    size_t dot = b.find('.');
+    if (dot == std::string::npos || b.find("TestCase") != std::string::npos) return answer(false);
+    std::string_view first = std::string_view(b).substr(0, dot);
+    if (facts_->project_name(b)) return answer(false);
+    for (const Class& o : classes_)
+      if (o.name == first) return answer(false);
+  }
+  for (std::string_view reflect : {"globals()", "vars(", "getmembers", "__dict__", "__subclasses__", "locals()"})
+    if (src_.find(reflect) != std::string_view::npos) return answer(false);
+  if (mentioned_here(c.name, start(field(c.node, "name")), true)) return answer(false);
+  return answer(!facts_->word_mentioned(c.name));
 }
 
 // A method of a module-level class that nothing runs: the class has no base (a library base
@@ -674,7 +739,8 @@ bool SemanticModel::in_uncalled_caller(int f, int depth) const {
   for (int guard = 0; guard < 64 && f >= 0; ++guard) {
     int ps = scopes_[functions_[f].scope].parent;
     if (ps < 0 || scopes_[ps].kind == Scope::Kind::Module) return false;
-    if (scopes_[ps].kind == Scope::Kind::Class) return scopes_[ps].parent == 0 && uncalled_method(f, depth);
+    if (scopes_[ps].kind == Scope::Kind::Class)
+      return scopes_[ps].parent == 0 && (unreferenced_class(scopes_[ps].klass) || uncalled_method(f, depth));
     f = scopes_[ps].function;
   }
   return false;

@@ -415,7 +415,16 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
             q.kind = Value::Kind::Float;
             q.f = static_cast<double>(a.i) / static_cast<double>(b.i);
             out.push_back(q);
-          } else out.push_back(Value::unknown());
+          } else if (op == "|") out.push_back(make_int(a.i | b.i));
+          else if (op == "&") out.push_back(make_int(a.i & b.i));
+          else if (op == "^") out.push_back(make_int(a.i ^ b.i));
+          else out.push_back(Value::unknown());
+        } else if (a.kind == Value::Kind::Bool && b.kind == Value::Kind::Bool && (op == "|" || op == "&" || op == "^")) {
+          // Host flags combined bitwise (`save_txt=opt.save_txt | opt.save_hybrid`): a bool.
+          Value x;
+          x.kind = Value::Kind::Bool;
+          x.b = op == "|" ? (a.b || b.b) : op == "&" ? (a.b && b.b) : (a.b != b.b);
+          out.push_back(x);
         } else {
           out.push_back(Value::unknown());
         }

@@ -425,6 +425,7 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
     for (auto& d : sys_path_dirs(paths[i], texts[i]))
       if (std::find(extra.begin(), extra.end(), d) == extra.end()) extra.push_back(std::move(d));
   ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
+  setup.layout.index_words(texts);
   const ProjectLayout& layout = setup.layout;
   // Who imports whom (project modules only), then every importer of a module that passes the
   // prefilter, transitively: O(modules + imports).
@@ -1036,6 +1037,12 @@ bool ModuleEnv::attribute_mentioned(std::string_view name) const {
   return out;
 }
 
+bool ModuleEnv::word_mentioned(std::string_view name) const {
+  bool out = table_.word_mentioned(module_, name);
+  record({'w', std::string(name), 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -1061,6 +1068,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 'r': return table_.registered(module_, q.name);
     case 's': return table_.star_import(module_, q.name);
     case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
+    case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
   }
   return {};
 }

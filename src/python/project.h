@@ -62,6 +62,12 @@ class ProjectLayout {
   static std::vector<std::pair<std::string, std::string>> context_files(const std::string& path,
                                                                         std::string_view text, size_t limit,
                                                                         const Reader& read);
+  // The words (identifiers, and identifier-shaped words anywhere: strings, comments) of every
+  // module's text, scanned once per project by setup_project(): word -> the one module writing
+  // it, or -1 when several do.
+  void index_words(const std::vector<std::string_view>& texts);
+  // Does a module other than `from` write `word`? True when the words were not indexed.
+  bool word_elsewhere(int from, std::string_view word) const;
 
  private:
   struct Module {
@@ -71,6 +77,8 @@ class ProjectLayout {
   std::vector<Module> modules_;
   std::unordered_map<std::string, std::vector<int>> by_name_;
   std::unordered_map<std::string, char> top_level_;
+  std::unordered_map<std::string, int> words_;
+  bool words_indexed_ = false;
 };
 
 // Dotted module names a module's text imports, as written (relative ones keep their leading
@@ -121,6 +129,8 @@ class FactsTable {
   std::string star_import(int from, std::string_view name) const;
   // ExternalFacts::attribute_mentioned for module `from`.
   bool attribute_mentioned(int from, std::string_view name) const;
+  // ExternalFacts::word_mentioned for module `from`.
+  bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
 
  private:
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
@@ -166,10 +176,12 @@ class ModuleEnv : public ExternalFacts {
   std::string registered(std::string_view name) const override;
   std::string star_import(std::string_view name) const override;
   bool attribute_mentioned(std::string_view name) const override;
+  bool word_mentioned(std::string_view name) const override;
+  bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
-                // 'a' attribute_mentioned
+                // 'a' attribute_mentioned, 'w' word_mentioned
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

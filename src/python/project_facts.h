@@ -196,6 +196,12 @@ class ExternalFacts {
   // Does another module's text name `name` after a dot or as a string (ModuleSummary::
   // attribute_names)? True when unknown.
   virtual bool attribute_mentioned(std::string_view name) const { (void)name; return true; }
+  // Does another module's text write `name` as a word anywhere (code, strings, comments:
+  // ProjectLayout::word_elsewhere)? True when unknown.
+  virtual bool word_mentioned(std::string_view name) const { (void)name; return true; }
+  // Could the dotted name (as this module writes it, or qualified) be the project's
+  // (ProjectLayout::is_project_name)? True when unknown.
+  virtual bool project_name(std::string_view name) const { (void)name; return true; }
 };
 
 constexpr size_t kMaxAttributeNames = 8192;

@@ -396,4 +396,31 @@ std::vector<std::string> sys_path_dirs(const std::string& path, std::string_view
   return out;
 }
 
+void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
+  words_.clear();
+  words_indexed_ = true;
+  std::string word;
+  for (size_t m = 0; m < texts.size(); ++m) {
+    std::string_view t = texts[m];
+    for (size_t at = 0; at < t.size();) {
+      if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
+        ++at;
+        continue;
+      }
+      size_t e = at;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      word.assign(t.substr(at, e - at));
+      auto [it, fresh] = words_.try_emplace(word, static_cast<int>(m));
+      if (!fresh && it->second != static_cast<int>(m)) it->second = -1;
+      at = e;
+    }
+  }
+}
+
+bool ProjectLayout::word_elsewhere(int from, std::string_view word) const {
+  if (!words_indexed_) return true;
+  auto it = words_.find(std::string(word));
+  return it != words_.end() && it->second != from;
+}
+
 }  // namespace stoker::python

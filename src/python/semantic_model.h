@@ -261,6 +261,13 @@ class SemanticModel {
   bool in_uncalled_function(int f) const;
   bool uncalled_method(int f, int depth) const;
   bool in_uncalled_caller(int f, int depth) const;
+  // A module-level class no code of the project names: its methods never run (below).
+  bool unreferenced_class(int klass) const;
+  // Does this file name `name` as a word in code (identifiers, attributes, strings) other than
+  // at `except_at`? Comments, docstrings and the strings of `__all__` (an export names nothing
+  // that runs) are not mentions; with `after_dot`, `x.name` counts too.
+  bool mentioned_here(std::string_view name, uint32_t except_at, bool after_dot) const;
+  bool inert_text_at(uint32_t at) const;
   static constexpr int kMaxUncalledDepth = 8, kMaxUncalledWork = 64;
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
   // (`if args.flag:` with a store_true flag left False). Nothing there runs.
@@ -593,6 +600,7 @@ class SemanticModel {
   mutable std::unordered_map<std::string, std::string> star_import_cache_;
   mutable int has_star_import_ = -1;
   mutable std::unordered_map<int, bool> uncalled_memo_;  // uncalled_method() per function
+  mutable std::unordered_map<int, bool> unreferenced_memo_;  // unreferenced_class() per class
   mutable std::vector<int> uncalled_active_;              // the methods being asked about
   mutable int uncalled_work_ = 0;  // the module has a `from M import *` (-1 not yet known)
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.

@@ -13,6 +13,9 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   else if (is(recv, "attribute") && ctx.text(field(recv, "object")) == "self")
     key = "self." + std::string(ctx.text(field(recv, "attribute")));
   if (key.empty() || m.is_batch_value(recv)) return;
+  // `x = x.to(device)`: the first step moves it; every later `.to` finds it there (no copy).
+  if (Node p = parent(call); is(p, "assignment") && same(field(p, "right"), call) && ctx.text(field(p, "left")) == ctx.text(recv))
+    return;
   // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
   // later calls copy nothing).
   if (m.is_cuda(recv) || m.is_module(recv)) return;
