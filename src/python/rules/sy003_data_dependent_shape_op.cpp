@@ -72,19 +72,25 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     if (!m.is_cuda(value)) return;
     Node index = unparen(field(node, "subscript"));
     // `x[:, mask]`: a mask among several indices selects as much as it holds.
-    bool mask = false;
+    // `t[range(n), cls]`: a host range among several indices is converted to a CPU index
+    // tensor and copied to the device, as a host list alone is.
+    bool mask = false, host_range = false;
     size_t indices = 0;
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
       ++indices;
       mask = mask || m.is_cuda_bool(unparen(c));
+      host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
     }
-    bool host_index = indices == 1 && (host_index_sequence(m, index) ||
-                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
-                                        is_null(m.argument(index, -1, "device"))));
+    bool host_index = host_range || (indices == 1 && (host_index_sequence(m, index) ||
+                                                      (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
+                                                       is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
+    // A Python scalar written through a mask is no sync (rules.md); host indices are still
+    // copied to the device first.
     Node p = parent(node);
-    if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right"))) return;
+    if (!host_range && is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right")))
+      return;
     if (mask)
       report(ctx, node, "Boolean-mask indexing", display("Use `torch.where(mask, a, b)` or multiply by the mask"));
     else
