@@ -563,6 +563,16 @@ AbstractType TypeInference::base_type(Node expr) const {
       case Kind::Host: return v;
       case Kind::HostContainer: return element(v, 1);
       case Kind::ModuleMember: return v;  // `model.model[-1]`: a submodule
+      case Kind::Unknown: {
+        // `anchors[a]` of a value not resolved here, indexed by one CUDA tensor (an index tensor
+        // or a mask): a tensor gathered on that device (a CPU tensor or a list would fail).
+        Node index = unparen(field(expr, "subscript"));
+        if (named_count(expr) == 2 && !is(index, "slice") && !is(index, "tuple")) {
+          AbstractType it = value(index, Path{});
+          if (it.kind == Kind::Tensor && (it.device == TypeDevice::Cuda || it.device == TypeDevice::Any)) return it;
+        }
+        return AbstractType::unknown();
+      }
       default: return AbstractType::unknown();
     }
   }
