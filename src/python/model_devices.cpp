@@ -661,7 +661,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
       if (!dtype.empty()) return false;
       // A move to a device that names no dtype (`.to(device)`) keeps the elements' dtype: a mask
       // moved to (or kept on) a CUDA device is one.
-      if (moves && (meth == "to" || meth == "type")) return is_cuda_impl(expr) && is_cuda_bool_impl(field(fn, "object"));
+      if (moves && meth == "to") return is_cuda_impl(expr) && is_cuda_bool_impl(field(fn, "object"));
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
                                                                       "isnan", "isinf", "isfinite", "logical_not",
                                                                       "logical_and", "logical_or", "logical_xor"};
