@@ -655,9 +655,13 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
       auto meth = text(field(fn, "attribute"));
       // A conversion to bool (`.to(torch.bool)`, `.to(dtype=torch.bool)`, `.type(torch.bool)`)
       // makes a mask; one to another dtype makes none.
-      std::string_view dtype = conversion_dtype(expr);
+      bool moves = false;
+      std::string_view dtype = conversion_dtype(expr, &moves);
       if (dtype == "bool") return is_cuda_impl(expr);
       if (!dtype.empty()) return false;
+      // A move to a device that names no dtype (`.to(device)`) keeps the elements' dtype: a mask
+      // moved to (or kept on) a CUDA device is one.
+      if (moves && meth == "to") return is_cuda_impl(expr) && is_cuda_bool_impl(field(fn, "object"));
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
                                                                       "isnan", "isinf", "isfinite", "logical_not",
                                                                       "logical_and", "logical_or", "logical_xor"};

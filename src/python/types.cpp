@@ -86,6 +86,23 @@ const std::set<std::string, std::less<>>& tensor_op_functions() {
   return k;
 }
 
+// The element of a tuple display that an unpacking assignment gives the binding's name
+// (`indices, anch = [], []`), or null (no display, starred parts, nested targets).
+Node unpacked_display_element(const Binding& b) {
+  Node v = unparen(b.value);
+  Node pattern = parent(b.target);
+  if (b.unpack_index < 0 || (!is(v, "tuple") && !is(v, "expression_list") && !is(v, "list")) ||
+      (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern") && !is(pattern, "list_pattern")) ||
+      !is(parent(pattern), "assignment"))
+    return Node{};
+  for (Node c : named_children(pattern))
+    if (is(c, "list_splat_pattern") || is(c, "list_splat")) return Node{};
+  for (Node c : named_children(v))
+    if (is(c, "list_splat")) return Node{};
+  if (b.unpack_index >= static_cast<int>(named_count(v))) return Node{};
+  return unparen(named_child(v, static_cast<uint32_t>(b.unpack_index)));
+}
+
 // The comprehension whose `for` clause binds the loop target, or null.
 Node comprehension_of(const Binding& b) {
   if (b.kind != Binding::Kind::LoopTarget) return Node{};
@@ -546,6 +563,16 @@ AbstractType TypeInference::base_type(Node expr) const {
       case Kind::Host: return v;
       case Kind::HostContainer: return element(v, 1);
       case Kind::ModuleMember: return v;  // `model.model[-1]`: a submodule
+      case Kind::Unknown: {
+        // `anchors[a]` of a value not resolved here, indexed by one CUDA tensor (an index tensor
+        // or a mask): a tensor gathered on that device (a CPU tensor or a list would fail).
+        Node index = unparen(field(expr, "subscript"));
+        if (named_count(expr) == 2 && !is(index, "slice") && !is(index, "tuple")) {
+          AbstractType it = value(index, Path{});
+          if (it.kind == Kind::Tensor && (it.device == TypeDevice::Cuda || it.device == TypeDevice::Any)) return it;
+        }
+        return AbstractType::unknown();
+      }
       default: return AbstractType::unknown();
     }
   }
@@ -791,22 +818,46 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       // by repetition (`out = [None] * n`) or a comprehension (`[None for _ in x]`) is filled by
       // item stores (`out[i] = v`): those count
       // as appends, and one of an unknown kind leaves its elements unknown.
-      Node lit = unparen(b.value);
+      // The literal the name receives: the whole value, or the element of a display unpacked
+      // into names (`indices, anch = [], []`: each a list literal of its own).
+      Node lit = b.unpack_index < 0 ? unparen(b.value) : unpacked_display_element(b);
       bool repeated = is(lit, "binary_operator") && text(field(lit, "operator"), m_.src()) == "*" &&
                       (is(unparen(field(lit, "left")), "list") || is(unparen(field(lit, "right")), "list"));
-      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && path.size() == 0 && is(b.target, "identifier") &&
+      if (b.kind == Binding::Kind::Assign && !is_null(lit) && path.size() == 0 && is(b.target, "identifier") &&
           (is(lit, "list") || is(lit, "list_comprehension") || is(lit, "dictionary") || repeated) &&
           t.kind == Kind::HostContainer &&
           t.device == TypeDevice::Cpu) {
         std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
         std::vector<AbstractType> added;
+        // `indices.append((b, a, gj, gi))`: a tuple display of tensors counts as a tensor on the
+        // join of their devices (its elements, read back by index or unpacking, are those tensors).
+        auto appended = [&](Node arg) {
+          Node a = unparen(arg);
+          if ((is(a, "tuple") || is(a, "list")) && named_count(a) > 0) {
+            bool tensors = true, first = true;
+            TypeDevice d = TypeDevice::Cpu;
+            for (Node c : named_children(a)) {
+              AbstractType e = is(c, "list_splat") ? AbstractType::unknown() : value(c, Path{});
+              if (e.kind != Kind::Tensor) {
+                tensors = false;
+                break;
+              }
+              d = first ? e.device : join(d, e.device);
+              first = false;
+            }
+            if (tensors) return AbstractType::of(Kind::Tensor, d);
+          }
+          return value(arg, Path{});
+        };
         auto found = m_.appends_.find(key);
         if (found != m_.appends_.end())
           for (Node call : found->second) {
             Node fn = unparen(field(call, "function"));
             bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
             Node arg = m_.argument(call, 0, "");
-            added.push_back(is_null(arg) ? AbstractType::unknown() : extend ? element_of(arg) : value(arg, Path{}));
+            added.push_back(is_null(arg) ? AbstractType::unknown()
+                            : extend     ? element_of(arg)
+                                         : appended(arg));
           }
         bool stored = false;
         for (Node v : item_stores(key)) {

@@ -54,6 +54,42 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   return true;
 }
 
+// A falsy literal: None, False, 0, "", (), [], {}.
+bool falsy_literal(const SemanticModel& m, Node n) {
+  n = unparen(n);
+  auto k = kind(n);
+  if (k == "none" || k == "false") return true;
+  if (k == "tuple" || k == "list" || k == "dictionary") return named_count(n) == 0;
+  if (k == "integer") return m.text(n) == "0";
+  if (k == "string") return m.text(n) == "\"\"" || m.text(n) == "''";
+  return false;
+}
+
+// The code runs only where a caller opts in: an enclosing `if` (taken branch) tests the truth of
+// a parameter whose default is falsy (`if labels and len(labels[xi]):` with `labels=()`), the
+// value of which the analysis does not follow to the callers.
+bool opt_in_guarded(const Context& ctx) {
+  const auto& m = ctx.model();
+  for (const auto& [cond, polarity] : ctx.frame().guards) {
+    if (!polarity) continue;
+    std::vector<Node> parts{unparen(cond)};
+    for (size_t i = 0; i < parts.size() && i < 8; ++i) {
+      Node c = parts[i];
+      if (is(c, "boolean_operator") && m.text(field(c, "operator")) == "and") {
+        parts.push_back(unparen(field(c, "left")));
+        parts.push_back(unparen(field(c, "right")));
+        continue;
+      }
+      if (!is(c, "identifier")) continue;
+      auto bindings = m.lookup(m.text(c), start(c));
+      if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param) continue;
+      const Param& p = m.functions()[bindings[0]->function].params[bindings[0]->param_index];
+      if (!is_null(p.default_value) && falsy_literal(m, p.default_value)) return true;
+    }
+  }
+  return false;
+}
+
 void report(Context& ctx, Node at, const std::string& what, Fix fix) {
   Diagnostic* d = ctx.report_in_hot_context(
       "SY003", at, what + " has a data-dependent output shape: the host waits for the GPU to learn its size");
@@ -72,19 +108,32 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     if (!m.is_cuda(value)) return;
     Node index = unparen(field(node, "subscript"));
     // `x[:, mask]`: a mask among several indices selects as much as it holds.
-    bool mask = false;
+    // `t[range(n), cls]`: a host range among several indices is converted to a CPU index
+    // tensor and copied to the device, as a host list alone is.
+    bool mask = false, host_range = false;
     size_t indices = 0;
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
       ++indices;
       mask = mask || m.is_cuda_bool(unparen(c));
+      host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
     }
-    bool host_index = indices == 1 && (host_index_sequence(m, index) ||
-                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
-                                        is_null(m.argument(index, -1, "device"))));
+    bool host_index = host_range || (indices == 1 && (host_index_sequence(m, index) ||
+                                                      (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
+                                                       is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
+    // The range among several indices is new evidence of its own: stay silent where it runs
+    // only under a guard whose value is not resolved (yolov5's autolabelling rows, `labels` from
+    // a `--save-hybrid` option).
+    if (host_range && !mask && !(indices == 1 && host_index_sequence(m, index))) {
+      HotContext hot = ctx.hot();
+      if (hot.flag_guarded || hot.every != 0 || opt_in_guarded(ctx)) return;
+    }
+    // A Python scalar written through a mask is no sync (rules.md); host indices are still
+    // copied to the device first.
     Node p = parent(node);
-    if (is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right"))) return;
+    if (!host_range && is(p, "assignment") && same(field(p, "left"), node) && is_python_scalar(m, field(p, "right")))
+      return;
     if (mask)
       report(ctx, node, "Boolean-mask indexing", display("Use `torch.where(mask, a, b)` or multiply by the mask"));
     else
