@@ -104,6 +104,17 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
         bad("unknown loader option");
       add_class(cols[1]);
       t.loader_config_[cols[1]].push_back({cols[2], cols[3], cols[4]});
+    } else if (kind == "step-hook") {
+      if (cols.size() < 3) bad("wrong number of columns");
+      StepHook hook;
+      for (size_t i = 3; i < cols.size(); ++i) {
+        auto eq = cols[i].find('=');
+        std::string what = eq == std::string::npos ? "" : cols[i].substr(eq + 1);
+        if (eq == 0 || (what != "module" && what != "batch")) bad("a step-hook parameter is NAME=module or NAME=batch");
+        hook.params.emplace_back(cols[i].substr(0, eq), what == "module" ? StepHook::Arg::Module : StepHook::Arg::Batch);
+      }
+      t.step_hooks_[member_key(cols[1], cols[2])] = std::move(hook);
+      t.step_hook_methods_.insert(cols[2]);
     } else if (kind == "trainer") {
       need(3);
       add_class(cols[1]);
@@ -119,6 +130,11 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
 const FrameworkTable::ModuleWrapper* FrameworkTable::module_wrapper(std::string_view qualified) const {
   auto it = wrappers_.find(std::string(qualified));
   return it == wrappers_.end() ? nullptr : &it->second;
+}
+
+const StepHook* FrameworkTable::step_hook(std::string_view base, std::string_view method) const {
+  auto it = step_hooks_.find(member_key(base, method));
+  return it == step_hooks_.end() ? nullptr : &it->second;
 }
 
 int FrameworkTable::object_class(std::string_view qualified) const {

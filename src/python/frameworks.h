@@ -11,6 +11,13 @@
 
 namespace stoker::python {
 
+// A method a framework calls once per step (row `step-hook`), with the parameters it passes on
+// the device it trains on: `module` (its model) or `batch` (a batch: tensors or a container of them).
+struct StepHook {
+  enum class Arg : char { Module, Batch };
+  std::vector<std::pair<std::string, Arg>> params;
+};
+
 class FrameworkTable {
  public:
   // A loader option a framework configuration object carries (`TrainingArguments`).
@@ -68,6 +75,12 @@ class FrameworkTable {
   const ModuleWrapper* module_wrapper(std::string_view qualified) const;
   // Does the function's output shape depend on tensor values (SY003)?
   bool is_shape_sync(std::string_view qualified) const { return shape_sync_.count(std::string(qualified)) > 0; }
+  // Does the framework call method `method` of a class derived from `base` once per training or
+  // evaluation step (`LightningModule.training_step`, the HF `Trainer`'s `compute_loss`)? Null
+  // when not; else the parameters the framework passes on its device.
+  const StepHook* step_hook(std::string_view base, std::string_view method) const;
+  // The method names of every step-hook row.
+  const std::unordered_set<std::string>& step_hook_methods() const { return step_hook_methods_; }
   // The loader options of a configuration class (empty when it is none).
   const std::vector<LoaderOption>& loader_config(std::string_view qualified) const;
   // The configuration keyword of a trainer class (empty when it is none).
@@ -75,13 +88,14 @@ class FrameworkTable {
   size_t rows() const { return rows_; }
 
  private:
-  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_;
+  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_module_,
       to_device_;  // "class\0member"
   std::unordered_map<std::string, int> attribute_;  // "class\0member" -> framework class
   std::unordered_map<int, std::string> moves_module_;
+  std::unordered_map<std::string, StepHook> step_hooks_;  // "class\0method"
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
   std::unordered_map<std::string, ModuleWrapper> wrappers_;

@@ -311,7 +311,8 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
       if (const ArgFacts* ext = ext_param(b.function, b.param_index, fact::kCuda); ext && ext->cuda) return true;
-      if (lightning_gpu_ && is_step_hook(b.function) && b.param_index > 0 && p.name != "batch_idx" &&
+      if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) && b.param_index > 0 &&
+          p.name != "batch_idx" &&
           p.name != "dataloader_idx")
         return true;
       int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;

@@ -22,12 +22,38 @@ bool SemanticModel::is_lightning_module(int klass) const {
                                 "lightning.pytorch.core.LightningModule"});
 }
 
-bool SemanticModel::is_step_hook(int f) const {
-  if (f < 0) return false;
-  const auto& fn = functions_[f];
-  if (fn.klass < 0 || !is_lightning_module(fn.klass)) return false;
-  return fn.name == "training_step" || fn.name == "validation_step" || fn.name == "test_step" ||
-         fn.name == "predict_step";
+// A method the framework calls once per step: its class derives, here or through project
+// classes of this module or of others (their class facts' framework class), from a class whose
+// `step-hook` rows of the framework table name the method (data/frameworks.txt: Lightning's
+// training_step & co., the Hugging Face Trainer's training_step, compute_loss, prediction_step).
+const StepHook* SemanticModel::step_hook(int f) const {
+  if (f < 0 || f >= static_cast<int>(functions_.size()) || functions_[f].klass < 0) return nullptr;
+  if (step_hook_ready_.empty()) {
+    step_hook_ready_.assign(functions_.size(), 0);
+    step_hook_.assign(functions_.size(), nullptr);
+  }
+  if (step_hook_ready_[f]) return step_hook_[f];
+  step_hook_ready_[f] = 1;
+  const auto& table = FrameworkTable::get();
+  const std::string& name = functions_[f].name;
+  std::set<int> seen;
+  std::function<const StepHook*(int)> derives = [&](int k) -> const StepHook* {
+    if (k < 0 || !seen.insert(k).second) return nullptr;
+    for (const auto& b : classes_[k].bases) {
+      if (const StepHook* h = table.step_hook(b, name)) return h;
+      if (auto named = classes_by_name_.find(b); named != classes_by_name_.end()) {
+        for (int c : named->second)
+          if (const StepHook* h = derives(c)) return h;
+      } else if (facts_) {
+        const FunctionFacts* ext = facts_->callee(b, fact::kClass);
+        if (ext && ext->is_class && !ext->framework.empty())
+          if (const StepHook* h = table.step_hook(ext->framework, name)) return h;
+      }
+    }
+    return nullptr;
+  };
+  step_hook_[f] = derives(functions_[f].klass);
+  return step_hook_[f];
 }
 
 // ---------------------------------------------------------------------------------------

@@ -457,13 +457,14 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
       }
   }
   // Of the modules only the closure reached, those with a loop (it may run the project's code
-  // per iteration: get_miou.py's loop over deeplab.py's methods) and those a module with a loop
+  // per iteration: get_miou.py's loop over deeplab.py's methods) or a method a framework runs
+  // per step (a Trainer subclass's compute_loss), and those a module with a loop
   // reaches through them (relays). A module without one adds only call sites, whose arguments
   // (an unresolved `self.args` handed to `main(args)` by a launcher script) would join the
   // parameters of what it calls with unknowns: left out, as before. O(modules + imports).
   std::vector<char> keep(n, 0);
   for (size_t i = 0; i < n; ++i)
-    if (reached[i] && has_loop_statement(texts[i])) {
+    if (reached[i] && (has_loop_statement(texts[i]) || defines_step_hook(texts[i]))) {
       keep[i] = 1;
       work.push_back(static_cast<int>(i));
     }

@@ -88,6 +88,10 @@ std::vector<std::string> imported_names(std::string_view text);
 // Does the text have a `for`/`while` statement (a line that starts with one: `for x in y:`,
 // `while c:`)? A byte scan of the lines' starts; a docstring line of that shape answers yes.
 bool has_loop_statement(std::string_view text);
+// Does the text define a method that a framework calls once per step (a line `def NAME(` where
+// NAME is the method of a `step-hook` row of the framework table: `training_step`,
+// `compute_loss`)? A byte scan of the lines' starts, as has_loop_statement's.
+bool defines_step_hook(std::string_view text);
 // The directories a module puts on sys.path: `sys.path.insert(i, P)` / `sys.path.append(P)`
 // where P is a string literal, `__file__`, `os.path.join`/`dirname`/`abspath` of those,
 // pathlib's `Path(...)`, `.parent`, `.parents[k]`, `/`, or a name assigned one of these. A

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "python/frameworks.h"
 #include "python/project.h"
 
 namespace fs = std::filesystem;
@@ -167,6 +168,27 @@ bool has_loop_statement(std::string_view text) {
     } else if (c.keyword("while")) {
       rest = text.substr(c.at, eol - c.at);
       if (rest.find(':') != std::string_view::npos) return true;
+    }
+    line = eol + 1;
+  }
+  return false;
+}
+
+bool defines_step_hook(std::string_view text) {
+  const auto& names = FrameworkTable::get().step_hook_methods();
+  size_t line = 0;
+  while (line < text.size()) {
+    size_t eol = text.find('\n', line);
+    if (eol == std::string_view::npos) eol = text.size();
+    Cursor c{text.substr(0, eol), line};
+    c.blanks();
+    c.keyword("async");
+    if (c.keyword("def")) {
+      size_t name = c.at;
+      while (name < eol && text[name] == ' ') ++name;
+      size_t end = name;
+      while (end < eol && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      if (end > name && names.count(std::string(text.substr(name, end - name)))) return true;
     }
     line = eol + 1;
   }

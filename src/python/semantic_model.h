@@ -21,6 +21,8 @@
 
 namespace stoker::python {
 
+struct StepHook;
+
 struct Value {
   enum class Kind { Unknown, Int, Float, Str, Bool, None, Expr };
   Kind kind = Kind::Unknown;
@@ -240,7 +242,9 @@ class SemanticModel {
   bool is_str_expr(Node expr) const;
   bool is_subclass_of(int klass, std::initializer_list<std::string_view> qualified_bases) const;
   bool is_lightning_module(int klass) const;
-  bool is_step_hook(int function) const;  // Lightning training_step & co.
+  bool is_step_hook(int function) const { return step_hook(function) != nullptr; }
+  // The framework's step-hook row of a method it runs once per step (data/frameworks.txt), or null.
+  const StepHook* step_hook(int function) const;
 
   // --- loops and hotness --------------------------------------------------------------
   bool is_loader_call(Node call) const;   // DataLoader constructors, any import path
@@ -620,6 +624,8 @@ class SemanticModel {
   mutable std::unordered_map<const void*, char> module_cache_;
   mutable std::unordered_map<const void*, char> device_cache_;  // DeviceKind + 1; 0 in progress
   std::vector<char> lightning_class_;  // per class: a LightningModule
+  mutable std::vector<const StepHook*> step_hook_;  // per function, once step_hook_ready_
+  mutable std::vector<char> step_hook_ready_;
   mutable int active_depth_ = 0;
   mutable unsigned long long work_ = 0;
   unsigned long long budget_ = 0;

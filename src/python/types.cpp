@@ -1026,8 +1026,19 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
     if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;
     return iterate ? AbstractType::unknown() : element(t, path.size());
   }
-  // Lightning hooks receive their batches from the trainer: the model's CUDA taint decides.
-  if (m_.is_step_hook(fi)) return AbstractType::unknown();
+  // Step hooks receive their arguments from the framework: those its table row names are on the
+  // device it trains on (the HF Trainer's `model` and prepared `inputs`); for the others (a
+  // Lightning module's batch) the model's CUDA taint decides.
+  if (const StepHook* hook = m_.step_hook(fi)) {
+    for (const auto& [name, arg] : hook->params) {
+      if (name != p.name) continue;
+      if (iterate) return AbstractType::unknown();
+      AbstractType t = arg == StepHook::Arg::Module ? AbstractType::of(Kind::Module, TypeDevice::Any)
+                                                     : AbstractType::of(Kind::HostContainer, TypeDevice::Any);
+      return element(t, path.size());
+    }
+    return AbstractType::unknown();
+  }
   int position = fn.klass >= 0 ? pi - 1 : pi;
   std::vector<Node> sites;
   for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);

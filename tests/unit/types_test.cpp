@@ -184,4 +184,37 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   auto wrap = FrameworkTable::parse("wraps-module deepspeed.initialize model cuda\n");
   CHECK(wrap.module_wrapper("deepspeed.initialize")->keyword == "model");
   CHECK_THROWS_WITH(FrameworkTable::parse("wraps-module x.Wrap module elsewhere\n"), Catch::Contains("placement"));
+  // Step hooks: methods a framework calls per step, with the parameters it passes on its device.
+  REQUIRE(t.step_hook("transformers.Trainer", "compute_loss"));
+  CHECK(t.step_hook("transformers.Trainer", "compute_loss")->params.size() == 1);
+  CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step"));
+  CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step")->params.empty());
+  CHECK(t.step_hook("transformers.Trainer", "evaluate") == nullptr);
+  CHECK(t.step_hook_methods().count("prediction_step"));
+  auto hook = FrameworkTable::parse("step-hook ray.train.Trainable step batch=batch net=module\n");
+  REQUIRE(hook.step_hook("ray.train.Trainable", "step"));
+  CHECK(hook.step_hook("ray.train.Trainable", "step")->params[1].first == "net");
+  CHECK(hook.step_hook("ray.train.Trainable", "step")->params[1].second == StepHook::Arg::Module);
+  CHECK_THROWS_WITH(FrameworkTable::parse("step-hook a.B step x=gpu\n"), Catch::Contains("NAME=module"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("step-hook a.B\n"), Catch::Contains("line 1"));
+}
+
+TEST_CASE("types: a Hugging Face Trainer subclass's step hooks get the model on its device") {
+  Typed m(R"(import torch
+from transformers import Trainer
+class T(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False):
+        out = model(**inputs)
+        lab = inputs["labels"]
+        return out
+    def helper(self, model, inputs):
+        other = model(**inputs)
+        return other
+)");
+  CHECK(m.model.uses_cuda());
+  CHECK(m.type("out").kind == K::Tensor);
+  CHECK(m.type("out").device == TypeDevice::Any);
+  // The inputs dict may carry host flags (`return_loss`): its items stay unknown.
+  CHECK(m.type("lab").kind == K::Unknown);
+  CHECK(m.type("other").kind != K::Tensor);
 }

@@ -168,7 +168,8 @@ ProgramFacts compute_program_facts(const Context& ctx) {
   // Lightning: the framework runs training_step per batch.
   if (is_null(f.train_step))
     for (size_t fi = 0; fi < m.functions().size(); ++fi)
-      if (m.functions()[fi].name == "training_step" && m.is_step_hook(static_cast<int>(fi))) {
+      if (m.functions()[fi].name == "training_step" && m.is_step_hook(static_cast<int>(fi)) &&
+          m.is_lightning_module(m.functions()[fi].klass)) {
         f.train_step = field(m.functions()[fi].node, "name");
         break;
       }
