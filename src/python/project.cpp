@@ -506,6 +506,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions)
       if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
   }
+  // The functions are final from here: resolutions are memoized.
+  resolved_.resize(n);
+  memo_open_ = true;
   // Registries: the functions and classes a decorator registers into each registry object,
   // joined per object (O(functions x re-export hops)).
   for (size_t m = 0; m < n; ++m) {
@@ -820,7 +823,12 @@ void FactsTable::relay_hotness(const Relays& relays) {
 }
 
 std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::string_view name) const {
-  return resolve_at(from, name, 0);
+  if (resolved_.empty()) return resolve_at(from, name, 0);
+  auto& memo = resolved_[static_cast<size_t>(from)];
+  if (auto it = memo.find(name); it != memo.end()) return it->second;
+  auto r = resolve_at(from, name, 0);
+  if (memo_open_) memo.emplace(std::string(name), r);
+  return r;
 }
 
 std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std::string_view name, int depth) const {
@@ -1284,6 +1292,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
     }
   }
+  static const bool trace = std::getenv("STOKER_PROJECT_TRACE") != nullptr;
   for (int round = 1; round <= kMaxProjectRounds; ++round) {
     std::vector<size_t> work;
     for (size_t i = 0; i < n; ++i)
@@ -1291,6 +1300,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     if (work.empty()) break;
     run.rounds = round;
     run.analyses += work.size();
+    if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed\n", round, work.size());
     std::vector<std::unique_ptr<ModuleSummary>> next_summaries(work.size());
     std::atomic<size_t> next{0};
     auto worker = [&] {
@@ -1321,6 +1331,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
       }
     };
+    table->share();
     unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(work.size())));
     std::vector<std::thread> pool;
     for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
@@ -1339,14 +1350,27 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
-      for (const auto& [key, entry] : *recorded[i])
-        if (fresh.answer(entry.first) != entry.second) {
+      for (const auto& [key, entry] : *recorded[i]) {
+        std::string now = fresh.answer(entry.first);
+        if (now != entry.second) {
+          if (trace)
+            std::fprintf(stderr, "round %d: %s reads %s: '%s' -> '%s'\n", round, layout.name(static_cast<int>(i)).c_str(),
+                         key.c_str(), entry.second.c_str(), now.c_str());
           todo[i] = 1;
-          break;
+          if (!trace) break;
         }
+      }
     }
-    // Modules the prefilter left out (no torch in them) that a project call reaches.
-    for (size_t m = 0; m < n; ++m) {
+    // Modules the prefilter left out (no torch in them) that a project call reaches: after round
+    // 1, only the calls of the modules analyzed in this round are new (a module found here is
+    // analyzed in the next round, so it is recorded from then on).
+    std::vector<size_t> callers;
+    if (round == 1) {
+      for (size_t m = 0; m < n; ++m) callers.push_back(m);
+    } else {
+      callers = work;
+    }
+    for (size_t m : callers) {
       if (!latest[m]) continue;
       for (const OutgoingCall& oc : latest[m]->calls) {
         auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), oc.callee));

@@ -135,8 +135,20 @@ class FactsTable {
   bool attribute_mentioned(int from, std::string_view name) const;
   // ExternalFacts::word_mentioned for module `from`.
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
+  // From now on several threads read the table: resolve() reads its memo without adding to it.
+  void share() { memo_open_ = false; }
 
  private:
+  // resolve() memoized per module and name. Entries are added only while one thread uses the
+  // table (its construction after the class tables, the change detection after a round); the
+  // answers never change, since the table does not.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::vector<std::unordered_map<std::string, std::optional<std::pair<int, std::string>>, NameHash, std::equal_to<>>>
+      resolved_;
+  bool memo_open_ = false;
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
   // `from`) stands for, through re-exports; "" when it names no module of the project.
   std::string object_key(int from, std::string_view name) const;
