@@ -151,6 +151,31 @@ def cmd_fetch(args):
     return 0
 
 
+def record_reported(path, reported_keys, families):
+    """Set each row's `reported` to yes/no by this run, rows of other families left as they are;
+    comments, order and every other column kept byte for byte."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    header_seen = False
+    for i, line in enumerate(lines):
+        if not line or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if not header_seen:
+            header_seen = True
+            if cols[:len(COLUMNS)] != COLUMNS:
+                sys.exit(f"score: {path}: unexpected header")
+            continue
+        if not family_scored(cols[4], families):
+            continue
+        cols[6] = "yes" if (cols[0], cols[2], int(cols[3]), cols[4]) in reported_keys else "no"
+        lines[i] = "\t".join(cols)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    os.replace(tmp, path)
+
+
 def cmd_score(args):
     m = load_manifest(args.manifest)
     corpus = args.corpus or m["corpus"]
@@ -217,6 +242,9 @@ def cmd_score(args):
     precision = correct / reported if reported else 1.0
     recall = len(found_must) / len(must) if must else 1.0
 
+    if args.record_reported:
+        record_reported(args.labels or os.path.splitext(args.manifest)[0] + ".tsv", reported_keys, families)
+
     changed = []
     for d in labels:
         now = (d["repo"], d["path"], d["line"], d["code"]) in reported_keys
@@ -279,6 +307,8 @@ def main():
     s.add_argument("--corpus", help="directory of the checkouts (default: the manifest's `corpus`)")
     s.add_argument("--json", help="also write the figures and the missed/unlabeled lists as JSON")
     s.add_argument("-v", "--verbose", action="store_true", help="also list every reported false positive and every missed must label")
+    s.add_argument("--record-reported", action="store_true",
+                   help="rewrite the labels file's `reported` column with this binary's outcome (labels and other columns untouched)")
     args = ap.parse_args()
     return cmd_fetch(args) if args.cmd == "fetch" else cmd_score(args)
 
