@@ -145,8 +145,11 @@ m2, o2, dl = acc.prepare(model, opt, loader)
 dev = acc.device
 for batch in dl:
     y = m2(batch)
+    gn = acc.clip_grad_norm_(m2.parameters(), 1.0)
 )");
   CHECK(m.model.uses_cuda());
+  // The total norm of the clipped gradients is a tensor on the accelerator's device.
+  CHECK(m.cuda("gn") == CudaAnswer::Cuda);
   CHECK(m.type("acc").kind == K::Object);
   CHECK(m.type("m2").kind == K::Module);
   CHECK(m.type("m2").device == TypeDevice::Cuda);

@@ -82,7 +82,8 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   static const std::set<std::string, std::less<>> with_device = {
       "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "range", "tensor", "as_tensor",
       "linspace", "logspace", "eye", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
-      "rand_like", "randn_like"};
+      "rand_like", "randn_like", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
+      "kaiser_window", "tril_indices", "triu_indices", "scalar_tensor"};
   static const std::set<std::string, std::less<>> without_device = {
       "from_numpy", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "HalfTensor", "ByteTensor",
       "BoolTensor", "Tensor"};
