@@ -263,13 +263,12 @@ const std::vector<int>& SemanticModel::callers(int f) const {
   return callers_[f];
 }
 
-bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_view> bases) const {
+bool SemanticModel::any_base(int klass, const std::function<bool(const std::string&)>& match) const {
   std::set<int> seen;
   std::function<bool(int)> rec = [&](int k) {
     if (k < 0 || !seen.insert(k).second) return false;
     for (const auto& b : classes_[k].bases) {
-      for (auto want : bases)
-        if (b == want) return true;
+      if (match(b)) return true;
       auto named = classes_by_name_.find(b);
       if (named != classes_by_name_.end())
         for (int c : named->second)
@@ -278,6 +277,12 @@ bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_
     return false;
   };
   return rec(klass);
+}
+
+bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_view> bases) const {
+  return any_base(klass, [&](const std::string& b) {
+    return std::find(bases.begin(), bases.end(), std::string_view(b)) != bases.end();
+  });
 }
 
 }  // namespace stoker::python

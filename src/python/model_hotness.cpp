@@ -670,11 +670,14 @@ bool SemanticModel::unreferenced_class(int k) const {
     if (dot == std::string::npos || b.find("TestCase") != std::string::npos) return answer(false);
     std::string_view first = std::string_view(b).substr(0, dot);
     if (facts_->project_name(b)) return answer(false);
-    for (const Class& o : classes_)
-      if (o.name == first) return answer(false);
+    if (classes_by_name_.count(std::string(first))) return answer(false);
   }
-  for (std::string_view reflect : {"globals()", "vars(", "getmembers", "__dict__", "__subclasses__", "locals()"})
-    if (src_.find(reflect) != std::string_view::npos) return answer(false);
+  if (reads_own_namespace_ < 0) {
+    reads_own_namespace_ = 0;
+    for (std::string_view reflect : {"globals()", "vars(", "getmembers", "__dict__", "__subclasses__", "locals()"})
+      if (src_.find(reflect) != std::string_view::npos) reads_own_namespace_ = 1;
+  }
+  if (reads_own_namespace_) return answer(false);
   if (mentioned_here(c.name, start(field(c.node, "name")), true)) return answer(false);
   return answer(!facts_->word_mentioned(c.name));
 }

@@ -36,24 +36,18 @@ const StepHook* SemanticModel::step_hook(int f) const {
   step_hook_ready_[f] = 1;
   const auto& table = FrameworkTable::get();
   const std::string& name = functions_[f].name;
-  std::set<int> seen;
-  std::function<const StepHook*(int)> derives = [&](int k) -> const StepHook* {
-    if (k < 0 || !seen.insert(k).second) return nullptr;
-    for (const auto& b : classes_[k].bases) {
-      if (const StepHook* h = table.step_hook(b, name)) return h;
-      if (auto named = classes_by_name_.find(b); named != classes_by_name_.end()) {
-        for (int c : named->second)
-          if (const StepHook* h = derives(c)) return h;
-      } else if (facts_) {
-        const FunctionFacts* ext = facts_->callee(b, fact::kClass);
-        if (ext && ext->is_class && !ext->framework.empty())
-          if (const StepHook* h = table.step_hook(ext->framework, name)) return h;
-      }
+  const StepHook* hook = nullptr;
+  any_base(functions_[f].klass, [&](const std::string& b) {
+    hook = table.step_hook(b, name);
+    if (!hook && facts_ && !classes_by_name_.count(b)) {
+      // A class of another module: its framework class (its class facts).
+      const FunctionFacts* ext = facts_->callee(b, fact::kClass);
+      if (ext && ext->is_class && !ext->framework.empty()) hook = table.step_hook(ext->framework, name);
     }
-    return nullptr;
-  };
-  step_hook_[f] = derives(functions_[f].klass);
-  return step_hook_[f];
+    return hook != nullptr;
+  });
+  step_hook_[f] = hook;
+  return hook;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -153,7 +153,12 @@ std::vector<std::string> imported_names(std::string_view text) {
   return out;
 }
 
-bool has_loop_statement(std::string_view text) {
+namespace {
+
+// Calls `statement(c, eol)` with a cursor past each line's indentation and an `async`, and the
+// line's end; true at the first line it answers true for. One pass over the text.
+template <class Statement>
+bool any_line_start(std::string_view text, Statement statement) {
   size_t line = 0;
   while (line < text.size()) {
     size_t eol = text.find('\n', line);
@@ -161,38 +166,34 @@ bool has_loop_statement(std::string_view text) {
     Cursor c{text.substr(0, eol), line};
     c.blanks();
     c.keyword("async");
-    std::string_view rest;
-    if (c.keyword("for")) {
-      rest = text.substr(c.at, eol - c.at);
-      if (rest.find(" in ") != std::string_view::npos && rest.find(':') != std::string_view::npos) return true;
-    } else if (c.keyword("while")) {
-      rest = text.substr(c.at, eol - c.at);
-      if (rest.find(':') != std::string_view::npos) return true;
-    }
+    if (statement(c, eol)) return true;
     line = eol + 1;
   }
   return false;
 }
 
+}  // namespace
+
+bool has_loop_statement(std::string_view text) {
+  return any_line_start(text, [&](Cursor& c, size_t eol) {
+    if (c.keyword("for")) {
+      std::string_view rest = text.substr(c.at, eol - c.at);
+      return rest.find(" in ") != std::string_view::npos && rest.find(':') != std::string_view::npos;
+    }
+    return c.keyword("while") && text.substr(c.at, eol - c.at).find(':') != std::string_view::npos;
+  });
+}
+
 bool defines_step_hook(std::string_view text) {
   const auto& names = FrameworkTable::get().step_hook_methods();
-  size_t line = 0;
-  while (line < text.size()) {
-    size_t eol = text.find('\n', line);
-    if (eol == std::string_view::npos) eol = text.size();
-    Cursor c{text.substr(0, eol), line};
-    c.blanks();
-    c.keyword("async");
-    if (c.keyword("def")) {
-      size_t name = c.at;
-      while (name < eol && text[name] == ' ') ++name;
-      size_t end = name;
-      while (end < eol && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
-      if (end > name && names.count(std::string(text.substr(name, end - name)))) return true;
-    }
-    line = eol + 1;
-  }
-  return false;
+  return any_line_start(text, [&](Cursor& c, size_t eol) {
+    if (!c.keyword("def")) return false;
+    size_t name = c.at;
+    while (name < eol && text[name] == ' ') ++name;
+    size_t end = name;
+    while (end < eol && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    return end > name && names.count(std::string(text.substr(name, end - name))) > 0;
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -240,6 +240,9 @@ class SemanticModel {
   // A str expression: a literal, or concatenations / repetitions of literals
   // (`"%11s" * 2 + "%11.4g" * 5`), parenthesized or not.
   bool is_str_expr(Node expr) const;
+  // Does `match` hold for a base of the class, written as resolved (qualified), or for a base of
+  // one of its bases that are classes of this module, transitively?
+  bool any_base(int klass, const std::function<bool(const std::string&)>& match) const;
   bool is_subclass_of(int klass, std::initializer_list<std::string_view> qualified_bases) const;
   bool is_lightning_module(int klass) const;
   bool is_step_hook(int function) const { return step_hook(function) != nullptr; }
@@ -605,6 +608,7 @@ class SemanticModel {
   mutable int has_star_import_ = -1;
   mutable std::unordered_map<int, bool> uncalled_memo_;  // uncalled_method() per function
   mutable std::unordered_map<int, bool> unreferenced_memo_;  // unreferenced_class() per class
+  mutable signed char reads_own_namespace_ = -1;  // the text reads its own namespace (globals() ...): -1 unknown
   mutable std::vector<int> uncalled_active_;              // the methods being asked about
   mutable int uncalled_work_ = 0;  // the module has a `from M import *` (-1 not yet known)
   // Value memo: done entries hold the candidates; an entry in progress answers unknown.

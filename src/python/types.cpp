@@ -1200,6 +1200,21 @@ const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) co
   return yields_.emplace(function, std::move(out)).first->second;
 }
 
+AbstractType TypeInference::call_iter(int function, Path path, bool& any) const {
+  AbstractType t = AbstractType::bottom();
+  const auto& ys = yields(function);
+  for (const auto& [y, from] : ys) {
+    t = join(t, from ? iter(y, path) : value(y, path));
+    any = true;
+  }
+  if (ys.empty())
+    for (Node r : m_.functions()[function].returns) {
+      t = join(t, iter(r, path));
+      any = true;
+    }
+  return t;
+}
+
 TypeDevice TypeInference::moved_device(const Binding* b) const {
   if (!moves_built_) {
     moves_built_ = true;
@@ -1797,17 +1812,7 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     if (!targets.empty() && class_of_callee(fn) < 0) {
       AbstractType t = AbstractType::bottom();
       bool any = false;
-      for (int f : targets) {
-        for (const auto& [y, from] : yields(f)) {
-          t = join(t, from ? iter(y, path) : value(y, path));
-          any = true;
-        }
-        if (yields(f).empty())
-          for (Node r : m_.functions()[f].returns) {
-            t = join(t, iter(r, path));
-            any = true;
-          }
-      }
+      for (int f : targets) t = join(t, call_iter(f, path, any));
       if (any) return t;
     }
   }

@@ -188,6 +188,9 @@ class TypeInference {
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
   const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)
+  // What iterating a call of `function` gives: what it yields (a generator), else what its
+  // returns iterate; Bottom, with `any` left false, when it has neither.
+  AbstractType call_iter(int function, Path path, bool& any) const;
   // The type of a loader construction: a torch DataLoader of host batches is on the CPU.
   AbstractType loader_type(Node call) const;
   // A generator that yields the elements of one of its parameters: that parameter's index, or -1.

@@ -136,18 +136,8 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
   for (int c = klass; c >= 0 && seen.insert(c).second;) {
     auto mit = m_.classes()[c].methods.find("__iter__");
     if (mit != m_.classes()[c].methods.end()) {
-      int f = mit->second;
-      AbstractType t = AbstractType::bottom();
       bool any = false;
-      for (const auto& [y, from] : yields(f)) {
-        t = join(t, from ? iter(y, path) : value(y, path));
-        any = true;
-      }
-      if (yields(f).empty())
-        for (Node r : m_.functions()[f].returns) {
-          t = join(t, iter(r, path));
-          any = true;
-        }
+      AbstractType t = call_iter(mit->second, path, any);
       return any ? t : AbstractType::unknown();
     }
     c = base_class(c);
