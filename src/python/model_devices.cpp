@@ -479,6 +479,13 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       } else {
         result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
       }
+    } else if (q == "builtins.map" && is(unparen(argument(expr, 0, "")), "lambda")) {
+      // `map(lambda x: x.to(device), xs)`: what the lambda gives for each element; a lambda that
+      // reads each element back (`lambda t: t.cpu()`) gives host values.
+      Node body = unparen(field(unparen(argument(expr, 0, "")), "body"));
+      Node bf = is(body, "call") ? unparen(field(body, "function")) : Node{};
+      bool reads_back = is(bf, "attribute") && host_methods.count(text(field(bf, "attribute")));
+      result = !reads_back && (any_arg_cuda() || is_cuda_impl(body));
     } else {
       result = any_arg_cuda() || is_cuda_impl(fn);
     }
@@ -602,6 +609,67 @@ bool SemanticModel::is_str_expr_at(Node expr, int depth) const {
   return (is_str_expr_at(l, depth + 1) && count(r)) || (count(l) && is_str_expr_at(r, depth + 1));
 }
 
+namespace {
+
+// einx's elementwise comparisons and logical operations give booleans (`einx.less("n, b -> b n", a, b)`).
+bool einx_bool_op(std::string_view q) {
+  static const std::set<std::string, std::less<>> ops = {
+      "einx.greater", "einx.greater_equal", "einx.less", "einx.less_equal", "einx.equal", "einx.not_equal",
+      "einx.logical_and", "einx.logical_or", "einx.logical_not", "einx.logical_xor"};
+  return ops.count(q) > 0;
+}
+
+}  // namespace
+
+bool SemanticModel::holds_bools(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > 8) return false;
+  auto k = kind(expr);
+  if (k == "comparison_operator") {
+    std::string_view op = text(ts_node_child(expr, 1));
+    return !(op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr));
+  }
+  if (k == "unary_operator") return text(ts_node_child(expr, 0)) == "~" && holds_bools(field(expr, "argument"), depth + 1);
+  if (k == "binary_operator") {
+    auto op = text(field(expr, "operator"));
+    return (op == "&" || op == "|" || op == "^") && holds_bools(field(expr, "left"), depth + 1) &&
+           holds_bools(field(expr, "right"), depth + 1);
+  }
+  if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    std::string q = qualified_name(fn);
+    if (einx_bool_op(q)) return true;
+    // A torch factory or operation told `dtype=torch.bool`.
+    Node dtype = argument(expr, -1, "dtype");
+    if (starts_with(q, "torch.") && !is_null(dtype)) return qualified_name(unparen(dtype)) == "torch.bool";
+    static const std::set<std::string, std::less<>> bool_fns = {
+        "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
+        "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
+    if (bool_fns.count(q)) return true;
+    if (!is(fn, "attribute")) return false;
+    std::string_view dt = conversion_dtype(expr);
+    if (!dt.empty()) return dt == "bool";
+    auto meth = text(field(fn, "attribute"));
+    static const std::set<std::string, std::less<>> bool_methods = {"eq", "ne", "gt", "lt", "ge", "le", "isnan",
+                                                                    "isinf", "isfinite", "logical_not"};
+    if (bool_methods.count(meth)) return true;
+    static const std::set<std::string, std::less<>> keep = {"to", "cuda", "cpu", "t", "transpose", "permute",
+                                                            "reshape", "flatten", "squeeze", "unsqueeze",
+                                                            "contiguous", "clone", "detach", "expand", "repeat"};
+    return keep.count(meth) && holds_bools(field(fn, "object"), depth + 1);
+  }
+  if (k == "identifier") {
+    auto bindings = lookup(text(expr), start(expr));
+    if (bindings.empty() || bindings.size() > 4) return false;
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || same(unparen(b->value), expr) ||
+          !holds_bools(b->value, depth + 1))
+        return false;
+    return true;
+  }
+  return false;
+}
+
 bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
@@ -629,7 +697,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     static const std::set<std::string, std::less<>> bool_fns = {
         "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
         "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
-    if (bool_fns.count(q)) return is_cuda_impl(expr);
+    if (bool_fns.count(q) || einx_bool_op(q)) return is_cuda_impl(expr);
     // Joining masks: a mask when every part is one (a mask stacked with an index tensor is
     // promoted to the index's dtype).
     static const std::set<std::string, std::less<>> joins = {
@@ -662,7 +730,10 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
       if (!dtype.empty()) return false;
       // A move to a device that names no dtype (`.to(device)`) keeps the elements' dtype: a mask
       // moved to (or kept on) a CUDA device is one.
-      if (moves && meth == "to") return is_cuda_impl(expr) && is_cuda_bool_impl(field(fn, "object"));
+      // A host mask moved to the device is one there (`torch.eye(n, dtype=torch.bool).to(device)`).
+      if (moves && meth == "to")
+        return is_cuda_impl(expr) && (is_cuda_bool_impl(field(fn, "object")) || holds_bools(field(fn, "object"), 0));
+      if (meth == "cuda" && holds_bools(field(fn, "object"), 0)) return is_cuda_impl(expr);
       static const std::set<std::string, std::less<>> bool_methods = {"bool", "eq", "ne", "gt", "lt", "ge", "le",
                                                                       "isnan", "isinf", "isfinite", "logical_not",
                                                                       "logical_and", "logical_or", "logical_xor"};

@@ -119,10 +119,17 @@ void SemanticModel::compute_reachability() {
       }
     }
   };
+  // A loop in a module's `forward` over its layers (`for layer in self.layers: x = layer(x)`,
+  // hot by its module calls) is part of one forward: calling the module is one step, so a loop
+  // that calls it per iteration (inference over a file list) is not an epoch loop around it.
+  auto layer_loop = [&](int l) {
+    int lf = loops_[l].function;
+    return lf >= 0 && functions_[lf].klass >= 0 && functions_[lf].name == "forward" && !loops_[l].iterates_loader;
+  };
   function_has_hot_loop_.assign(nf, 0);
   for (size_t f = 0; f < nf; ++f)
     for (int l : loops_by_function_[f])
-      if (loops_[l].kind == LoopKind::Hot) function_has_hot_loop_[f] = 1;
+      if (loops_[l].kind == LoopKind::Hot && !layer_loop(l)) function_has_hot_loop_[f] = 1;
   for (size_t ci = 0; ci < calls_.size(); ++ci)
     if (const FunctionFacts* ext = calls_[ci].caller >= 0 ? ext_callee(static_cast<int>(ci), fact::kHotLoop) : nullptr;
         ext && ext->has_hot_loop)

@@ -896,7 +896,46 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
   // `__init__` is called by constructing its class (`Trainer(args)`).
   const auto& sites = fn.klass >= 0 && fn.name == "__init__" && callers(f).empty() ? constructor_calls(fn.klass) : callers(f);
-  bool default_used = sites.empty();
+  // `torch.multiprocessing.spawn(fn, args=(a, b), nprocs=n)` runs `fn(i, a, b)` in each process:
+  // the process index first (process 0 is followed), then the elements of the tuple given (a
+  // tuple written out, or the parameter's value stays unknown).
+  std::vector<Node> spawns;
+  if (fn.klass < 0)
+    for (const auto& c : calls_) {
+      Node callee = unparen(field(c.call, "function"));
+      std::string_view spelled = text(is(callee, "attribute") ? field(callee, "attribute") : callee);
+      if (spelled != "spawn" && spelled != "start_processes") continue;
+      const std::string& q = callee_name(c.call);
+      if (q != "torch.multiprocessing.spawn" && q != "torch.multiprocessing.start_processes") continue;
+      Node target = unparen(argument(c.call, 0, "fn"));
+      if (!is(target, "identifier") || text(target) != fn.name) continue;
+      auto vs = values(target);
+      bool names_f = !vs.empty();
+      for (const auto& v : vs)
+        names_f = names_f && v.kind == Value::Kind::Expr && is(v.expr, "function_definition") && function_of(v.expr) == f;
+      if (names_f) spawns.push_back(c.call);
+    }
+  for (Node call : spawns) {
+    Node passed = unparen(argument(call, 1, "args"));
+    if (pi == 0) {
+      // The process index: 0 .. nprocs - 1. Process 0 runs in every launch, and it is the one
+      // the analysis follows (its `if rank == 0:` logging runs).
+      add_values(out, {make_int(0)});
+      continue;
+    }
+    if (is_null(passed)) {
+      add_values(out, {Value::unknown()});
+      continue;
+    }
+    bool starred = false;
+    if (is(passed, "tuple") || is(passed, "list"))
+      for (Node c : named_children(passed)) starred |= is(c, "list_splat");
+    if ((!is(passed, "tuple") && !is(passed, "list")) || starred || pi - 1 >= static_cast<int>(named_count(passed)))
+      add_values(out, {Value::unknown()});
+    else
+      add_values(out, values(named_child(passed, pi - 1)));
+  }
+  bool default_used = sites.empty() && spawns.empty();
   unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
   if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
     if (sites.empty()) default_used = false;

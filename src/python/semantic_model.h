@@ -461,6 +461,9 @@ class SemanticModel {
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;
   bool is_cuda_bool_uncached(Node expr) const;
+  // A tensor of booleans wherever it lives (a factory with `dtype=torch.bool`, `.bool()`, a
+  // comparison), through names every binding of which is one (model_devices.cpp).
+  bool holds_bools(Node expr, int depth) const;
   bool is_str_expr_at(Node expr, int depth) const;
   bool is_batch_impl(Node expr) const;
   bool is_batch_uncached(Node expr) const;

@@ -110,22 +110,25 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     // `x[:, mask]`: a mask among several indices selects as much as it holds.
     // `t[range(n), cls]`: a host range among several indices is converted to a CPU index
     // tensor and copied to the device, as a host list alone is.
-    bool mask = false, host_range = false;
+    // `x[:, [0, 2]]`: a host list among several indices is copied to the device as one alone is.
+    bool mask = false, host_range = false, host_list = false;
     size_t indices = 0;
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
       ++indices;
       mask = mask || m.is_cuda_bool(unparen(c));
       host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
+      host_list = host_list || is(unparen(c), "list") || is(unparen(c), "list_comprehension");
     }
-    bool host_index = host_range || (indices == 1 && (host_index_sequence(m, index) ||
+    if (indices < 2) host_list = false;
+    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) ||
                                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
                                                        is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
     // The range among several indices is new evidence of its own: stay silent where it runs
     // only under a guard whose value is not resolved (yolov5's autolabelling rows, `labels` from
     // a `--save-hybrid` option).
-    if (host_range && !mask && !(indices == 1 && host_index_sequence(m, index))) {
+    if ((host_range || host_list) && !mask && !(indices == 1 && host_index_sequence(m, index))) {
       HotContext hot = ctx.hot();
       if (hot.flag_guarded || hot.every != 0 || opt_in_guarded(ctx)) return;
     }
