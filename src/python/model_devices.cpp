@@ -327,6 +327,64 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
   }
 }
 
+bool SemanticModel::unresolved_argument(Node a) const {
+  a = unparen(a);
+  if (!is(a, "identifier")) return false;
+  auto bindings = lookup(text(a), start(a));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Param || b->function < 0) return false;
+    if (!callers(b->function).empty()) return false;
+    if (facts_) {
+      std::string name = local_name(b->function);
+      const IncomingCalls* in = name.empty() ? nullptr : facts_->incoming(name, fact::kCalled);
+      if (in && in->called) return false;
+    }
+    if (step_hook(b->function) || (functions_[b->function].klass >= 0 && b->param_index == 0)) return false;
+  }
+  return true;
+}
+
+std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) const {
+  const ReturnDependence& d = types_->return_dependence(function);
+  if (!d.known) return std::nullopt;
+  for (Node n : d.fixed_nodes)
+    if (is_cuda_impl(n)) return true;
+  for (const auto& use : d.uses) {
+    Node a = types_->site_argument(function, use.param, call);
+    if (is_null(a)) return std::nullopt;
+    if (is_cuda_impl(a)) return true;
+    // A parameter no call reaches: what the callee's parameter may be at any call (the join).
+    if (unresolved_argument(a)) {
+      const Function& fn = functions_[function];
+      auto it = scopes_[fn.scope].bindings.find(fn.params[use.param].name);
+      if (it == scopes_[fn.scope].bindings.end()) return std::nullopt;
+      for (const Binding& b : it->second)
+        if (b.kind == Binding::Kind::Param && b.param_index == use.param && binding_is_cuda(b)) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node call) const {
+  if (!f.dep_known) return std::nullopt;
+  std::vector<Node> args;
+  for (Node a : named_children(field(call, "arguments")))
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return std::nullopt;
+  for (const auto& [i, device] : f.dep_uses) {
+    if (i < 0 || static_cast<size_t>(i) >= f.params.size() || (f.method && i == 0)) return std::nullopt;
+    const ParamSummary& p = f.params[static_cast<size_t>(i)];
+    if (p.star || p.double_star) return std::nullopt;
+    Node a = argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (is_null(a) || unresolved_argument(a)) return std::nullopt;
+    args.push_back(a);
+  }
+  if (f.dep_cuda) return true;
+  for (Node a : args)
+    if (is_cuda_impl(a)) return true;
+  return false;
+}
+
 bool SemanticModel::compares_with_string(Node cmp) const {
   // Only `==` / `!=` operators, one operand a string literal (or an f-string).
   for (uint32_t i = 0; i < ts_node_child_count(cmp); ++i) {
@@ -430,9 +488,13 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       Node p = parent(expr);
       bool called = is(p, "call") && same(unparen(field(p, "function")), expr);
       AbstractType ot = called ? AbstractType::unknown() : types_->type_of(obj);
+      // `model.module.h`: what a wrapper (DDP, DataParallel, Accelerate) holds under `.module` is
+      // a module, whatever its class (a model built through a registry is not resolved).
+      Node wrapped = unparen(obj);
+      bool wrapper_module = is(wrapped, "attribute") && text(field(wrapped, "attribute")) == "module";
       bool module_attr = !called && attr != "module" &&
                          (ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
-                          is_module_value(obj));
+                          wrapper_module || is_module_value(obj));
       // A tensor the module's class stores on itself (`self.last_loss = F.cross_entropy(...)`
       // in forward) lives where the module does.
       if (module_attr && ot.kind == AbstractType::Kind::Module && ot.klass != -1 &&
@@ -491,12 +553,21 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
     // `.item()` hands back a Python float).
-    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda)) result = ext->returns_cuda;  // another module's
+    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda | fact::kReturnDep)) {  // another module's
+      result = ext->returns_cuda;
+      if (auto at_site = site_return_cuda(*ext, expr)) result = *at_site;
+    }
     auto targets = callees(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;
-      for (int f : targets)
+      for (int f : targets) {
+        // With this call's arguments where the return's dependence on them is known.
+        if (auto at_site = site_return_cuda(f, expr)) {
+          returns_cuda |= *at_site;
+          continue;
+        }
         for (Node r : functions_[f].returns) returns_cuda |= is_cuda_impl(r);
+      }
       result = returns_cuda;
     }
   } else if (k == "binary_operator") {

@@ -146,6 +146,13 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           }
         }
       }
+      // `if len(all_preds) == 0: all_preds.append(p) else: ...`: an accumulator its own branch
+      // fills is empty only until that branch first runs, unless the hot region empties it again
+      // (rebinds it, clears, pops or deletes from it): the first iteration, once.
+      if (parts.size() == 2 && op == "==" && !is_null(hot_region) && empty_until_filled(cond, hot_region)) {
+        ctx.once_per_epoch = true;
+        return;
+      }
       // `if features is None: features = ...`: a lazy initialization, once.
       if (parts.size() == 2 && op == "is" && ts_node_child_count(cond) == 3 && is(unparen(parts[1]), "none")) {
         Node name = unparen(parts[0]);
@@ -801,6 +808,41 @@ void SemanticModel::compute_hot_functions() {
     for (int ci : calls_by_caller_[f]) visit_site(ci);
   }
   hot_functions_ready_ = true;
+}
+
+bool SemanticModel::empty_until_filled(Node cond, Node hot_region) const {
+  auto parts = named_children(cond);
+  Node l = unparen(parts[0]), r = unparen(parts[1]);
+  if (is(l, "integer")) std::swap(l, r);
+  if (!is(r, "integer") || text(r) != "0" || !is(l, "call") || text(field(l, "function")) != "len") return false;
+  auto args = named_children(field(l, "arguments"));
+  if (args.size() != 1) return false;
+  Node acc = unparen(args[0]);
+  if (!is(acc, "identifier") && !is(acc, "attribute")) return false;
+  Node owner = parent(cond);
+  while (is(owner, "parenthesized_expression")) owner = parent(owner);
+  if (!is(owner, "if_statement") && !is(owner, "elif_clause")) return false;
+  Node branch = field(owner, "consequence");
+  if (is_null(branch)) return false;
+  std::string_view name = text(acc);
+  // Calls of a method on the accumulator within a region: `acc.append(...)`.
+  auto calls_on = [&](Node region, std::initializer_list<std::string_view> methods) {
+    bool found = false;
+    std::function<void(Node)> visit = [&](Node n) {
+      if (found) return;
+      if (is(n, "call")) {
+        Node fn = unparen(field(n, "function"));
+        if (is(fn, "attribute") && text(unparen(field(fn, "object"))) == name)
+          for (std::string_view m : methods) found = found || text(field(fn, "attribute")) == m;
+      }
+      if (is(n, "delete_statement") && text(n).find(name) != std::string_view::npos) found = true;
+      for (Node c : named_children(n)) visit(c);
+    };
+    visit(region);
+    return found;
+  };
+  if (!calls_on(branch, {"append", "extend", "insert"})) return false;
+  return !assigned_within(name, hot_region) && !calls_on(hot_region, {"clear", "pop", "remove"});
 }
 
 }  // namespace stoker::python

@@ -128,6 +128,16 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
+  if (fields & fact::kReturnDep) {
+    o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
+         (x.dep_cuda ? "c" : "-");
+    for (const auto& [i, d] : x.dep_uses) {
+      o += "," + std::to_string(i) + ":" + std::to_string(d);
+      if (i >= 0 && static_cast<size_t>(i) < x.params.size())  // how a call site binds it
+        o += x.params[static_cast<size_t>(i)].name + (x.params[static_cast<size_t>(i)].keyword_only ? "k" : "p");
+    }
+    o += x.method ? 'm' : 'f';
+  }
   if (fields & fact::kTable)
     for (const auto& c : x.table_classes) o += "[" + c;
   if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
@@ -658,6 +668,9 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
+  if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||
+      a.dep_cuda != b.dep_cuda || a.dep_uses != b.dep_uses || a.params != b.params)
+    a.dep_known = false;
   for (size_t i = 0; i < a.params.size() && i < b.params.size(); ++i) {
     ParamSummary& p = a.params[i];
     const ParamSummary& q = b.params[i];
@@ -1143,7 +1156,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
-                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param});
+                   f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
+                   f.dep_device, f.dep_cuda, f.dep_uses});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1197,6 +1211,11 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.ret_elem_classes = f.at(26).get<std::vector<std::string>>();
       ff.registry = f.at(27).get<std::string>();
       ff.batch_size_param = f.at(28);
+      ff.dep_known = f.at(29);
+      ff.dep_kind = f.at(30);
+      ff.dep_device = f.at(31);
+      ff.dep_cuda = f.at(32);
+      ff.dep_uses = f.at(33).get<std::vector<std::pair<int, int>>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -142,6 +142,15 @@ struct FunctionFacts {
   // one) whose batch size is this parameter (index into `params`), -1 otherwise: BS001 reads a
   // `batch_sampler=make_batch_sampler(sampler, 4)` of another module.
   int batch_size_param = -1;
+  // How the return depends on the parameters (python/types.h ReturnDependence), so that a call in
+  // another module is typed with its own arguments: `dep_known`; the type (kind and device as
+  // numbers, Bottom none) and CUDA taint of the part independent of the arguments; per parameter
+  // used, its index into `params` and 1 when the return is a tensor on the argument's device, 0
+  // when it is the argument itself.
+  bool dep_known = false;
+  int dep_kind = 0, dep_device = 0;
+  bool dep_cuda = false;
+  std::vector<std::pair<int, int>> dep_uses;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -161,7 +170,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kReturnsClass = 256,
                    kExists = 512,  // whether the project defines the name at all
                    kTable = 1024,  // table_classes
-                   kBatchSize = 2048;  // batch_size_param
+                   kBatchSize = 2048,  // batch_size_param
+                   kReturnDep = 4096;  // dep_*
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

@@ -458,6 +458,17 @@ class SemanticModel {
   // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_hotness.cpp).
   bool latch_cleared(Node cond) const;
   bool is_cuda_impl(Node expr) const;
+  // The CUDA taint of a call of a function here (or of another module, by its facts) by the
+  // return's dependence on this call's arguments (TypeInference::return_dependence); nullopt
+  // where it is unknown.
+  std::optional<bool> site_return_cuda(int function, Node call) const;
+  std::optional<bool> site_return_cuda(const FunctionFacts& f, Node call) const;
+  // A parameter of a function that no call here or in another module reaches (a forward called
+  // through an unresolved module): its value at a call of a helper is unknown.
+  bool unresolved_argument(Node a) const;
+  // `len(acc) == 0` guarding a branch that appends to `acc`, which the hot region never empties
+  // again: true only until the branch first runs (model_hotness.cpp).
+  bool empty_until_filled(Node cond, Node hot_region) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;
   bool is_cuda_bool_uncached(Node expr) const;

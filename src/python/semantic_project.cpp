@@ -768,6 +768,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     types().return_facts(static_cast<int>(f), facts);
+    types().dependence_facts(static_cast<int>(f), facts);
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
     facts.batch_size_param = batch_size_param(static_cast<int>(f));

@@ -1590,8 +1590,10 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass)) {
+              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass |
+                  fact::kReturnDep)) {
         if (AbstractType c = returned_instance(*mf); c.kind != Kind::Unknown) return c;
+        if (AbstractType at_site; site_return(*mf, call, at_site)) return at_site;
         AbstractType rt = ext_return(*mf);
         if (rt.kind != Kind::Unknown) return rt;
         if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
@@ -1675,6 +1677,18 @@ AbstractType TypeInference::call_type(Node call) const {
   // A function (or method, or `__call__`) defined here: what it returns.
   auto targets = m_.callees(call);
   if (!targets.empty()) {
+    // Typed with this call's arguments where every callee's return dependence is known.
+    AbstractType at_site = AbstractType::bottom();
+    bool all_known = true;
+    for (int f : targets) {
+      AbstractType one;
+      if (!site_return(f, call, one)) {
+        all_known = false;
+        break;
+      }
+      at_site = join(at_site, one);
+    }
+    if (all_known) return at_site;
     AbstractType t = AbstractType::bottom();
     bool any = false;
     for (int f : targets) {
@@ -1689,9 +1703,11 @@ AbstractType TypeInference::call_type(Node call) const {
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
   if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule |
-                                                           fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass)) {
+                                                           fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass |
+                                                           fact::kReturnDep)) {
     // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
     if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
+    if (AbstractType at_site; site_return(*ext, call, at_site)) return at_site;  // with this call's arguments
     AbstractType rt = ext_return(*ext);
     if (rt.kind != Kind::Unknown) return rt;
     if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))

@@ -72,6 +72,27 @@ TypeDevice join(TypeDevice a, TypeDevice b);
 enum class CudaAnswer : uint8_t { Host, Cuda, Undecided };
 CudaAnswer cuda_answer(const AbstractType& t);
 
+// How what a function returns depends on its parameters, so that a call is typed with its own
+// arguments rather than with the join over every call site (`default(v, d)`: `v if exists(v)
+// else d`; `xyxy2xywh(x)`: `y = torch.zeros_like(x) ... return y`). The return is the join of
+// a part that does not depend on the arguments (`fixed`) and, per parameter used, either the
+// argument itself or a tensor on the argument's device. `known` false: some return depends on
+// the parameters in another way (the context-free join over the call sites applies).
+// Computed once per function (src/python/types_returns.cpp); evaluated per call site in
+// O(parameters used).
+struct ReturnDependence {
+  bool known = false;
+  AbstractType fixed = AbstractType::bottom();
+  std::vector<Node> fixed_nodes;  // the argument-independent expressions whose type leaves the CUDA taint to decide
+  struct Use {
+    int param = -1;       // index into the function's parameters (self is 0 for methods)
+    bool device = false;  // a tensor on the argument's device, not the argument itself
+    bool operator==(const Use&) const = default;
+  };
+  std::vector<Use> uses;  // at most kMaxUses
+  static constexpr size_t kMaxUses = 8;
+};
+
 // The inference, owned by the SemanticModel (one per file). Every entry is a `Step` of the
 // model (work budget, shared depth limit); results are memoized per (node, destructuring path);
 // a node met again while it is being inferred answers Bottom (optimistic within a cycle).
@@ -98,6 +119,18 @@ class TypeInference {
   // Project mode: what function `function` returns by its types, whole and per element of a
   // returned tuple display (FunctionFacts::ret_kind, ret_device, ret_elems).
   void return_facts(int function, FunctionFacts& out) const;
+  // How function `function` returns depends on its parameters (computed once, memoized).
+  const ReturnDependence& return_dependence(int function) const;
+  // A call of `function` (defined here) typed by its return dependence with this call's
+  // arguments; false where the dependence is unknown or an argument cannot be read.
+  bool site_return(int function, Node call, AbstractType& out) const;
+  // The same for a function of another project module by its facts (FunctionFacts::dep_*).
+  bool site_return(const FunctionFacts& f, Node call, AbstractType& out) const;
+  // The argument `call` passes to parameter `param` of `function` (here), or its default; null
+  // when it passes none (or unpacks `*args`/`**kwargs`).
+  Node site_argument(int function, int param, Node call) const;
+  // Project mode: the dependence of `function` as facts (FunctionFacts::dep_*).
+  void dependence_facts(int function, FunctionFacts& out) const;
   // A type as the facts carry it (kind and device as numbers); unknown when out of range.
   static AbstractType from_fact(int kind, int device);
   // Project mode: the canonical name (ExternalFacts::canonical) of the class of an instance
@@ -146,6 +179,18 @@ class TypeInference {
   AbstractType prepared(Node argument) const;
   AbstractType arith(const AbstractType& a, const AbstractType& b) const;
   AbstractType self_type(Node identifier) const;
+  // Return dependence (types_returns.cpp): adds what `expr` (in function `function`) contributes
+  // to the return, the argument itself (or, with `device`, a tensor on its device) per parameter
+  // used; false when it depends on the parameters in another way.
+  bool dependence(Node expr, int function, bool device, int depth, ReturnDependence& out) const;
+  bool mentions_parameters(Node expr, int function, int depth) const;
+  bool stable_local(const Binding& b, int function) const;
+  // The join of two types where a value on the host either way stays host (a CPU tensor or a
+  // numpy array: a CPU tensor).
+  static AbstractType host_join(const AbstractType& a, const AbstractType& b);
+  static AbstractType device_of(const AbstractType& t);  // a tensor on t's device
+  // The type of a part of a dependence at a call (the argument, or a tensor on its device).
+  AbstractType use_type(Node argument, bool device) const;
   // The type of an element of a value of type t, destructured by `path` further.
   static AbstractType element(const AbstractType& t, size_t depth);
   Path target_path(Node target) const;  // position of an identifier in its target pattern
@@ -228,6 +273,8 @@ class TypeInference {
   mutable std::map<std::pair<int, std::string>, std::vector<Node>> item_stores_;
   mutable bool moves_built_ = false;
   mutable std::unordered_map<const Binding*, TypeDevice> moves_;
+  mutable std::vector<ReturnDependence> dependences_;  // per function
+  mutable std::vector<signed char> dependence_state_;  // per function: 0 not computed, 1 in progress, 2 done
 };
 
 }  // namespace stoker::python
