@@ -242,6 +242,12 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   for (Node r : returns) {
     whole = join(whole, value(r, Path{}));
     Node u = unparen(r);
+    if (is(u, "call") && m_.callees(u).empty()) {
+      // `return build(args)` of another module's builder: its tuple passes on element-wise
+      // (`models/__init__.py`'s `build_model` wrapping `models/mdetr.py`'s `build`).
+      if (const FunctionFacts* ef = ext_function(u, fact::kReturnType)) arity = std::max(arity, ef->ret_elems.size());
+      continue;
+    }
     if (!is(u, "tuple") && !is(u, "expression_list")) continue;
     size_t n = 0;
     bool splat = false;
