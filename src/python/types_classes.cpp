@@ -442,6 +442,16 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
   return out;
 }
 
+std::string TypeInference::external_union(Node expr) const {
+  AbstractType t = value(unparen(expr), Path{});
+  if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.klass != -1 || t.framework >= 0) return {};
+  std::string u = class_names(expr, Path{});
+  if (u.find('|') == std::string::npos) return {};
+  for (const auto& member : union_members(u))
+    if (class_by_canonical(member) > -2) return {};  // a class of this module: its own calls
+  return ext_class_index(u) <= -2 ? u : std::string{};
+}
+
 std::string TypeInference::class_name(const AbstractType& t) const {
   if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.framework >= 0 || !m_.facts_) return {};
   if (t.klass >= 0) {
