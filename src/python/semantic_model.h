@@ -477,6 +477,9 @@ class SemanticModel {
   DeviceKind device_kind_uncached(Node expr) const;
   // The loader constructions an expression may evaluate to (through names, wrappers, returns).
   const std::vector<Node>& loader_origins(Node expr) const;
+  // The target name of `a, b = f(...)` (f of another module) whose element the facts type as a
+  // loader: an origin of its own, null otherwise.
+  Node external_loader_element(const Binding& b) const;
   // A memoized boolean fact per node: 0 no, 1 yes, 2 in progress (a cycle answers no).
   template <class F>
   bool memo_bool(std::unordered_map<const void*, char>& cache, Node expr, F&& compute) const;

@@ -571,6 +571,29 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     }
     return false;
   });
+  // Iterated per epoch here: `train_loader, test_loader = get_loader(args)` then a hot loop of
+  // this module over `train_loader` inside `while True:`, or `test_loader` handed to a function
+  // of this module whose loop iterates it and which runs in a loop (as a construction here is
+  // judged, loop_runs_per_epoch_for, with the target name standing for the construction).
+  // O(external calls x elements x loops iterating them).
+  for (size_t ci = 0; ci < calls_.size() && ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    Node call = calls_[ci].call;
+    Node asg = parent(call);
+    if (!is(asg, "assignment") || !same(unparen(field(asg, "right")), call)) continue;
+    Node pattern = field(asg, "left");
+    if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) continue;
+    for (uint32_t i = 0; i < named_count(pattern) && i < 8; ++i) {
+      Node t = named_child(pattern, i);
+      if (!is(t, "identifier")) continue;
+      bool feeds = false, per_epoch = false;
+      for (int l : loops_iterating(t)) {
+        feeds |= loops_[l].kind == LoopKind::Hot;
+        per_epoch |= loop_runs_per_epoch_for(l, t);
+      }
+      if (feeds && per_epoch) out[call.id] |= 1u << i;
+    }
+  }
   return out;
 }
 
