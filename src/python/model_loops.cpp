@@ -77,9 +77,10 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
   if (memo < 0) {
-    const FunctionFacts* ext = ext_callee(ci, fact::kSteps);  // a project function of another module that steps
-    memo = (is_step_call(calls_[ci].call, allow_forward) || (ext && (ext->steps || (allow_forward && ext->steps_forward))))
-               ? 1 : 0;
+    // A project function of another module that steps (one member of a class union that does).
+    bool ext = false;
+    for (const FunctionFacts* f : ext_callees(ci, fact::kSteps)) ext |= f->steps || (allow_forward && f->steps_forward);
+    memo = (is_step_call(calls_[ci].call, allow_forward) || ext) ? 1 : 0;
   }
   return memo == 1;
 }
@@ -89,7 +90,8 @@ bool SemanticModel::loop_contains_hot_loop(int li) const {
   for (int ci : calls_in_loop_[li]) {
     for (int c : runs_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
-    if (const FunctionFacts* ext = ext_callee(ci, fact::kHotLoop); ext && ext->has_hot_loop) return true;
+    for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
+      if (ext->has_hot_loop) return true;
   }
   return false;
 }
@@ -131,9 +133,9 @@ void SemanticModel::compute_reachability() {
     for (int l : loops_by_function_[f])
       if (loops_[l].kind == LoopKind::Hot && !layer_loop(l)) function_has_hot_loop_[f] = 1;
   for (size_t ci = 0; ci < calls_.size(); ++ci)
-    if (const FunctionFacts* ext = calls_[ci].caller >= 0 ? ext_callee(static_cast<int>(ci), fact::kHotLoop) : nullptr;
-        ext && ext->has_hot_loop)
-      function_has_hot_loop_[calls_[ci].caller] = 1;
+    if (calls_[ci].caller >= 0)
+      for (const FunctionFacts* ext : ext_callees(static_cast<int>(ci), fact::kHotLoop))
+        if (ext->has_hot_loop) function_has_hot_loop_[calls_[ci].caller] = 1;
   propagate(function_has_hot_loop_, [](int) { return true; });
   // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
   // function that does.

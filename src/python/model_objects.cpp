@@ -135,6 +135,24 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
 // Loader identity, from the loops' side: each loop's iterable is resolved once to the loader
 // constructions it may evaluate to, and the loops are indexed by construction. O(loops x
 // origins) after the memoized resolution, instead of every loop resolved for every loader.
+Node SemanticModel::external_loader_element(const Binding& b) const {
+  // `train_loader, test_loader = get_loader(args)` with `get_loader` of another module returning
+  // a tuple whose element is a loader by its types: the name in the assignment's own tuple
+  // target stands for that element (the construction is in the other module).
+  if (!facts_ || b.kind != Binding::Kind::Assign || b.unpack_index < 0 || b.unpack_index >= 8) return {};
+  Node v = unparen(b.value);
+  if (!is(v, "call") || !is(b.target, "identifier")) return {};
+  Node pattern = parent(b.target);
+  if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment") ||
+      !same(named_child(pattern, static_cast<uint32_t>(b.unpack_index)), b.target))
+    return {};
+  const FunctionFacts* ext = ext_callee_of(v, fact::kReturnType);
+  if (!ext || static_cast<size_t>(b.unpack_index) >= ext->ret_elems.size() ||
+      ext->ret_elems[b.unpack_index].first != static_cast<int>(AbstractType::Kind::Loader))
+    return {};
+  return b.target;
+}
+
 const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   static const std::vector<Node> kNone;
   expr = unparen(expr);
@@ -183,10 +201,27 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       for (const Binding* b : lookup(text(expr), start(expr)))
         if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
           Node source = types_->prepared_source(b->value, b->target);
-          if (!is_null(source)) add(source);
+          if (!is_null(source)) {
+            add(source);
+          } else if (Node t = external_loader_element(*b); !is_null(t) && out.size() < kMaxCandidates) {
+            bool dup = false;
+            for (Node x : out) dup = dup || same(x, t);
+            if (!dup) out.push_back(t);
+          }
         } else if (b->kind == Binding::Kind::Assign && is(b->target, "identifier") &&
                    is(unparen(b->value), "identifier") && !same(unparen(b->value), expr)) {
           add(unparen(b->value));
+        } else if (b->kind == Binding::Kind::Param && facts_ && b->function >= 0) {
+          // A parameter handed a name that stands for another module's loader element (its
+          // values are unknown): `valid(model, test_loader)` after `_, test_loader = get_loader()`.
+          const Function& fn = functions_[b->function];
+          const Param& p = fn.params[b->param_index];
+          if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) continue;
+          int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+          for (int ci : callers(b->function)) {
+            Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+            if (is(a, "identifier")) add(a);
+          }
         }
   }
   origins_active_.erase(expr.id);

@@ -572,6 +572,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       const FunctionFacts* ff = function(tm, local);
       if (!ff) continue;
       if (ff->returns_cuda) cuda_[m] = 1;
+      // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
+      // the program uses CUDA there (a whole result handed on keeps the facts it had).
+      if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A class called: its __init__ receives the arguments.
       std::string receiver = local;
       if (ff->method && local.find('.') == std::string::npos) receiver = local + ".__init__";

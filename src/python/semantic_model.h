@@ -414,6 +414,9 @@ class SemanticModel {
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;
+  // The facts of every member a call of a class union invokes (`agent.update(r)` with `agent`
+  // an A2C or a PPO): each may run. One element for a single callee; empty when one member has none.
+  std::vector<const FunctionFacts*> ext_callees(int call_index, unsigned fields) const;
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
   bool external_feeds_training(Node loader_call) const;
@@ -488,6 +491,9 @@ class SemanticModel {
   DeviceKind device_kind_uncached(Node expr) const;
   // The loader constructions an expression may evaluate to (through names, wrappers, returns).
   const std::vector<Node>& loader_origins(Node expr) const;
+  // The target name of `a, b = f(...)` (f of another module) whose element the facts type as a
+  // loader: an origin of its own, null otherwise.
+  Node external_loader_element(const Binding& b) const;
   // A memoized boolean fact per node: 0 no, 1 yes, 2 in progress (a cycle answers no).
   template <class F>
   bool memo_bool(std::unordered_map<const void*, char>& cache, Node expr, F&& compute) const;

@@ -343,7 +343,9 @@ bool SemanticModel::resolve_typed_external_calls() {
     if (!qualified_name(fn).empty()) continue;  // named (or a builtin) by its imports
     AbstractType called = types_->type_of(fn);
     std::string cls = types_->class_name(called);
-    if (!cls.empty() && called.klass <= -2) {
+    if (cls.empty()) cls = types_->external_union(fn);  // bound to instances of several classes
+    else if (called.klass > -2) cls.clear();
+    if (!cls.empty()) {
       ext_name_[ci] = union_suffix(cls, ".__call__");  // a class union: each member's forward
       named = true;
       continue;
@@ -351,7 +353,9 @@ bool SemanticModel::resolve_typed_external_calls() {
     if (!attribute) continue;
     AbstractType recv = types_->type_of(field(fn, "object"));
     cls = types_->class_name(recv);
-    if (!cls.empty() && recv.klass <= -2) {
+    if (cls.empty()) cls = types_->external_union(field(fn, "object"));  // `agent.update(...)`, A2C or PPO
+    else if (recv.klass > -2) cls.clear();
+    if (!cls.empty()) {
       ext_name_[ci] = union_suffix(cls, "." + std::string(text(field(fn, "attribute"))));
       named = true;
     }
@@ -363,6 +367,17 @@ const FunctionFacts* SemanticModel::ext_callee(int ci, unsigned fields) const {
   if (!facts_ || ci < 0 || static_cast<size_t>(ci) >= ext_name_.size() || ext_name_[ci].empty()) return nullptr;
   if (ext_name_[ci].find('|') != std::string::npos) return nullptr;  // one of several: no single facts
   return facts_->callee(ext_name_[ci], fields);
+}
+
+std::vector<const FunctionFacts*> SemanticModel::ext_callees(int ci, unsigned fields) const {
+  std::vector<const FunctionFacts*> out;
+  if (!facts_ || ci < 0 || static_cast<size_t>(ci) >= ext_name_.size() || ext_name_[ci].empty()) return out;
+  for (const auto& member : union_members(ext_name_[ci])) {
+    const FunctionFacts* f = facts_->callee(member, fields);
+    if (!f) return {};
+    out.push_back(f);
+  }
+  return out;
 }
 
 const FunctionFacts* SemanticModel::ext_callee_of(Node call, unsigned fields) const {
@@ -556,6 +571,29 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     }
     return false;
   });
+  // Iterated per epoch here: `train_loader, test_loader = get_loader(args)` then a hot loop of
+  // this module over `train_loader` inside `while True:`, or `test_loader` handed to a function
+  // of this module whose loop iterates it and which runs in a loop (as a construction here is
+  // judged, loop_runs_per_epoch_for, with the target name standing for the construction).
+  // O(external calls x elements x loops iterating them).
+  for (size_t ci = 0; ci < calls_.size() && ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    Node call = calls_[ci].call;
+    Node asg = parent(call);
+    if (!is(asg, "assignment") || !same(unparen(field(asg, "right")), call)) continue;
+    Node pattern = field(asg, "left");
+    if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) continue;
+    for (uint32_t i = 0; i < named_count(pattern) && i < 8; ++i) {
+      Node t = named_child(pattern, i);
+      if (!is(t, "identifier")) continue;
+      bool feeds = false, per_epoch = false;
+      for (int l : loops_iterating(t)) {
+        feeds |= loops_[l].kind == LoopKind::Hot;
+        per_epoch |= loop_runs_per_epoch_for(l, t);
+      }
+      if (feeds && per_epoch) out[call.id] |= 1u << i;
+    }
+  }
   return out;
 }
 

@@ -242,6 +242,12 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   for (Node r : returns) {
     whole = join(whole, value(r, Path{}));
     Node u = unparen(r);
+    if (is(u, "call") && m_.callees(u).empty()) {
+      // `return build(args)` of another module's builder: its tuple passes on element-wise
+      // (`models/__init__.py`'s `build_model` wrapping `models/mdetr.py`'s `build`).
+      if (const FunctionFacts* ef = ext_function(u, fact::kReturnType)) arity = std::max(arity, ef->ret_elems.size());
+      continue;
+    }
     if (!is(u, "tuple") && !is(u, "expression_list")) continue;
     size_t n = 0;
     bool splat = false;
@@ -434,6 +440,16 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (out.empty()) return {};
   }
   return out;
+}
+
+std::string TypeInference::external_union(Node expr) const {
+  AbstractType t = value(unparen(expr), Path{});
+  if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.klass != -1 || t.framework >= 0) return {};
+  std::string u = class_names(expr, Path{});
+  if (u.find('|') == std::string::npos) return {};
+  for (const auto& member : union_members(u))
+    if (class_by_canonical(member) > -2) return {};  // a class of this module: its own calls
+  return ext_class_index(u) <= -2 ? u : std::string{};
 }
 
 std::string TypeInference::class_name(const AbstractType& t) const {
