@@ -311,9 +311,11 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       const Function& fn = functions_[b.function];
       const Param& p = fn.params[b.param_index];
       if (const ArgFacts* ext = ext_param(b.function, b.param_index, fact::kCuda); ext && ext->cuda) return true;
-      if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) && b.param_index > 0 &&
-          p.name != "batch_idx" &&
-          p.name != "dataloader_idx")
+      // Lightning passes the batch first (on the device it trains on); the parameters after it are
+      // host ints (batch_idx, optimizer_idx, dataloader_idx), whatever they are named, except the
+      // truncated-BPTT `hiddens` of old training_step signatures.
+      if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) &&
+          (b.param_index == 1 || p.name == "hiddens"))
         return true;
       int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
       if (position < 0 || p.is_variadic) return false;
