@@ -957,7 +957,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
         "torch.cat", "torch.concat", "torch.concatenate"};
-    if (q == "builtins.next") result = is_loader_impl(argument(expr, 0, ""));
+    if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     else if (rebuild.count(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
   } else if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||

@@ -27,8 +27,9 @@ std::vector<int> SemanticModel::loops_iterating(Node loader_call) const {
       std::vector<Node> seen;
       for (int ci : calls_in_loop_[i]) {
         const CallSite& cs = calls_[ci];
-        if (qualified_name(field(cs.call, "function")) != "builtins.next") continue;
-        for (Node o : loader_origins(argument(cs.call, 0, ""))) {
+        Node it = advanced_iterator(cs.call);
+        if (is_null(it)) continue;
+        for (Node o : loader_origins(it)) {
           bool dup = false;
           for (Node x : seen) dup = dup || same(x, o);
           if (dup) continue;
@@ -323,9 +324,9 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
     for (const auto& cs : calls_) {
       Node fn = unparen(field(cs.call, "function"));
       // `batch = next(it)` in a hot loop with `it = iter(loader)`: the loader feeds each step.
-      if (callee_name(cs.call) == "builtins.next" &&
+      Node it = advanced_iterator(cs.call);
+      if (!is_null(it) &&
           frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot) {
-        Node it = argument(cs.call, 0, "");
         std::vector<Value> its;
         if (is(unparen(it), "call")) {
           Value direct;

@@ -57,6 +57,14 @@ Node SemanticModel::Kwargs::find(std::string_view key) const {
   return Node{};
 }
 
+Node SemanticModel::advanced_iterator(Node call) const {
+  if (callee_name(call) == "builtins.next") return argument(call, 0, "");
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute") || text(field(fn, "attribute")) != "next") return Node{};
+  if (named_children(field(call, "arguments")).size() != 0) return Node{};
+  return field(fn, "object");
+}
+
 Node SemanticModel::argument(Node call, int position, std::string_view keyword) const {
   Node args = field(call, "arguments");
   int pos = 0;

@@ -208,6 +208,9 @@ class SemanticModel {
   Kwargs keyword_arguments(Node call) const;
   // Argument by position or keyword; null node when absent.
   Node argument(Node call, int position, std::string_view keyword) const;
+  // The iterator a call advances: `it` in `next(it)` and in the old `it.next()` (PyTorch's early
+  // loader iterators had that method); null for any other call.
+  Node advanced_iterator(Node call) const;
   // The parse_args() defaults of `args.<dest>`.
   std::vector<Value> argparse_default(std::string_view dest) const;
   bool setattr_adds_only_new(Node namespace_argument) const;  // `if k not in vars(ns): setattr(ns, k, v)`
