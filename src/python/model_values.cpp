@@ -908,13 +908,20 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   // the process index first (process 0 is followed), then the elements of the tuple given (a
   // tuple written out, or the parameter's value stays unknown).
   std::vector<Node> spawns;
-  if (fn.klass < 0)
-    for (const auto& c : calls_) {
-      Node callee = unparen(field(c.call, "function"));
+  if (!spawn_calls_built_) {  // one scan of the calls per model, not one per parameter
+    spawn_calls_built_ = true;
+    for (size_t ci = 0; ci < calls_.size(); ++ci) {
+      Node callee = unparen(field(calls_[ci].call, "function"));
       std::string_view spelled = text(is(callee, "attribute") ? field(callee, "attribute") : callee);
       if (spelled != "spawn" && spelled != "start_processes") continue;
-      const std::string& q = callee_name(c.call);
-      if (q != "torch.multiprocessing.spawn" && q != "torch.multiprocessing.start_processes") continue;
+      const std::string& q = callee_name(calls_[ci].call);
+      if (q == "torch.multiprocessing.spawn" || q == "torch.multiprocessing.start_processes")
+        spawn_calls_.push_back(static_cast<int>(ci));
+    }
+  }
+  if (fn.klass < 0)
+    for (int ci : spawn_calls_) {
+      const auto& c = calls_[ci];
       Node target = unparen(argument(c.call, 0, "fn"));
       if (!is(target, "identifier") || text(target) != fn.name) continue;
       auto vs = values(target);

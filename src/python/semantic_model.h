@@ -615,6 +615,9 @@ class SemanticModel {
   mutable std::unordered_set<const void*> origins_active_;
   mutable std::unordered_map<const void*, bool> feeds_training_cache_;
   mutable bool fit_arguments_built_ = false;
+  // Calls of torch.multiprocessing.spawn / start_processes (param_values), found in one scan.
+  mutable bool spawn_calls_built_ = false;
+  mutable std::vector<int> spawn_calls_;
   mutable std::unordered_set<const void*> fit_arguments_;  // loader calls passed to fit/validate/...
   mutable std::unordered_map<std::string, int> memo_;
   mutable std::map<std::pair<const void*, const void*>, bool> first_iteration_flag_;  // (condition, hot region)
