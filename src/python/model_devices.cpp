@@ -692,6 +692,14 @@ bool einx_bool_op(std::string_view q) {
   return ops.count(q) > 0;
 }
 
+// torch functions whose result is a tensor of booleans.
+bool torch_bool_fn(std::string_view q) {
+  static const std::set<std::string, std::less<>> fns = {
+      "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
+      "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
+  return fns.count(q) > 0;
+}
+
 }  // namespace
 
 bool SemanticModel::holds_bools(Node expr, int depth) const {
@@ -715,10 +723,7 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
     // A torch factory or operation told `dtype=torch.bool`.
     Node dtype = argument(expr, -1, "dtype");
     if (starts_with(q, "torch.") && !is_null(dtype)) return qualified_name(unparen(dtype)) == "torch.bool";
-    static const std::set<std::string, std::less<>> bool_fns = {
-        "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
-        "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
-    if (bool_fns.count(q)) return true;
+    if (torch_bool_fn(q)) return true;
     if (!is(fn, "attribute")) return false;
     std::string_view dt = conversion_dtype(expr);
     if (!dt.empty()) return dt == "bool";
@@ -767,10 +772,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
-    static const std::set<std::string, std::less<>> bool_fns = {
-        "torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and", "torch.logical_or", "torch.logical_not",
-        "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.isin"};
-    if (bool_fns.count(q) || einx_bool_op(q)) return is_cuda_impl(expr);
+    if (torch_bool_fn(q) || einx_bool_op(q)) return is_cuda_impl(expr);
     // Joining masks: a mask when every part is one (a mask stacked with an index tensor is
     // promoted to the index's dtype).
     static const std::set<std::string, std::less<>> joins = {
