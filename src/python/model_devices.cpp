@@ -91,6 +91,13 @@ SemanticModel::DeviceKind SemanticModel::device_string_kind(std::string_view s, 
   return DeviceKind::Unknown;
 }
 
+namespace {
+SemanticModel::DeviceKind ext_devkind(int k) {
+  using DK = SemanticModel::DeviceKind;
+  return k == 1 ? DK::Cpu : k == 2 ? DK::Cuda : k == 3 ? DK::Other : DK::Unknown;
+}
+}  // namespace
+
 SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   auto from_string = [](const std::string& s) { return device_string_kind(s); };
   auto k = kind(expr);
@@ -137,6 +144,10 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (backend != "current_device") return device_string_kind(backend);
     }
     if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
+    // A project function of another module that returns a device (`utils.get_device()`).
+    if (facts_)
+      if (const FunctionFacts* ext = ext_callee_of(expr, fact::kDevKind); ext && ext->devkind)
+        return ext_devkind(ext->devkind);
     return DeviceKind::Unknown;
   }
   if (k == "identifier" || k == "attribute") {
@@ -157,6 +168,14 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     if (any_cuda) return DeviceKind::Cuda;  // may be CUDA: the join
     if (any && all_cpu) return DeviceKind::Cpu;
     if (any && all_other) return DeviceKind::Other;
+    // A module-level name of another module bound to a device (`from config import DEVICE`,
+    // `cfg.DEVICE` with `import config as cfg`).
+    if (facts_) {
+      std::string name = object_name(expr);
+      if (!name.empty())
+        if (const FunctionFacts* ext = facts_->callee(name, fact::kDevKind); ext && ext->devkind)
+          return ext_devkind(ext->devkind);
+    }
   }
   return DeviceKind::Unknown;
 }

@@ -304,7 +304,7 @@ bool SemanticModel::loader_feeds_training(Node loader_call) const {
 
 bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   for (int l : loops_iterating(loader_call))
-    if (loops_[l].kind == LoopKind::Hot) return true;
+    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l)) return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
   int f = function_at(start(loader_call));
   auto returns_it = [&](int fn) {
@@ -359,6 +359,135 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   }
   if (fit_arguments_.count(loader_call.id)) return true;
   return external_feeds_training(loader_call);
+}
+
+}  // namespace stoker::python
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+// Tensor methods that compute on the tensor where it is (no device change, no sync of a CUDA
+// stream since the batch is in host memory) and give a tensor or a size.
+bool host_tensor_method(std::string_view m) {
+  static constexpr std::string_view kMethods[] = {
+      "mean",  "std",   "var",   "sum",     "min",      "max",     "abs",      "pow",   "sqrt",
+      "float", "double", "long", "int",     "view",     "reshape", "flatten",  "permute", "transpose",
+      "squeeze", "unsqueeze", "contiguous", "clone", "detach", "size", "dim", "numel", "square",
+      "prod",  "norm",  "amax",  "amin",    "numpy",    "tolist"};
+  for (auto k : kMethods)
+    if (k == m) return true;
+  return false;
+}
+
+}  // namespace
+
+bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
+  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
+  Node n = loops_[loop].node;
+  if (!is(n, "for_statement")) return false;
+  for (int ci : calls_in_loop_[loop])
+    if (is_step_call_at(ci, true)) return false;
+  Node left = unparen(field(n, "left"));
+  Node right = unparen(field(n, "right"));
+  // The names the batch is bound to (an enumerate index is not part of the batch).
+  std::vector<Node> pattern{left};
+  if (is(right, "call") && callee_name(right) == "builtins.enumerate" &&
+      (is(left, "pattern_list") || is(left, "tuple_pattern")) && named_count(left) == 2)
+    pattern = {named_child(left, 1)};
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < pattern.size() && names.size() < 16; ++i) {
+    Node t = unparen(pattern[i]);
+    if (is(t, "identifier")) names.push_back(text(t));
+    else
+      for (Node c : named_children(t)) pattern.push_back(c);
+  }
+  if (names.empty()) return false;
+  // A host target: a name or subscript whose base is not a CUDA value.
+  auto host_target = [&](Node t) {
+    t = unparen(t);
+    while (is(t, "subscript")) t = unparen(field(t, "value"));
+    return !is_null(t) && !is_cuda(t);
+  };
+  bool kept = false;
+  std::vector<Node> stack{field(n, "body")};
+  while (!stack.empty()) {
+    Node u = stack.back();
+    stack.pop_back();
+    auto k = kind(u);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
+    if (k != "identifier") {
+      for (Node c : named_children(u)) stack.push_back(c);
+      continue;
+    }
+    bool batch = false;
+    for (auto name : names) batch = batch || text(u) == name;
+    if (!batch) continue;
+    // Walk up from the use through computations that stay where the tensor is: subscripts of it,
+    // its host methods, arithmetic. `e` is the expression computed so far.
+    Node e = u;
+    bool ok = false;
+    for (int depth = 0; depth < 16; ++depth) {
+      Node p = parent(e);
+      if (is(p, "subscript") && same(field(p, "value"), e)) {
+        e = p;
+        continue;
+      }
+      if (is(p, "parenthesized_expression") || is(p, "binary_operator") || is(p, "unary_operator")) {
+        e = p;
+        continue;
+      }
+      if (is(p, "attribute") && same(field(p, "object"), e)) {
+        auto attr = text(field(p, "attribute"));
+        if (attr == "shape" || attr == "dtype" || attr == "ndim") {
+          ok = true;
+          break;
+        }
+        Node call = parent(p);
+        if (!is(call, "call") || !same(field(call, "function"), p) || !host_tensor_method(attr)) break;
+        if (attr == "numpy" || attr == "tolist") {
+          kept = true;
+          ok = true;
+          break;
+        }
+        e = call;
+        continue;
+      }
+      if (is(p, "argument_list")) {
+        Node call = parent(p);
+        std::string q = callee_name(call);
+        if (q == "builtins.len") {
+          ok = true;
+          break;
+        }
+        if (q.rfind("numpy.", 0) == 0) {
+          kept = true;
+          ok = true;
+          break;
+        }
+        Node fn = unparen(field(call, "function"));
+        if (is(fn, "attribute") && text(field(fn, "attribute")) == "copy_" && !is_cuda(field(fn, "object"))) {
+          kept = true;
+          ok = true;
+        }
+        break;
+      }
+      // `buf[i] = x`, `total += x.sum()`, `mean[c] += x[:, c].mean()` into host tensors.
+      if ((is(p, "assignment") && same(unparen(field(p, "right")), unparen(e)) && is(field(p, "left"), "subscript")) ||
+          (is(p, "augmented_assignment") && same(unparen(field(p, "right")), unparen(e)))) {
+        if (host_target(field(p, "left"))) {
+          kept = true;
+          ok = true;
+        }
+        break;
+      }
+      break;
+    }
+    if (!ok) return false;
+  }
+  return kept;
 }
 
 }  // namespace stoker::python

@@ -128,6 +128,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
+  if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
   if (fields & fact::kReturnDep) {
     o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
          (x.dep_cuda ? "c" : "-");
@@ -671,6 +672,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
+  if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
   if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||
       a.dep_cuda != b.dep_cuda || a.dep_uses != b.dep_uses || a.params != b.params)
     a.dep_known = false;
@@ -1160,7 +1162,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
-                   f.dep_device, f.dep_cuda, f.dep_uses});
+                   f.dep_device, f.dep_cuda, f.dep_uses, f.devkind});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1219,6 +1221,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.dep_device = f.at(31);
       ff.dep_cuda = f.at(32);
       ff.dep_uses = f.at(33).get<std::vector<std::pair<int, int>>>();
+      ff.devkind = f.at(34);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -151,6 +151,11 @@ struct FunctionFacts {
   int dep_kind = 0, dep_device = 0;
   bool dep_cuda = false;
   std::vector<std::pair<int, int>> dep_uses;
+  // A device: what the function returns when every return names one (`"cuda" if
+  // torch.cuda.is_available() else "cpu"`, `torch.device("cuda")`), or, for an entry of a
+  // module-level name bound to a device (`DEVICE = torch.device(...)`), what it holds. 0 not a
+  // device or unknown, 1 the CPU, 2 may be CUDA, 3 another device (SemanticModel::DeviceKind).
+  int devkind = 0;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -171,7 +176,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kExists = 512,  // whether the project defines the name at all
                    kTable = 1024,  // table_classes
                    kBatchSize = 2048,  // batch_size_param
-                   kReturnDep = 4096;  // dep_*
+                   kReturnDep = 4096,  // dep_*
+                   kDevKind = 8192;    // devkind
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

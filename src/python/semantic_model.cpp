@@ -53,7 +53,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   // changed.
   bool named = resolve_typed_external_calls();
   bool cuda_before = uses_cuda_;
-  if (facts_ && !uses_cuda_) uses_cuda_ = ext_classes_hold_cuda();
+  if (facts_ && !uses_cuda_) uses_cuda_ = ext_classes_hold_cuda() || ext_devices_cuda();
   if (named || uses_cuda_ != cuda_before) {
     clear_memos();
     types_ = std::make_unique<TypeInference>(*this);

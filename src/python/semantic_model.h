@@ -298,6 +298,11 @@ class SemanticModel {
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
+  // Every use of the batch in the `for` loop `loop` keeps it in host memory: a size query, a copy
+  // into a host buffer or NumPy, or tensor methods and arithmetic whose result is accumulated
+  // into a host tensor (`mean[i] += x[:, i].mean()`), and nothing in the loop performs a step.
+  // Such a loop (dataset statistics, feature dumps) feeds no training: no batch reaches the GPU.
+  bool loop_keeps_batches_on_host(int loop) const;
   // A loader handed to parameters of other modules' functions that iterate them in hot loops:
   // whether one of those iterations runs once per epoch (the call runs in a loop here, or in a
   // function called in one, or the callee iterates the parameter in a loop nested in another).
@@ -440,6 +445,11 @@ class SemanticModel {
   bool hot_param_per_epoch(size_t ci, const ParamSummary& p, Node passed) const;
   // A class of another project module whose instances hold or yield CUDA values (by its facts)
   // is instantiated or subclassed here.
+  // Project mode: a move in this module (`x.to(d)`, `device=d`) names a device another module
+  // makes CUDA (`from config import DEVICE`, `device = utils.get_device()`): the program uses CUDA.
+  bool ext_devices_cuda() const;
+  // FunctionFacts::devkind of a function's returns or a module-level name's values.
+  int devkind_of(const std::vector<Node>& exprs) const;
   bool ext_classes_hold_cuda() const;
   bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;

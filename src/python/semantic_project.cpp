@@ -626,6 +626,40 @@ bool SemanticModel::ext_classes_hold_cuda() const {
   return false;
 }
 
+int SemanticModel::devkind_of(const std::vector<Node>& exprs) const {
+  // Every expression names a device; an integer literal is left out (a rank, a count: a device
+  // ordinal only where a move uses it).
+  bool cuda = false, cpu = false, other = false;
+  for (Node e : exprs) {
+    e = unparen(e);
+    if (is_null(e) || is(e, "integer")) return 0;
+    switch (device_kind(e)) {
+      case DeviceKind::Cuda: cuda = true; break;
+      case DeviceKind::Cpu: cpu = true; break;
+      case DeviceKind::Other: other = true; break;
+      default: return 0;
+    }
+  }
+  if (cuda) return 2;
+  if (cpu && !other) return 1;
+  return other ? 3 : 0;
+}
+
+bool SemanticModel::ext_devices_cuda() const {
+  // Only names that reach another module can carry its device: a module attribute imported from
+  // it, or what one of its functions returns. O(calls) device questions, each memoized.
+  if (ext_name_.empty()) return false;
+  for (const auto& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    Node dev{};
+    if (is(fn, "attribute") && text(field(fn, "attribute")) == "to") dev = argument(cs.call, 0, "device");
+    if (is_null(dev)) dev = argument(cs.call, -1, "device");
+    if (is_null(dev)) continue;
+    if (device_kind(dev) == DeviceKind::Cuda) return true;
+  }
+  return false;
+}
+
 ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
@@ -805,6 +839,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         if (facts.returns_class.empty()) break;
       }
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
+    facts.devkind = devkind_of(functions_[f].returns);
     types().return_facts(static_cast<int>(f), facts);
     types().dependence_facts(static_cast<int>(f), facts);
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
@@ -853,6 +888,22 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       facts.table_classes.push_back(std::move(written));
     }
     if (!facts.table_classes.empty()) tables.push_back({name, std::move(facts)});
+  }
+  // Module-level names bound only to devices (`DEVICE = torch.device("cuda" if ... else "cpu")`):
+  // what a module importing the name moves tensors to.
+  for (const auto& [name, list] : scopes_[0].bindings) {
+    if (list.empty() || list.size() > kMaxCandidates || classes_by_name_.count(name)) continue;
+    std::vector<Node> values;
+    for (const Binding& b : list) {
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) {
+        values.clear();
+        break;
+      }
+      values.push_back(b.value);
+    }
+    FunctionFacts facts;
+    facts.devkind = devkind_of(values);
+    if (facts.devkind) tables.push_back({name, std::move(facts)});
   }
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
