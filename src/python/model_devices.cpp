@@ -615,6 +615,16 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     for (auto c : named_children(expr)) result |= is_cuda_impl(is(c, "list_splat") ? named_child(c, 0) : c);
   } else if (k == "list_comprehension" || k == "generator_expression") {
     result = is_cuda_impl(field(expr, "body"));
+  } else if (k == "dictionary_comprehension") {
+    // `{t["image_id"].item(): out for t, out in zip(targets, results)}`: its values.
+    Node body = field(expr, "body");
+    result = is_cuda_impl(is(body, "pair") ? field(body, "value") : body);
+  } else if (k == "dictionary") {
+    // `{"boxes": b, "scores": s}`: a value (the keys are host values).
+    for (Node c : named_children(expr)) {
+      Node v = is(c, "pair") ? field(c, "value") : is(c, "dictionary_splat") ? named_child(c, 0) : Node{};
+      if (!is_null(v) && is_cuda_impl(v) && !is_module_value(v)) result = true;
+    }
   }
   // A container appended CUDA values: `losses.append(loss)` taints `losses`.
   if (!result && k == "identifier") {

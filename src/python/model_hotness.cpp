@@ -300,6 +300,43 @@ std::optional<Value> SemanticModel::stable_constant(Node name) const {
   return c;
 }
 
+// As stable_constant, several constants allowed: the union of what every binding of the name in
+// its scope gives (a superset of what reaches any one use), all of them known constants.
+std::optional<std::vector<Value>> SemanticModel::stable_candidates(Node name) const {
+  std::string key(text(name));
+  auto reaching = lookup(key, start(name));
+  if (reaching.empty()) return std::nullopt;
+  std::vector<Value> out;
+  bool from_function = false;
+  auto known = [](const Value& v) { return v.kind != Value::Kind::Unknown && v.kind != Value::Kind::Expr; };
+  for (int s = scope_at(start(name)); s >= 0; s = scopes_[s].parent) {
+    const Scope& sc = scopes_[s];
+    if (sc.kind == Scope::Kind::Class && from_function) continue;
+    auto it = sc.bindings.find(key);
+    if (it != sc.bindings.end() && !it->second.empty()) {
+      if (it->second.size() > kMaxCandidates) return std::nullopt;
+      for (const Binding& b : it->second) {
+        if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::Param) return std::nullopt;
+        std::vector<Value> vs = binding_values(b);
+        narrow_at_use(name, b, reaching, vs);
+        if (vs.empty()) return std::nullopt;
+        for (const Value& v : vs) {
+          if (!known(v)) return std::nullopt;
+          bool dup = false;
+          for (const Value& o : out)
+            dup = dup || (o.kind == v.kind && o.i == v.i && o.f == v.f && o.s == v.s && o.b == v.b);
+          if (!dup) out.push_back(v);
+        }
+        if (out.size() > kMaxCandidates) return std::nullopt;
+      }
+      break;
+    }
+    if (sc.kind == Scope::Kind::Function) from_function = true;
+  }
+  if (out.empty() || declared_global(key)) return std::nullopt;
+  return out;
+}
+
 // The conditions of the branches enclosing a binding's statement, up to its scope: an `if`
 // body needs its condition true; an `elif` body its own condition true and every earlier one
 // of the chain false; an `else` body every condition of the chain false; a `while` body its
@@ -506,6 +543,30 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
         ctx.once_per_epoch = true;
         break;
       }
+    // The same where the pass is a call: a function of this module whose own hot loop iterates a
+    // loader, or one of another module holding a hot loop (`_, stats = evaluate(model, loader)`
+    // then a loop over the stats): what the function runs, it runs once per pass.
+    if (!ctx.once_per_epoch) {
+      // Loop kinds and callees are final here (hot_function_ is filled after classify_loops).
+      std::string key = "pass:" + std::to_string(function);
+      auto known = memo_.find(key);
+      int pass = known != memo_.end() ? known->second : -1;
+      if (pass < 0) {
+        pass = 0;
+        for (int ci : calls_by_caller_[function]) {
+          auto targets = callees(calls_[ci].call);
+          for (int g : targets)
+            for (int l : loops_by_function_[g])
+              if (g != function && loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader) pass = 1;
+          if (!pass && targets.empty())
+            if (const FunctionFacts* ef = ext_callee_of(calls_[ci].call, fact::kHotLoop); ef && ef->has_hot_loop)
+              pass = 1;
+          if (pass) break;
+        }
+        memo_[key] = pass;
+      }
+      if (pass) ctx.once_per_epoch = true;
+    }
     // A guard on a parameter that every per-step call leaves False (`class_agnostic=False`
     // by default, passed True only by a caller outside the training loop): not per step.
     for (const auto& [cond, positive] : guards) {

@@ -744,10 +744,29 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
   }
   if (op == "==" || op == "!=") {
     auto a = known(l), b = known(r);
-    if (!a || !b) return {self};
-    auto eq = equal(*a, *b);
-    if (!eq) return {self};
-    return boolean(op == "==" ? *eq : !*eq);
+    if (a && b) {
+      auto eq = equal(*a, *b);
+      if (!eq) return {self};
+      return boolean(op == "==" ? *eq : !*eq);
+    }
+    // A name of several known constants against a constant (`iou_type == "keypoints"` with
+    // `iou_type` one of ("segm", "bbox")): known when every candidate gives the same answer.
+    auto several = [&](Node e, const std::optional<Value>& one) -> std::optional<std::vector<Value>> {
+      if (one) return std::vector<Value>{*one};
+      if (is(e, "identifier")) return stable_candidates(e);
+      return std::nullopt;
+    };
+    auto as = several(l, a), bs = several(r, b);
+    if (!as || !bs) return {self};
+    std::optional<bool> all;
+    for (const Value& x : *as)
+      for (const Value& y : *bs) {
+        auto eq = equal(x, y);
+        if (!eq || (all && *all != *eq)) return {self};
+        all = eq;
+      }
+    if (!all) return {self};
+    return boolean(op == "==" ? *all : !*all);
   }
   if (op == "<" || op == "<=" || op == ">" || op == ">=") {
     auto a = known(l), b = known(r);
@@ -809,6 +828,12 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
           if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
           add_values(out, values(e));
         }
+        if (!out.empty()) return out;
+      }
+      // `for iou_type in self.iou_types:` (a tuple of strings set in `__init__`, a parameter, a
+      // filtered generator): the values the container's elements may take.
+      if (b.unpack_index < 0 && same(unparen(field(parent(b.value), "left")), b.target)) {
+        auto out = element_values(iterable);
         if (!out.empty()) return out;
       }
       return {Value::unknown()};
@@ -1242,6 +1267,150 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   v.kind = Value::Kind::Expr;
   v.expr = attr;
   return {v};
+}
+
+// ---------------------------------------------------------------------------------------
+// Element values: what iterating a container of constants gives (a dispatch loop's variable).
+
+std::vector<Value> SemanticModel::element_values(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return {Value::unknown()};
+  auto cached = elem_values_cache_.find(expr.id);
+  if (cached != elem_values_cache_.end())
+    return cached->second.done ? cached->second.values : std::vector<Value>{Value::unknown()};
+  Step step(*this);
+  if (!step) return {Value::unknown()};  // too deep: unknown, not remembered
+  elem_values_cache_[expr.id];           // in progress
+  std::vector<Value> out;
+  add_values(out, element_values_uncached(expr));
+  if (out.empty()) out.push_back(Value::unknown());
+  ValuesEntry& e = elem_values_cache_[expr.id];
+  e.done = true;
+  e.values = out;
+  return out;
+}
+
+// O(elements + bindings + call sites) per node, each node once (memoized).
+std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
+  const std::vector<Value> unknown{Value::unknown()};
+  auto k = kind(expr);
+  if (k == "tuple" || k == "list" || k == "set") {
+    std::vector<Value> out;
+    for (Node e : named_children(expr)) {
+      if (is(e, "comment")) continue;
+      if (is(e, "list_splat")) return unknown;
+      add_values(out, values(e));
+    }
+    return out;  // empty: a container with no elements, iterated never
+  }
+  if (k == "call") {
+    const std::string& q = callee_name(expr);
+    if (q != "builtins.tuple" && q != "builtins.list" && q != "builtins.sorted" && q != "builtins.set" &&
+        q != "builtins.frozenset" && q != "builtins.reversed")
+      return unknown;
+    Node arguments = field(expr, "arguments");
+    if (is(arguments, "generator_expression")) return element_values(arguments);  // `tuple(k for k in ...)`
+    auto args = named_children(arguments);
+    if (args.empty()) return {};
+    if (is(args[0], "list_splat") || is(args[0], "dictionary_splat") || is(args[0], "keyword_argument"))
+      return unknown;
+    return element_values(args[0]);
+  }
+  if (k == "generator_expression" || k == "list_comprehension" || k == "set_comprehension") {
+    // `k for k in source if cond`: a subset of the source's elements.
+    Node body = unparen(field(expr, "body"));
+    Node clause{};
+    for (Node c : named_children(expr)) {
+      if (!is(c, "for_in_clause")) continue;
+      if (!is_null(clause)) return unknown;  // nested loops
+      clause = c;
+    }
+    if (is_null(clause) || !is(body, "identifier")) return unknown;
+    Node left = unparen(field(clause, "left"));
+    if (!is(left, "identifier") || text(left) != text(body)) return unknown;
+    return element_values(field(clause, "right"));
+  }
+  if (k == "attribute") {
+    // `self.iou_types`, set in `__init__` only.
+    int klass = class_of_self(expr);
+    if (klass < 0) return unknown;
+    std::string key = classes_[klass].name + "." + std::string(text(field(expr, "attribute")));
+    auto indexed = self_assignments_by_key_.find(key);
+    if (indexed == self_assignments_by_key_.end()) return unknown;
+    std::vector<Value> out;
+    for (int ai : indexed->second) {
+      Node v = self_assignments_[ai].second;
+      int f = function_at(start(v));
+      if (f < 0 || functions_[f].name != "__init__") return unknown;
+      add_values(out, element_values(v));
+    }
+    return out;
+  }
+  if (k != "identifier") return unknown;
+  auto bindings = lookup(text(expr), start(expr));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return unknown;
+  if (!inserts_built_) {  // `name.insert(i, v)` adds what appends_ does not index: one scan
+    inserts_built_ = true;
+    for (const auto& c : calls_) {
+      Node fn = unparen(field(c.call, "function"));
+      if (!is(fn, "attribute") || text(field(fn, "attribute")) != "insert") continue;
+      Node obj = unparen(field(fn, "object"));
+      if (is(obj, "identifier")) inserted_names_.insert({scope_at(start(c.call)), std::string(text(obj))});
+    }
+  }
+  std::vector<Value> out;
+  for (const Binding* b : bindings) {
+    if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+      add_values(out, element_values(b->value));
+      if (!is(unparen(b->value), "list") || !is(b->target, "identifier")) continue;
+      // A list display and what the scope appends to the name (`iou_types = ["bbox"]` then
+      // `iou_types.append("segm")`): any other way of adding elements is unknown.
+      std::pair<int, std::string> key{scope_at(start(b->target)), std::string(text(b->target))};
+      if (inserted_names_.count(key) || subscript_stores_.count(key)) return unknown;
+      auto found = appends_.find(key);
+      if (found == appends_.end()) continue;
+      for (Node call : found->second) {
+        Node arg = argument(call, 0, "");
+        if (is_null(arg)) return unknown;
+        bool extend = text(field(unparen(field(call, "function")), "attribute")) == "extend";
+        add_values(out, extend ? element_values(arg) : values(arg));
+      }
+      continue;
+    }
+    if (b->kind != Binding::Kind::Param) return unknown;
+    const Function& fn = functions_[b->function];
+    const Param& p = fn.params[b->param_index];
+    if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return unknown;
+    int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+    const auto& sites = fn.klass >= 0 && fn.name == "__init__" && callers(b->function).empty()
+                            ? constructor_calls(fn.klass)
+                            : callers(b->function);
+    bool default_used = sites.empty();
+    if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kElemValues)) {  // other modules
+      if (sites.empty()) default_used = false;
+      default_used |= ext->defaulted;
+      if (ext->passed) {
+        if (ext->elem_values.empty()) return unknown;
+        add_values(out, to_values(ext->elem_values));
+      }
+    }
+    for (int ci : sites) {
+      Node call = calls_[ci].call;
+      Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+      if (is_null(a)) {
+        for (Node c : named_children(field(call, "arguments")))
+          if (is(c, "list_splat") || is(c, "dictionary_splat")) return unknown;
+        default_used = true;
+        continue;
+      }
+      add_values(out, element_values(a));
+    }
+    if (default_used) {
+      if (is_null(p.default_value)) return unknown;
+      add_values(out, element_values(p.default_value));
+    }
+  }
+  return out;
 }
 
 }  // namespace stoker::python

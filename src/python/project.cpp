@@ -71,6 +71,12 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
            ":" + v.s + ":" + (v.b ? "1" : "0");
   }
   if (fields & fact::kArgClass) o += "<" + x.klass + ">";
+  if (fields & fact::kElemValues) {
+    o += "|e";
+    for (const auto& v : x.elem_values)
+      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+           ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -1110,8 +1116,10 @@ json arg_json(const ArgFacts& a) {
   for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   json hvs = json::array();
   for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  json evs = json::array();
+  for (const auto& v : a.elem_values) evs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1146,6 +1154,7 @@ ArgFacts arg_from(const json& j) {
   a.elem_cuda = j.at(15).get<std::vector<char>>();
   a.elems_mixed = j.at(16);
   a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
+  scalars(j.at(18), a.elem_values);
   return a;
 }
 }  // namespace

@@ -51,6 +51,10 @@ struct ArgFacts {
   std::vector<char> elem_cuda;
   std::vector<std::pair<int, int>> elem_types;  // the same sites: each element's abstract type, joined
   bool elems_mixed = false;
+  // The values the elements of the container every passing site passes may take (a tuple of
+  // strings, `tuple(k for k in ("segm", "bbox") if ...)`), joined over those sites: one Unknown
+  // among them when a site's are not known (SemanticModel::element_values).
+  std::vector<ScalarFact> elem_values;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields
@@ -163,7 +167,7 @@ struct FunctionFacts {
 namespace fact {
 // incoming_param
 constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128,
-                   kArgClass = 256;
+                   kArgClass = 256, kElemValues = 512;
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming

@@ -37,6 +37,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   // them so that every later query sees all call sites.
   values_cache_.clear();
   param_cache_.clear();
+  elem_values_cache_.clear();
   kwargs_cache_.clear();
   argparse_cache_.clear();
   namespace_cache_.clear();
@@ -45,6 +46,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   // values come from its callers): computed again from here on.
   values_cache_.clear();
   param_cache_.clear();
+  elem_values_cache_.clear();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
   if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
@@ -68,6 +70,7 @@ SemanticModel::~SemanticModel() = default;
 void SemanticModel::clear_memos() {
   values_cache_.clear();
   param_cache_.clear();
+  elem_values_cache_.clear();
   kwargs_cache_.clear();
   argparse_cache_.clear();
   namespace_cache_.clear();

@@ -460,6 +460,14 @@ class SemanticModel {
   std::vector<Value> unpacked_return_values(Node call, const Binding& b) const;
   std::vector<Value> param_values_uncached(int function, int param_index) const;
   std::vector<Value> attribute_values(Node attr) const;
+  // The values the elements of a container may take (model_values.cpp): a tuple, list or set
+  // display's elements; `tuple(x)`, `list(x)`, `sorted(x)`, `set(x)` of such a container; a
+  // comprehension or generator yielding its own loop variable (`k for k in ("a", "b") if c`: a
+  // subset); through names (a list display and what `.append`/`.extend` add to it), `self.x`
+  // set in `__init__`, and parameters from their call sites here and in other modules
+  // (`ArgFacts::elem_values`). The candidates, or one Unknown among them.
+  std::vector<Value> element_values(Node expr) const;
+  std::vector<Value> element_values_uncached(Node expr) const;
   // argparse namespaces (model_values.cpp): a candidate value that is what parse_args() returns,
   // directly or through a project function that returns it; `args.<dest>` of such an object.
   bool namespace_value(const Value& v) const;
@@ -539,6 +547,9 @@ class SemanticModel {
   std::optional<bool> hot_param_truth(int function, Node cond) const;
   std::optional<bool> hot_param_truth_uncached(int function, Node name) const;
   std::optional<Value> stable_constant(Node name) const;
+  // The constants a name may hold wherever it is read, as stable_constant but several allowed
+  // (a loop variable over `("bbox", "segm")` handed to a parameter); nullopt when one is unknown.
+  std::optional<std::vector<Value>> stable_candidates(Node name) const;
   // A binding whose statement sits in a branch that never runs (an `if` whose condition is
   // known False, the `else` of one known True, an `elif` after a condition known True): it
   // reaches no use (lookup() leaves it out). Only once the model is built (types_ set).
@@ -654,6 +665,9 @@ class SemanticModel {
   };
   mutable std::unordered_map<const void*, ValuesEntry> values_cache_;
   mutable std::map<std::pair<int, int>, ValuesEntry> param_cache_;
+  mutable std::unordered_map<const void*, ValuesEntry> elem_values_cache_;  // element_values()
+  mutable bool inserts_built_ = false;
+  mutable std::set<std::pair<int, std::string>> inserted_names_;  // (scope, name) of `name.insert(...)`
   mutable bool asserts_built_ = false;
   mutable std::map<std::pair<int, std::string>, std::vector<std::pair<Node, Node>>> membership_asserts_;
   mutable std::unordered_map<const void*, Kwargs> kwargs_cache_;

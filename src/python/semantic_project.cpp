@@ -129,6 +129,7 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
+  if (o.passed) join_scalars(elem_values, o.elem_values.empty() ? std::vector<ScalarFact>{ScalarFact{}} : o.elem_values);
 }
 
 void ArgFacts::join_hot(const ArgFacts& site) {
@@ -952,6 +953,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     ArgFacts vals;
     vals.values = std::move(vs);
     f.join(vals);
+    // The values its elements may take (a tuple of strings a dispatch loop reads).
+    std::vector<ScalarFact> evs;
+    for (const auto& v : element_values(a)) evs.push_back(to_scalar_fact(v));
+    join_scalars(f.elem_values, evs);
     return f;
   };
   const auto per_epoch_results = results_iterated_per_epoch();

@@ -850,11 +850,13 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
           return value(arg, Path{});
         };
         auto found = m_.appends_.find(key);
+        bool module_appended = false;
         if (found != m_.appends_.end())
           for (Node call : found->second) {
             Node fn = unparen(field(call, "function"));
             bool extend = text(field(fn, "attribute"), m_.src()) == "extend";
             Node arg = m_.argument(call, 0, "");
+            module_appended = module_appended || (!is_null(arg) && m_.is_module_value(arg));
             added.push_back(is_null(arg) ? AbstractType::unknown()
                             : extend     ? element_of(arg)
                                          : appended(arg));
@@ -866,6 +868,11 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
         }
         TypeDevice d = t.device;
         bool typed = true, tensors = false;
+        // Elements that may be tensors whose device the types do not tell (a tensor of an
+        // unresolved device, a value of unknown type that is no module): with no element of
+        // another kind (a module, a tuple, an object), the CUDA taint decides (`res.append(
+        // correct_k.mul_(100.0 / n))` of a parameter only the callers' taint knows).
+        bool open = false, closed = false;
         for (const AbstractType& e : added) {
           if (e.kind == Kind::Tensor && (e.device == TypeDevice::Cuda || e.device == TypeDevice::Any)) {
             tensors = true;
@@ -874,10 +881,17 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
             // a CPU tensor: a host element
           } else if (e.kind != Kind::HostScalar && e.kind != Kind::None && e.kind != Kind::Host) {
             typed = false;
+            if ((e.kind == Kind::Tensor && e.device == TypeDevice::Unresolved) || e.kind == Kind::Unknown ||
+                e.kind == Kind::Bottom)
+              open = true;
+            else
+              closed = true;
           }
         }
         if (typed && tensors) t.device = d;
         if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
+        if (!typed && open && !closed && is(lit, "list") && named_count(lit) == 0 && !module_appended)
+          t.device = TypeDevice::Unresolved;
       }
       return t;
     }

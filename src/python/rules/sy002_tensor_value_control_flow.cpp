@@ -1,5 +1,6 @@
 // SY002: Python control flow on the value of a CUDA tensor.
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
 
@@ -37,6 +38,12 @@ bool used_as_mapping(const Context& ctx, Node cond, std::string_view name) {
   return false;
 }
 
+// A list, tuple, dict or numpy array by its type: its truth is its length (or, for an array,
+// its host values), whatever tensors it holds (`results if results else COCO()`).
+bool host_container(const SemanticModel& m, Node c) {
+  return m.types().type_of(c).kind == AbstractType::Kind::HostContainer;
+}
+
 }  // namespace
 
 void sy002_tensor_value_control_flow(Context& ctx, Node node) {
@@ -58,13 +65,13 @@ void sy002_tensor_value_control_flow(Context& ctx, Node node) {
     bool_operands(c, operands);
     for (Node o : operands) {
       if (is(o, "identifier") && used_as_mapping(ctx, c, ctx.text(o))) continue;
-      if (m.is_cuda(o)) {
+      if (m.is_cuda(o) && !host_container(m, o)) {
         tensor = true;
         break;
       }
     }
   } else {
-    tensor = m.is_cuda(c);
+    tensor = m.is_cuda(c) && !host_container(m, c);
   }
   if (!tensor) return;
   // The condition's own statement (a while loop's condition runs per iteration of that loop,
