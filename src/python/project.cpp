@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <unordered_set>
 #include <cstdio>
 #include <cstdlib>
 
@@ -563,15 +564,23 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     std::string receiver;
   };
   std::vector<std::unordered_map<std::string, std::vector<Relay>>> relays(n);
+  TaintEdges taint;
+  taint.call_targets.resize(n);
   // Every call to a project function of another module, joined per callee: O(calls x hops).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
-    for (const OutgoingCall& oc : summaries[m]->calls) {
+    taint.call_targets[m].resize(summaries[m]->calls.size());
+    for (size_t ci = 0; ci < summaries[m]->calls.size(); ++ci) {
+      const OutgoingCall& oc = summaries[m]->calls[ci];
       auto target = resolve(static_cast<int>(m), oc.callee);
       if (!target || target->first == static_cast<int>(m)) continue;
       // A class of a dict of classes (or a method of its instance): each of them.
       std::vector<Target> targets{{target->first, target->second, true}};
-      if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) targets = u->second;
+      bool direct = true;
+      if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) {
+        targets = u->second;
+        direct = false;
+      }
       for (const Target& t : targets) {
       if (t.module == static_cast<int>(m)) continue;
       int tm = t.module;
@@ -579,6 +588,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       const FunctionFacts* ff = function(tm, local);
       if (!ff) continue;
       if (ff->returns_cuda) cuda_[m] = 1;
+      taint.caller_modules[{tm, local}].push_back(static_cast<int>(m));
+      // What the call returns (a function, not a construction): a source of the taint relay.
+      if (direct && !(ff->method && local.find('.') == std::string::npos))
+        taint.call_targets[m][ci].push_back({tm, local});
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
@@ -605,12 +618,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         if (p.star || p.double_star) continue;
         ArgFacts got;
         bool found = false;
+        const TaintSources* follows = nullptr;
         size_t pos = i - (ff->method ? 1 : 0);
         if (!p.keyword_only) {
           ++named_positional;
           if (pos < oc.positional.size()) {
             got = oc.positional[pos];
             found = true;
+            if (pos < oc.positional_follow.size()) follows = &oc.positional_follow[pos];
           }
         }
         for (size_t k = 0; !found && k < oc.keywords.size(); ++k)
@@ -618,7 +633,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             got = oc.keywords[k].second;
             keyword_used[k] = 1;
             found = true;
+            if (k < oc.keyword_follow.size()) follows = &oc.keyword_follow[k];
           }
+        if (follows && !follows->empty() && !oc.caller.empty())
+          taint.args.push_back({static_cast<int>(m), &oc.caller, ci, tm, receiver, i, follows});
         if (!found) {
           if (oc.splat) {
             got.passed = true;
@@ -654,7 +672,88 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       }
     }
   }
+  relay_taint(taint);
   relay_hotness(relays);
+}
+
+// The CUDA taint relayed in the table (speed15): a parameter of a function that other modules
+// hand CUDA values (P) makes CUDA the arguments whose taint follows it (OutgoingCall::
+// positional_follow) in the callees' parameters, and its returns when they follow it
+// (FunctionFacts::returns_follow: R, `returns_cuda`); a function returning CUDA (R) does the
+// same for the arguments and returns that follow its calls. Closed by a worklist, each node made
+// CUDA once: O(edges). What is relayed is what the analyses of the modules on the way would
+// find one round later each (the sources are only certain dependences), so a chain of modules
+// settles in one table instead of one round per module.
+void FactsTable::relay_taint(const TaintEdges& edges) {
+  // Nodes: P (module, function, parameter index) and R (module, function; index -1).
+  struct Key {
+    int module;
+    std::string local;
+    int index;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<std::string>{}(k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
+    }
+  };
+  std::unordered_map<Key, std::vector<Key>, KeyHash> succ;
+  auto edge = [&](Key from, const Key& to) { succ[std::move(from)].push_back(to); };
+  auto from_sources = [&](int m, const std::string& function, const TaintSources& src, const Key& to) {
+    for (int p : src.params) edge({m, function, p}, to);
+    for (int c : src.calls)
+      if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
+        for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)]) edge({tm, local, -1}, to);
+  };
+  for (const auto& a : edges.args) from_sources(a.module, *a.caller, *a.follows, {a.callee_module, a.receiver, static_cast<int>(a.param)});
+  for (size_t m = 0; m < summaries_.size(); ++m) {
+    if (!summaries_[m]) continue;
+    for (const auto& [name, f] : summaries_[m]->functions)
+      if (!f.returns_follow.empty() && !f.returns_cuda)
+        from_sources(static_cast<int>(m), name, f.returns_follow, {static_cast<int>(m), name, -1});
+  }
+  if (succ.empty()) return;
+  std::unordered_set<Key, KeyHash> relayed_returns;
+  auto cuda_at = [&](const Key& k) {
+    if (k.index < 0) {
+      if (relayed_returns.count(k)) return true;
+      const FunctionFacts* f = function(k.module, k.local);
+      return f && f->returns_cuda;
+    }
+    const Incoming* in = incoming(k.module, k.local);
+    return in && static_cast<size_t>(k.index) < in->params.size() && in->params[static_cast<size_t>(k.index)].cuda;
+  };
+  std::vector<Key> work;
+  for (const auto& [k, next] : succ)
+    if (cuda_at(k)) work.push_back(k);
+  while (!work.empty()) {
+    Key k = std::move(work.back());
+    work.pop_back();
+    auto it = succ.find(k);
+    if (it == succ.end()) continue;
+    for (const Key& to : it->second) {
+      if (cuda_at(to)) continue;
+      if (to.index < 0) {
+        relayed_returns.insert(to);
+        // Its callers' modules use CUDA, as for a function whose facts say it returns CUDA.
+        if (auto c = edges.caller_modules.find({to.module, to.local}); c != edges.caller_modules.end())
+          for (int m : c->second) cuda_[m] = 1;
+      } else {
+        auto& params = incoming_[to.module][to.local].params;
+        if (static_cast<size_t>(to.index) >= params.size()) continue;
+        params[static_cast<size_t>(to.index)].cuda = true;
+        cuda_[to.module] = 1;
+      }
+      work.push_back(to);
+    }
+  }
+  for (const Key& k : relayed_returns) {
+    const FunctionFacts* f = function(k.module, k.local);
+    if (!f) continue;
+    synthesized_.push_back(*f);
+    synthesized_.back().returns_cuda = true;
+    functions_[k.module][k.local] = &synthesized_.back();
+  }
 }
 
 namespace {
@@ -1171,16 +1270,22 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
-                   f.dep_device, f.dep_cuda, f.dep_uses, f.devkind});
+                   f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
     json pos = json::array(), kws = json::array();
     for (const auto& a : c.positional) pos.push_back(arg_json(a));
     for (const auto& [k, a] : c.keywords) kws.push_back({k, arg_json(a)});
+    json follows = json::array();
+    for (const auto* list : {&c.positional_follow, &c.keyword_follow}) {
+      json l = json::array();
+      for (const auto& t : *list) l.push_back({t.params, t.calls});
+      follows.push_back(std::move(l));
+    }
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
-                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch});
+                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -1230,7 +1335,9 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.dep_device = f.at(31);
       ff.dep_cuda = f.at(32);
       ff.dep_uses = f.at(33).get<std::vector<std::pair<int, int>>>();
-      ff.devkind = f.at(34);
+      ff.returns_follow.params = f.at(34).get<std::vector<int>>();
+      ff.returns_follow.calls = f.at(35).get<std::vector<int>>();
+      ff.devkind = f.at(36);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
@@ -1258,6 +1365,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       oc.caller_once_per_epoch = c.at(14);
       oc.caller_flag_guarded = c.at(15);
       oc.result_per_epoch = c.at(16);
+      for (const auto& t : c.at(17).at(0)) oc.positional_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
+      for (const auto& t : c.at(17).at(1)) oc.keyword_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

@@ -155,6 +155,24 @@ class FactsTable {
   std::unordered_map<std::string, std::string> registries_;  // object key -> union of registered names ("" too many)
   template <class Relays>
   void relay_hotness(const Relays& relays);
+  // The CUDA taint relay (relay_taint): per argument whose taint follows sources of its caller,
+  // where it lands; per module and outgoing call, the functions it reaches; per function, the
+  // modules calling it.
+  struct TaintEdges {
+    struct Arg {
+      int module;
+      const std::string* caller;
+      size_t call;
+      int callee_module;
+      std::string receiver;
+      size_t param;
+      const TaintSources* follows;
+    };
+    std::vector<Arg> args;
+    std::vector<std::vector<std::vector<std::pair<int, std::string>>>> call_targets;
+    std::map<std::pair<int, std::string>, std::vector<int>> caller_modules;
+  };
+  void relay_taint(const TaintEdges& edges);
   // A target of a call: (module, local name), and whether the call's arguments bind to its
   // parameters (false: a subclass's override the target method runs through `self`).
   struct Target {

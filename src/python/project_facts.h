@@ -90,6 +90,19 @@ struct ParamSummary {
   bool operator==(const ParamSummary&) const = default;
 };
 
+// What a value's CUDA taint follows in its function (speed15, FactsTable's taint relay): when
+// one of these may be CUDA, the value may be CUDA (as SemanticModel::is_cuda would find).
+// `params`: the function's own parameters (indices into its params, self 0), as other modules
+// hand them; `calls`: what the module's outgoing calls return (indices into
+// ModuleSummary::calls). Only certain dependences are listed (operands of arithmetic, names
+// bound to them, a returned argument); the rounds confirm the rest.
+struct TaintSources {
+  std::vector<int> params;
+  std::vector<int> calls;
+  bool empty() const { return params.empty() && calls.empty(); }
+  bool operator==(const TaintSources&) const = default;
+};
+
 // What a function (or method) defined in a project module does, as its callers need it.
 struct FunctionFacts {
   bool method = false;        // params[0] is self
@@ -160,6 +173,9 @@ struct FunctionFacts {
   // module-level name bound to a device (`DEVICE = torch.device(...)`), what it holds. 0 not a
   // device or unknown, 1 the CPU, 2 may be CUDA, 3 another device (SemanticModel::DeviceKind).
   int devkind = 0;
+  // What its returns' CUDA taint follows when `returns_cuda` is false (TaintSources): the
+  // FactsTable sets `returns_cuda` when a source becomes CUDA, in the same table.
+  TaintSources returns_follow;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -271,6 +287,12 @@ struct OutgoingCall {
   bool caller_flag_guarded = false;
   std::vector<ArgFacts> positional;
   std::vector<std::pair<std::string, ArgFacts>> keywords;
+  // Per argument not known to be CUDA (parallel to `positional` and `keywords`, or empty): what
+  // its CUDA taint follows in the calling function (TaintSources): the FactsTable relays the
+  // calling function's incoming CUDA arguments (and its calls' CUDA returns) to the callee's
+  // parameters in the same table, transitively, instead of one round per module.
+  std::vector<TaintSources> positional_follow;
+  std::vector<TaintSources> keyword_follow;
 };
 
 // What the project keeps of one analyzed module (the semantic model's summary).

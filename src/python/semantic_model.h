@@ -422,6 +422,17 @@ class SemanticModel {
   // The facts (`fields`: fact::k*) of the project function of another module a call invokes.
   const FunctionFacts* ext_callee(int call_index, unsigned fields) const;
   const FunctionFacts* ext_callee_of(Node call, unsigned fields) const;
+  // summarize(): what the CUDA taint of each outgoing call's arguments (made by a named
+  // function, `arg_nodes`: index into out.calls and the argument nodes) and of each function's
+  // returns (`returns_of`: function, index into out.functions) follows (TaintSources);
+  // `call_out`: the outgoing call of each call node that gives exactly one.
+  struct ArgNodes {
+    int caller = -1;
+    std::vector<Node> positional, keywords;
+  };
+  void taint_sources(ModuleSummary& out, const std::vector<std::pair<size_t, ArgNodes>>& arg_nodes,
+                     const std::vector<std::pair<int, size_t>>& returns_of,
+                     const std::unordered_map<const void*, size_t>& call_out) const;
   // The facts of every member a call of a class union invokes (`agent.update(r)` with `agent`
   // an A2C or a PPO): each may run. One element for a single callee; empty when one member has none.
   std::vector<const FunctionFacts*> ext_callees(int call_index, unsigned fields) const;

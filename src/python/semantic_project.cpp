@@ -814,6 +814,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     auto& list = self_calls[cs.caller];
     if (std::find(list.begin(), list.end(), meth) == list.end()) list.push_back(std::move(meth));
   }
+  // The functions whose returns are not known to be CUDA: (function, index into out.functions),
+  // given their TaintSources once the calls are listed.
+  std::vector<std::pair<int, size_t>> returns_follow_of;
   for (size_t f = 0; f < functions_.size(); ++f) {
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
@@ -847,6 +850,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.params = params_of(static_cast<int>(f));
     facts.batch_size_param = batch_size_param(static_cast<int>(f));
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
+    if (!facts.returns_cuda) returns_follow_of.push_back({static_cast<int>(f), out.functions.size()});
     out.functions.push_back({std::move(name), std::move(facts)});
   }
   // A module-level class: calling it constructs an instance (its __init__'s parameters).
@@ -960,7 +964,13 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     return f;
   };
   const auto per_epoch_results = results_iterated_per_epoch();
+  // The argument nodes of each outgoing call made by a named function, and the outgoing call of
+  // each call node that gives exactly one (taint_sources).
+  std::vector<std::pair<size_t, ArgNodes>> arg_nodes;
+  std::unordered_map<const void*, size_t> call_out;
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    const void* cs_call_id = calls_[ci].call.id;
+    size_t emitted = 0;
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
@@ -1005,6 +1015,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
       if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
+      ArgNodes nodes;
+      nodes.caller = cs.caller;
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
@@ -1013,14 +1025,199 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           break;
         }
         oc.positional.push_back(arg_facts(a));
+        nodes.positional.push_back(a);
       }
       Kwargs kw = keyword_arguments(cs.call);
       if (!kw.complete) oc.splat = true;
-      for (const auto& [key, value] : kw.items) oc.keywords.push_back({key, arg_facts(value)});
+      for (const auto& [key, value] : kw.items) {
+        oc.keywords.push_back({key, arg_facts(value)});
+        nodes.keywords.push_back(value);
+      }
+      if (!oc.caller.empty()) arg_nodes.push_back({out.calls.size(), std::move(nodes)});
+      ++emitted;
       out.calls.push_back(std::move(oc));
     }
+    if (emitted == 1) call_out[cs_call_id] = out.calls.size() - 1;
   }
+  taint_sources(out, arg_nodes, returns_follow_of, call_out);
   return out;
+}
+
+// What a value's CUDA taint certainly follows (speed15; FunctionFacts::returns_follow,
+// OutgoingCall::positional_follow): a mirror of is_cuda_impl restricted to the steps where the
+// taint of an operand is the value's (arithmetic, conditional branches, subscripts, names bound
+// to such expressions, a few tensor methods, a call of another module's function whose return is
+// CUDA when an argument is or when its facts say so), ending at the function's parameters and at
+// the returns of the module's outgoing calls. An expression whose type already decides is left
+// out (CUDA: nothing to relay; host: not CUDA whatever its operands). Each node is visited once
+// per summary (memoized; a cycle contributes nothing): O(nodes) per module.
+void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pair<size_t, ArgNodes>>& arg_nodes,
+                                  const std::vector<std::pair<int, size_t>>& returns_of,
+                                  const std::unordered_map<const void*, size_t>& call_out) const {
+  struct Found {
+    std::vector<std::pair<int, int>> params;  // (function, parameter index)
+    std::vector<size_t> calls;                // outgoing call indices
+  };
+  std::unordered_map<const void*, Found> memo;
+  static const Found kNone;
+  // Tensor methods whose result lives where the tensor does (none of is_cuda_impl's host methods).
+  static const std::set<std::string, std::less<>> passing = {
+      "view", "reshape", "float", "half", "double", "bfloat16", "long", "int", "bool", "contiguous", "permute",
+      "transpose", "flatten", "unsqueeze", "squeeze", "clone", "detach", "mean", "sum", "softmax", "sigmoid",
+      "relu", "exp", "sqrt", "abs", "clamp", "expand", "expand_as", "repeat", "chunk", "split", "type_as",
+      "masked_fill", "mul", "add", "sub", "div", "matmul", "norm", "max", "min", "argmax", "t", "pow"};
+  std::function<const Found&(Node, int)> walk = [&](Node e, int depth) -> const Found& {
+    e = unparen(e);
+    if (is_null(e) || depth > 24) return kNone;
+    auto [slot, fresh] = memo.try_emplace(e.id);
+    if (!fresh) return slot->second;  // done, or in progress (a cycle: nothing)
+    if (types().cuda(e) != CudaAnswer::Undecided) return slot->second;
+    Found got;
+    auto add = [&](Node n) {
+      const Found& f = walk(n, depth + 1);
+      got.params.insert(got.params.end(), f.params.begin(), f.params.end());
+      got.calls.insert(got.calls.end(), f.calls.begin(), f.calls.end());
+    };
+    auto k = kind(e);
+    if (k == "identifier") {
+      auto bindings = lookup(text(e), start(e));
+      if (bindings.size() <= kMaxCandidates)
+        for (const Binding* b : bindings) {
+          if (b->kind == Binding::Kind::Param) {
+            if (b->function >= 0 && b->param_index >= 0 &&
+                !functions_[b->function].params[static_cast<size_t>(b->param_index)].is_variadic)
+              got.params.push_back({b->function, b->param_index});
+          } else if (b->kind == Binding::Kind::Assign || b->kind == Binding::Kind::With) {
+            if (b->unpack_index < 0) {
+              add(b->value);
+            } else if (Node v = unparen(b->value);
+                       (is(v, "tuple") || is(v, "expression_list") || is(v, "list")) &&
+                       b->unpack_index < static_cast<int>(named_count(v))) {
+              add(named_child(v, static_cast<uint32_t>(b->unpack_index)));
+            }
+          } else if (b->kind == Binding::Kind::AugAssign) {
+            add(field(b->value, "right"));
+          }
+        }
+    } else if (k == "subscript") {
+      add(field(e, "value"));
+    } else if (k == "binary_operator") {
+      if (!(text(field(e, "operator")) == "%" && is_str_expr(field(e, "left")))) {
+        add(field(e, "left"));
+        add(field(e, "right"));
+      }
+    } else if (k == "unary_operator") {
+      add(field(e, "argument"));
+    } else if (k == "conditional_expression") {
+      auto parts = named_children(e);
+      if (parts.size() == 3) {
+        add(parts[0]);
+        add(parts[2]);
+      }
+    } else if (k == "boolean_operator") {
+      add(field(e, "left"));
+      add(field(e, "right"));
+    } else if (k == "list" || k == "tuple" || k == "expression_list") {
+      for (Node c : named_children(e)) add(is(c, "list_splat") ? named_child(c, 0) : c);
+    } else if (k == "call") {
+      Node fn = unparen(field(e, "function"));
+      auto targets = callees(e);
+      const FunctionFacts* ext = targets.empty() ? ext_callee_of(e, fact::kReturnsCuda | fact::kReturnDep) : nullptr;
+      if (!targets.empty()) {
+        // A function of this module: its return's dependence on the arguments, where known.
+        for (int f : targets) {
+          const ReturnDependence& d = types().return_dependence(f);
+          if (!d.known) continue;
+          std::vector<Node> args;
+          for (const auto& use : d.uses) {
+            Node a = types().site_argument(f, use.param, e);
+            if (is_null(a)) {
+              args.clear();
+              break;
+            }
+            args.push_back(a);
+          }
+          for (Node a : args) add(a);
+        }
+      } else if (ext) {
+        // Another module's function: what it returns with these arguments, or its return facts.
+        bool by_site = ext->dep_known;
+        std::vector<Node> args;
+        for (const auto& [i, device] : ext->dep_uses) {
+          (void)device;
+          if (!by_site) break;
+          if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) {
+            by_site = false;
+            break;
+          }
+          const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+          Node a = p.star || p.double_star ? Node{} : argument(e, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+          if (is_null(a) || unresolved_argument(a)) {
+            by_site = false;
+            break;
+          }
+          args.push_back(a);
+        }
+        for (Node a : named_children(field(e, "arguments")))
+          if (is(a, "list_splat") || is(a, "dictionary_splat")) by_site = false;
+        if (by_site) {
+          for (Node a : args) add(a);
+        } else if (auto it = call_out.find(e.id); it != call_out.end()) {
+          got.calls.push_back(it->second);
+        }
+      } else if (is(fn, "attribute")) {
+        std::string_view m = text(field(fn, "attribute"));
+        std::string q = qualified_name(fn);
+        if (passing.count(m) && !starts_with(q, "torch.") && !starts_with(q, "numpy.") &&
+            !starts_with(q, "builtins.") && !starts_with(q, "math."))
+          add(field(fn, "object"));
+      }
+    }
+    std::sort(got.params.begin(), got.params.end());
+    got.params.erase(std::unique(got.params.begin(), got.params.end()), got.params.end());
+    std::sort(got.calls.begin(), got.calls.end());
+    got.calls.erase(std::unique(got.calls.begin(), got.calls.end()), got.calls.end());
+    if (got.params.size() > 16) got.params.resize(16);
+    if (got.calls.size() > 16) got.calls.resize(16);
+    Found& at = memo[e.id];  // references into the map stay valid
+    at = std::move(got);
+    return at;
+  };
+  auto sources = [&](Node e, int function) {
+    TaintSources t;
+    const Found& f = walk(e, 0);
+    for (auto [fn, p] : f.params)
+      if (fn == function) t.params.push_back(p);
+    for (size_t c : f.calls) t.calls.push_back(static_cast<int>(c));
+    return t;
+  };
+  for (const auto& [index, nodes] : arg_nodes) {
+    OutgoingCall& oc = out.calls[index];
+    auto fill = [&](std::vector<TaintSources>& follow, size_t i, const ArgFacts& facts, Node a) {
+      if (facts.cuda) return;
+      TaintSources t = sources(a, nodes.caller);
+      if (t.empty()) return;
+      follow.resize(std::max(follow.size(), i + 1));
+      follow[i] = std::move(t);
+    };
+    for (size_t i = 0; i < nodes.positional.size() && i < oc.positional.size(); ++i)
+      fill(oc.positional_follow, i, oc.positional[i], nodes.positional[i]);
+    for (size_t i = 0; i < nodes.keywords.size() && i < oc.keywords.size(); ++i)
+      fill(oc.keyword_follow, i, oc.keywords[i].second, nodes.keywords[i]);
+  }
+  for (auto [f, index] : returns_of) {
+    TaintSources t;
+    for (Node r : functions_[f].returns) {
+      TaintSources s = sources(r, f);
+      t.params.insert(t.params.end(), s.params.begin(), s.params.end());
+      t.calls.insert(t.calls.end(), s.calls.begin(), s.calls.end());
+    }
+    std::sort(t.params.begin(), t.params.end());
+    t.params.erase(std::unique(t.params.begin(), t.params.end()), t.params.end());
+    std::sort(t.calls.begin(), t.calls.end());
+    t.calls.erase(std::unique(t.calls.begin(), t.calls.end()), t.calls.end());
+    out.functions[index].second.returns_follow = std::move(t);
+  }
 }
 
 }  // namespace stoker::python
