@@ -58,6 +58,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kBatch) o += x.batch ? 'b' : '-';
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
     if (!x.elems_mixed)
@@ -1109,7 +1110,8 @@ json arg_json(const ArgFacts& a) {
   json hvs = json::array();
   for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types,
+          a.batch};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1144,6 +1146,7 @@ ArgFacts arg_from(const json& j) {
   a.elem_cuda = j.at(15).get<std::vector<char>>();
   a.elems_mixed = j.at(16);
   a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
+  a.batch = j.at(18);
   return a;
 }
 }  // namespace
