@@ -972,6 +972,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
             Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
             if (!is_null(a) && is_batch_impl(a)) result = true;
           }
+        // A host batch another module's call hands it (`model(batch_graph)` in main.py, `forward`
+        // here).
+        if (!result && position >= 0 && !p.is_variadic)
+          if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->batch) result = true;
       }
       if (result) break;
     }
@@ -991,6 +995,16 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     else if (rebuild.count(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
+    else result = batch_through_helper(expr);
+  } else if (k == "tuple" || k == "list" || k == "expression_list") {
+    // `torch.cat((inputs_x, inputs_u_w, inputs_u_s))`: a display holding a batch's data.
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) c = named_child(c, 0);
+      if (!is(c, "comment") && is_batch_impl(c)) {
+        result = true;
+        break;
+      }
+    }
   } else if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||
              k == "set_comprehension") {
     // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed;
@@ -1000,8 +1014,117 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         result = is_batch_impl(field(c, "right"));
         break;
       }
+    if (!result && (k == "list_comprehension" || k == "generator_expression")) result = sampled_batch(expr);
   }
   return result;
+}
+
+// `batch_graph = [train_graphs[idx] for idx in selected_idx]` with `selected_idx` bound in the
+// same iteration of the loop around the comprehension (`np.random.permutation(n)[:bs]`,
+// `idx[i:i + bs]`, or the loop's own target): the step's elements of a collection the loop does
+// not rebind, picked by indices drawn per iteration, are the step's batch without a DataLoader.
+// Not when the collection is on CUDA by its type (no host copy then), and not for any other
+// shape of comprehension. O(parents + bindings of the two names).
+bool SemanticModel::sampled_batch(Node comp) const {
+  Node clause{};
+  for (Node c : named_children(comp)) {
+    if (!is(c, "for_in_clause")) continue;
+    if (!is_null(clause)) return false;  // nested for clauses
+    clause = c;
+  }
+  if (is_null(clause)) return false;
+  Node var = unparen(field(clause, "left"));
+  Node indices = unparen(field(clause, "right"));
+  Node body = unparen(field(comp, "body"));
+  if (!is(var, "identifier") || !is(indices, "identifier") || !is(body, "subscript")) return false;
+  Node index = unparen(field(body, "subscript"));
+  Node coll = unparen(field(body, "value"));
+  if (!is(index, "identifier") || text(index) != text(var) || named_count(body) != 2) return false;
+  if (!is(coll, "identifier") && !(is(coll, "attribute") && text(unparen(field(coll, "object"))) == "self"))
+    return false;
+  Node loop{};
+  for (Node p = parent(comp); !is_null(p); p = parent(p)) {
+    if (is(p, "function_definition") || is(p, "lambda") || is(p, "class_definition")) return false;
+    if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), comp)) {
+      loop = p;
+      break;
+    }
+  }
+  if (is_null(loop)) return false;
+  auto bindings = lookup(text(indices), start(indices));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    bool per_iteration = (b->kind == Binding::Kind::Assign && contains(field(loop, "body"), b->target)) ||
+                         (b->kind == Binding::Kind::LoopTarget && is(loop, "for_statement") &&
+                          contains(field(loop, "left"), b->target));
+    if (!per_iteration) return false;
+  }
+  if (assigned_within(text(coll), loop)) return false;
+  return !types_ || types_->cuda(coll) != CudaAnswer::Cuda;
+}
+
+// `interleave(torch.cat(batches), n)` with `def interleave(x, size): return x.reshape(...)...`: a
+// function here whose every return is a chain of methods, subscripts and attributes on a
+// parameter returns the batch's data when that parameter is handed a batch; a function of
+// another module, when its return depends on such a parameter by its facts (types.h
+// ReturnDependence: the argument itself or a tensor on its device). Not a module's forward or a
+// constructor (a model's output is not the host batch), and nothing where the return is another
+// kind of expression.
+bool SemanticModel::batch_through_helper(Node call) const {
+  if (!types_) return false;
+  auto targets = callees(call);
+  if (targets.size() == 1) {
+    const Function& f = functions_[targets[0]];
+    if (f.name == "forward" || f.name == "__call__" || f.name == "__init__" || f.returns.empty() ||
+        f.returns.size() > 16)
+      return false;
+    // Each return is a parameter, through tensor methods, subscripts and attributes of it and
+    // locals assigned (every binding) from such chains, at most 4 deep: the batch's data,
+    // reshaped. The helper returns a batch when one of those parameters is handed one.
+    std::vector<int> params;
+    auto root = [&](auto&& self, Node e, int depth) -> bool {
+      for (int guard = 0; guard < 16; ++guard) {
+        e = unparen(e);
+        if (is(e, "call") && is(unparen(field(e, "function")), "attribute")) e = field(unparen(field(e, "function")), "object");
+        else if (is(e, "subscript")) e = field(e, "value");
+        else if (is(e, "attribute")) e = field(e, "object");
+        else break;
+      }
+      if (!is(e, "identifier") || depth > 4) return false;
+      auto bindings = lookup(text(e), start(e));
+      if (bindings.empty()) return false;
+      for (const Binding* b : bindings) {
+        if (b->kind == Binding::Kind::Param && b->function == targets[0]) {
+          if ((f.klass >= 0 && b->param_index == 0) || f.params[b->param_index].is_variadic) return false;
+          if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
+        } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
+          if (!self(self, b->value, depth + 1)) return false;
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
+    for (Node r : f.returns)
+      if (!root(root, r, 0)) return false;
+    for (int pi : params) {
+      Node a = types_->site_argument(targets[0], pi, call);
+      if (!is_null(a) && is_batch_impl(a)) return true;
+    }
+    return false;
+  }
+  if (!targets.empty()) return false;
+  const FunctionFacts* ext = ext_callee_of(call, fact::kReturnDep);
+  if (!ext || !ext->dep_known || ext->is_class) return false;
+  for (const auto& [i, device] : ext->dep_uses) {
+    (void)device;
+    if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
+    const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+    if (p.star || p.double_star) continue;
+    Node a = argument(call, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+    if (!is_null(a) && is_batch_impl(a)) return true;
+  }
+  return false;
 }
 
 // `x, y = source.next_batch()` in a loop, with `source` an instance of a project class that is

@@ -191,6 +191,10 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);
     }
+  } else if (is(expr, "list") || is(expr, "tuple")) {
+    // `train_and_evaluate(..., [train_loader, eval_loader])`: the loaders a display hands on.
+    for (Node e : named_children(expr))
+      if (!is(e, "comment") && !is(e, "list_splat")) add(e);
   } else if (is(expr, "identifier") || is(expr, "attribute")) {
     for (const auto& v : values(expr))
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);

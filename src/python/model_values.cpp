@@ -813,6 +813,7 @@ std::vector<Value> SemanticModel::binding_values(const Binding& b) const {
           return {ns};
         }
         if (is(v, "call")) return unpacked_return_values(v, b);
+        if (is(v, "identifier")) return unpacked_name_values(v, b);
         return {Value::unknown()};
       }
       return values(b.value);
@@ -875,6 +876,37 @@ std::vector<Value> SemanticModel::unpacked_return_values(Node call, const Bindin
         if (is(e, "list_splat") || is(e, "comment")) return {Value::unknown()};
       add_values(out, values(named_child(r, static_cast<uint32_t>(b.unpack_index))));
     }
+  }
+  if (out.empty()) out.push_back(Value::unknown());
+  return out;
+}
+
+// `train_loader, eval_loader = loaders` with `loaders` a name whose values are tuple or list
+// displays (a parameter every call site hands `[train_loader, eval_loader]`, a local assigned
+// `(a, b)`): the target takes the element at its position of each display as wide as the target
+// pattern (no starred element or target); any other value of the name leaves it unknown (joined).
+std::vector<Value> SemanticModel::unpacked_name_values(Node name, const Binding& b) const {
+  Node pattern = parent(b.target);
+  if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern") || is(pattern, "list_pattern")) ||
+      !is(parent(pattern), "assignment") || !same(unparen(field(parent(pattern), "left")), pattern))
+    return {Value::unknown()};
+  size_t width = 0;
+  for (Node c : named_children(pattern)) {
+    if (!is(c, "identifier")) return {Value::unknown()};  // starred, nested or attribute targets
+    ++width;
+  }
+  std::vector<Value> out;
+  for (const Value& v : values(name)) {
+    Node d = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+    bool display = !is_null(d) && (is(d, "tuple") || is(d, "list") || is(d, "expression_list")) &&
+                   named_count(d) == width;
+    if (display)
+      for (Node e : named_children(d)) display = display && !is(e, "list_splat") && !is(e, "comment");
+    if (!display) {
+      add_values(out, {Value::unknown()});
+      continue;
+    }
+    add_values(out, values(named_child(d, static_cast<uint32_t>(b.unpack_index))));
   }
   if (out.empty()) out.push_back(Value::unknown());
   return out;

@@ -59,6 +59,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kBatch) o += x.batch ? 'b' : '-';
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
     if (!x.elems_mixed)
@@ -1218,7 +1219,8 @@ json arg_json(const ArgFacts& a) {
   json evs = json::array();
   for (const auto& v : a.elem_values) evs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
-          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs};
+          a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
+          a.batch};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1254,6 +1256,7 @@ ArgFacts arg_from(const json& j) {
   a.elems_mixed = j.at(16);
   a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
   scalars(j.at(18), a.elem_values);
+  a.batch = j.at(19);
   return a;
 }
 }  // namespace

@@ -31,6 +31,7 @@ struct ArgFacts {
   bool module = false;     // an nn.Module
   bool loader = false;     // a data loader (or an iteration wrapper of one)
   bool device_cuda = false;  // a device that may be CUDA
+  bool batch = false;        // a host batch (SemanticModel::is_batch_value, not CUDA by its taint)
   // By the caller's abstract types (python/types.h), stronger than `cuda` (the CUDA taint):
   bool tensor = false;   // some call site passes a tensor that may be on CUDA
   bool untyped = false;  // some call site passes a value of another known type (a host value...)
@@ -183,7 +184,7 @@ struct FunctionFacts {
 namespace fact {
 // incoming_param
 constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128,
-                   kArgClass = 256, kElemValues = 512;
+                   kArgClass = 256, kElemValues = 512, kBatch = 1024;
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming

@@ -469,6 +469,7 @@ class SemanticModel {
   std::vector<Value> param_values(int function, int param_index) const;
   // A target of `a, b = f()`: its element of every return of the project function f.
   std::vector<Value> unpacked_return_values(Node call, const Binding& b) const;
+  std::vector<Value> unpacked_name_values(Node name, const Binding& b) const;
   std::vector<Value> param_values_uncached(int function, int param_index) const;
   std::vector<Value> attribute_values(Node attr) const;
   // The values the elements of a container may take (model_values.cpp): a tuple, list or set
@@ -513,6 +514,8 @@ class SemanticModel {
   bool is_str_expr_at(Node expr, int depth) const;
   bool is_batch_impl(Node expr) const;
   bool is_batch_uncached(Node expr) const;
+  bool batch_through_helper(Node call) const;
+  bool sampled_batch(Node comp) const;
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;

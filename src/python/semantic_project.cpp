@@ -119,6 +119,7 @@ void ArgFacts::join(const ArgFacts& o) {
   cuda |= o.cuda;
   module |= o.module;
   loader |= o.loader;
+  batch |= o.batch;
   device_cuda |= o.device_cuda;
   tensor |= o.tensor;
   untyped |= o.untyped;
@@ -919,6 +920,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.cuda = is_cuda(a);
     f.module = is_module_value(a);
     f.loader = is_loader_impl(a);
+    f.batch = is_batch_impl(a) && !is_cuda(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
     AbstractType t = types().type_of(a);
     f.module |= t.kind == AbstractType::Kind::Module;  // `model` after `model = model.to(device)`
