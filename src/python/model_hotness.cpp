@@ -271,32 +271,13 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
 std::optional<Value> SemanticModel::stable_constant(Node name) const {
   auto c = constant(name);
   if (!c) return std::nullopt;
-  std::string key(text(name));
-  bool from_function = false;
-  auto reaching = lookup(key, start(name));
-  for (int s = scope_at(start(name)); s >= 0; s = scopes_[s].parent) {
-    const Scope& sc = scopes_[s];
-    if (sc.kind == Scope::Kind::Class && from_function) continue;
-    auto it = sc.bindings.find(key);
-    if (it != sc.bindings.end() && !it->second.empty()) {
-      if (it->second.size() > kMaxCandidates) return std::nullopt;
-      for (const Binding& b : it->second) {
-        if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::Param) return std::nullopt;
-        std::vector<Value> vs = binding_values(b);
-        narrow_at_use(name, b, reaching, vs);  // `assert backend in (...)` after it
-        if (vs.size() != 1) return std::nullopt;
-        const Value& v = vs.front();
-        if (v.kind != c->kind) return std::nullopt;
-        if ((v.kind == Value::Kind::Bool && v.b != c->b) || (v.kind == Value::Kind::Int && v.i != c->i) ||
-            (v.kind == Value::Kind::Float && v.f != c->f) || (v.kind == Value::Kind::Str && v.s != c->s) ||
-            v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr)
-          return std::nullopt;
-      }
-      break;
-    }
-    if (sc.kind == Scope::Kind::Function) from_function = true;
-  }
-  if (declared_global(key)) return std::nullopt;
+  // Every binding of the name in its scope gives that one constant.
+  auto all = stable_candidates(name);
+  if (!all || all->size() != 1) return std::nullopt;
+  const Value& v = all->front();
+  if (v.kind != c->kind || (v.kind == Value::Kind::Bool && v.b != c->b) || (v.kind == Value::Kind::Int && v.i != c->i) ||
+      (v.kind == Value::Kind::Float && v.f != c->f) || (v.kind == Value::Kind::Str && v.s != c->s))
+    return std::nullopt;
   return c;
 }
 
