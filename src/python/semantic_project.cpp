@@ -629,20 +629,26 @@ bool SemanticModel::ext_classes_hold_cuda() const {
 }
 
 int SemanticModel::devkind_of(const std::vector<Node>& exprs) const {
-  // Every expression names a device; an integer literal is left out (a rank, a count: a device
-  // ordinal only where a move uses it).
-  bool cuda = false, cpu = false, other = false;
+  // The join of what each expression names, as device_kind joins a name's values: one that may be
+  // CUDA makes the whole may be CUDA (`return "cuda"` in one branch, the caller's `device_name`
+  // in another); otherwise every expression must name a device. An integer literal is not taken
+  // for a device (a rank, a count: an ordinal only where a move uses it).
+  bool cuda = false, cpu = false, other = false, unknown = false;
   for (Node e : exprs) {
     e = unparen(e);
-    if (is_null(e) || is(e, "integer")) return 0;
+    if (is_null(e) || is(e, "integer")) {
+      unknown = true;
+      continue;
+    }
     switch (device_kind(e)) {
       case DeviceKind::Cuda: cuda = true; break;
       case DeviceKind::Cpu: cpu = true; break;
       case DeviceKind::Other: other = true; break;
-      default: return 0;
+      default: unknown = true; break;
     }
   }
   if (cuda) return 2;
+  if (unknown) return 0;
   if (cpu && !other) return 1;
   return other ? 3 : 0;
 }
