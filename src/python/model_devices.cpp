@@ -387,7 +387,7 @@ std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) con
   return false;
 }
 
-std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node call) const {
+std::optional<std::vector<Node>> SemanticModel::dep_site_arguments(const FunctionFacts& f, Node call) const {
   if (!f.dep_known) return std::nullopt;
   std::vector<Node> args;
   for (Node a : named_children(field(call, "arguments")))
@@ -400,8 +400,14 @@ std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node
     if (is_null(a) || unresolved_argument(a)) return std::nullopt;
     args.push_back(a);
   }
+  return args;
+}
+
+std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node call) const {
+  auto args = dep_site_arguments(f, call);
+  if (!args) return std::nullopt;
   if (f.dep_cuda) return true;
-  for (Node a : args)
+  for (Node a : *args)
     if (is_cuda_impl(a)) return true;
   return false;
 }

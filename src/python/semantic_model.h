@@ -499,6 +499,10 @@ class SemanticModel {
   // where it is unknown.
   std::optional<bool> site_return_cuda(int function, Node call) const;
   std::optional<bool> site_return_cuda(const FunctionFacts& f, Node call) const;
+  // The arguments of `call` that the return of another module's function `f` depends on
+  // (FunctionFacts::dep_uses), in that order; nullopt where the dependence is unknown or a call
+  // site does not bind every one of them plainly (a splat, a star parameter, an unresolved name).
+  std::optional<std::vector<Node>> dep_site_arguments(const FunctionFacts& f, Node call) const;
   // A parameter of a function that no call here or in another module reaches (a forward called
   // through an unresolved module): its value at a call of a helper is unknown.
   bool unresolved_argument(Node a) const;

@@ -654,9 +654,9 @@ int SemanticModel::devkind_of(const std::vector<Node>& exprs) const {
 }
 
 bool SemanticModel::ext_devices_cuda() const {
-  // Only names that reach another module can carry its device: a module attribute imported from
-  // it, or what one of its functions returns. O(calls) device questions, each memoized.
-  if (ext_name_.empty()) return false;
+  // Called in project mode only, where device_kind reads other modules' devices (a module
+  // attribute imported from one, what one of its functions returns). O(calls) device questions,
+  // each memoized.
   for (const auto& cs : calls_) {
     Node fn = unparen(field(cs.call, "function"));
     Node dev{};
@@ -1149,27 +1149,8 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
         }
       } else if (ext) {
         // Another module's function: what it returns with these arguments, or its return facts.
-        bool by_site = ext->dep_known;
-        std::vector<Node> args;
-        for (const auto& [i, device] : ext->dep_uses) {
-          (void)device;
-          if (!by_site) break;
-          if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) {
-            by_site = false;
-            break;
-          }
-          const ParamSummary& p = ext->params[static_cast<size_t>(i)];
-          Node a = p.star || p.double_star ? Node{} : argument(e, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
-          if (is_null(a) || unresolved_argument(a)) {
-            by_site = false;
-            break;
-          }
-          args.push_back(a);
-        }
-        for (Node a : named_children(field(e, "arguments")))
-          if (is(a, "list_splat") || is(a, "dictionary_splat")) by_site = false;
-        if (by_site) {
-          for (Node a : args) add(a);
+        if (auto args = dep_site_arguments(*ext, e)) {
+          for (Node a : *args) add(a);
         } else if (auto it = call_out.find(e.id); it != call_out.end()) {
           got.calls.push_back(it->second);
         }
