@@ -6,7 +6,9 @@ text); then a sample of those variants, written to a directory, checked by the r
 one `stoker check --output-format json` process (no crash, valid JSON, no budget or internal
 error notice, every sampled file accounted for).
 
-    mutation_check.py STOKER_MUTATION STOKER EXAMPLES_DIR [--cxx-stride N]
+    mutation_check.py STOKER_MUTATION STOKER EXAMPLES_DIR [--stride N] [--cxx-stride N]
+
+--stride N / --cxx-stride N: mutate every N-th offset of the Python / C++ files (default 1).
 """
 import json
 import os
@@ -21,9 +23,8 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     driver, stoker, examples = (os.path.abspath(p) for p in sys.argv[1:4])
-    cxx_stride = "1"
-    if "--cxx-stride" in sys.argv:
-        cxx_stride = sys.argv[sys.argv.index("--cxx-stride") + 1]
+    stride = sys.argv[sys.argv.index("--stride") + 1] if "--stride" in sys.argv else "1"
+    cxx_stride = sys.argv[sys.argv.index("--cxx-stride") + 1] if "--cxx-stride" in sys.argv else "1"
     inputs = []
     for dirpath, dirnames, filenames in os.walk(examples):
         dirnames.sort()
@@ -38,7 +39,7 @@ def main():
         sample = os.path.join(tmp, "sample")
         os.makedirs(sample)
         env = dict(os.environ, STOKER_MUTATION_CRASH=os.path.join(tmp, "crash"))
-        proc = subprocess.run([driver, "--cxx-stride", cxx_stride, "--sample-dir", sample, "--sample-every", "97"]
+        proc = subprocess.run([driver, "--stride", stride, "--cxx-stride", cxx_stride, "--sample-dir", sample, "--sample-every", "97"]
                               + inputs, capture_output=True, text=True, env=env)
         sys.stdout.write(proc.stdout)
         if proc.returncode != 0:
