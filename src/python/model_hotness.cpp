@@ -447,7 +447,7 @@ bool SemanticModel::latch_cleared(Node cond) const {
     if (key.size() < suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     if (is(unparen(value), "false")) continue;
     int f = function_at(start(value));
-    if (f < 0 || functions_[f].name != "__init__") return false;
+    if (f < 0 || !functions_[f].initializer()) return false;
   }
   return true;
 }

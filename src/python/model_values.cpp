@@ -1268,9 +1268,10 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     static const std::vector<int> kNone;
     for (int ai : indexed == self_assignments_by_key_.end() ? kNone : indexed->second) {
       Node v = self_assignments_[ai].second;
-      // Only __init__ assignments define the attribute's value for the rest of the class.
+      // Only initializer assignments (`__init__`, `__post_init__`) define the attribute's value
+      // for the rest of the class.
       int f = function_at(start(v));
-      if (f < 0 || functions_[f].name != "__init__") {
+      if (f < 0 || !functions_[f].initializer()) {
         add_values(out, {Value::unknown()});
         continue;
       }
@@ -1363,7 +1364,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     return element_values(field(clause, "right"));
   }
   if (k == "attribute") {
-    // `self.iou_types`, set in `__init__` only.
+    // `self.iou_types`, set in `__init__` (or `__post_init__`) only.
     int klass = class_of_self(expr);
     if (klass < 0) return unknown;
     std::string key = classes_[klass].name + "." + std::string(text(field(expr, "attribute")));
@@ -1373,7 +1374,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     for (int ai : indexed->second) {
       Node v = self_assignments_[ai].second;
       int f = function_at(start(v));
-      if (f < 0 || functions_[f].name != "__init__") return unknown;
+      if (f < 0 || !functions_[f].initializer()) return unknown;
       add_values(out, element_values(v));
     }
     return out;

@@ -95,6 +95,12 @@ struct Function {
   int klass = -1;       // the class it is a method of, or -1
   std::vector<Param> params;
   std::vector<Node> returns;  // return values
+  // A method that runs once when an instance is built: `__init__`, or the hook a generated
+  // `__init__` calls after it (dataclasses' `__post_init__`, attrs' `__attrs_post_init__`).
+  // Its `self.x = ...` assignments define what the attribute holds for the other methods.
+  bool initializer() const {
+    return name == "__init__" || (klass >= 0 && (name == "__post_init__" || name == "__attrs_post_init__"));
+  }
 };
 
 struct Class {

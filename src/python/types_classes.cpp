@@ -425,6 +425,27 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (parts.size() != 3) return {};
     return union_join(class_names(parts[0], path, depth + 1), class_names(parts[2], path, depth + 1));
   }
+  if (k == "attribute") {
+    // `self.policy`, assigned instances of different classes in the branches of `__init__`
+    // (`GaussianPolicy(...)` or `DeterministicPolicy(...)`): the union of every assignment's.
+    int klass = m_.class_of_self(expr);
+    if (klass < 0) return {};
+    auto indexed = m_.self_assignments_by_key_.find(m_.classes_[klass].name + "." +
+                                                    std::string(m_.text(field(expr, "attribute"))));
+    if (indexed == m_.self_assignments_by_key_.end() || indexed->second.size() > SemanticModel::kMaxCandidates)
+      return {};
+    std::string out;
+    for (int ai : indexed->second) {
+      Node v = m_.self_assignments_[ai].second;
+      if (is_null(v)) return {};
+      AbstractType vt = value(v, path);
+      if (vt.kind == Kind::None) continue;  // an optional instance
+      std::string c = class_names(v, path, depth + 1);
+      if (c.empty()) return {};
+      out = out.empty() ? c : union_join(out, c);
+    }
+    return out;
+  }
   if (k != "identifier") return {};
   auto bindings = visible(m_, expr);
   if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
