@@ -137,6 +137,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
+  if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
   if (fields & fact::kConstValues)
     for (const auto& v : x.const_values)
       o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
@@ -822,6 +823,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.returns_class != b.returns_class) a.returns_class.clear();
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
   if (a.const_values != b.const_values) a.const_values.clear();
+  a.loader_class = a.loader_class && b.loader_class;
   if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||
       a.dep_cuda != b.dep_cuda || a.dep_uses != b.dep_uses || a.params != b.params)
     a.dep_known = false;
@@ -1323,7 +1325,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
-                   const_json(f.const_values)});
+                   const_json(f.const_values), f.loader_class});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1393,6 +1395,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_follow.calls = f.at(35).get<std::vector<int>>();
       ff.devkind = f.at(36);
       ff.const_values = const_parse(f.at(37));
+      ff.loader_class = f.at(38);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -179,6 +179,9 @@ struct FunctionFacts {
   // (`config.batch_size = 32`, ModuleSummary::module_stores) rebinds: the values it may hold (at
   // most 16), so `CFG.num_workers` / `from config import num_workers` resolve in another module.
   std::vector<ScalarFact> const_values;
+  // A "Class" entry: a DataLoader subclass built from its constructor's arguments as the
+  // DataLoader is (SemanticModel::loader_class): constructing it is a loader construction.
+  bool loader_class = false;
   // What its returns' CUDA taint follows when `returns_cuda` is false (TaintSources): the
   // FactsTable sets `returns_cuda` when a source becomes CUDA, in the same table.
   TaintSources returns_follow;
@@ -204,7 +207,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kBatchSize = 2048,  // batch_size_param
                    kReturnDep = 4096,  // dep_*
                    kDevKind = 8192,    // devkind
-                   kConstValues = 16384;  // const_values
+                   kConstValues = 16384,  // const_values
+                   kLoaderClass = 32768;  // loader_class
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

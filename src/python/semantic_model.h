@@ -253,6 +253,8 @@ class SemanticModel {
   const StepHook* step_hook(int function) const;
 
   // --- loops and hotness --------------------------------------------------------------
+  // A project subclass of a DataLoader built from its constructor's arguments (model_objects.cpp).
+  bool loader_class(int klass, int depth = 0) const;
   bool is_loader_call(Node call) const;   // DataLoader constructors, any import path
   // The batch size argument of a batch sampler's construction (`BatchSampler(s, 4)`, a call
   // with `batch_size=`, a function of another module returning one, a class of this module
@@ -605,6 +607,8 @@ class SemanticModel {
   bool is_argparse_vars(Node e) const;  // `vars(args)`, args from parse_args()
 
   const ExternalFacts* facts_ = nullptr;
+  mutable std::vector<signed char> loader_class_;  // per class: -1 not computed (loader_class)
+  bool constructs_loader_class(int call_index) const;
   mutable std::set<std::string> module_reads_;  // module_attribute(): the names asked
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;

@@ -923,6 +923,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (const auto& b : classes_[c].bases)
       if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
     facts.registry = registry_of(classes_[c].node);
+    facts.loader_class = loader_class(static_cast<int>(c));
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
   // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":
