@@ -161,6 +161,7 @@ void SemanticModel::index_calls() {
     std::string q = callee_name(call);
     for (auto name : kLoaderNames)
       if (q == name) loader_call_[ci] = 1;
+    if (!loader_call_[ci] && constructs_loader_class(static_cast<int>(ci))) loader_call_[ci] = 1;
     Node fn = unparen(field(call, "function"));
     if (!is(fn, "attribute")) continue;
     auto m = text(field(fn, "attribute"));

@@ -170,12 +170,8 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     if (any && all_other) return DeviceKind::Other;
     // A module-level name of another module bound to a device (`from config import DEVICE`,
     // `cfg.DEVICE` with `import config as cfg`).
-    if (facts_) {
-      std::string name = object_name(expr);
-      if (!name.empty())
-        if (const FunctionFacts* ext = facts_->callee(name, fact::kDevKind); ext && ext->devkind)
-          return ext_devkind(ext->devkind);
-    }
+    if (const FunctionFacts* ext = module_attribute(expr, fact::kDevKind); ext && ext->devkind)
+      return ext_devkind(ext->devkind);
   }
   return DeviceKind::Unknown;
 }

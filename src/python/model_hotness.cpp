@@ -655,7 +655,16 @@ bool SemanticModel::in_uncalled_function(int f) const {
   // through incoming()) does not.
   if (mentioned_here(functions_[f].name, start(field(functions_[f].node, "name")), false)) return false;
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
-  return !in || !in->called;
+  if (in && in->called) return false;
+  // A function of a script no other module names (not imported: an entry point, whose
+  // functions are its user's API, `find_matches` of an inference script) is a root, unlike
+  // an unused helper of a library module.
+  std::string canonical = facts_->canonical(local_name(f), true);
+  size_t last = canonical.rfind('.');
+  if (last == std::string::npos || last == 0) return true;
+  std::string_view module = std::string_view(canonical).substr(0, last);
+  std::string_view stem = module.substr(module.rfind('.') == std::string_view::npos ? 0 : module.rfind('.') + 1);
+  return facts_->word_mentioned(stem);
 }
 
 bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_at, bool after_dot) const {

@@ -53,6 +53,103 @@ const StepHook* SemanticModel::step_hook(int f) const {
 // ---------------------------------------------------------------------------------------
 // Loaders, optimizers, modules.
 
+namespace {
+// `*args` (list) or `**kwargs` (dict) parameter, typed or not.
+bool splat_param(const Param& p, std::string_view pattern) {
+  Node n = p.node;
+  if (is(n, "typed_parameter")) n = named_child(n, 0);
+  return is(n, pattern);
+}
+}  // namespace
+
+// A project subclass of a DataLoader that is built from its constructor's arguments as the
+// DataLoader is: every base a loader class (torch's, or such a subclass here or in another module:
+// FunctionFacts::loader_class), its `__init__` absent or `(self, *args, **kwargs)` handing both on
+// to the base's `__init__` without storing a loader option on `self` (`self.collate_fn = f` is
+// fine), and no method of the class moving anything with `.cuda()`/`.to()` (its batches are the
+// base's). A call of it is a loader construction whose options are the call's arguments
+// (deepspeech's `AudioDataLoader`, YOLOP's `DataLoaderX` that only wraps `__iter__`).
+bool SemanticModel::loader_class(int klass, int depth) const {
+  if (klass < 0 || klass >= static_cast<int>(classes_.size()) || depth > 4) return false;
+  if (loader_class_.size() != classes_.size()) loader_class_.assign(classes_.size(), -1);
+  if (loader_class_[klass] >= 0) return loader_class_[klass] != 0;
+  loader_class_[klass] = 0;  // in progress: a cycle is no loader
+  const Class& c = classes_[klass];
+  bool ok = !c.bases.empty();
+  for (const auto& b : c.bases) {
+    bool loader = false;
+    for (auto name : kLoaderNames) loader |= b == name;
+    if (!loader) {
+      auto local = classes_by_name_.find(b);
+      if (local != classes_by_name_.end()) {
+        loader = local->second.size() == 1 && local->second[0] != klass && loader_class(local->second[0], depth + 1);
+      } else if (facts_) {
+        const FunctionFacts* ext = facts_->callee(b, fact::kLoaderClass);
+        loader = ext && ext->loader_class;
+      }
+    }
+    ok = ok && loader;
+  }
+  static constexpr std::string_view kOptions[] = {"num_workers", "pin_memory", "persistent_workers", "batch_size",
+                                                  "batch_sampler", "sampler", "prefetch_factor"};
+  for (auto opt : kOptions) ok = ok && !self_assignments_by_key_.count(c.name + "." + std::string(opt));
+  for (const auto& [name, f] : c.methods) {
+    if (!ok) break;
+    for (int ci : calls_by_caller_[f]) {
+      Node fn = unparen(field(calls_[ci].call, "function"));
+      if (is(fn, "attribute") && (text(field(fn, "attribute")) == "cuda" || text(field(fn, "attribute")) == "to"))
+        ok = false;
+    }
+    if (name != "__init__") continue;
+    const auto& ps = functions_[f].params;
+    if (ps.size() != 3 || !splat_param(ps[1], "list_splat_pattern") || !splat_param(ps[2], "dictionary_splat_pattern")) {
+      ok = false;
+      break;
+    }
+    // `super().__init__(*args, **kwargs)`, `super(C, self).__init__(...)`, `Base.__init__(self, ...)`.
+    bool forwards = false;
+    for (int ci : calls_by_caller_[f]) {
+      Node call = calls_[ci].call;
+      Node fn = unparen(field(call, "function"));
+      if (!is(fn, "attribute") || text(field(fn, "attribute")) != "__init__") continue;
+      Node obj = unparen(field(fn, "object"));
+      bool via_super = is(obj, "call") && text(unparen(field(obj, "function"))) == "super";
+      bool star = false, double_star = false, other = false;
+      size_t i = 0;
+      for (Node a : named_children(field(call, "arguments"))) {
+        if (is(a, "comment")) continue;
+        if (is(a, "list_splat") && text(named_child(a, 0)) == ps[1].name) star = true;
+        else if (is(a, "dictionary_splat") && text(named_child(a, 0)) == ps[2].name) double_star = true;
+        else if (!(i == 0 && !via_super && is(a, "identifier") && text(a) == ps[0].name)) other = true;
+        ++i;
+      }
+      forwards |= star && double_star && !other;
+    }
+    ok = ok && forwards;
+  }
+  loader_class_[klass] = ok ? 1 : 0;
+  return ok;
+}
+
+// A call constructing such a subclass: of this file (by its name) or of another module (its
+// class facts).
+bool SemanticModel::constructs_loader_class(int ci) const {
+  Node fn = unparen(field(calls_[ci].call, "function"));
+  if (is(fn, "identifier")) {
+    auto bindings = lookup(text(fn), start(fn));
+    if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Class) {
+      auto named = classes_by_name_.find(std::string(text(fn)));
+      if (named != classes_by_name_.end())
+        for (int c : named->second)
+          if (same(classes_[c].node, bindings[0]->value)) return loader_class(c);
+      return false;
+    }
+  }
+  if (!facts_ || ci >= static_cast<int>(ext_name_.size()) || ext_name_[ci].empty()) return false;
+  const FunctionFacts* ext = facts_->callee(ext_name_[ci], fact::kLoaderClass);
+  return ext && ext->loader_class;
+}
+
 bool SemanticModel::is_loader_call(Node call) const {
   if (!is(call, "call")) return false;
   auto idx = call_index_.find(call.id);

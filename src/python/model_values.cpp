@@ -455,6 +455,9 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   if (k == "comparison_operator") return comparison_values(expr);
   if (k == "identifier") {
     auto bindings = lookup(text(expr), start(expr));
+    // `from config import num_workers` (or `import *`): a constant of another project module.
+    if (bindings.empty() || (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Import))
+      if (auto c = module_constant(expr); !c.empty()) return c;
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
     std::vector<Value> out;
     for (const Binding* b : bindings) {
@@ -1296,6 +1299,8 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       break;
     }
   if (from_argparse) return namespace_attribute(name);
+  // `CFG.num_workers` after `import config as CFG`: a constant of another project module.
+  if (auto c = module_constant(attr); !c.empty()) return c;
   Value v;
   v.kind = Value::Kind::Expr;
   v.expr = attr;

@@ -137,6 +137,11 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
+  if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
+  if (fields & fact::kConstValues)
+    for (const auto& v : x.const_values)
+      o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+           v.s + ":" + (v.b ? "1" : "0");
   if (fields & fact::kReturnDep) {
     o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
          (x.dep_cuda ? "c" : "-");
@@ -498,6 +503,7 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   }
   for (size_t i = 0; i < n; ++i)
     setup.eligible[i] = passes[i] || keep[i] || fs::path(paths[i]).filename() == "__init__.py";
+  setup.layout.set_imports(std::move(imports));
   return setup;
 }
 
@@ -547,6 +553,43 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const std::string& name : summaries[m]->cuda_instances) {
       auto target = resolve(static_cast<int>(m), name);
       if (target && target->first != static_cast<int>(m)) cuda_[target->first] = 1;
+    }
+  }
+  // A module-level constant some module stores into (`config.batch_size = 32`) no longer
+  // resolves: its entry loses its values (O(stores) resolutions).
+  bool stores_anything = false;
+  for (size_t m = 0; m < n; ++m)
+    if (summaries[m] && summaries[m]->module_stores.size() == 1 && summaries[m]->module_stores[0] == "*")
+      stores_anything = true;
+  auto unconstant = [&](int module, const std::string& local) {
+    const FunctionFacts* f = function(module, local);
+    if (!f || f->const_values.empty()) return;
+    synthesized_.push_back(*f);
+    synthesized_.back().const_values.clear();
+    functions_[module][local] = &synthesized_.back();
+  };
+  if (stores_anything) {
+    for (size_t m = 0; m < n; ++m) {
+      std::vector<std::string> locals;
+      for (const auto& [local, f] : functions_[m])
+        if (!f->const_values.empty()) locals.push_back(local);
+      for (const auto& local : locals) unconstant(static_cast<int>(m), local);
+    }
+  } else {
+    for (size_t m = 0; m < n; ++m) {
+      if (!summaries[m]) continue;
+      for (const std::string& name : summaries[m]->module_stores)
+        if (auto target = resolve(static_cast<int>(m), name)) unconstant(target->first, target->second);
+    }
+    // A module not analyzed (left out by the prefilter: a launcher without torch) is read by its
+    // text alone: any store of an attribute of that name there (`tunable.num_workers = 4`).
+    auto unanalyzed = [&](int s) { return !summaries[static_cast<size_t>(s)]; };
+    for (size_t m = 0; m < n; ++m) {
+      std::vector<std::string> locals;
+      for (const auto& [local, f] : functions_[m])
+        if (!f->const_values.empty() && layout_.attribute_stored(static_cast<int>(m), local, unanalyzed))
+          locals.push_back(local);
+      for (const auto& local : locals) unconstant(static_cast<int>(m), local);
     }
   }
   // A function another module imports by name may be called there, or passed along.
@@ -779,6 +822,8 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
+  if (a.const_values != b.const_values) a.const_values.clear();
+  a.loader_class = a.loader_class && b.loader_class;
   if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||
       a.dep_cuda != b.dep_cuda || a.dep_uses != b.dep_uses || a.params != b.params)
     a.dep_known = false;
@@ -1211,13 +1256,31 @@ std::string ModuleEnv::answer(const Query& q) const {
 
 namespace {
 using nlohmann::json;
-json arg_json(const ArgFacts& a) {
+json const_json(const std::vector<ScalarFact>& values) {
   json vs = json::array();
-  for (const auto& v : a.values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
-  json hvs = json::array();
-  for (const auto& v : a.hot_values) hvs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
-  json evs = json::array();
-  for (const auto& v : a.elem_values) evs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  for (const auto& v : values) vs.push_back({static_cast<int>(v.kind), v.i, v.f, v.s, v.b});
+  return vs;
+}
+void scalars_from(const json& list, std::vector<ScalarFact>& out) {
+  for (const auto& v : list) {
+    ScalarFact f;
+    int k = v.at(0);
+    if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
+    f.kind = static_cast<ScalarFact::Kind>(k);
+    f.i = v.at(1);
+    f.f = v.at(2);
+    f.s = v.at(3);
+    f.b = v.at(4);
+    out.push_back(std::move(f));
+  }
+}
+std::vector<ScalarFact> const_parse(const json& list) {
+  std::vector<ScalarFact> out;
+  scalars_from(list, out);
+  return out;
+}
+json arg_json(const ArgFacts& a) {
+  json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
           a.batch};
@@ -1236,19 +1299,7 @@ ArgFacts arg_from(const json& j) {
   a.type_device = j.at(10);
   a.hot_passed = j.at(11);
   a.hot_defaulted = j.at(12);
-  auto scalars = [](const json& list, std::vector<ScalarFact>& out) {
-    for (const auto& v : list) {
-      ScalarFact f;
-      int k = v.at(0);
-      if (k < 0 || k > static_cast<int>(ScalarFact::Kind::None)) throw std::runtime_error("bad kind");
-      f.kind = static_cast<ScalarFact::Kind>(k);
-      f.i = v.at(1);
-      f.f = v.at(2);
-      f.s = v.at(3);
-      f.b = v.at(4);
-      out.push_back(std::move(f));
-    }
-  };
+  const auto& scalars = scalars_from;
   scalars(j.at(6), a.values);
   scalars(j.at(13), a.hot_values);
   a.klass = j.at(14).get<std::string>();
@@ -1273,7 +1324,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
-                   f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind});
+                   f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
+                   const_json(f.const_values), f.loader_class});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1294,7 +1346,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   for (const auto& [key, e] : queries)
     qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
   json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports}, {"attrs", s.attribute_names},
-         {"calls", calls}, {"queries", qs}, {"cuda_instances", s.cuda_instances}};
+         {"calls", calls}, {"queries", qs}, {"cuda_instances", s.cuda_instances}, {"module_stores", s.module_stores},
+         {"module_reads", s.module_reads}};
   return j.dump();
 }
 
@@ -1341,6 +1394,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_follow.params = f.at(34).get<std::vector<int>>();
       ff.returns_follow.calls = f.at(35).get<std::vector<int>>();
       ff.devkind = f.at(36);
+      ff.const_values = const_parse(f.at(37));
+      ff.loader_class = f.at(38);
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
@@ -1349,6 +1404,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
     s.star_imports = j.at("stars").get<std::vector<std::string>>();
     s.attribute_names = j.at("attrs").get<std::vector<std::string>>();
     s.cuda_instances = j.at("cuda_instances").get<std::vector<std::string>>();
+    s.module_stores = j.at("module_stores").get<std::vector<std::string>>();
+    s.module_reads = j.at("module_reads").get<std::vector<std::string>>();
     for (const auto& c : j.at("calls")) {
       OutgoingCall oc;
       oc.callee = c.at(0);
@@ -1520,6 +1577,10 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       if (!latest[m]) continue;
       for (const OutgoingCall& oc : latest[m]->calls) {
         auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), oc.callee));
+        if (tm >= 0 && !recorded[tm] && !rest.empty()) todo[tm] = 1;
+      }
+      for (const std::string& read : latest[m]->module_reads) {  // `CFG.num_workers` of a constants module
+        auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), read));
         if (tm >= 0 && !recorded[tm] && !rest.empty()) todo[tm] = 1;
       }
     }

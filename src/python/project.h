@@ -68,6 +68,12 @@ class ProjectLayout {
   void index_words(const std::vector<std::string_view>& texts);
   // Does a module other than `from` write `word`? True when the words were not indexed.
   bool word_elsewhere(int from, std::string_view word) const;
+  // Does a module `by` accepts, which imports module `into` (or is it), store an attribute of
+  // this name on an object other than `self` (`tunable.num_workers = 4`, a byte test of the same
+  // scan)? True when the texts were not indexed.
+  bool attribute_stored(int into, std::string_view name, const std::function<bool(int)>& by) const;
+  // The project modules each module imports (setup_project), for attribute_stored.
+  void set_imports(std::vector<std::vector<int>> imports) { imports_ = std::move(imports); }
 
  private:
   struct Module {
@@ -78,6 +84,8 @@ class ProjectLayout {
   std::unordered_map<std::string, std::vector<int>> by_name_;
   std::unordered_map<std::string, char> top_level_;
   std::unordered_map<std::string, int> words_;
+  std::unordered_map<std::string, std::vector<int>> stores_;  // attribute -> the modules storing it
+  std::vector<std::vector<int>> imports_;
   bool words_indexed_ = false;
 };
 

@@ -174,6 +174,14 @@ struct FunctionFacts {
   // module-level name bound to a device (`DEVICE = torch.device(...)`), what it holds. 0 not a
   // device or unknown, 1 the CPU, 2 may be CUDA, 3 another device (SemanticModel::DeviceKind).
   int devkind = 0;
+  // A module-level name (its own entry, as for devices) bound only by module-level assignments of
+  // host constants that no `global` statement of its module and no attribute store of the project
+  // (`config.batch_size = 32`, ModuleSummary::module_stores) rebinds: the values it may hold (at
+  // most 16), so `CFG.num_workers` / `from config import num_workers` resolve in another module.
+  std::vector<ScalarFact> const_values;
+  // A "Class" entry: a DataLoader subclass built from its constructor's arguments as the
+  // DataLoader is (SemanticModel::loader_class): constructing it is a loader construction.
+  bool loader_class = false;
   // What its returns' CUDA taint follows when `returns_cuda` is false (TaintSources): the
   // FactsTable sets `returns_cuda` when a source becomes CUDA, in the same table.
   TaintSources returns_follow;
@@ -198,7 +206,9 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kTable = 1024,  // table_classes
                    kBatchSize = 2048,  // batch_size_param
                    kReturnDep = 4096,  // dep_*
-                   kDevKind = 8192;    // devkind
+                   kDevKind = 8192,    // devkind
+                   kConstValues = 16384,  // const_values
+                   kLoaderClass = 32768;  // loader_class
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -310,6 +320,14 @@ struct ModuleSummary {
   // Project classes of other modules (as written) whose instances this module places on a CUDA
   // device (`Net().cuda()`, a model handed to a Trainer): their module uses CUDA.
   std::vector<std::string> cuda_instances;
+  // Attributes this module stores on a project module (`config.batch_size = 32` after `import
+  // config`), qualified as written ("config.batch_size"), sorted, at most 256: that module's
+  // constant no longer resolves (FunctionFacts::const_values).
+  std::vector<std::string> module_stores;
+  // Module-level names of other project modules this one reads as values (`CFG.num_workers`,
+  // `from config import DEVICE`), as written, sorted, at most 256: a module the prefilter left out
+  // (a constants module without torch) is analyzed once another reads it, as a called one is.
+  std::vector<std::string> module_reads;
 };
 
 }  // namespace stoker::python

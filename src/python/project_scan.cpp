@@ -419,8 +419,43 @@ std::vector<std::string> sys_path_dirs(const std::string& path, std::string_view
   return out;
 }
 
+namespace {
+// Is the word t[at, e) an attribute stored on an object other than `self` (`cfg.workers = 4`,
+// `config.epochs += 1`; not `==`, `<=`, `>=`, `!=`)? A byte test around the word.
+bool attribute_store(std::string_view t, size_t at, size_t e) {
+  if (at < 2 || t[at - 1] != '.') return false;
+  size_t b = at - 1;
+  while (b > 0 && (std::isalnum(static_cast<unsigned char>(t[b - 1])) || t[b - 1] == '_')) --b;
+  if (b == at - 1 || t.substr(b, at - 1 - b) == "self") return false;
+  size_t p = e;
+  while (p < t.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
+  if (p >= t.size()) return false;
+  if (t[p] == '=') return p + 1 >= t.size() || t[p + 1] != '=';
+  static constexpr std::string_view kOps = "+-*/%&|^@<>";
+  if (kOps.find(t[p]) == std::string_view::npos) return false;
+  size_t q = p;
+  if ((t[p] == '*' || t[p] == '/' || t[p] == '<' || t[p] == '>') && q + 1 < t.size() && t[q + 1] == t[p]) ++q;
+  else if (t[p] == '<' || t[p] == '>') return false;  // a comparison
+  return q + 1 < t.size() && t[q + 1] == '=' && (q + 2 >= t.size() || t[q + 2] != '=');
+}
+}  // namespace
+
+bool ProjectLayout::attribute_stored(int into, std::string_view name, const std::function<bool(int)>& by) const {
+  if (!words_indexed_) return true;
+  auto it = stores_.find(std::string(name));
+  if (it == stores_.end()) return false;
+  for (int m : it->second) {
+    if (!by(m)) continue;
+    if (static_cast<size_t>(m) >= imports_.size()) return true;  // imports not known
+    const auto& imp = imports_[static_cast<size_t>(m)];
+    if (m == into || std::find(imp.begin(), imp.end(), into) != imp.end()) return true;
+  }
+  return false;
+}
+
 void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
   words_.clear();
+  stores_.clear();
   words_indexed_ = true;
   std::string word;
   for (size_t m = 0; m < texts.size(); ++m) {
@@ -435,6 +470,10 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
       word.assign(t.substr(at, e - at));
       auto [it, fresh] = words_.try_emplace(word, static_cast<int>(m));
       if (!fresh && it->second != static_cast<int>(m)) it->second = -1;
+      if (attribute_store(t, at, e)) {
+        auto& ms = stores_[word];
+        if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
+      }
       at = e;
     }
   }

@@ -259,6 +259,8 @@ class SemanticModel {
   const StepHook* step_hook(int function) const;
 
   // --- loops and hotness --------------------------------------------------------------
+  // A project subclass of a DataLoader built from its constructor's arguments (model_objects.cpp).
+  bool loader_class(int klass, int depth = 0) const;
   bool is_loader_call(Node call) const;   // DataLoader constructors, any import path
   // The batch size argument of a batch sampler's construction (`BatchSampler(s, 4)`, a call
   // with `batch_size=`, a function of another module returning one, a class of this module
@@ -413,6 +415,13 @@ class SemanticModel {
   // Registries (project mode): the name of a module-level object as the facts take it (an
   // import's qualified name, or the canonical name of this module's own global), or "".
   std::string object_name(Node expr) const;
+  // A module-level name of another project module read here (`CFG.num_workers` after `import
+  // config as CFG`, `from config import DEVICE`, a star-imported name): its entry's facts
+  // (`fields`: fact::kDevKind, fact::kConstValues), or null. The one lookup the device tracker
+  // and the value resolver share; each name asked is kept for ModuleSummary::module_reads.
+  const FunctionFacts* module_attribute(Node expr, unsigned fields) const;
+  // Its constant values (FunctionFacts::const_values), empty when it has none.
+  std::vector<Value> module_constant(Node expr) const;
   // The registry object a module-level definition is registered into by a decorator
   // (`@REG.register(...)` above it): its object_name, or "".
   std::string registry_of(Node definition) const;
@@ -604,6 +613,9 @@ class SemanticModel {
   bool is_argparse_vars(Node e) const;  // `vars(args)`, args from parse_args()
 
   const ExternalFacts* facts_ = nullptr;
+  mutable std::vector<signed char> loader_class_;  // per class: -1 not computed (loader_class)
+  bool constructs_loader_class(int call_index) const;
+  mutable std::set<std::string> module_reads_;  // module_attribute(): the names asked
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;
   Node root_;

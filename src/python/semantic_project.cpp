@@ -163,6 +163,23 @@ std::string SemanticModel::object_name(Node expr) const {
   return facts_->canonical(text(expr), true);
 }
 
+const FunctionFacts* SemanticModel::module_attribute(Node expr, unsigned fields) const {
+  if (!facts_) return nullptr;
+  expr = unparen(expr);
+  std::string name = object_name(expr);
+  if (name.empty() && is(expr, "identifier") && lookup(text(expr), start(expr)).empty())
+    name = star_imported_name(text(expr));  // `from config import *`
+  if (name.empty() || !facts_->project_name(name)) return nullptr;
+  if (module_reads_.size() < 256) module_reads_.insert(name);
+  return facts_->callee(name, fields);
+}
+
+std::vector<Value> SemanticModel::module_constant(Node expr) const {
+  const FunctionFacts* f = module_attribute(expr, fact::kConstValues);
+  if (!f || f->const_values.empty()) return {};
+  return to_values(f->const_values);
+}
+
 std::string SemanticModel::registry_of(Node definition) const {
   Node p = parent(definition);
   if (!facts_ || !is(p, "decorated_definition")) return {};
@@ -700,6 +717,40 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     else
       for (std::string_view n : names) out.attribute_names.emplace_back(n);
   }
+  // Attributes stored on a project module (`config.batch_size = 32`, `config.epochs += 1`,
+  // `setattr(config, k, v)`: "config.*"): one walk over the tree.
+  {
+    std::set<std::string> stores;
+    auto module_object = [&](Node obj) -> std::string {
+      obj = unparen(obj);
+      if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
+      const std::string& q = qualified_name(obj);
+      return q.empty() || starts_with(q, "builtins.") || !is_project_name(q) ? std::string{} : q;
+    };
+    std::vector<Node> stack{root_}, targets;
+    while (!stack.empty()) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "assignment") || is(n, "augmented_assignment")) {
+        targets.assign(1, field(n, "left"));
+        while (!targets.empty()) {
+          Node t = unparen(targets.back());
+          targets.pop_back();
+          if (is(t, "attribute")) {
+            if (std::string q = module_object(field(t, "object")); !q.empty())
+              stores.insert(q + "." + std::string(text(field(t, "attribute"))));
+          } else if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "list_pattern")) {
+            for (Node c : named_children(t)) targets.push_back(c);
+          }
+        }
+      } else if (is(n, "call") && callee_name(n) == "builtins.setattr") {
+        if (std::string q = module_object(argument(n, 0, "")); !q.empty()) stores.insert(q + ".*");
+      }
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+    if (stores.size() > 256) out.module_stores = {"*"};
+    else out.module_stores.assign(stores.begin(), stores.end());
+  }
 
   // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
   std::vector<std::vector<char>> hot_param(functions_.size());
@@ -872,6 +923,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (const auto& b : classes_[c].bases)
       if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
     facts.registry = registry_of(classes_[c].node);
+    facts.loader_class = loader_class(static_cast<int>(c));
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
   // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":
@@ -902,20 +954,37 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (!facts.table_classes.empty()) tables.push_back({name, std::move(facts)});
   }
   // Module-level names bound only to devices (`DEVICE = torch.device("cuda" if ... else "cpu")`):
-  // what a module importing the name moves tensors to.
+  // what a module importing the name moves tensors to. And names bound only to host constants
+  // by module-level assignments (`num_workers = 0`, `a, b = 8, 0`) that no `global` statement
+  // rebinds: what `CFG.num_workers` reads in another module (the table drops them when a module
+  // stores into the attribute).
   for (const auto& [name, list] : scopes_[0].bindings) {
     if (list.empty() || list.size() > kMaxCandidates || classes_by_name_.count(name)) continue;
     std::vector<Node> values;
+    bool assigns = true, unpacked = false;
     for (const Binding& b : list) {
-      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) {
-        values.clear();
+      if (b.kind != Binding::Kind::Assign || is_null(b.value)) {
+        assigns = false;
         break;
       }
+      unpacked |= b.unpack_index >= 0;
       values.push_back(b.value);
     }
+    if (!assigns) continue;
     FunctionFacts facts;
-    facts.devkind = devkind_of(values);
-    if (facts.devkind) tables.push_back({name, std::move(facts)});
+    if (!unpacked) facts.devkind = devkind_of(values);
+    if (!declared_global(name)) {
+      bool constant = true;
+      for (const Binding& b : list)
+        for (const Value& v : binding_values(b)) {
+          constant = constant && v.kind != Value::Kind::Unknown && v.kind != Value::Kind::Expr;
+          ScalarFact f = to_scalar_fact(v);
+          auto& cs = facts.const_values;
+          if (constant && std::find(cs.begin(), cs.end(), f) == cs.end()) cs.push_back(std::move(f));
+        }
+      if (!constant || facts.const_values.size() > kMaxCandidates) facts.const_values.clear();
+    }
+    if (facts.devkind || !facts.const_values.empty()) tables.push_back({name, std::move(facts)});
   }
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
@@ -1048,6 +1117,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (emitted == 1) call_out[cs_call_id] = out.calls.size() - 1;
   }
   taint_sources(out, arg_nodes, returns_follow_of, call_out);
+  out.module_reads.assign(module_reads_.begin(), module_reads_.end());
   return out;
 }
 

@@ -1445,6 +1445,7 @@ AbstractType TypeInference::call_type(Node call) const {
   Node fn = unparen(field(call, "function"));
   const std::string& q = m_.qualified_name(fn);
   const auto& table = FrameworkTable::get();
+  if (q.empty() && m_.is_loader_call(call)) return loader_type(call);  // a DataLoader subclass of this file
   if (!q.empty()) {
     int fw = table.object_class(q);
     if (fw >= 0) {

@@ -155,7 +155,13 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   k.iter_kind = 7;
   k.iter_device = 2;
   k.attrs.push_back({"device", 9, 2});
+  k.loader_class = true;  // a DataLoader subclass built from its constructor's arguments
   s.functions.push_back({"Prefetcher", k});
+  python::FunctionFacts constant;  // a module-level constant (`num_workers = 0`)
+  constant.const_values.push_back({python::ScalarFact::Kind::Int, 0});
+  s.functions.push_back({"num_workers", constant});
+  s.module_stores.push_back("config.batch_size");
+  s.module_reads.push_back("config.num_workers");
   s.imports.push_back({"fit", ".loop.fit"});
   s.star_imports.push_back(".trainer_base");
   python::OutgoingCall c;
@@ -173,9 +179,12 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   python::ModuleSummary back;
   python::QueryLog qback;
   REQUIRE(python::parse_module_state(text, back, qback));
-  CHECK(back.functions.size() == 2);
+  CHECK(back.functions.size() == 3);
   CHECK(back.functions[0].second == f);
   CHECK(back.functions[1].second == k);
+  CHECK(back.functions[2].second == constant);
+  CHECK(back.module_stores == s.module_stores);
+  CHECK(back.module_reads == s.module_reads);
   CHECK(back.star_imports == s.star_imports);
   CHECK(back.calls.size() == 1);
   CHECK(back.calls[0].positional[0] == a);
