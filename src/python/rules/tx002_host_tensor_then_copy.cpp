@@ -89,6 +89,22 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // A factory that wraps its data given a tensor (`torch.as_tensor(out, dtype=...)` of a module's
+  // output, `torch.tensor(t)`) builds no host tensor: the result is on the argument's device.
+  static const std::set<std::string, std::less<>> wraps_data = {"tensor", "as_tensor", "asarray", "Tensor"};
+  if (wraps_data.count(name) || without_device.count(name)) {
+    Node data = m.argument(factory, 0, "data");
+    if (!is_null(data) && !is(data, "keyword_argument")) {
+      data = unparen(data);
+      AbstractType::Kind dk = m.types().type_of(data).kind;
+      bool display = is(data, "list") || is(data, "tuple") || is(data, "list_comprehension");
+      if (name != "from_numpy" &&
+          (dk == AbstractType::Kind::Tensor ||
+           (!display && dk != AbstractType::Kind::HostContainer && dk != AbstractType::Kind::Host &&
+            dk != AbstractType::Kind::HostScalar && m.is_cuda(data))))
+        return;
+    }
+  }
   // A factory given a device builds there: on the host only when that device is the CPU
   // (`torch.ones(n, device="cuda").cuda()` copies nothing).
   if (Node dev = m.argument(factory, -1, "device"); !is_null(dev) && m.device_kind(dev) != SemanticModel::DeviceKind::Cpu)
