@@ -98,10 +98,21 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       data = unparen(data);
       AbstractType::Kind dk = m.types().type_of(data).kind;
       bool display = is(data, "list") || is(data, "tuple") || is(data, "list_comprehension");
+      // By the taint only when every reaching binding of a name is an assignment: a parameter (host
+      // data from the caller) next to a CUDA rebinding in another branch (`state =
+      // torch.FloatTensor(state).to(device)` in both branches of an if) is not known to be a tensor.
+      auto assigned_only = [&](Node d) {
+        if (!is(d, "identifier")) return true;
+        auto bs = m.lookup(m.text(d), start(d));
+        if (bs.empty()) return false;
+        for (const Binding* b : bs)
+          if (b->kind != Binding::Kind::Assign) return false;
+        return true;
+      };
       if (name != "from_numpy" &&
           (dk == AbstractType::Kind::Tensor ||
            (!display && dk != AbstractType::Kind::HostContainer && dk != AbstractType::Kind::Host &&
-            dk != AbstractType::Kind::HostScalar && m.is_cuda(data))))
+            dk != AbstractType::Kind::HostScalar && m.is_cuda(data) && assigned_only(data))))
         return;
     }
   }
