@@ -1,6 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/model_internal.h"
+#include "python/types.h"
 
 #include <algorithm>
 #include <cctype>
@@ -260,8 +261,70 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
     if (!on_self && attribute_reassigned(text(field(cond, "attribute")))) return std::nullopt;
     return truthy(constant(cond));
   }
-  if (k == "comparison_operator") return truthy(constant(cond));
+  if (k == "comparison_operator") {
+    if (auto t = truthy(constant(cond))) return t;
+    return device_type_test(cond);
+  }
   if (k == "subscript") return truthy(constant(cond));  // `config["flag"]` of vars(parse_args())
+  return std::nullopt;
+}
+
+// `device.type == "mps"`, `device.type != "cuda"`, `"cpu" in device.type`, `device.type in ("cpu",
+// "mps")` of a device whose kind is not resolved, in a program that uses CUDA: the GPU path is the
+// one analyzed (rules.md), so the device's type is "cuda" there and code for another device type
+// does not run. The object must be a device or of unknown type (not a known host value, tensor or
+// object), and the other side name device types (strings device_string_kind knows). O(1).
+std::optional<bool> SemanticModel::device_type_test(Node cond) const {
+  if (!uses_cuda_ || !types_ || named_count(cond) != 2) return std::nullopt;
+  Node a = unparen(named_child(cond, 0)), b = unparen(named_child(cond, 1));
+  std::string op;
+  for (uint32_t i = end(a); i < start(b) && i < src_.size(); ++i)
+    if (src_[i] != ' ' && src_[i] != '\t' && src_[i] != '\n' && src_[i] != '\r' && src_[i] != '(' && src_[i] != ')') {
+      if (!op.empty() && op.back() != ' ' && (src_[i - 1] == ' ' || src_[i - 1] == '\t')) op += ' ';
+      op += src_[i];
+    }
+  auto device_type_of = [&](Node x) {
+    if (!is(x, "attribute") || text(field(x, "attribute")) != "type") return false;
+    Node obj = unparen(field(x, "object"));
+    DeviceKind d = device_kind(obj);
+    if (d != DeviceKind::Unknown && d != DeviceKind::Cuda) return false;
+    AbstractType::Kind t = types_->type_of(obj).kind;
+    return t == AbstractType::Kind::Device || t == AbstractType::Kind::Unknown;
+  };
+  // The device type names a literal (or a tuple/list of literals) holds; false when any is not one.
+  auto names = [&](Node x, std::vector<std::string>& out) {
+    std::vector<Node> items;
+    if (is(x, "tuple") || is(x, "list") || is(x, "set"))
+      for (Node c : named_children(x)) items.push_back(c);
+    else
+      items.push_back(x);
+    for (Node c : items) {
+      std::string s;
+      if (!string_literal_value(c, src_, s) || device_string_kind(s) == DeviceKind::Unknown ||
+          s.find(':') != std::string::npos)
+        return false;
+      out.push_back(s);
+    }
+    return !out.empty();
+  };
+  std::vector<std::string> lits;
+  if ((op == "==" || op == "!=") && (device_type_of(a) || device_type_of(b))) {
+    if (!names(device_type_of(a) ? b : a, lits) || lits.size() != 1 || is(device_type_of(a) ? b : a, "tuple") ||
+        is(device_type_of(a) ? b : a, "list") || is(device_type_of(a) ? b : a, "set"))
+      return std::nullopt;
+    return (lits[0] == "cuda") == (op == "==");
+  }
+  if ((op == "in" || op == "not in") && device_type_of(b)) {  // "mps" in device.type: a substring
+    if (!names(a, lits) || lits.size() != 1) return std::nullopt;
+    bool in = std::string_view("cuda").find(lits[0]) != std::string_view::npos;
+    return in == (op == "in");
+  }
+  if ((op == "in" || op == "not in") && device_type_of(a)) {
+    if (!is(b, "tuple") && !is(b, "list") && !is(b, "set")) return std::nullopt;
+    if (!names(b, lits)) return std::nullopt;
+    bool in = std::find(lits.begin(), lits.end(), "cuda") != lits.end();
+    return in == (op == "in");
+  }
   return std::nullopt;
 }
 

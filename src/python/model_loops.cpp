@@ -86,8 +86,8 @@ bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   return memo == 1;
 }
 
-bool SemanticModel::loop_contains_hot_loop(int li) const {
-  if (nested_hot_[li]) return true;
+bool SemanticModel::loop_contains_hot_loop(int li, bool statements_only) const {
+  if (statements_only ? nested_hot_statement_[li] : nested_hot_[li]) return true;
   for (int ci : calls_in_loop_[li]) {
     for (int c : runs_by_call_[ci])
       if (function_has_hot_loop_[c]) return true;
@@ -102,9 +102,13 @@ bool SemanticModel::loop_contains_hot_loop(int li) const {
 void SemanticModel::compute_reachability() {
   const size_t nf = functions_.size();
   nested_hot_.assign(loops_.size(), 0);
+  nested_hot_statement_.assign(loops_.size(), 0);
   for (size_t j = 0; j < loops_.size(); ++j) {
     if (loops_[j].kind != LoopKind::Hot) continue;
     for (int p = loops_[j].parent_loop; p >= 0 && !nested_hot_[p]; p = loops_[p].parent_loop) nested_hot_[p] = 1;
+    if (loops_[j].comprehension) continue;
+    for (int p = loops_[j].parent_loop; p >= 0 && !nested_hot_statement_[p]; p = loops_[p].parent_loop)
+      nested_hot_statement_[p] = 1;
   }
   // Backwards from the seeds to every caller through the call sites `through` accepts.
   auto propagate = [&](std::vector<char>& reach, auto&& through) {
@@ -182,7 +186,9 @@ void SemanticModel::classify_loops() {
     for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
       // A loop around training loops (an epoch loop) is hot only if it also steps the
       // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
-      bool around_hot = loop_contains_hot_loop(i);
+      // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards
+      // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
+      bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
       LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
       if (k != loops_[i].kind) {
         loops_[i].kind = k;
@@ -194,6 +200,35 @@ void SemanticModel::classify_loops() {
   compute_reachability();
   for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
     if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
+  drop_cold_comprehensions();
+}
+
+// A comprehension that is not a hot loop is no loop for anything else (a function called in
+// `[f(x) for x in xs]` is not "called in a loop", guards and hot contexts skip it): it leaves
+// every call site's loops, with the guards' loop depths renumbered, and the walk enters only hot
+// ones from here on. O(calls x depth).
+void SemanticModel::drop_cold_comprehensions() {
+  auto cold = [&](int l) { return loops_[l].comprehension && loops_[l].kind != LoopKind::Hot; };
+  bool any = false;
+  for (size_t l = 0; l < loops_.size() && !any; ++l) any = cold(static_cast<int>(l));
+  cold_comprehensions_dropped_ = true;
+  if (!any) return;
+  for (auto& cs : calls_) {
+    std::vector<int> kept;
+    std::vector<uint32_t> renumber(cs.loops.size() + 1, 0);  // old depth -> new depth
+    for (size_t i = 0; i < cs.loops.size(); ++i) {
+      renumber[i] = static_cast<uint32_t>(kept.size());
+      if (!cold(cs.loops[i])) kept.push_back(cs.loops[i]);
+    }
+    renumber[cs.loops.size()] = static_cast<uint32_t>(kept.size());
+    if (kept.size() == cs.loops.size()) continue;
+    for (auto& d : cs.guard_loop_depth) d = renumber[std::min<size_t>(d, cs.loops.size())];
+    cs.loops = std::move(kept);
+  }
+  for (size_t l = 0; l < loops_.size(); ++l)
+    if (cold(static_cast<int>(l))) calls_in_loop_[l].clear();
+  called_in_loop_.clear();
+  compute_reachability();
 }
 
 bool SemanticModel::loop_runs_per_epoch(int li) const {
@@ -236,6 +271,11 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
     own_epoch = !rebuilt_each_pass(loops_[p].node, loader_call);
   if (own_epoch) return true;
   if (l.parent_loop >= 0) return false;  // its enclosing loops all rebuild the loader
+  // Built by the function that iterates it, on every call (no condition between the construction
+  // and the function's body: not a loader cached on first use): each call's loader is new, so
+  // persistent workers would not outlive it (a loader rebuilt per epoch is DL004's case).
+  if (l.function >= 0 && l.function == built_in && rebuilt_each_pass(functions_[built_in].node, loader_call))
+    return false;
   if (l.function < 0 || l.function == built_in || built_in < 0) return function_called_in_loop(l.function);
   // Iterated by another function of this module: through the calls of the constructing function
   // that hand it the loader. Without such a call (a loader kept on an object), as before.

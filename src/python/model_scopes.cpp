@@ -303,7 +303,8 @@ void SemanticModel::collect() {
       }
     }
 
-    bool is_loop = (k == "for_statement" || k == "while_statement");
+    bool comprehension = is_comprehension_kind(k) && !is_null(field(n, "body"));
+    bool is_loop = (k == "for_statement" || k == "while_statement" || comprehension);
     int loop = it.loop;
     if (is_loop) {
       Loop l;
@@ -311,6 +312,7 @@ void SemanticModel::collect() {
       l.body = field(n, "body");
       l.function = function;
       l.parent_loop = it.loop;
+      l.comprehension = comprehension;
       loop = static_cast<int>(loops_.size());
       loop_by_node_[n.id] = loop;
       loops_.push_back(l);

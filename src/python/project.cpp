@@ -156,6 +156,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     for (const auto& c : x.table_classes) o += "[" + c;
   if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
     o += "b" + std::to_string(x.batch_size_param) + x.params[static_cast<size_t>(x.batch_size_param)].name;
+  if ((fields & fact::kBatchSize) && x.returns_first_item) o += "i";
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
@@ -1325,7 +1326,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
-                   const_json(f.const_values), f.loader_class});
+                   const_json(f.const_values), f.loader_class, f.returns_first_item});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1396,6 +1397,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.devkind = f.at(36);
       ff.const_values = const_parse(f.at(37));
       ff.loader_class = f.at(38);
+      ff.returns_first_item = f.at(39).get<bool>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

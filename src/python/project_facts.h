@@ -160,6 +160,9 @@ struct FunctionFacts {
   // one) whose batch size is this parameter (index into `params`), -1 otherwise: BS001 reads a
   // `batch_sampler=make_batch_sampler(sampler, 4)` of another module.
   int batch_size_param = -1;
+  // Every return is its first parameter's element 0 (`return examples[0]`: a collate_fn, or a
+  // class's `__call__`, over a dataset whose items are whole batches). Read with kBatchSize.
+  bool returns_first_item = false;
   // How the return depends on the parameters (python/types.h ReturnDependence), so that a call in
   // another module is typed with its own arguments: `dep_known`; the type (kind and device as
   // numbers, Bottom none) and CUDA taint of the part independent of the arguments; per parameter

@@ -118,6 +118,10 @@ struct Loop {
   int parent_loop = -1;
   LoopKind kind = LoopKind::Setup;
   bool iterates_loader = false;
+  // A list/set/dict comprehension or generator expression: its `body` is the loop's body. Kept only
+  // when hot (a forward per element: `torch.cat([model(x[i:i + b]) for i in ...])`); the others
+  // are dropped from the call sites' loops once classified (drop_cold_comprehensions).
+  bool comprehension = false;
 };
 
 struct WalkFrame;
@@ -266,6 +270,10 @@ class SemanticModel {
   // with `batch_size=`, a function of another module returning one, a class of this module
   // iterating the batch sampler it is given); null when unknown.
   Node batch_sampler_size(Node sampler_call, int depth = 0) const;
+  // A loader's `collate_fn` whose every candidate returns its argument's first element (`return
+  // examples[0]`: the dataset's items are whole batches, `batch_size=1` takes one): a function or
+  // lambda of this module, an instance of a class of this module or another with such a `__call__`.
+  bool collate_returns_one_item(Node collate) const;
   // True when the expression evaluates to a data loader (through names, params, wrappers).
   bool is_loader_expr(Node expr) const;
   // Loops (indices) that iterate the given loader construction.
@@ -459,6 +467,7 @@ class SemanticModel {
   std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;
   // The parameter of function f that is the batch size of every batch sampler it returns, or -1.
   int batch_size_param(int f) const;
+  bool returns_first_item(int f) const;  // every return is `param[0]` of its first parameter
   // The calls of this file constructing class `klass` by its name (`Trainer(args)`), the call
   // sites of its `__init__`; empty when a class of the file derives from it (its constructions
   // and `super().__init__` calls would pass other values).
@@ -555,7 +564,7 @@ class SemanticModel {
                                const std::vector<std::pair<Node, bool>>& guards,
                                const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const;
   bool loop_performs_step(int loop, bool allow_forward) const;
-  bool loop_contains_hot_loop(int loop) const;
+  bool loop_contains_hot_loop(int loop, bool statements_only = false) const;
   // Per classification pass, from the current loop kinds, in O(loops + functions + calls).
   void compute_reachability();
   bool is_step_call(Node call, bool allow_forward = true) const;
@@ -575,6 +584,7 @@ class SemanticModel {
   // comparison of known values (`x is None`, `device.type == "mps"`); nullopt when unknown.
   std::optional<bool> guard_truth(Node cond) const;
   std::optional<bool> guard_truth_uncached(Node cond) const;
+  std::optional<bool> device_type_test(Node cond) const;  // `device.type == "mps"` on the GPU path
   // The truth of a guard on a parameter of `function` where it runs per step: from the
   // arguments of its hot call sites only (here and in other modules) and the default.
   std::optional<bool> hot_param_truth(int function, Node cond) const;
@@ -662,6 +672,9 @@ class SemanticModel {
   mutable std::vector<signed char> step_call_[2];  // per call index, allow_forward: -1 unknown
   // Reachability over the call graph for the current loop kinds (compute_reachability).
   std::vector<char> nested_hot_;               // per loop: a loop nested in it is hot
+  std::vector<char> nested_hot_statement_;     // ... a `for`/`while` loop nested in it is hot
+  bool cold_comprehensions_dropped_ = false;   // the walk enters only hot comprehension loops
+  void drop_cold_comprehensions();
   std::vector<char> function_has_hot_loop_;    // per function: it or a function it calls has a hot loop
   std::vector<char> function_steps_[2];        // per function, allow_forward: it or a callee steps
   mutable std::vector<signed char> called_in_loop_;  // per function (lazy): called from a loop
@@ -775,7 +788,9 @@ void SemanticModel::walk(F&& visit) const {
     // The one child that opens a context (a loop or function body, a guarded branch).
     Push special_push = None;
     Node special{}, special_ctx{};
-    if ((k == "for_statement" || k == "while_statement") && loop_index(n) >= 0) {
+    if ((k == "for_statement" || k == "while_statement" || is_comprehension_kind(k)) && loop_index(n) >= 0 &&
+        (!cold_comprehensions_dropped_ || !loops_[loop_index(n)].comprehension ||
+         loops_[loop_index(n)].kind == LoopKind::Hot)) {
       special_push = LoopBody;
       special = field(n, "body");
       special_ctx = n;

@@ -539,6 +539,57 @@ Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
   return Node{};
 }
 
+bool SemanticModel::returns_first_item(int f) const {
+  if (f < 0) return false;
+  const Function& fn = functions_[f];
+  size_t pi = fn.klass >= 0 ? 1 : 0;
+  if (fn.params.size() <= pi || fn.params[pi].is_variadic || fn.returns.empty()) return false;
+  for (Node r : fn.returns) {
+    r = unparen(r);
+    if (!is(r, "subscript") || named_count(r) != 2) return false;
+    Node v = unparen(field(r, "value")), i = named_child(r, 1);
+    if (!is(v, "identifier") || text(v) != fn.params[pi].name || !is(i, "integer") || text(i) != "0") return false;
+  }
+  return true;
+}
+
+// O(candidates x returns).
+bool SemanticModel::collate_returns_one_item(Node collate) const {
+  if (is_null(collate)) return false;
+  auto vs = values(collate);
+  if (vs.empty() || vs.size() > kMaxCandidates) return false;
+  for (const auto& v : vs) {
+    if (v.kind != Value::Kind::Expr) return false;
+    Node e = unparen(v.expr);
+    if (is(e, "function_definition")) {
+      if (!returns_first_item(function_of(e))) return false;
+      continue;
+    }
+    if (is(e, "lambda")) {  // `lambda b: b[0]`
+      Node ps = field(e, "parameters"), body = unparen(field(e, "body"));
+      if (is_null(ps) || named_count(ps) < 1 || !is(named_child(ps, 0), "identifier") || !is(body, "subscript") ||
+          named_count(body) != 2 || text(unparen(field(body, "value"))) != text(named_child(ps, 0)) ||
+          !is(named_child(body, 1), "integer") || text(named_child(body, 1)) != "0")
+        return false;
+      continue;
+    }
+    if (!is(e, "call")) return false;
+    // An instance: its class's `__call__`, here or in another module.
+    AbstractType t = types_->type_of(e);
+    if (t.kind != AbstractType::Kind::Object) return false;
+    if (t.klass >= 0) {
+      auto m = classes_[t.klass].methods.find("__call__");
+      if (m == classes_[t.klass].methods.end() || !returns_first_item(m->second)) return false;
+      continue;
+    }
+    std::string cls = t.klass <= -2 ? types_->class_name(t) : std::string{};
+    if (cls.empty() || cls.find('|') != std::string::npos || !facts_) return false;
+    const FunctionFacts* call = facts_->callee(cls + ".__call__", fact::kBatchSize);
+    if (!call || !call->returns_first_item) return false;
+  }
+  return true;
+}
+
 int SemanticModel::batch_size_param(int f) const {
   int out = -1;
   for (Node r : functions_[f].returns) {
@@ -907,6 +958,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
     facts.batch_size_param = batch_size_param(static_cast<int>(f));
+    facts.returns_first_item = returns_first_item(static_cast<int>(f));
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     if (!facts.returns_cuda) returns_follow_of.push_back({static_cast<int>(f), out.functions.size()});
     out.functions.push_back({std::move(name), std::move(facts)});

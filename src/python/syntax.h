@@ -251,6 +251,11 @@ inline std::vector<Node> all_children(Node n) {
   return out;
 }
 inline bool is_named_code(Node c) { return ts_node_is_named(c) && !ts_node_is_extra(c); }
+// A list/set/dict comprehension or a generator expression: a loop whose `body` runs per element.
+inline bool is_comprehension_kind(std::string_view k) {
+  return k == "list_comprehension" || k == "set_comprehension" || k == "dictionary_comprehension" ||
+         k == "generator_expression";
+}
 // Calls f(child) for the named children without extras (comments, line continuations), which
 // may appear anywhere; f returns false to stop.
 template <class F>

@@ -131,9 +131,18 @@ std::vector<const Binding*> visible(const SemanticModel& m, Node use) {
   std::string name(text(use, m.src()));
   const Binding* inner = nullptr;
   Node inner_comp{};
+  // The outermost comprehension around the use (up to its statement): a binding of one that holds
+  // the use has its target inside it. Checked by offsets first, so that a scope with thousands of
+  // comprehension variables of one name costs two comparisons per binding.
+  Node outer{};
+  for (Node n = parent(use); !is_null(n) && !is(n, "block") && !is(n, "module"); n = parent(n))
+    if (is_comprehension_kind(kind(n))) outer = n;
   const auto& scope = m.scopes()[m.scope_at(start(use))].bindings;
-  if (auto it = scope.find(name); it != scope.end())
+  if (auto it = scope.find(name); !is_null(outer) && it != scope.end())
     for (const Binding& b : it->second) {
+      if (b.kind != Binding::Kind::LoopTarget || is_null(b.target) || start(b.target) < start(outer) ||
+          start(b.target) >= end(outer))
+        continue;
       Node comp = comprehension_of(b);
       if (is_null(comp) || !contains(comp, use)) continue;
       if (!inner || contains(inner_comp, comp)) {

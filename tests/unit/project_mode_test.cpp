@@ -156,6 +156,7 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   k.iter_device = 2;
   k.attrs.push_back({"device", 9, 2});
   k.loader_class = true;  // a DataLoader subclass built from its constructor's arguments
+  k.returns_first_item = true;  // a collate_fn returning examples[0]
   s.functions.push_back({"Prefetcher", k});
   python::FunctionFacts constant;  // a module-level constant (`num_workers = 0`)
   constant.const_values.push_back({python::ScalarFact::Kind::Int, 0});

@@ -33,6 +33,9 @@ void bs001_small_batch(Context& ctx, Node call) {
     size = *n;
   }
   if (size >= ctx.settings().min_batch_size || size <= 0) return;
+  // A collate_fn returning `examples[0]`: each dataset item is a whole batch (a bucketed dataset);
+  // the loader's batch size counts items, not samples.
+  if (m.collate_returns_one_item(m.argument(call, kCollatePos, "collate_fn"))) return;
   if (!m.loader_feeds_training(call)) return;
   // Report at the argument when it is a keyword written at the call; otherwise at the call.
   Node at = field(call, "function");

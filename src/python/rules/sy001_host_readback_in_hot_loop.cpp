@@ -53,6 +53,13 @@ void sy001_host_readback_in_hot_loop(Context& ctx, Node node) {
   };
   if (meth == "item" || meth == "tolist" || meth == "numpy" || meth == "cpu") {
     if (!m.is_cuda(receiver(node))) return;
+    // `t.numpy()` raises on a CUDA tensor (unless `force=True`, PyTorch 1.13+, which copies): where
+    // the line runs, the tensor is on the CPU (a CPU fallback path), so nothing is read back.
+    if (meth == "numpy") {
+      Node force = m.argument(node, 0, "force");
+      auto c = is_null(force) ? std::nullopt : m.constant(force);
+      if (!c || c->kind != Value::Kind::Bool || !c->b) return;
+    }
     if (meth == "cpu" && module_moved()) return;
     what = "`." + std::string(meth) + "()`";
   } else if (meth == "to") {

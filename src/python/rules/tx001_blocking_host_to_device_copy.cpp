@@ -12,7 +12,10 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
   if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda) return;
-  Node nb = m.keyword_arguments(call).find("non_blocking");
+  // `async=True` is PyTorch's name for it before 0.4 (`.cuda(async=True)`, `**{"async": True}`).
+  auto kwargs = m.keyword_arguments(call);
+  Node nb = kwargs.find("non_blocking");
+  if (is_null(nb)) nb = kwargs.find("async");
   if (!is_null(nb)) {
     auto c = m.constant(nb);
     if (!c || (c->kind == Value::Kind::Bool && c->b)) return;

@@ -89,6 +89,33 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       "BoolTensor", "Tensor"};
   bool takes_device = with_device.count(name) > 0;
   if (!takes_device && !without_device.count(name)) return;
+  // A factory that wraps its data given a tensor (`torch.as_tensor(out, dtype=...)` of a module's
+  // output, `torch.tensor(t)`) builds no host tensor: the result is on the argument's device.
+  static const std::set<std::string, std::less<>> wraps_data = {"tensor", "as_tensor", "asarray", "Tensor"};
+  if (wraps_data.count(name) || without_device.count(name)) {
+    Node data = m.argument(factory, 0, "data");
+    if (!is_null(data) && !is(data, "keyword_argument")) {
+      data = unparen(data);
+      AbstractType::Kind dk = m.types().type_of(data).kind;
+      bool display = is(data, "list") || is(data, "tuple") || is(data, "list_comprehension");
+      // By the taint only when every reaching binding of a name is an assignment: a parameter (host
+      // data from the caller) next to a CUDA rebinding in another branch (`state =
+      // torch.FloatTensor(state).to(device)` in both branches of an if) is not known to be a tensor.
+      auto assigned_only = [&](Node d) {
+        if (!is(d, "identifier")) return true;
+        auto bs = m.lookup(m.text(d), start(d));
+        if (bs.empty()) return false;
+        for (const Binding* b : bs)
+          if (b->kind != Binding::Kind::Assign) return false;
+        return true;
+      };
+      if (name != "from_numpy" &&
+          (dk == AbstractType::Kind::Tensor ||
+           (!display && dk != AbstractType::Kind::HostContainer && dk != AbstractType::Kind::Host &&
+            dk != AbstractType::Kind::HostScalar && m.is_cuda(data) && assigned_only(data))))
+        return;
+    }
+  }
   // A factory given a device builds there: on the host only when that device is the CPU
   // (`torch.ones(n, device="cuda").cuda()` copies nothing).
   if (Node dev = m.argument(factory, -1, "device"); !is_null(dev) && m.device_kind(dev) != SemanticModel::DeviceKind::Cpu)
