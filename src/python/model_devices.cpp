@@ -288,6 +288,9 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
           return is_cuda_impl(named_child(v, b.unpack_index));
         // `targets, n = pair` of a parameter every caller passes a tuple display: that element.
         if (auto element = unpacked_param_cuda(b); element.has_value()) return *element;
+        // `model, opt, it = load_checkpoint(...)` of a function here whose every return is a tuple
+        // display: that element (a host `ckpt["iteration"]` next to a CUDA model stays host).
+        if (auto element = unpacked_return_cuda(b); element.has_value()) return *element;
       }
       return is_cuda_impl(b.value);
     case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
@@ -458,6 +461,35 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
     cuda = cuda || is_cuda_impl(e);
   }
   if (!known) return std::nullopt;
+  return cuda;
+}
+
+std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const {
+  Node v = unparen(b.value);
+  Node pattern = parent(b.target);
+  if (!is(v, "call") || (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) ||
+      !is(parent(pattern), "assignment"))
+    return std::nullopt;
+  for (Node c : named_children(pattern))
+    if (!is(c, "identifier")) return std::nullopt;  // starred or nested: positions do not line up
+  size_t i = static_cast<size_t>(b.unpack_index);
+  auto targets = callees(v);
+  if (targets.empty()) return std::nullopt;
+  bool cuda = false;
+  for (int f : targets) {
+    // Host with this call's own arguments (return dependence): every element is.
+    if (auto at_site = site_return_cuda(f, v); at_site.has_value() && !*at_site) continue;
+    const auto& returns = functions_[f].returns;
+    if (returns.empty()) return std::nullopt;
+    for (Node r : returns) {
+      r = unparen(r);
+      if ((!is(r, "tuple") && !is(r, "expression_list")) || named_count(r) != named_count(pattern))
+        return std::nullopt;
+      for (Node e : named_children(r))
+        if (is(e, "list_splat")) return std::nullopt;
+      cuda = cuda || is_cuda_impl(named_child(r, static_cast<uint32_t>(i)));
+    }
+  }
   return cuda;
 }
 

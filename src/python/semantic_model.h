@@ -416,6 +416,8 @@ class SemanticModel {
   // `a, b = pair` where `pair` is a parameter every call site (here and in other modules) passes
   // a tuple display: whether that element may be CUDA; nullopt when not that shape.
   std::optional<bool> unpacked_param_cuda(const Binding& b) const;
+  // The element a tuple target takes from a call of a function here whose returns are tuple displays.
+  std::optional<bool> unpacked_return_cuda(const Binding& b) const;
   // `x == "auto"`, `k != 'meta'`: only ==/!= operators, an operand a string literal. A tensor
   // compared with a string is False (True for !=) without reading the tensor: a host bool.
   bool compares_with_string(Node comparison) const;
