@@ -351,6 +351,22 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
   }
 }
 
+Node SemanticModel::called_result(Node a, bool& nothing) const {
+  nothing = false;
+  a = unparen(a);
+  // A lambda without parameters: its body is what the call gives.
+  if (is(a, "lambda") && is_null(field(a, "parameters"))) return field(a, "body");
+  // A value that cannot be called (a number, a string, None, a display): the call never runs
+  // (`d() if isfunction(d) else d` takes the other branch).
+  static const std::set<std::string_view> kValues = {"integer", "float", "string", "concatenated_string", "none",
+                                                     "true", "false", "list", "tuple", "dictionary", "set"};
+  if (kValues.count(kind(a))) {
+    nothing = true;
+    return Node{};
+  }
+  return Node{};
+}
+
 bool SemanticModel::unresolved_argument(Node a) const {
   a = unparen(a);
   if (!is(a, "identifier")) return false;
@@ -365,6 +381,13 @@ bool SemanticModel::unresolved_argument(Node a) const {
       if (in && in->called) return false;
     }
     if (step_hook(b->function) || (functions_[b->function].klass >= 0 && b->param_index == 0)) return false;
+    // A parameter with a host literal default (`num_timesteps_cond=None`, `k=1`): the value
+    // where no call passes one is that default, not what other calls hand the helper.
+    if (b->param_index >= 0) {
+      Node d = unparen(functions_[b->function].params[b->param_index].default_value);
+      if (is(d, "none") || is(d, "integer") || is(d, "float") || is(d, "true") || is(d, "false") || is(d, "string"))
+        return false;
+    }
   }
   return true;
 }
@@ -376,6 +399,11 @@ std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) con
     if (is_cuda_impl(n)) return true;
   for (const auto& use : d.uses) {
     Node a = types_->site_argument(function, use.param, call);
+    if (!is_null(a) && use.called) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+    }
     if (is_null(a)) return std::nullopt;
     if (is_cuda_impl(a)) return true;
     // A parameter no call reaches: what the callee's parameter may be at any call (the join).
@@ -400,6 +428,14 @@ std::optional<std::vector<Node>> SemanticModel::dep_site_arguments(const Functio
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return std::nullopt;
     Node a = argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (!is_null(a) && device == ReturnDependence::kCalledFact) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+      if (is_null(a)) return std::nullopt;
+      args.push_back(a);
+      continue;
+    }
     if (is_null(a) || unresolved_argument(a)) return std::nullopt;
     args.push_back(a);
   }

@@ -508,6 +508,9 @@ class SemanticModel {
   // A parameter of a function that no call here or in another module reaches (a forward called
   // through an unresolved module): its value at a call of a helper is unknown.
   bool unresolved_argument(Node a) const;
+  // What calling the argument `a` gives, for a return that calls its parameter (`d()`): a
+  // lambda's body; `nothing` set for a value that cannot be called; null where unknown.
+  Node called_result(Node a, bool& nothing) const;
   // `len(acc) == 0` guarding a branch that appends to `acc`, which the hot region never empties
   // again: true only until the branch first runs (model_hotness.cpp).
   bool empty_until_filled(Node cond, Node hot_region) const;
