@@ -508,6 +508,7 @@ class SemanticModel {
   // A parameter of a function that no call here or in another module reaches (a forward called
   // through an unresolved module): its value at a call of a helper is unknown.
   bool unresolved_argument(Node a) const;
+  bool branches_all_bind(Node if_statement, const std::vector<Binding>& list, int i) const;
   // What calling the argument `a` gives, for a return that calls its parameter (`d()`): a
   // lambda's body; `nothing` set for a value that cannot be called; null where unknown.
   Node called_result(Node a, bool& nothing) const;
