@@ -523,7 +523,13 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
         return std::nullopt;
       for (Node e : named_children(r))
         if (is(e, "list_splat")) return std::nullopt;
-      cuda = cuda || is_cuda_impl(named_child(r, static_cast<uint32_t>(i)));
+      Node e = unparen(named_child(r, static_cast<uint32_t>(i)));
+      // A parameter handed back (`return gen_seq, scores` of a step that writes into gen_seq):
+      // its taint is its callers' arguments, which may be this very target; the whole call decides.
+      if (is(e, "identifier"))
+        for (const Binding* pb : lookup(text(e), start(e)))
+          if (pb->kind == Binding::Kind::Param && pb->function == f) return std::nullopt;
+      cuda = cuda || is_cuda_impl(e);
     }
   }
   return cuda;
