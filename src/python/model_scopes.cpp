@@ -421,7 +421,11 @@ bool SemanticModel::branches_all_bind(Node ifs, const std::vector<Binding>& list
   }
   if (!has_else || blocks.size() > 8) return false;
   std::vector<bool> bound(blocks.size(), false);
+  // Bounded (a name bound many times inside one if statement is left to the plain walk): each
+  // lookup scans at most kMaxScan bindings here, once per if statement it meets.
+  constexpr int kMaxScan = 32;
   for (int j = i; j >= 0 && list[j].at >= start(ifs); --j) {
+    if (i - j >= kMaxScan) return false;
     if (list[j].kind != Binding::Kind::Assign || binding_dead(list[j])) continue;
     Node stmt = overwriting_statement(list[j]);
     if (is_null(stmt)) continue;
