@@ -284,6 +284,9 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
           return is_cuda_impl(named_child(v, b.unpack_index));
         // `targets, n = pair` of a parameter every caller passes a tuple display: that element.
         if (auto element = unpacked_param_cuda(b); element.has_value()) return *element;
+        // `model, opt, it = load_checkpoint(...)` of a function here whose every return is a tuple
+        // display: that element (a host `ckpt["iteration"]` next to a CUDA model stays host).
+        if (auto element = unpacked_return_cuda(b); element.has_value()) return *element;
       }
       return is_cuda_impl(b.value);
     case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
@@ -344,6 +347,22 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
   }
 }
 
+Node SemanticModel::called_result(Node a, bool& nothing) const {
+  nothing = false;
+  a = unparen(a);
+  // A lambda without parameters: its body is what the call gives.
+  if (is(a, "lambda") && is_null(field(a, "parameters"))) return field(a, "body");
+  // A value that cannot be called (a number, a string, None, a display): the call never runs
+  // (`d() if isfunction(d) else d` takes the other branch).
+  static const std::set<std::string_view> kValues = {"integer", "float", "string", "concatenated_string", "none",
+                                                     "true", "false", "list", "tuple", "dictionary", "set"};
+  if (kValues.count(kind(a))) {
+    nothing = true;
+    return Node{};
+  }
+  return Node{};
+}
+
 bool SemanticModel::unresolved_argument(Node a) const {
   a = unparen(a);
   if (!is(a, "identifier")) return false;
@@ -358,6 +377,13 @@ bool SemanticModel::unresolved_argument(Node a) const {
       if (in && in->called) return false;
     }
     if (step_hook(b->function) || (functions_[b->function].klass >= 0 && b->param_index == 0)) return false;
+    // A parameter with a host literal default (`num_timesteps_cond=None`, `k=1`): the value
+    // where no call passes one is that default, not what other calls hand the helper.
+    if (b->param_index >= 0) {
+      Node d = unparen(functions_[b->function].params[b->param_index].default_value);
+      if (is(d, "none") || is(d, "integer") || is(d, "float") || is(d, "true") || is(d, "false") || is(d, "string"))
+        return false;
+    }
   }
   return true;
 }
@@ -369,6 +395,11 @@ std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) con
     if (is_cuda_impl(n)) return true;
   for (const auto& use : d.uses) {
     Node a = types_->site_argument(function, use.param, call);
+    if (!is_null(a) && use.called) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+    }
     if (is_null(a)) return std::nullopt;
     if (is_cuda_impl(a)) return true;
     // A parameter no call reaches: what the callee's parameter may be at any call (the join).
@@ -393,6 +424,14 @@ std::optional<std::vector<Node>> SemanticModel::dep_site_arguments(const Functio
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return std::nullopt;
     Node a = argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (!is_null(a) && device == ReturnDependence::kCalledFact) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+      if (is_null(a)) return std::nullopt;
+      args.push_back(a);
+      continue;
+    }
     if (is_null(a) || unresolved_argument(a)) return std::nullopt;
     args.push_back(a);
   }
@@ -454,6 +493,41 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
     cuda = cuda || is_cuda_impl(e);
   }
   if (!known) return std::nullopt;
+  return cuda;
+}
+
+std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const {
+  Node v = unparen(b.value);
+  Node pattern = parent(b.target);
+  if (!is(v, "call") || (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) ||
+      !is(parent(pattern), "assignment"))
+    return std::nullopt;
+  for (Node c : named_children(pattern))
+    if (!is(c, "identifier")) return std::nullopt;  // starred or nested: positions do not line up
+  size_t i = static_cast<size_t>(b.unpack_index);
+  auto targets = callees(v);
+  if (targets.empty()) return std::nullopt;
+  bool cuda = false;
+  for (int f : targets) {
+    // Host with this call's own arguments (return dependence): every element is.
+    if (auto at_site = site_return_cuda(f, v); at_site.has_value() && !*at_site) continue;
+    const auto& returns = functions_[f].returns;
+    if (returns.empty()) return std::nullopt;
+    for (Node r : returns) {
+      r = unparen(r);
+      if ((!is(r, "tuple") && !is(r, "expression_list")) || named_count(r) != named_count(pattern))
+        return std::nullopt;
+      for (Node e : named_children(r))
+        if (is(e, "list_splat")) return std::nullopt;
+      Node e = unparen(named_child(r, static_cast<uint32_t>(i)));
+      // A parameter handed back (`return gen_seq, scores` of a step that writes into gen_seq):
+      // its taint is its callers' arguments, which may be this very target; the whole call decides.
+      if (is(e, "identifier"))
+        for (const Binding* pb : lookup(text(e), start(e)))
+          if (pb->kind == Binding::Kind::Param && pb->function == f) return std::nullopt;
+      cuda = cuda || is_cuda_impl(e);
+    }
+  }
   return cuda;
 }
 

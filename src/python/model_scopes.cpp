@@ -394,7 +394,50 @@ Node next_statement(Node stmt) {
   return n;
 }
 
+// The if statement whose branch block holds `stmt` directly (`if c: x = a` / `elif` / `else`),
+// or null.
+Node branch_if(Node stmt) {
+  Node blk = parent(stmt);
+  if (!is(blk, "block")) return Node{};
+  Node owner = parent(blk);
+  if (is(owner, "if_statement")) return same(field(owner, "consequence"), blk) ? owner : Node{};
+  if (is(owner, "elif_clause") || is(owner, "else_clause")) return is(parent(owner), "if_statement") ? parent(owner) : Node{};
+  return Node{};
+}
+
 }  // namespace
+
+// An if statement with an else whose every branch block rebinds `name` by a plain statement of
+// its own (`if ds: m, loader = acc.prepare(m, loader) else: loader = acc.prepare(loader)`):
+// a use after it, in a block that holds it, sees only the bindings made inside it. `list` from
+// index `i` down holds the candidates, in source order.
+bool SemanticModel::branches_all_bind(Node ifs, const std::vector<Binding>& list, int i) const {
+  std::vector<Node> blocks{field(ifs, "consequence")};
+  bool has_else = false;
+  for (Node c : named_children(ifs)) {
+    if (is(c, "elif_clause")) blocks.push_back(field(c, "consequence"));
+    if (is(c, "else_clause")) {
+      blocks.push_back(field(c, "body"));
+      has_else = true;
+    }
+  }
+  if (!has_else || blocks.size() > 8) return false;
+  std::vector<bool> bound(blocks.size(), false);
+  // Bounded (a name bound many times inside one if statement is left to the plain walk): each
+  // lookup scans at most kMaxScan bindings here, once per if statement it meets.
+  constexpr int kMaxScan = 32;
+  for (int j = i; j >= 0 && list[j].at >= start(ifs); --j) {
+    if (i - j >= kMaxScan) return false;
+    if (list[j].kind != Binding::Kind::Assign || binding_dead(list[j])) continue;
+    Node stmt = overwriting_statement(list[j]);
+    if (is_null(stmt)) continue;
+    for (size_t k = 0; k < blocks.size(); ++k)
+      if (same(parent(stmt), blocks[k])) bound[k] = true;
+  }
+  for (bool b : bound)
+    if (!b) return false;
+  return true;
+}
 
 std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
   std::vector<const Binding*> out;
@@ -424,8 +467,20 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         return out;
       }
       Node killer{};  // the statement of the last binding taken, when it overwrites unconditionally
+      uint32_t stop_below = 0;  // the start of an if statement whose every branch rebinds the name
+      Node checked_if{};
       for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
+        if (stop_below && list[i].at < stop_below) break;
         if (binding_dead(list[i])) continue;
+        if (!stop_below && list[i].kind == Binding::Kind::Assign) {
+          Node stmt = overwriting_statement(list[i]);
+          Node ifs = is_null(stmt) ? Node{} : branch_if(stmt);
+          if (!is_null(ifs) && !same(ifs, checked_if) && end(ifs) <= use_at && is(parent(ifs), "block") &&
+              start(parent(ifs)) <= use_at && use_at <= end(parent(ifs))) {
+            checked_if = ifs;
+            if (branches_all_bind(ifs, list, i)) stop_below = start(ifs);
+          }
+        }
         // A binding overwritten by the next statement of its block (`a, _ = f(x)` then
         // `a = a.cpu()`) reaches no later use: the block runs both or neither.
         Node stmt = binding_statement(list[i]);

@@ -439,6 +439,8 @@ class SemanticModel {
   // `a, b = pair` where `pair` is a parameter every call site (here and in other modules) passes
   // a tuple display: whether that element may be CUDA; nullopt when not that shape.
   std::optional<bool> unpacked_param_cuda(const Binding& b) const;
+  // The element a tuple target takes from a call of a function here whose returns are tuple displays.
+  std::optional<bool> unpacked_return_cuda(const Binding& b) const;
   // `x == "auto"`, `k != 'meta'`: only ==/!= operators, an operand a string literal. A tensor
   // compared with a string is False (True for !=) without reading the tensor: a host bool.
   bool compares_with_string(Node comparison) const;
@@ -530,6 +532,10 @@ class SemanticModel {
   // A parameter of a function that no call here or in another module reaches (a forward called
   // through an unresolved module): its value at a call of a helper is unknown.
   bool unresolved_argument(Node a) const;
+  bool branches_all_bind(Node if_statement, const std::vector<Binding>& list, int i) const;
+  // What calling the argument `a` gives, for a return that calls its parameter (`d()`): a
+  // lambda's body; `nothing` set for a value that cannot be called; null where unknown.
+  Node called_result(Node a, bool& nothing) const;
   // `len(acc) == 0` guarding a branch that appends to `acc`, which the hot region never empties
   // again: true only until the branch first runs (model_hotness.cpp).
   bool empty_until_filled(Node cond, Node hot_region) const;

@@ -1261,6 +1261,11 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           std::vector<Node> args;
           for (const auto& use : d.uses) {
             Node a = types().site_argument(f, use.param, e);
+            if (!is_null(a) && use.called) {
+              bool nothing = false;
+              a = called_result(a, nothing);
+              if (nothing) continue;
+            }
             if (is_null(a)) {
               args.clear();
               break;

@@ -225,6 +225,22 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
   }
   if (k == "call" && !has_splat(expr)) {
     Node callee = unparen(field(expr, "function"));
+    // `d()` of a parameter (`default(v, d)`'s `d() if isfunction(d) else d`): what calling each
+    // call's own argument gives (a lambda's body; nothing for a value that cannot be called).
+    if (is(callee, "identifier") && named_count(field(expr, "arguments")) == 0) {
+      auto bindings = visible(m_, callee);
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
+        const Binding* b = bindings[0];
+        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || (fn.klass >= 0 && b->param_index == 0))
+          return false;
+        ReturnDependence::Use use{b->param_index, device, true};
+        if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
+          if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
+          out.uses.push_back(use);
+        }
+        return true;
+      }
+    }
     const std::string& q = m_.qualified_name(callee);
     // `torch.zeros_like(x)`: a tensor on x's device.
     if (starts_with(q, "torch.") && q.size() > 5 && q.substr(q.size() - 5) == "_like" &&
@@ -255,6 +271,11 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
         }
         for (const auto& use : d.uses) {
           Node a = site_argument(targets[0], use.param, expr);
+          if (!is_null(a) && use.called) {
+            bool nothing = false;
+            a = m_.called_result(a, nothing);
+            if (nothing) continue;
+          }
           if (is_null(a) || !dependence(a, function, device || use.device, depth + 1, out)) return false;
         }
         return true;
@@ -318,6 +339,11 @@ bool TypeInference::site_return(int function, Node call, AbstractType& out) cons
   AbstractType t = d.fixed;
   for (const auto& use : d.uses) {
     Node a = site_argument(function, use.param, call);
+    if (!is_null(a) && use.called) {
+      bool nothing = false;
+      a = m_.called_result(a, nothing);
+      if (nothing) continue;
+    }
     if (is_null(a)) return false;
     if (m_.unresolved_argument(a)) {
       // A parameter no call reaches: what the callee's parameter may be at any call (the join).
@@ -341,6 +367,14 @@ bool TypeInference::site_return(const FunctionFacts& f, Node call, AbstractType&
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return false;
     Node a = m_.argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (!is_null(a) && device == ReturnDependence::kCalledFact) {
+      bool nothing = false;
+      a = m_.called_result(a, nothing);
+      if (nothing) continue;
+      if (is_null(a)) return false;
+      t = host_join(t, use_type(a, false));
+      continue;
+    }
     if (is_null(a) || m_.unresolved_argument(a)) return false;  // its default is the other module's
     t = host_join(t, use_type(a, device != 0));
   }
@@ -356,7 +390,8 @@ void TypeInference::dependence_facts(int function, FunctionFacts& out) const {
   out.dep_kind = static_cast<int>(d.fixed.kind);
   out.dep_device = static_cast<int>(d.fixed.device);
   for (Node n : d.fixed_nodes) out.dep_cuda = out.dep_cuda || m_.is_cuda(n);
-  for (const auto& use : d.uses) out.dep_uses.push_back({use.param, use.device ? 1 : 0});
+  for (const auto& use : d.uses)
+    out.dep_uses.push_back({use.param, use.called ? ReturnDependence::kCalledFact : use.device ? 1 : 0});
 }
 
 }  // namespace stoker::python
