@@ -460,12 +460,21 @@ bool SemanticModel::compares_with_string(Node cmp) const {
   return false;
 }
 
+namespace {
+
+// The tuple pattern of `a, b = value` that an unpacking binding's target sits in, or null.
+Node unpacking_pattern(const Binding& b) {
+  Node pattern = parent(b.target);
+  if ((!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment"))
+    return Node{};
+  return pattern;
+}
+
+}  // namespace
+
 std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
   Node v = unparen(b.value);
-  Node pattern = parent(b.target);
-  if (!is(v, "identifier") || (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) ||
-      !is(parent(pattern), "assignment"))
-    return std::nullopt;
+  if (!is(v, "identifier") || is_null(unpacking_pattern(b))) return std::nullopt;
   auto bindings = lookup(text(v), start(v));
   if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param) return std::nullopt;
   const Binding& p = *bindings[0];
@@ -498,10 +507,8 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
 
 std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const {
   Node v = unparen(b.value);
-  Node pattern = parent(b.target);
-  if (!is(v, "call") || (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) ||
-      !is(parent(pattern), "assignment"))
-    return std::nullopt;
+  Node pattern = unpacking_pattern(b);
+  if (!is(v, "call") || is_null(pattern)) return std::nullopt;
   for (Node c : named_children(pattern))
     if (!is(c, "identifier")) return std::nullopt;  // starred or nested: positions do not line up
   size_t i = static_cast<size_t>(b.unpack_index);
