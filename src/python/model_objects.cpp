@@ -298,7 +298,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
     // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
     // prepared train_loader (same workers and pinning).
     // `active_dataloader = train_dl` of such a name: the alias is read at its own binding.
-    if (is(expr, "identifier"))
+    if (is(expr, "identifier")) {
       for (const Binding* b : lookup(text(expr), start(expr)))
         if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0) {
           Node source = types_->prepared_source(b->value, b->target);
@@ -324,6 +324,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
             if (is(a, "identifier")) add(a);
           }
         }
+    }
   }
   origins_active_.erase(expr.id);
   return origins_cache_.emplace(expr.id, std::move(out)).first->second;
