@@ -20,7 +20,7 @@ labels file), and matches them to the labels by (repo, path, line, code):
 
 A reported finding without a label is printed as UNLABELED and counted as a false positive until
 someone labels it. The labels' `reported` column records what the baseline binary did when the
-labels were written; the scorer prints each label whose state changed (NEW / LOST).
+labels were written (`-` before any run); the scorer prints each label whose state changed (NEW / LOST).
 Exit status: 0 when the run completed, 2 when a checkout or the binary is missing.
 """
 import argparse
@@ -65,8 +65,8 @@ def load_labels(path):
             d = dict(zip(COLUMNS, row))
             if d["label"] not in LABELS:
                 sys.exit(f"score: {path}: row {n}: label `{d['label']}` is not one of {sorted(LABELS)}")
-            if d["reported"] not in ("yes", "no"):
-                sys.exit(f"score: {path}: row {n}: reported must be yes or no")
+            if d["reported"] not in ("yes", "no", "-"):
+                sys.exit(f"score: {path}: row {n}: reported must be yes, no or - (no run recorded yet)")
             d["line"] = int(d["line"])
             labels.append(d)
     keys = Counter((d["repo"], d["path"], d["line"], d["code"]) for d in labels)
@@ -247,6 +247,8 @@ def cmd_score(args):
 
     changed = []
     for d in labels:
+        if d["reported"] == "-":
+            continue  # written before any run: nothing to compare with
         now = (d["repo"], d["path"], d["line"], d["code"]) in reported_keys
         was = d["reported"] == "yes"
         if now != was:
