@@ -1,5 +1,8 @@
 #include "python/checker.h"
 
+#include <algorithm>
+#include <set>
+
 #include "python/facts.h"
 #include "python/parser.h"
 #include "python/rules/rules.h"
@@ -10,7 +13,55 @@ namespace stoker::python {
 namespace {
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
                 std::vector<Diagnostic>& out);
+
+// The module's `if __name__ == "__main__":` blocks (module level): byte ranges of their bodies.
+std::vector<TextRange> main_blocks(const ParsedModule& module, std::string_view src) {
+  std::vector<TextRange> out;
+  for (Node s : named_children(module.root())) {
+    if (!is(s, "if_statement")) continue;
+    Node c = unparen(field(s, "condition"));
+    if (!is(c, "comparison_operator") || named_count(c) != 2) continue;
+    std::string_view op = text(ts_node_child(c, 1), src);
+    if (op != "==") continue;
+    Node a = unparen(named_child(c, 0)), b = unparen(named_child(c, 1));
+    if (is(b, "identifier")) std::swap(a, b);
+    if (!is(a, "identifier") || text(a, src) != "__name__" || !is(b, "string")) continue;
+    std::string_view lit = text(b, src);
+    if (lit != "\"__main__\"" && lit != "'__main__'") continue;
+    Node body = field(s, "consequence");
+    if (!is_null(body)) out.push_back({ts_node_start_byte(body), ts_node_end_byte(body)});
+  }
+  return out;
 }
+
+// The facts of the project as a module's main block sees them: what the modules it calls give,
+// nothing that other modules hand this one (their calls of its functions, their devices). The
+// block runs only when the module is the program, and then no other module calls in.
+class WithoutIncoming : public ExternalFacts {
+ public:
+  explicit WithoutIncoming(const ExternalFacts& base) : base_(base) {}
+  const IncomingCalls* incoming(std::string_view, unsigned) const override { return nullptr; }
+  const ArgFacts* incoming_param(std::string_view, int, unsigned) const override { return nullptr; }
+  const FunctionFacts* callee(std::string_view name, unsigned fields) const override { return base_.callee(name, fields); }
+  bool cuda() const override { return base_.cuda(); }
+  std::string canonical(std::string_view name, bool local) const override { return base_.canonical(name, local); }
+  std::string registered(std::string_view name) const override { return base_.registered(name); }
+  std::string star_import(std::string_view name) const override { return base_.star_import(name); }
+  bool attribute_mentioned(std::string_view name) const override { return base_.attribute_mentioned(name); }
+  bool word_mentioned(std::string_view name) const override { return base_.word_mentioned(name); }
+  bool project_name(std::string_view name) const override { return base_.project_name(name); }
+  bool has_incoming() const override { return false; }
+
+ private:
+  const ExternalFacts& base_;
+};
+
+bool inside(const TextRange& r, const std::vector<TextRange>& blocks) {
+  for (const TextRange& b : blocks)
+    if (r.start >= b.start && r.end <= b.end) return true;
+  return false;
+}
+}  // namespace
 
 AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
@@ -33,6 +84,33 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
   try {
     SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);
+    // Findings in the module's main block, when other modules call into the module: kept only
+    // where the module analyzed without what those calls hand it reports them too (a library
+    // module's CPU self-test is not the CUDA program that imports the module).
+    if (project.facts && project.facts->has_incoming()) {
+      auto blocks = main_blocks(module, file.text);
+      bool any = false;
+      for (const Diagnostic& d : result.diagnostics) any |= inside(d.range, blocks);
+      if (any) {
+        std::set<std::pair<std::string, uint32_t>> kept;
+        bool done = false;
+        try {
+          WithoutIncoming alone(*project.facts);
+          SemanticModel own(file.text, module.root(), settings, &alone);
+          std::vector<Diagnostic> again;
+          run_checks(file, own, settings, again);
+          for (const Diagnostic& d : again)
+            if (inside(d.range, blocks)) kept.insert({d.code, d.range.start});
+          done = true;
+        } catch (const BudgetExceeded&) {
+          // Out of budget: the findings stand as the first analysis made them.
+        }
+        if (done)
+          std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+            return inside(d.range, blocks) && !kept.count({d.code, d.range.start});
+          });
+      }
+    }
     attach_facts(file, model, result.diagnostics);
     if (project.summary && project.is_project_name) *project.summary = model.summarize(project.is_project_name);
     result.work = model.work();

@@ -96,6 +96,35 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       return;
     }
     if (!positive) return;  // (the else branch of a condition that always holds: above)
+    // `divisible_by(step, every)` of a function here whose only return is `(a % b) == 0` of its
+    // parameters: amortized by the argument given for `b`, as `step % every == 0` is.
+    if (k == "call") {
+      auto targets = callees(cond);
+      if (targets.size() != 1) return;
+      const Function& f = functions_[targets[0]];
+      if (f.klass >= 0 || f.returns.size() != 1) return;
+      Node r = unparen(f.returns[0]);
+      if (!is(r, "comparison_operator") || named_count(r) != 2 || text(ts_node_child(r, 1)) != "==") return;
+      Node mod = unparen(named_child(r, 0)), zero = unparen(named_child(r, 1));
+      if (is(mod, "integer")) std::swap(mod, zero);
+      if (!is(zero, "integer") || text(zero) != "0" || !is(mod, "binary_operator") ||
+          text(field(mod, "operator")) != "%")
+        return;
+      Node divisor = unparen(field(mod, "right"));
+      if (!is(divisor, "identifier")) return;
+      for (size_t i = 0; i < f.params.size(); ++i) {
+        const Param& p = f.params[i];
+        if (p.name != text(divisor)) continue;
+        if (p.is_variadic) return;
+        Node arg = argument(cond, p.keyword_only ? -1 : static_cast<int>(i), p.name);
+        if (is_null(arg)) return;
+        auto n = constant_int(arg);
+        if (n && *n == 1) return;
+        ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
+        return;
+      }
+      return;
+    }
     if (k == "comparison_operator") {
       auto parts = named_children(cond);
       std::string_view op = text(ts_node_child(cond, 1));
@@ -150,7 +179,8 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       // `if len(all_preds) == 0: all_preds.append(p) else: ...`: an accumulator its own branch
       // fills is empty only until that branch first runs, unless the hot region empties it again
       // (rebinds it, clears, pops or deletes from it): the first iteration, once.
-      if (parts.size() == 2 && op == "==" && !is_null(hot_region) && empty_until_filled(cond, hot_region)) {
+      if (parts.size() == 2 && (op == "==" || op == "<" || op == "<=" || op == ">" || op == ">=") &&
+          !is_null(hot_region) && empty_until_filled(cond, hot_region)) {
         ctx.once_per_epoch = true;
         return;
       }
@@ -799,7 +829,20 @@ bool SemanticModel::unreferenced_class(int k) const {
       if (src_.find(reflect) != std::string_view::npos) reads_own_namespace_ = 1;
   }
   if (reads_own_namespace_) return answer(false);
-  if (mentioned_here(c.name, start(field(c.node, "name")), true)) return answer(false);
+  // A mention inside the class itself (`super(Cls, self).__init__()`, `Cls.helper(x)` in a
+  // method) runs only once something else has found the class: it does not count.
+  {
+    auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    const uint32_t from = start(c.node), to = ts_node_end_byte(c.node);
+    const std::string_view name = c.name;
+    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+      if (at >= from && at < to) continue;
+      if (at > 0 && word(src_[at - 1])) continue;
+      if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+      if (inert_text_at(static_cast<uint32_t>(at))) continue;
+      return answer(false);
+    }
+  }
   return answer(!facts_->word_mentioned(c.name));
 }
 
@@ -927,8 +970,26 @@ void SemanticModel::compute_hot_functions() {
 bool SemanticModel::empty_until_filled(Node cond, Node hot_region) const {
   auto parts = named_children(cond);
   Node l = unparen(parts[0]), r = unparen(parts[1]);
-  if (is(l, "integer")) std::swap(l, r);
-  if (!is(r, "integer") || text(r) != "0" || !is(l, "call") || text(field(l, "function")) != "len") return false;
+  std::string_view op = text(ts_node_child(cond, 1));
+  // `len(acc) < K` (`K > len(acc)`, `<=`): the branch runs while the accumulator is short; one
+  // that grows it on every run (an unconditional `acc.append(...)` in the branch itself) runs at
+  // most K (+1) times.
+  bool bounded = op == "<" || op == "<=" || op == ">" || op == ">=";
+  if (bounded) {
+    if (is(l, "call") == is(r, "call")) return false;
+    if (!is(l, "call")) {
+      std::swap(l, r);
+      if (op != ">" && op != ">=") return false;
+    } else if (op != "<" && op != "<=") {
+      return false;
+    }
+    auto k = constant_int(r);
+    if (!k || *k < 0 || *k > 1000 || !is(l, "call") || text(field(l, "function")) != "len") return false;
+  } else {
+    if (is(l, "integer")) std::swap(l, r);
+    if (op != "==" || !is(r, "integer") || text(r) != "0" || !is(l, "call") || text(field(l, "function")) != "len")
+      return false;
+  }
   auto args = named_children(field(l, "arguments"));
   if (args.size() != 1) return false;
   Node acc = unparen(args[0]);
@@ -955,7 +1016,21 @@ bool SemanticModel::empty_until_filled(Node cond, Node hot_region) const {
     visit(region);
     return found;
   };
-  if (!calls_on(branch, {"append", "extend", "insert"})) return false;
+  if (bounded) {
+    // An append that is a statement of the branch's own block (not under a further condition).
+    bool grows = false;
+    for (Node st : named_children(branch)) {
+      if (!is(st, "expression_statement")) continue;
+      Node call = unparen(named_child(st, 0));
+      if (!is(call, "call")) continue;
+      Node fn = unparen(field(call, "function"));
+      grows |= is(fn, "attribute") && text(unparen(field(fn, "object"))) == name &&
+               (text(field(fn, "attribute")) == "append" || text(field(fn, "attribute")) == "insert");
+    }
+    if (!grows) return false;
+  } else if (!calls_on(branch, {"append", "extend", "insert"})) {
+    return false;
+  }
   return !assigned_within(name, hot_region) && !calls_on(hot_region, {"clear", "pop", "remove"});
 }
 

@@ -434,8 +434,21 @@ bool SemanticModel::branches_all_bind(Node ifs, const std::vector<Binding>& list
     for (size_t k = 0; k < blocks.size(); ++k)
       if (same(parent(stmt), blocks[k])) bound[k] = true;
   }
-  for (bool b : bound)
-    if (!b) return false;
+  // A branch that never runs (its condition known False, or an earlier one of the chain known
+  // True: `if args.deepspeed:` of a store_true flag) binds nothing and lets nothing through.
+  std::vector<Node> conds{field(ifs, "condition")};
+  for (Node c : named_children(ifs))
+    if (is(c, "elif_clause")) conds.push_back(field(c, "condition"));
+  auto dead = [&](size_t k) {
+    if (!types_) return false;  // guards are read once the model is built (binding_dead)
+    for (size_t m = 0; m < k && m < conds.size(); ++m)
+      if (auto t = guard_truth(conds[m]); t && *t) return true;
+    if (k < conds.size())
+      if (auto t = guard_truth(conds[k]); t && !*t) return true;
+    return false;
+  };
+  for (size_t k = 0; k < bound.size(); ++k)
+    if (!bound[k] && !dead(k)) return false;
   return true;
 }
 

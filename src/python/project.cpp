@@ -125,7 +125,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
   if (fields & fact::kReturnType) {
-    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device);
+    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;
     for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
     for (const auto& c : x.ret_elem_classes) o += "," + c;
     o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
@@ -818,6 +818,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   a.returns_module |= b.returns_module;
   a.returns_tensor |= b.returns_tensor;
   if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
+  if (a.ret_framework != b.ret_framework) a.ret_framework.clear();
   if (a.ret_elems != b.ret_elems) a.ret_elems.clear();
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
@@ -1222,6 +1223,8 @@ bool ModuleEnv::word_mentioned(std::string_view name) const {
   return out;
 }
 
+bool ModuleEnv::has_incoming() const { return table_.has_incoming(module_); }
+
 bool ModuleEnv::cuda() const {
   bool out = table_.cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
@@ -1326,7 +1329,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
-                   const_json(f.const_values), f.loader_class, f.returns_first_item});
+                   const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1398,6 +1401,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.const_values = const_parse(f.at(37));
       ff.loader_class = f.at(38);
       ff.returns_first_item = f.at(39).get<bool>();
+      ff.ret_framework = f.at(40).get<std::string>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -133,6 +133,7 @@ class FactsTable {
   std::optional<std::pair<int, std::string>> resolve(int from, std::string_view name) const;
   const FunctionFacts* function(int module, const std::string& local) const;
   const Incoming* incoming(int module, const std::string& local) const;
+  bool has_incoming(int module) const { return !incoming_[module].empty(); }
   bool cuda(int module) const { return cuda_[module] != 0; }
   // The functions and classes registered into the registry object `name` (written in module
   // `from`): ExternalFacts::registered.
@@ -220,6 +221,7 @@ class ModuleEnv : public ExternalFacts {
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
   bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
+  bool has_incoming() const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,

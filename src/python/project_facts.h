@@ -118,6 +118,9 @@ struct FunctionFacts {
   // return is a tuple display, the type of each element (at most 8; kind -1 unknown), so that
   // `model, flag = f(...)` in another module unpacks element-wise.
   int ret_kind = -1, ret_device = 0;
+  // Every return is an instance of this framework class (data/frameworks.txt `object`, its
+  // qualified name: `return Accelerator(...)` of a helper), so the caller's result is typed as one.
+  std::string ret_framework;
   std::vector<std::pair<int, int>> ret_elems;
   int yield_kind = -1, yield_device = 0;  // a generator: the type of what it yields
   int yields_param = -1;  // a generator that yields the elements of this parameter (`for x in it: yield x`)
@@ -252,6 +255,9 @@ class ExternalFacts {
   // Could the dotted name (as this module writes it, or qualified) be the project's
   // (ProjectLayout::is_project_name)? True when unknown.
   virtual bool project_name(std::string_view name) const { (void)name; return true; }
+  // Might other modules call into this one (any IncomingCalls at all)? Not recorded: without
+  // any, every incoming query answers nothing anyway.
+  virtual bool has_incoming() const { return true; }
 };
 
 constexpr size_t kMaxAttributeNames = 8192;

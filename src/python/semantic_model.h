@@ -537,7 +537,8 @@ class SemanticModel {
   // lambda's body; `nothing` set for a value that cannot be called; null where unknown.
   Node called_result(Node a, bool& nothing) const;
   // `len(acc) == 0` guarding a branch that appends to `acc`, which the hot region never empties
-  // again: true only until the branch first runs (model_hotness.cpp).
+  // again: true only until the branch first runs; `len(acc) < K` (K at most 1000) whose branch
+  // appends to `acc` on every run: true at most K times (model_hotness.cpp).
   bool empty_until_filled(Node cond, Node hot_region) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   bool is_cuda_bool_impl(Node expr) const;

@@ -1731,6 +1731,7 @@ AbstractType TypeInference::call_type(Node call) const {
                                                            fact::kReturnDep)) {
     // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
     if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
+    if (!ext->ret_framework.empty()) return ext_return(*ext);  // `prepare_accelerator(args)`: an Accelerator
     if (AbstractType at_site; site_return(*ext, call, at_site)) return at_site;  // with this call's arguments
     AbstractType rt = ext_return(*ext);
     if (rt.kind != Kind::Unknown) return rt;

@@ -159,6 +159,8 @@ AbstractType TypeInference::ext_return(const FunctionFacts& f) {
   if (t.kind == Kind::Bottom) return AbstractType::unknown();
   // A module whose device its types leave open, which the CUDA taint says may be on CUDA.
   if (t.kind == Kind::Module && t.device == TypeDevice::Unresolved && f.returns_cuda) t.device = TypeDevice::Any;
+  // An instance of a framework class (`prepare_accelerator(args)` returning `Accelerator(...)`).
+  if (t.kind == Kind::Object && !f.ret_framework.empty()) t.framework = FrameworkTable::get().object_class(f.ret_framework);
   return t;
 }
 
@@ -260,6 +262,8 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   if (known(whole)) {
     out.ret_kind = static_cast<int>(whole.kind);
     out.ret_device = static_cast<int>(whole.device);
+    if (whole.kind == Kind::Object && whole.framework >= 0)
+      out.ret_framework = FrameworkTable::get().class_name(whole.framework);
   }
   arity = std::min<size_t>(arity, 8);
   bool any_class = false;
