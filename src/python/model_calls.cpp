@@ -168,6 +168,9 @@ void SemanticModel::index_calls() {
     if (m != "append" && m != "extend") continue;
     Node obj = unparen(field(fn, "object"));
     if (is(obj, "identifier")) appends_[{scope_at(start(call)), std::string(text(obj))}].push_back(call);
+    else if (is(obj, "attribute") && m == "append")
+      if (int klass = class_of_self(obj); klass >= 0)
+        self_appends_[classes_[klass].name + "." + std::string(text(field(obj, "attribute")))].push_back(call);
   }
 }
 

@@ -585,6 +585,15 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             result = true;
             break;
           }
+      // `self.frames.append(torch.zeros(84, 84, device=self.device))` in a method of the class:
+      // the container holds CUDA tensors (as `xs.append(t)` taints `xs`).
+      if (!result)
+        if (auto appended = self_appends_.find(key); appended != self_appends_.end())
+          for (Node call : appended->second)
+            if (is_cuda_impl(argument(call, 0, ""))) {
+              result = true;
+              break;
+            }
     } else if (!starts_with(qualified_name(expr), "torch")) {
       // An attribute of a module read as a value (`net.n_classes`) is not a tensor unless the
       // types know it is one (a parameter, a buffer, a tensor assigned); called, it computes.
@@ -1164,16 +1173,26 @@ bool SemanticModel::batch_through_helper(Node call) const {
     // Each return is a parameter, through tensor methods, subscripts and attributes of it and
     // locals assigned (every binding) from such chains, at most 4 deep: the batch's data,
     // reshaped. The helper returns a batch when one of those parameters is handed one.
+    // Also through host conversions of such a value (`torch.LongTensor(xs)`, `np.asarray(x)`,
+    // `Image.fromarray(x)`), an element of a loop over one (`for label in labels`), and a list
+    // `xs = []` every `xs.append(v)` of which in the function appends such a value (the batch's
+    // elements converted one by one: deeplab's `resize_labels`).
+    static const std::set<std::string, std::less<>> conversions = {
+        "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
+        "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack", "torch.cat", "torch.LongTensor",
+        "torch.FloatTensor", "torch.IntTensor", "torch.ByteTensor", "torch.BoolTensor", "torch.DoubleTensor",
+        "torch.Tensor", "PIL.Image.fromarray"};
     std::vector<int> params;
     auto root = [&](auto&& self, Node e, int depth) -> bool {
       for (int guard = 0; guard < 16; ++guard) {
         e = unparen(e);
-        if (is(e, "call") && is(unparen(field(e, "function")), "attribute")) e = field(unparen(field(e, "function")), "object");
+        if (is(e, "call") && conversions.count(callee_name(e)) && !is_null(argument(e, 0, ""))) e = argument(e, 0, "");
+        else if (is(e, "call") && is(unparen(field(e, "function")), "attribute")) e = field(unparen(field(e, "function")), "object");
         else if (is(e, "subscript")) e = field(e, "value");
         else if (is(e, "attribute")) e = field(e, "object");
         else break;
       }
-      if (!is(e, "identifier") || depth > 4) return false;
+      if (!is(e, "identifier") || depth > 6) return false;
       auto bindings = lookup(text(e), start(e));
       if (bindings.empty()) return false;
       for (const Binding* b : bindings) {
@@ -1181,6 +1200,20 @@ bool SemanticModel::batch_through_helper(Node call) const {
           if ((f.klass >= 0 && b->param_index == 0) || f.params[b->param_index].is_variadic) return false;
           if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
         } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
+          Node v = unparen(b->value);
+          if (is(v, "list") && named_count(v) == 0) {
+            auto found = appends_.find({f.scope, std::string(text(e))});
+            if (found == appends_.end() || found->second.empty() || found->second.size() > 4) return false;
+            for (Node call : found->second) {
+              Node fn = unparen(field(call, "function"));
+              Node arg = argument(call, 0, "");
+              if (text(field(fn, "attribute")) != "append" || is_null(arg) || !self(self, arg, depth + 1)) return false;
+            }
+          } else if (!self(self, v, depth + 1)) {
+            return false;
+          }
+        } else if (b->kind == Binding::Kind::LoopTarget && is(b->target, "identifier") && scope_at(b->at) == f.scope &&
+                   !is_null(b->value)) {
           if (!self(self, b->value, depth + 1)) return false;
         } else {
           return false;

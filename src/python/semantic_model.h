@@ -668,6 +668,7 @@ class SemanticModel {
   std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
   std::vector<char> loader_call_;                        // per call index
   std::map<std::pair<int, std::string>, std::vector<Node>> appends_;  // (scope, name) -> x.append(v)
+  std::unordered_map<std::string, std::vector<Node>> self_appends_;  // "Class.attr" -> self.attr.append(v)
   std::map<std::pair<int, std::string>, std::vector<Node>> subscript_stores_;  // (scope, name) -> `x[k] = v`
   // Indexes built once (the analysis reads them from every call site).
   std::unordered_map<const void*, int> class_by_node_, function_by_node_;

@@ -111,7 +111,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     // `t[range(n), cls]`: a host range among several indices is converted to a CPU index
     // tensor and copied to the device, as a host list alone is.
     // `x[:, [0, 2]]`: a host list among several indices is copied to the device as one alone is.
-    bool mask = false, host_range = false, host_list = false;
+    bool mask = false, host_range = false, host_list = false, host_array = false;
     size_t indices = 0;
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
@@ -119,8 +119,12 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
       mask = mask || m.is_cuda_bool(unparen(c));
       host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
       host_list = host_list || is(unparen(c), "list") || is(unparen(c), "list_comprehension");
+      // `features[:, idx, :]` with `idx = np.random.permutation(n)`: a numpy array of positions
+      // (through names) among several indices is copied to the device as a list is.
+      host_array = host_array || (is(unparen(c), "identifier") && host_index_sequence(m, c));
     }
-    if (indices < 2) host_list = false;
+    if (indices < 2) host_list = host_array = false;
+    host_list = host_list || host_array;
     bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) ||
                                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
                                                        is_null(m.argument(index, -1, "device")))));
