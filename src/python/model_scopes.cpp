@@ -25,8 +25,17 @@ void SemanticModel::collect() {
     Node block;
   };
   std::vector<Item> stack{{root_, 0, -1, -1, root_}};
+  // Names a function declares `global` (`global args` in main() before `args =
+  // parser.parse_args()`): its stores bind them in the module scope, where the other functions
+  // that read them look (the declaration applies to the whole function; it precedes its stores).
+  std::unordered_map<int, std::unordered_set<std::string>> declared_global;
   auto bind = [&](int scope, const std::string& name, Binding b) {
-    if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
+    if (name.empty()) return;
+    if (scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
+      auto g = declared_global.find(scope);
+      if (g != declared_global.end() && g->second.count(name)) scope = 0;
+    }
+    scopes_[scope].bindings[name].push_back(std::move(b));
   };
   // Binds every identifier in a target pattern.
   std::function<void(Node, int, Binding, int, int)> bind_target_at = [&](Node t, int scope, Binding b, int idx,
@@ -86,6 +95,11 @@ void SemanticModel::collect() {
     base.at = at;
     base.block = range(block);
 
+    if (k == "global_statement" && scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
+      for (Node c : named_children(n))
+        if (is(c, "identifier")) declared_global[scope].insert(std::string(text(c)));
+      continue;
+    }
     if (k == "import_statement") {
       for (auto c : named_children(n)) {
         Binding b = base;
