@@ -630,9 +630,25 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       }
       return false;
     };
+    // A predicate (`is_peft_model(model)`, `torch.is_tensor(x)`, `x.is_contiguous()`,
+    // `coordinator.is_invalid_trace()`): PyTorch's `is_*` functions and methods all return Python
+    // bools, and so do libraries' by convention; a function defined here is judged by its returns
+    // below. (`torch.isnan`/`isfinite`, without the underscore, return tensors.)
+    std::string_view callee_word = is(fn, "attribute") ? text(field(fn, "attribute")) : is(fn, "identifier") ? text(fn) : std::string_view{};
     if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
-        starts_with(q, "torch.cuda.") || starts_with(q, "logging.")) {
+        starts_with(q, "torch.cuda.") || starts_with(q, "logging.") || starts_with(callee_word, "is_")) {
       result = false;
+    } else if (std::string attr_name; q == "builtins.getattr" && string_literal_value(argument(expr, 1, ""), src_, attr_name)) {
+      // `getattr(obj, "name", default)` reads `obj.name` (or the default): an attribute of a module
+      // (`getattr(getattr(model, "config", None), "_name_or_path", None)`) is a configuration
+      // value, not a tensor, as `model.config._name_or_path` is.
+      Node obj = unparen(argument(expr, 0, ""));
+      Node fallback = argument(expr, 2, "default");
+      AbstractType ot = types_->type_of(obj);
+      bool module_obj = ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
+                        is_module_value(obj);
+      bool host_attr = host_attrs.count(attr_name) || starts_with(attr_name, "is_");
+      result = (!host_attr && !module_obj && is_cuda_impl(obj)) || (!is_null(fallback) && is_cuda_impl(fallback));
     } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
       // Factories: torch.zeros(..., device=dev)
       DeviceKind d = device_kind(argument(expr, -1, "device"));
@@ -649,8 +665,19 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         else result = is_cuda_impl(recv) || any_arg_cuda();
       } else if (host_methods.count(m)) {
         result = false;
+      } else if (m == "from_pretrained" || m == "from_config") {
+        // A model, tokenizer, processor or config loaded from a name, a path or a config: on the
+        // host unless `device_map` places it; a name read off a CUDA model
+        // (`get_config_model_id(model.config)`) does not put a tokenizer on the GPU.
+        Node placed = argument(expr, -1, "device_map");
+        result = !is_null(placed) && device_kind(placed) == DeviceKind::Cuda;
       } else if (m == "append" || m == "extend") {
         result = false;
+      } else if ((m == "get" || m == "pop" || m == "setdefault") && !is_cuda_impl(recv) && !is_cuda_impl(fn)) {
+        // A lookup in a mapping (`pool_cursor.get(name, 0)`): the value stored under the key, or
+        // the default; a CUDA key does not make the value a tensor.
+        Node fallback = argument(expr, 1, m == "pop" ? "" : "default");
+        result = !is_null(fallback) && is_cuda_impl(fallback);
       } else {
         result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
       }

@@ -25,8 +25,20 @@ void SemanticModel::collect() {
     Node block;
   };
   std::vector<Item> stack{{root_, 0, -1, -1, root_}};
+  // Names a function declares `global` (`global args` in main() before `args =
+  // parser.parse_args()`; the declaration applies to the whole function and precedes its
+  // stores): its stores are also bindings of the module scope, where the other functions that
+  // read the name look, when the module never binds the name itself (added after the pass). A
+  // module-level binding (`global_step = 0`) keeps the readers on it, as before.
+  std::unordered_map<int, std::unordered_set<std::string>> declared_global;
+  std::vector<std::pair<std::string, Binding>> global_stores;
   auto bind = [&](int scope, const std::string& name, Binding b) {
-    if (!name.empty()) scopes_[scope].bindings[name].push_back(std::move(b));
+    if (name.empty()) return;
+    if (scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
+      auto g = declared_global.find(scope);
+      if (g != declared_global.end() && g->second.count(name)) global_stores.emplace_back(name, b);
+    }
+    scopes_[scope].bindings[name].push_back(std::move(b));
   };
   // Binds every identifier in a target pattern.
   std::function<void(Node, int, Binding, int, int)> bind_target_at = [&](Node t, int scope, Binding b, int idx,
@@ -86,6 +98,11 @@ void SemanticModel::collect() {
     base.at = at;
     base.block = range(block);
 
+    if (k == "global_statement" && scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
+      for (Node c : named_children(n))
+        if (is(c, "identifier")) declared_global[scope].insert(std::string(text(c)));
+      continue;
+    }
     if (k == "import_statement") {
       for (auto c : named_children(n)) {
         Binding b = base;
@@ -324,6 +341,11 @@ void SemanticModel::collect() {
       stack.push_back({c, scope, function, child_loop, block});
     });
   }
+  std::unordered_set<std::string> module_bound;
+  for (const auto& [name, b] : global_stores)
+    if (scopes_[0].bindings.count(name)) module_bound.insert(name);
+  for (auto& [name, b] : global_stores)
+    if (!module_bound.count(name)) scopes_[0].bindings[name].push_back(std::move(b));
 }
 
 int SemanticModel::loop_index(Node loop_node) const {

@@ -1624,6 +1624,10 @@ AbstractType TypeInference::call_type(Node call) const {
         if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
         return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
       }
+    // A predicate of a tensor or of what a module holds (`x.is_contiguous()`,
+    // `model.optimizer.param_coordinator.is_invalid_trace()`): a Python bool.
+    if ((recv.kind == Kind::ModuleMember || recv.kind == Kind::Tensor) && meth.substr(0, 3) == "is_")
+      return AbstractType::of(Kind::HostScalar);
     switch (recv.kind) {
       case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
       case Kind::Tensor:

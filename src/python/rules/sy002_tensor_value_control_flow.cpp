@@ -1,4 +1,7 @@
 // SY002: Python control flow on the value of a CUDA tensor.
+#include <algorithm>
+#include <set>
+
 #include "python/rules/common.h"
 #include "python/types.h"
 
@@ -38,6 +41,44 @@ bool used_as_mapping(const Context& ctx, Node cond, std::string_view name) {
   return false;
 }
 
+// Names an `and` chain tests with `isinstance(name, list)` (a builtin host type, or a tuple of
+// them) before reading them: where the later operands run, the name is that host value, so
+// `isinstance(v, list) and v and isinstance(v[0], list)` reads a list's length. Empty when an
+// operator of the chain is not `and`.
+std::vector<std::string_view> host_instances(const Context& ctx, Node c) {
+  std::vector<std::string_view> out;
+  std::vector<Node> stack{unparen(c)};
+  std::vector<Node> operands;
+  while (!stack.empty() && operands.size() < 32) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "boolean_operator")) {
+      if (ctx.text(field(n, "operator")) != "and") return {};
+      stack.push_back(unparen(field(n, "right")));
+      stack.push_back(unparen(field(n, "left")));
+      continue;
+    }
+    operands.push_back(n);
+  }
+  static const std::set<std::string_view> host_types = {"list", "tuple", "dict", "str", "int", "float",
+                                                        "bool", "set", "bytes"};
+  auto host_type = [&](Node t) {
+    t = unparen(t);
+    if (is(t, "identifier")) return host_types.count(ctx.text(t)) > 0;
+    if (!is(t, "tuple") || named_count(t) == 0) return false;
+    for (Node e : named_children(t))
+      if (!is(e, "identifier") || !host_types.count(ctx.text(e))) return false;
+    return true;
+  };
+  for (Node o : operands) {
+    if (!is(o, "call") || ctx.model().callee_name(o) != "builtins.isinstance") continue;
+    auto args = named_children(field(o, "arguments"));
+    if (args.size() == 2 && is(unparen(args[0]), "identifier") && host_type(args[1]))
+      out.push_back(ctx.text(unparen(args[0])));
+  }
+  return out;
+}
+
 // A list, tuple, dict or numpy array by its type: its truth is its length (or, for an array,
 // its host values), whatever tensors it holds (`results if results else COCO()`).
 bool host_container(const SemanticModel& m, Node c) {
@@ -63,8 +104,11 @@ void sy002_tensor_value_control_flow(Context& ctx, Node node) {
     // mapping is a dict's truthiness (the CUDA taint of its values does not make it a tensor).
     std::vector<Node> operands;
     bool_operands(c, operands);
+    auto instances = host_instances(ctx, c);
     for (Node o : operands) {
       if (is(o, "identifier") && used_as_mapping(ctx, c, ctx.text(o))) continue;
+      if (is(o, "identifier") && std::find(instances.begin(), instances.end(), ctx.text(o)) != instances.end())
+        continue;
       if (m.is_cuda(o) && !host_container(m, o)) {
         tensor = true;
         break;
