@@ -225,22 +225,6 @@ std::string SemanticModel::registry_lookup(Node e) const {
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
-  // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a class whose
-  // first base is another module's class: that class's __init__, the arguments bound as a
-  // construction's (`DeepFM(..., device=device)` hands the device on to `BaseModel`).
-  if (is(fn, "attribute") && text(field(fn, "attribute")) == "__init__") {
-    Node obj = unparen(field(fn, "object"));
-    int caller = calls_[ci].caller;
-    if (is(obj, "call") && text(unparen(field(obj, "function"))) == "super" && caller >= 0 &&
-        functions_[caller].klass >= 0 && functions_[caller].name == "__init__") {
-      const auto& bases = classes_[functions_[caller].klass].bases;
-      std::string_view first = bases.empty() ? std::string_view{} : std::string_view(bases[0]);
-      if (!first.empty() && !classes_by_name_.count(std::string(first.substr(first.rfind('.') + 1))))
-        if (const FunctionFacts* base = facts_ ? facts_->callee(bases[0], fact::kClass) : nullptr; base && base->is_class)
-          return bases[0] + ".__init__";
-    }
-    return {};
-  }
   const std::string& q = qualified_name(fn);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
@@ -1045,6 +1029,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     auto& list = hot_self_calls[static_cast<size_t>(functions_[cs.caller].klass)];
     Node fn = unparen(field(cs.call, "function"));
     if (list.size() >= 16 || !is(fn, "attribute") || text(unparen(field(fn, "object"))) != "self") continue;
+    // Under no condition at all: a call the base runs only when a setting allows
+    // (`if opt.debug > 0: self.debug(...)`, the setting unresolved in the base's module) is not
+    // known to run per step.
+    if (!cs.guards.empty()) continue;
     HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
     if (!h.hot || h.every != 0 || h.once_per_epoch || h.flag_guarded) continue;
     std::string meth(text(field(fn, "attribute")));
