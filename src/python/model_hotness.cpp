@@ -934,6 +934,23 @@ void SemanticModel::compute_hot_functions() {
     h.via_module = in->via;
     work.push_back(f);
   }
+  // A method overriding one that a base class of another module calls on `self` once per step
+  // (`Trainer.train_iteration` runs `self.train_step()` in its loop: `SequenceTrainer.train_step`).
+  for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
+    if (hot_function_[f].hot || functions_[f].klass < 0) continue;
+    for (const auto& b : classes_[functions_[f].klass].bases) {
+      if (classes_by_name_.count(std::string(last_part(b)))) continue;
+      const FunctionFacts* base = facts_->callee(b, fact::kClass);
+      if (!base || !base->is_class ||
+          !std::binary_search(base->hot_self_calls.begin(), base->hot_self_calls.end(), functions_[f].name))
+        continue;
+      HotContext& h = hot_function_[f];
+      h.hot = true;
+      h.via_module = b;
+      work.push_back(f);
+      break;
+    }
+  }
   // Seed with call sites in hot loops, then propagate through hot functions.
   // What the call runs: its callees and the closures it hands to a helper that calls them.
   auto visit_site = [&](int ci) {

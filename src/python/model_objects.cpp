@@ -217,6 +217,13 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
         if (FrameworkTable::get().is_prepare_method(m)) return false;
       }
     }
+    if (unknown && is(expr, "attribute") && class_of_self(expr) < 0) {
+      // `dataset.train` of an instance whose class stores a loader there (`self.train =
+      // DataLoader(...)` in its `__init__`, here or in another module).
+      for (Node s : instance_attribute_stores(expr))
+        if (is_loader_impl(s)) return true;
+      if (types_ && types_->type_of(expr).kind == AbstractType::Kind::Loader) return true;
+    }
     if (unknown) {
       // Unresolvable (a parameter without call sites, an attribute of another object): the
       // name is the remaining evidence.
@@ -295,6 +302,9 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   } else if (is(expr, "identifier") || is(expr, "attribute")) {
     for (const auto& v : values(expr))
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr)) add(v.expr);
+    // `dataset.train` after `dataset = Cifar(...)`: what Cifar's initializer stores there.
+    if (is(expr, "attribute"))
+      for (Node s : instance_attribute_stores(expr)) add(s);
     // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
     // prepared train_loader (same workers and pinning).
     // `active_dataloader = train_dl` of such a name: the alias is read at its own binding.

@@ -2,6 +2,7 @@
 // parameters (call sites, defaults, other modules), argparse defaults and attributes.
 #include "python/model_internal.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace stoker::python {
@@ -934,24 +935,67 @@ std::vector<Value> SemanticModel::param_values(int f, int pi) const {
 const std::vector<int>& SemanticModel::constructor_calls(int klass) const {
   auto [it, fresh] = constructor_calls_.try_emplace(klass);
   if (!fresh) return it->second;
-  const Class& k = classes_[klass];
-  for (const Class& other : classes_)
-    for (const std::string& b : other.bases)
-      if (b == k.name || (b.size() > k.name.size() && b.compare(b.size() - k.name.size() - 1, std::string::npos, "." + k.name) == 0))
-        return it->second;
+  // The class and the subclasses here that inherit its __init__ (constructing one runs it); a
+  // subclass with its own __init__ runs it through its `super().__init__(...)`, a call site of
+  // its own (callers()). O(classes x bases) per level, at most kMaxCandidates classes.
+  std::vector<int> classes{klass};
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const std::string& name = classes_[classes[i]].name;
+    for (size_t o = 0; o < classes_.size(); ++o)
+      for (const std::string& b : classes_[o].bases) {
+        if (b != name && !(b.size() > name.size() && b.compare(b.size() - name.size() - 1, std::string::npos, "." + name) == 0))
+          continue;
+        if (classes_[o].methods.count("__init__")) continue;
+        if (std::find(classes.begin(), classes.end(), static_cast<int>(o)) != classes.end()) continue;
+        if (classes.size() >= kMaxCandidates) return it->second;  // too many to follow: none read
+        classes.push_back(static_cast<int>(o));
+      }
+  }
   std::vector<int> out;
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     Node fn = unparen(field(calls_[ci].call, "function"));
-    if (!is(fn, "identifier") || text(fn) != k.name) continue;
+    if (!is(fn, "identifier")) continue;
+    int c = -1;
+    for (int k : classes)
+      if (text(fn) == classes_[k].name) c = k;
+    if (c < 0) continue;
     auto bindings = lookup(text(fn), start(fn));
     if (bindings.empty()) continue;
-    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Class || !same(bindings[0]->value, k.node))
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Class || !same(bindings[0]->value, classes_[c].node))
       return constructor_calls_[klass];  // the name is rebound: some constructions are not read
     out.push_back(static_cast<int>(ci));
   }
   auto& slot = constructor_calls_[klass];
   slot = std::move(out);
   return slot;
+}
+
+std::vector<int> SemanticModel::init_sites(int f) const {
+  const Function& fn = functions_[f];
+  if (fn.klass < 0 || fn.name != "__init__") return callers(f);
+  // `__init__` is called by constructing its class (`Trainer(args)`) and by the initializers of
+  // subclasses (`super().__init__(...)`).
+  std::vector<int> out = callers(f);
+  for (int ci : constructor_calls(fn.klass))
+    if (std::find(out.begin(), out.end(), ci) == out.end()) out.push_back(ci);
+  // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a subclass
+  // here: the arguments bind as a construction's do. O(classes x bases + the subclasses' calls).
+  const std::string& name = classes_[fn.klass].name;
+  for (const Class& sub : classes_) {
+    // Its first base (what `super()` names in the method resolution order).
+    const std::string b = sub.bases.empty() ? std::string{} : sub.bases[0];
+    bool derives = b == name || (b.size() > name.size() && b.compare(b.size() - name.size() - 1, std::string::npos, "." + name) == 0);
+    auto init = derives ? sub.methods.find("__init__") : sub.methods.end();
+    if (init == sub.methods.end()) continue;
+    for (int ci : calls_by_caller_[init->second]) {
+      Node callee = unparen(field(calls_[ci].call, "function"));
+      if (!is(callee, "attribute") || text(field(callee, "attribute")) != "__init__") continue;
+      Node obj = unparen(field(callee, "object"));
+      if (!is(obj, "call") || text(unparen(field(obj, "function"))) != "super") continue;
+      if (std::find(out.begin(), out.end(), ci) == out.end()) out.push_back(ci);
+    }
+  }
+  return out;
 }
 
 std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
@@ -963,7 +1007,7 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
   if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
   // `__init__` is called by constructing its class (`Trainer(args)`).
-  const auto& sites = fn.klass >= 0 && fn.name == "__init__" && callers(f).empty() ? constructor_calls(fn.klass) : callers(f);
+  const std::vector<int> sites = init_sites(f);
   // `torch.multiprocessing.spawn(fn, args=(a, b), nprocs=n)` runs `fn(i, a, b)` in each process:
   // the process index first (process 0 is followed), then the elements of the tuple given (a
   // tuple written out, or the parameter's value stays unknown).
@@ -1061,6 +1105,15 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   std::string key(dest);
   if (auto cached = argparse_cache_.find(key); cached != argparse_cache_.end()) return cached->second;
   auto found = argparse_args_.find(key);
+  if (found == argparse_args_.end()) {
+    // Declared by a parser of another module whose function returns the namespace
+    // (`args = add_args(parser)` with `add_args` in configs.py).
+    out = ext_namespace_values(dest);
+    if (!out.empty()) {
+      argparse_cache_[key] = out;
+      return out;
+    }
+  }
   static const std::vector<Node> kNone;
   for (Node call : found == argparse_args_.end() ? kNone : found->second) {
     Node def = argument(call, -1, "default");
@@ -1081,6 +1134,32 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   }
   if (out.empty()) out.push_back(Value::unknown());
   argparse_cache_[key] = out;
+  return out;
+}
+
+const std::vector<const FunctionFacts*>& SemanticModel::ext_namespaces() const {
+  if (ext_namespaces_built_) return ext_namespaces_;
+  ext_namespaces_built_ = true;
+  if (!facts_) return ext_namespaces_;
+  // O(calls) once: each call naming a function of another module (ext_name_ is filled).
+  for (size_t ci = 0; ci < calls_.size() && ci < ext_name_.size(); ++ci) {
+    if (ext_name_[ci].empty()) continue;
+    const FunctionFacts* f = ext_callee(static_cast<int>(ci), fact::kNamespace);
+    if (!f || !f->returns_namespace || f->namespace_values.empty()) continue;
+    if (std::find(ext_namespaces_.begin(), ext_namespaces_.end(), f) == ext_namespaces_.end() &&
+        ext_namespaces_.size() < 8)
+      ext_namespaces_.push_back(f);
+  }
+  return ext_namespaces_;
+}
+
+std::vector<Value> SemanticModel::ext_namespace_values(std::string_view dest) const {
+  std::vector<Value> out;
+  for (const FunctionFacts* f : ext_namespaces()) {
+    auto at = std::lower_bound(f->namespace_values.begin(), f->namespace_values.end(), dest,
+                               [](const auto& entry, std::string_view d) { return entry.first < d; });
+    if (at != f->namespace_values.end() && at->first == dest) add_values(out, to_values(at->second));
+  }
   return out;
 }
 
@@ -1131,6 +1210,9 @@ bool SemanticModel::namespace_call(Node call) const {
   bool out = false;
   if (method_of(call, src_) == "parse_args") {
     out = parses_command_line(*this, call);
+  } else if (const FunctionFacts* ext = callees(call).empty() ? ext_callee_of(call, fact::kNamespace) : nullptr;
+             ext && ext->returns_namespace) {
+    out = true;  // a function of another module returning its parser's namespace
   } else if (auto targets = callees(call); targets.size() == 1) {
     // `args = parse_args()`: every `return` of the function hands back a namespace.
     const auto& returns = functions_[targets[0]].returns;
@@ -1153,7 +1235,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) con
   // sees one of the stores.
   auto own = attribute_stores_.find(std::string(dest));
   bool stored_only = !sets_defaults_ && !argparse_args_.count(std::string(dest)) && own != attribute_stores_.end() &&
-                     !own->second.empty();
+                     !own->second.empty() && ext_namespace_values(dest).empty();
   std::vector<Value> out = stored_only ? std::vector<Value>{} : argparse_default(dest);
   std::vector<Node> augmented;
   struct Scaled {
@@ -1258,6 +1340,32 @@ int SemanticModel::class_of_self(Node attr) const {
   if (!is(obj, "identifier") || text(obj) != "self") return -1;
   int f = function_at(start(attr));
   return f >= 0 ? functions_[f].klass : -1;
+}
+
+std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
+  Node obj = unparen(field(attr, "object"));
+  if (!is(obj, "identifier") || text(obj) == "self") return {};
+  auto bindings = lookup(text(obj), start(obj));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  std::vector<Node> out;
+  for (const Binding* b : bindings) {
+    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    if (!is(v, "call")) return {};
+    int klass = -1;
+    for (const auto& cv : values(unparen(field(v, "function"))))
+      if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
+        if (auto c = class_by_node_.find(cv.expr.id); c != class_by_node_.end()) klass = c->second;
+    if (klass < 0) return {};
+    auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(attr, "attribute"))));
+    if (indexed == self_assignments_by_key_.end()) return {};
+    for (int ai : indexed->second) {
+      Node v = self_assignments_[ai].second;
+      int f = function_at(start(v));
+      if (f < 0 || !functions_[f].initializer()) return {};  // stored again later: not known
+      if (out.size() < kMaxCandidates) out.push_back(v);
+    }
+  }
+  return out;
 }
 
 std::vector<Value> SemanticModel::attribute_values(Node attr) const {
@@ -1420,9 +1528,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     const Param& p = fn.params[b->param_index];
     if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return unknown;
     int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
-    const auto& sites = fn.klass >= 0 && fn.name == "__init__" && callers(b->function).empty()
-                            ? constructor_calls(fn.klass)
-                            : callers(b->function);
+    const std::vector<int> sites = init_sites(b->function);
     bool default_used = sites.empty();
     if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kElemValues)) {  // other modules
       if (sites.empty()) default_used = false;

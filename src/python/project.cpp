@@ -110,7 +110,10 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
     }
   }
   if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
-  if (fields & fact::kResult) o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
+  if (fields & fact::kResult) {
+    o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
+    for (const auto& a : x.attrs_fed) o += '.' + a;
+  }
   if (fields & fact::kCalled) o += x.called ? 'C' : '-';
   return o;
 }
@@ -138,6 +141,15 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
   if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
+  if (fields & fact::kNamespace) {
+    o += x.returns_namespace ? "N" : "-";
+    for (const auto& [dest, vs] : x.namespace_values) {
+      o += "|" + dest;
+      for (const auto& v : vs)
+        o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+             ":" + v.s + ":" + (v.b ? "1" : "0");
+    }
+  }
   if (fields & fact::kConstValues)
     for (const auto& v : x.const_values)
       o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
@@ -162,6 +174,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
          std::to_string(x.iter_device);
     for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
     if (!x.framework.empty()) o += "|F" + x.framework;
+    for (const auto& h : x.hot_self_calls) o += "|h" + h;
   }
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
@@ -640,11 +653,25 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a loader kept on an instance whose attribute such a loop iterates.
+      if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A class called: its __init__ receives the arguments.
       std::string receiver = local;
-      if (ff->method && local.find('.') == std::string::npos) receiver = local + ".__init__";
-      if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, tm, receiver});
-      Incoming& in = incoming_[tm][receiver];
+      int rm = tm;                   // the receiving function's module
+      const FunctionFacts* rf = ff;  // whose parameters the arguments bind to
+      if (ff->method && local.find('.') == std::string::npos) {
+        receiver = local + ".__init__";
+        // A class that does not define __init__ constructs through the one it inherits (a base
+        // here or in a third module: `SequenceTrainer(model=...)` runs `Trainer.__init__`).
+        if (!function(tm, receiver))
+          if (auto r = resolve(tm, layout_.name(tm) + "." + receiver); r && function(r->first, r->second)) {
+            rm = r->first;
+            receiver = r->second;
+            rf = function(rm, receiver);
+          }
+      }
+      if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, rm, receiver});
+      Incoming& in = incoming_[rm][receiver];
       IncomingCalls& c = in.calls;
       if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
       c.called = true;
@@ -652,19 +679,23 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
       c.result_per_epoch |= oc.result_per_epoch;
+      for (const auto& a : oc.attrs_fed)
+        if (auto at = std::lower_bound(c.attrs_fed.begin(), c.attrs_fed.end(), a);
+            (at == c.attrs_fed.end() || *at != a) && c.attrs_fed.size() < kMaxFedAttrs)
+          c.attrs_fed.insert(at, a);
       // Arguments to parameters, as Python binds them.
-      const auto& params = ff->params;
+      const auto& params = rf->params;
       in.params.resize(params.size());
       std::vector<char> keyword_used(oc.keywords.size(), 0);
       size_t named_positional = 0;
       for (size_t i = 0; i < params.size(); ++i) {
         const ParamSummary& p = params[i];
-        if (ff->method && i == 0) continue;  // self
+        if (rf->method && i == 0) continue;  // self
         if (p.star || p.double_star) continue;
         ArgFacts got;
         bool found = false;
         const TaintSources* follows = nullptr;
-        size_t pos = i - (ff->method ? 1 : 0);
+        size_t pos = i - (rf->method ? 1 : 0);
         if (!p.keyword_only) {
           ++named_positional;
           if (pos < oc.positional.size()) {
@@ -681,7 +712,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             if (k < oc.keyword_follow.size()) follows = &oc.keyword_follow[k];
           }
         if (follows && !follows->empty() && !oc.caller.empty())
-          taint.args.push_back({static_cast<int>(m), &oc.caller, ci, tm, receiver, i, follows});
+          taint.args.push_back({static_cast<int>(m), &oc.caller, ci, rm, receiver, i, follows});
         if (!found) {
           if (oc.splat) {
             got.passed = true;
@@ -694,7 +725,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         }
         in.params[i].join(got);
         if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(got);
-        if (got.cuda || got.device_cuda) cuda_[tm] = 1;
+        if (got.cuda || got.device_cuda) cuda_[tm] = cuda_[rm] = 1;
       }
       for (size_t i = 0; i < params.size(); ++i) {
         const ParamSummary& p = params[i];
@@ -712,7 +743,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         }
         if (!p.star && !p.double_star) continue;
         in.params[i].join(rest);
-        if (rest.cuda || rest.device_cuda) cuda_[tm] = 1;
+        if (rest.cuda || rest.device_cuda) cuda_[tm] = cuda_[rm] = 1;
       }
       }
     }
@@ -826,6 +857,11 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
   if (a.const_values != b.const_values) a.const_values.clear();
   a.loader_class = a.loader_class && b.loader_class;
+  if (a.hot_self_calls != b.hot_self_calls) a.hot_self_calls.clear();
+  if (a.returns_namespace != b.returns_namespace || a.namespace_values != b.namespace_values) {
+    a.returns_namespace = false;
+    a.namespace_values.clear();
+  }
   if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||
       a.dep_cuda != b.dep_cuda || a.dep_uses != b.dep_uses || a.params != b.params)
     a.dep_known = false;
@@ -1324,12 +1360,15 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
       ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch});
     json attrs = json::array();
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
+    json ns = json::array();
+    for (const auto& [dest, vs] : f.namespace_values) ns.push_back({dest, const_json(vs)});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
-                   const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework});
+                   const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
+                   f.hot_self_calls});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1344,7 +1383,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     }
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
-                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows});
+                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows, c.attrs_fed});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -1402,6 +1441,9 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.loader_class = f.at(38);
       ff.returns_first_item = f.at(39).get<bool>();
       ff.ret_framework = f.at(40).get<std::string>();
+      ff.returns_namespace = f.at(41).get<bool>();
+      for (const auto& d : f.at(42)) ff.namespace_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
+      ff.hot_self_calls = f.at(43).get<std::vector<std::string>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
@@ -1433,6 +1475,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       oc.result_per_epoch = c.at(16);
       for (const auto& t : c.at(17).at(0)) oc.positional_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
       for (const auto& t : c.at(17).at(1)) oc.keyword_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
+      if (c.size() > 18) oc.attrs_fed = c.at(18).get<std::vector<std::string>>();
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

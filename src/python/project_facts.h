@@ -74,6 +74,10 @@ struct IncomingCalls {
   // the caller hands it to: bit i element i of a returned tuple (`train_loader, val_loader =
   // get_loaders()`), kWholeResult the result itself.
   unsigned result_per_epoch = 0;
+  // Attributes of the instance it constructs (a class called: its `__init__`) that a hot loop
+  // of the caller's module iterates (`for batch in dataset.train` after `dataset = Cifar(...)`),
+  // sorted, at most kMaxFedAttrs: a loader `__init__` stores there feeds training.
+  std::vector<std::string> attrs_fed;
   std::string via;              // "engine.py:12": the first hot call site, for the message
   bool operator==(const IncomingCalls&) const = default;
 };
@@ -155,6 +159,10 @@ struct FunctionFacts {
   // A method: the methods it calls on `self` (at most 16, in order): through an instance of a
   // subclass of another module they run the subclass's overrides.
   std::vector<std::string> self_calls;
+  // A "Class" entry: the methods its methods call on `self` once per step, unamortized (in a hot
+  // loop or a hot method: `for _ in range(n): self.train_step()`), sorted, at most 16: a subclass
+  // of another module overriding one (`SequenceTrainer.train_step`) runs it per step. Read with kClass.
+  std::vector<std::string> hot_self_calls;
   // A module-level name bound once to a dict display whose values all name classes (`factory =
   // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
   // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).
@@ -191,6 +199,13 @@ struct FunctionFacts {
   // What its returns' CUDA taint follows when `returns_cuda` is false (TaintSources): the
   // FactsTable sets `returns_cuda` when a source becomes CUDA, in the same table.
   TaintSources returns_follow;
+  // Every return is an argparse namespace (`args = parser.parse_args(); ...; return args` in a
+  // `configs.add_args(parser)` helper): the values of each attribute its module's parsers declare
+  // (defaults joined with the module's stores into namespaces), sorted by name, at most
+  // kMaxNamespaceDests, so that `args = add_args(parser)` in another module reads
+  // `args.train_batch_size`.
+  bool returns_namespace = false;
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> namespace_values;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -214,7 +229,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kReturnDep = 4096,  // dep_*
                    kDevKind = 8192,    // devkind
                    kConstValues = 16384,  // const_values
-                   kLoaderClass = 32768;  // loader_class
+                   kLoaderClass = 32768,  // loader_class
+                   kNamespace = 65536;    // returns_namespace, namespace_values
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -261,6 +277,8 @@ class ExternalFacts {
 };
 
 constexpr size_t kMaxAttributeNames = 8192;
+constexpr size_t kMaxFedAttrs = 8;  // IncomingCalls::attrs_fed
+constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
 constexpr unsigned kWholeResult = 1u << 31;
@@ -294,6 +312,7 @@ struct OutgoingCall {
   bool in_loop = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
   unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
+  std::vector<std::string> attrs_fed;  // IncomingCalls::attrs_fed: `obj.attr` of the result iterated hot
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its

@@ -41,6 +41,8 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   kwargs_cache_.clear();
   argparse_cache_.clear();
   namespace_cache_.clear();
+  ext_namespaces_.clear();
+  ext_namespaces_built_ = false;
   index_calls();
   // Values read while calls were being resolved saw only part of the call sites (a parameter's
   // values come from its callers): computed again from here on.
@@ -74,6 +76,8 @@ void SemanticModel::clear_memos() {
   kwargs_cache_.clear();
   argparse_cache_.clear();
   namespace_cache_.clear();
+  ext_namespaces_.clear();
+  ext_namespaces_built_ = false;
   cuda_cache_.clear();
   cuda_bool_cache_.clear();
   batch_cache_.clear();

@@ -474,6 +474,7 @@ class SemanticModel {
   // sites of its `__init__`; empty when a class of the file derives from it (its constructions
   // and `super().__init__` calls would pass other values).
   const std::vector<int>& constructor_calls(int klass) const;
+  std::vector<int> init_sites(int f) const;  // callers(f), and for an __init__ its class's constructions
   mutable std::unordered_map<int, std::vector<int>> constructor_calls_;
   // Visits (call index, parameter) for each parameter of another module's function, iterated in
   // a hot loop there, that a call here passes the loader to; stops when `visit` returns true.
@@ -582,6 +583,9 @@ class SemanticModel {
   bool is_module_uncached(Node expr) const;
   bool is_optimizer_value(Node expr) const;
   int class_of_self(Node attr) const;
+  // `obj.attr` where every binding of `obj` builds an instance of a class of this file
+  // (`dataset = Cifar(...)`): the values its initializers store in `self.attr`; empty otherwise.
+  std::vector<Node> instance_attribute_stores(Node attr) const;
   // Applies the guards from index `from` on to `ctx` (amortization, once-per-epoch, flags).
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
@@ -660,6 +664,13 @@ class SemanticModel {
   std::unordered_map<std::string, std::vector<std::pair<Node, Node>>> attribute_stores_;
   bool sets_defaults_ = false;  // some `parser.set_defaults(...)`: defaults of dests no add_argument declares
   mutable std::unordered_map<const void*, char> namespace_cache_;  // call id -> 0 no, 1 yes, 2 in progress
+  // The facts of other modules' functions this module calls that return argparse namespaces
+  // (FunctionFacts::returns_namespace), at most 8; built on first use.
+  mutable std::vector<const FunctionFacts*> ext_namespaces_;
+  mutable bool ext_namespaces_built_ = false;
+  const std::vector<const FunctionFacts*>& ext_namespaces() const;
+  // The values another module's namespace function gives `dest` (empty: none declares it).
+  std::vector<Value> ext_namespace_values(std::string_view dest) const;
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> subscript_augmented_;    // `d["k"] += v` statements

@@ -471,6 +471,22 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
     for (Node r : functions_[f].returns)
       for (Node o : loader_origins(r))
         if (same(o, loader_call)) return true;
+  // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
+  // `Cifar.__init__`) whose attribute a hot loop of another module iterates (`for batch in
+  // dataset.train` after `dataset = Cifar(...)`).
+  if (f >= 0 && functions_[f].klass >= 0 && functions_[f].initializer()) {
+    const std::string& cls = classes_[functions_[f].klass].name;
+    if (const IncomingCalls* ctor = facts_->incoming(cls + ".__init__", fact::kResult))
+      for (const auto& a : ctor->attrs_fed) {
+        auto indexed = self_assignments_by_key_.find(cls + "." + a);
+        if (indexed == self_assignments_by_key_.end()) continue;
+        for (int ai : indexed->second) {
+          if (function_at(start(self_assignments_[ai].second)) != f) continue;
+          for (Node o : loader_origins(self_assignments_[ai].second))
+            if (same(o, loader_call)) return true;
+        }
+      }
+  }
   // Returned (as the result or as an element of a returned tuple) to callers that hand it to a
   // function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
   // `train(epoch, train_loader)` in an epoch loop.
@@ -807,6 +823,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   std::vector<std::vector<char>> hot_param(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) hot_param[f].assign(functions_[f].params.size(), 0);
   std::unordered_set<const void*> iterated_calls;
+  // Per call that builds an instance (`dataset = Cifar(...)`): the attributes of it a hot loop
+  // iterates (`for batch in dataset.train`), for the class's module (IncomingCalls::attrs_fed).
+  std::unordered_map<const void*, std::vector<std::string>> attrs_iterated;
   // Nodes traced from the current root: each once (a union of parameters), so a trace is linear
   // in the nodes it reaches however the bindings and attributes fan out.
   std::unordered_set<const void*> traced;
@@ -837,6 +856,17 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (indexed != self_assignments_by_key_.end())
         for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
       if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
+    } else if (Node obj = is(e, "attribute") ? unparen(field(e, "object")) : Node{}; is(obj, "identifier")) {
+      // `dataset.train` after `dataset = Cifar(...)`: an attribute of the instance a call built.
+      auto bindings = lookup(text(obj), start(obj));
+      if (bindings.size() > kMaxCandidates) return;
+      for (const Binding* b : bindings)
+        if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
+          auto& names = attrs_iterated[unparen(b->value).id];
+          std::string a(text(field(e, "attribute")));
+          if (std::find(names.begin(), names.end(), a) == names.end() && names.size() < kMaxFedAttrs)
+            names.push_back(std::move(a));
+        }
     }
   };
   // Iterated per epoch: by a hot loop nested in another loop of its function, or through a call
@@ -959,9 +989,54 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.params = params_of(static_cast<int>(f));
     facts.batch_size_param = batch_size_param(static_cast<int>(f));
     facts.returns_first_item = returns_first_item(static_cast<int>(f));
+    // Every return an argparse namespace (`return parser.parse_args()` in a `configs.add_args(parser)`
+    // helper): the values of the attributes this module's parsers declare travel with it.
+    if (!argparse_args_.empty() && !functions_[f].returns.empty()) {
+      bool ns = true;
+      for (Node r : functions_[f].returns) {
+        auto vs = values(r);
+        ns = ns && !vs.empty();
+        for (const auto& v : vs) ns = ns && namespace_value(v);
+        if (!ns) break;
+      }
+      if (ns) {
+        facts.returns_namespace = true;
+        std::vector<std::string> dests;
+        for (const auto& [dest, calls] : argparse_args_) dests.push_back(dest);
+        std::sort(dests.begin(), dests.end());
+        if (dests.size() > kMaxNamespaceDests) dests.resize(kMaxNamespaceDests);
+        for (const auto& dest : dests) {
+          // Only `default=` values travel (the resolved-value form of rules.md): a flag's
+          // implicit default (`action="store_true"`, `--do_train`) is the run's choice there.
+          bool explicit_default = true;
+          for (Node call : argparse_args_.at(dest)) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+          std::vector<ScalarFact> vs;
+          if (!explicit_default) vs.push_back(ScalarFact{});
+          else
+            for (const auto& v : namespace_attribute(dest)) vs.push_back(to_scalar_fact(v));
+          facts.namespace_values.push_back({dest, std::move(vs)});
+        }
+      }
+    }
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     if (!facts.returns_cuda) returns_follow_of.push_back({static_cast<int>(f), out.functions.size()});
     out.functions.push_back({std::move(name), std::move(facts)});
+  }
+  // The methods each class's methods call on `self` once per step, unamortized: O(calls).
+  std::vector<std::vector<std::string>> hot_self_calls(classes_.size());
+  for (const CallSite& cs : calls_) {
+    if (cs.caller < 0 || functions_[cs.caller].klass < 0 || cs.lambda_depth > 0) continue;
+    auto& list = hot_self_calls[static_cast<size_t>(functions_[cs.caller].klass)];
+    Node fn = unparen(field(cs.call, "function"));
+    if (list.size() >= 16 || !is(fn, "attribute") || text(unparen(field(fn, "object"))) != "self") continue;
+    // Under no condition at all: a call the base runs only when a setting allows
+    // (`if opt.debug > 0: self.debug(...)`, the setting unresolved in the base's module) is not
+    // known to run per step.
+    if (!cs.guards.empty()) continue;
+    HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
+    if (!h.hot || h.every != 0 || h.once_per_epoch || h.flag_guarded) continue;
+    std::string meth(text(field(fn, "attribute")));
+    if (std::find(list.begin(), list.end(), meth) == list.end()) list.push_back(std::move(meth));
   }
   // A module-level class: calling it constructs an instance (its __init__'s parameters).
   for (size_t c = 0; c < classes_.size(); ++c) {
@@ -976,6 +1051,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
     facts.registry = registry_of(classes_[c].node);
     facts.loader_class = loader_class(static_cast<int>(c));
+    facts.hot_self_calls = hot_self_calls[c];
+    std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
   // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":
@@ -1144,6 +1221,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
       if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
+      if (auto it = attrs_iterated.find(cs.call.id); it != attrs_iterated.end()) {
+        oc.attrs_fed = it->second;
+        std::sort(oc.attrs_fed.begin(), oc.attrs_fed.end());
+      }
       ArgNodes nodes;
       nodes.caller = cs.caller;
       for (auto a : named_children(field(cs.call, "arguments"))) {

@@ -157,10 +157,15 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   k.attrs.push_back({"device", 9, 2});
   k.loader_class = true;  // a DataLoader subclass built from its constructor's arguments
   k.returns_first_item = true;  // a collate_fn returning examples[0]
+  k.hot_self_calls.push_back("train_step");  // its loop runs `self.train_step()` per step
   s.functions.push_back({"Prefetcher", k});
   python::FunctionFacts constant;  // a module-level constant (`num_workers = 0`)
   constant.const_values.push_back({python::ScalarFact::Kind::Int, 0});
   s.functions.push_back({"num_workers", constant});
+  python::FunctionFacts parse;  // `def add_args(parser): ...; return parser.parse_args()`
+  parse.returns_namespace = true;
+  parse.namespace_values.push_back({"batch_size", {{python::ScalarFact::Kind::Int, 8}}});
+  s.functions.push_back({"add_args", parse});
   s.module_stores.push_back("config.batch_size");
   s.module_reads.push_back("config.num_workers");
   s.imports.push_back({"fit", ".loop.fit"});
@@ -173,6 +178,7 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   a.values.push_back({python::ScalarFact::Kind::Int, 3});
   c.positional.push_back(a);
   c.keywords.push_back({"x", a});
+  c.attrs_fed.push_back("train");  // `for batch in meter.train` of the instance it builds
   s.calls.push_back(c);
   python::QueryLog q;
   q["ctrain#0"] = {python::ModuleEnv::Query{'c', "train", 0}, "null"};
@@ -180,15 +186,17 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   python::ModuleSummary back;
   python::QueryLog qback;
   REQUIRE(python::parse_module_state(text, back, qback));
-  CHECK(back.functions.size() == 3);
+  CHECK(back.functions.size() == 4);
   CHECK(back.functions[0].second == f);
   CHECK(back.functions[1].second == k);
   CHECK(back.functions[2].second == constant);
+  CHECK(back.functions[3].second == parse);
   CHECK(back.module_stores == s.module_stores);
   CHECK(back.module_reads == s.module_reads);
   CHECK(back.star_imports == s.star_imports);
   CHECK(back.calls.size() == 1);
   CHECK(back.calls[0].positional[0] == a);
+  CHECK(back.calls[0].attrs_fed == c.attrs_fed);
   CHECK(back.imports == s.imports);
   CHECK(qback.size() == 1);
   CHECK_FALSE(python::parse_module_state("{}", back, qback));
