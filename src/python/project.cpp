@@ -59,7 +59,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
-  if (fields & fact::kBatch) o += x.batch ? 'b' : '-';
+  if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
     if (!x.elems_mixed)
@@ -138,6 +138,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
   if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
+  if (fields & fact::kReturnsMask) o += x.returns_mask ? "M" : "-";
   if (fields & fact::kConstValues)
     for (const auto& v : x.const_values)
       o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
@@ -1284,7 +1285,7 @@ json arg_json(const ArgFacts& a) {
   json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch};
+          a.batch, a.step};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1309,6 +1310,7 @@ ArgFacts arg_from(const json& j) {
   a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
   scalars(j.at(18), a.elem_values);
   a.batch = j.at(19);
+  a.step = j.at(20);
   return a;
 }
 }  // namespace
@@ -1326,7 +1328,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
-                   const_json(f.const_values), f.loader_class, f.returns_first_item});
+                   const_json(f.const_values), f.loader_class, f.returns_first_item, f.returns_mask});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1398,6 +1400,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.const_values = const_parse(f.at(37));
       ff.loader_class = f.at(38);
       ff.returns_first_item = f.at(39).get<bool>();
+      ff.returns_mask = f.at(40).get<bool>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
