@@ -872,7 +872,15 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
     Node dtype = argument(expr, -1, "dtype");
     if (starts_with(q, "torch.") && !is_null(dtype)) return qualified_name(unparen(dtype)) == "torch.bool";
     if (torch_bool_fn(q)) return true;
-    if (!is(fn, "attribute")) return false;
+    if (!is(fn, "attribute") || !callees(expr).empty()) {
+      // A function here, or of another module, whose every return holds booleans
+      // (`mask_from_frac_lengths(lens, frac)`).
+      auto targets = callees(expr);
+      if (targets.size() == 1) return returns_mask(targets[0], depth + 1);
+      if (!targets.empty()) return false;
+      const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsMask);
+      return ext && !ext->is_class && ext->returns_mask;
+    }
     std::string_view dt = conversion_dtype(expr);
     if (!dt.empty()) return dt == "bool";
     auto meth = text(field(fn, "attribute"));
@@ -894,6 +902,16 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
     return true;
   }
   return false;
+}
+
+// Every return of function `f` holds booleans by its expression; O(returns), at most 8 calls deep.
+bool SemanticModel::returns_mask(int f, int depth) const {
+  if (f < 0 || depth > 8) return false;
+  const Function& fn = functions_[f];
+  if (fn.returns.empty() || fn.returns.size() > 16 || fn.name == "__init__") return false;
+  for (Node r : fn.returns)
+    if (!holds_bools(r, depth + 1)) return false;
+  return true;
 }
 
 bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
@@ -921,6 +939,10 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
     if (torch_bool_fn(q) || einx_bool_op(q)) return is_cuda_impl(expr);
+    // A function of another module whose every return holds booleans, on CUDA by its facts.
+    if (!is(fn, "attribute") && callees(expr).empty())
+      if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsMask); ext && !ext->is_class && ext->returns_mask)
+        return is_cuda_impl(expr);
     // Joining masks: a mask when every part is one (a mask stacked with an index tensor is
     // promoted to the index's dtype).
     static const std::set<std::string, std::less<>> joins = {
@@ -1258,14 +1280,53 @@ bool SemanticModel::batch_through_helper(Node call) const {
   }
   if (!targets.empty()) return false;
   const FunctionFacts* ext = ext_callee_of(call, fact::kReturnDep);
-  if (!ext || !ext->dep_known || ext->is_class) return false;
-  for (const auto& [i, device] : ext->dep_uses) {
-    (void)device;
-    if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
-    const ParamSummary& p = ext->params[static_cast<size_t>(i)];
-    if (p.star || p.double_star) continue;
-    Node a = argument(call, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
-    if (!is_null(a) && is_batch_impl(a)) return true;
+  if (ext && ext->dep_known && !ext->is_class)
+    for (const auto& [i, device] : ext->dep_uses) {
+      (void)device;
+      if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
+      const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+      if (p.star || p.double_star) continue;
+      Node a = argument(call, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+      if (!is_null(a) && is_batch_impl(a)) return true;
+    }
+  // A function of another module whose every return is a CPU tensor by its types, handed the
+  // step's data (`list_str_to_idx(text, vocab)` with `text` the batch's strings: a tensor of
+  // the batch's tokens built on the host on every step).
+  ext = ext_callee_of(call, fact::kReturnType);
+  if (!ext || ext->is_class || ext->ret_kind != static_cast<int>(AbstractType::Kind::Tensor) ||
+      ext->ret_device != static_cast<int>(TypeDevice::Cpu))
+    return false;
+  Node args = field(call, "arguments");
+  if (is_null(args)) return false;
+  for (Node a : named_children(args)) {
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    else if (is(a, "list_splat") || is(a, "dictionary_splat")) continue;
+    if (!is_null(a) && !is(a, "comment") && is_step_data(a)) return true;
+  }
+  return false;
+}
+
+bool SemanticModel::is_step_data(Node expr) const { return step_data_at(expr, 0); }
+
+// O(bindings of the names on the way, at most 4 names deep).
+bool SemanticModel::step_data_at(Node expr, int depth) const {
+  if (is_batch_impl(expr)) return true;
+  expr = unparen(expr);
+  for (int guard = 0; guard < 8 && (is(expr, "subscript") || is(expr, "attribute")); ++guard)
+    expr = is(expr, "subscript") ? unparen(field(expr, "value")) : unparen(field(expr, "object"));
+  if (!is(expr, "identifier") || depth > 4) return false;
+  for (const Binding* b : lookup(text(expr), start(expr))) {
+    // The target of a loop over a loader, prepared by a framework too (device batches).
+    if (b->kind == Binding::Kind::LoopTarget && types_ && !is_null(b->value) && types_->is_loader_iteration(b->value))
+      return true;
+    // A name bound to (part of) the step's data: `x, y = batch`, `text_inputs = batch["text"]`.
+    if (b->kind == Binding::Kind::Assign && !is_null(b->value) && !same(unparen(b->value), expr) &&
+        step_data_at(b->value, depth + 1))
+      return true;
+    if (b->kind != Binding::Kind::Param || !facts_) continue;
+    const Function& fn = functions_[b->function];
+    if (fn.params[b->param_index].is_variadic || (fn.klass >= 0 && b->param_index == 0)) continue;
+    if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->step) return true;
   }
   return false;
 }

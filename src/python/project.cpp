@@ -59,7 +59,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
   if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
-  if (fields & fact::kBatch) o += x.batch ? 'b' : '-';
+  if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
     if (!x.elems_mixed)
@@ -150,6 +150,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
              ":" + v.s + ":" + (v.b ? "1" : "0");
     }
   }
+  if (fields & fact::kReturnsMask) o += x.returns_mask ? "M" : "-";
   if (fields & fact::kConstValues)
     for (const auto& v : x.const_values)
       o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
@@ -1323,7 +1324,7 @@ json arg_json(const ArgFacts& a) {
   json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch};
+          a.batch, a.step};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1348,6 +1349,7 @@ ArgFacts arg_from(const json& j) {
   a.elem_types = j.at(17).get<std::vector<std::pair<int, int>>>();
   scalars(j.at(18), a.elem_values);
   a.batch = j.at(19);
+  a.step = j.at(20);
   return a;
 }
 }  // namespace
@@ -1368,7 +1370,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls});
+                   f.hot_self_calls, f.returns_mask});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1444,6 +1446,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_namespace = f.at(41).get<bool>();
       for (const auto& d : f.at(42)) ff.namespace_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
       ff.hot_self_calls = f.at(43).get<std::vector<std::string>>();
+      ff.returns_mask = f.at(44).get<bool>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

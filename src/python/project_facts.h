@@ -32,6 +32,7 @@ struct ArgFacts {
   bool loader = false;     // a data loader (or an iteration wrapper of one)
   bool device_cuda = false;  // a device that may be CUDA
   bool batch = false;        // a host batch (SemanticModel::is_batch_value, not CUDA by its taint)
+  bool step = false;         // the step's data, a batch or part of one on any device (is_step_data)
   // By the caller's abstract types (python/types.h), stronger than `cuda` (the CUDA taint):
   bool tensor = false;   // some call site passes a tensor that may be on CUDA
   bool untyped = false;  // some call site passes a value of another known type (a host value...)
@@ -174,6 +175,11 @@ struct FunctionFacts {
   // Every return is its first parameter's element 0 (`return examples[0]`: a collate_fn, or a
   // class's `__call__`, over a dataset whose items are whole batches). Read with kBatchSize.
   bool returns_first_item = false;
+  // Every return is a tensor of booleans by its expression (SemanticModel::holds_bools: a
+  // comparison, `&` of masks, a call of a function here returning one), whatever its device:
+  // `rand_span_mask = mask_from_frac_lengths(lens, frac)` of another module is a mask, on CUDA
+  // when the call is. Read with kReturnsMask.
+  bool returns_mask = false;
   // How the return depends on the parameters (python/types.h ReturnDependence), so that a call in
   // another module is typed with its own arguments: `dep_known`; the type (kind and device as
   // numbers, Bottom none) and CUDA taint of the part independent of the arguments; per parameter
@@ -230,7 +236,8 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kDevKind = 8192,    // devkind
                    kConstValues = 16384,  // const_values
                    kLoaderClass = 32768,  // loader_class
-                   kNamespace = 65536;    // returns_namespace, namespace_values
+                   kNamespace = 65536,    // returns_namespace, namespace_values
+                   kReturnsMask = 131072;  // returns_mask
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the

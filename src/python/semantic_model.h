@@ -353,6 +353,10 @@ class SemanticModel {
   bool is_module(Node expr) const { return is_module_value(expr); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
+  // The step's data on any device: a batch (is_batch_value), or a parameter that another
+  // module's calls hand the step's data (ArgFacts::step), read through subscripts and attributes.
+  bool is_step_data(Node expr) const;
+  bool step_data_at(Node expr, int depth) const;
   // A CPU tensor a loop fetches from a project data source object (model_devices.cpp).
   bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
@@ -470,6 +474,7 @@ class SemanticModel {
   // The parameter of function f that is the batch size of every batch sampler it returns, or -1.
   int batch_size_param(int f) const;
   bool returns_first_item(int f) const;  // every return is `param[0]` of its first parameter
+  bool returns_mask(int f, int depth) const;  // every return holds booleans (holds_bools)
   // The calls of this file constructing class `klass` by its name (`Trainer(args)`), the call
   // sites of its `__init__`; empty when a class of the file derives from it (its constructions
   // and `super().__init__` calls would pass other values).

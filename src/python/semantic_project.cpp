@@ -120,6 +120,7 @@ void ArgFacts::join(const ArgFacts& o) {
   module |= o.module;
   loader |= o.loader;
   batch |= o.batch;
+  step |= o.step;
   device_cuda |= o.device_cuda;
   tensor |= o.tensor;
   untyped |= o.untyped;
@@ -1018,6 +1019,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         }
       }
     }
+    facts.returns_mask = returns_mask(static_cast<int>(f), 0);
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
     if (!facts.returns_cuda) returns_follow_of.push_back({static_cast<int>(f), out.functions.size()});
     out.functions.push_back({std::move(name), std::move(facts)});
@@ -1125,6 +1127,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.module = is_module_value(a);
     f.loader = is_loader_impl(a);
     f.batch = is_batch_impl(a) && !is_cuda(a);
+    f.step = is_step_data(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
     AbstractType t = types().type_of(a);
     f.module |= t.kind == AbstractType::Kind::Module;  // `model` after `model = model.to(device)`

@@ -1036,6 +1036,22 @@ AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) 
   if (named_count(annotation) == 1) annotation = named_child(annotation, 0);
   const std::string& q = m_.qualified_name(annotation);
   if (q == "torch.nn.Module" || q == "torch.nn.modules.module.Module") return AbstractType::of(Kind::Module);
+  // `model: CFM`: annotated with a project class, of this module or of another (no call site
+  // analyzed tells: the script building it is outside the analysis), an instance of it.
+  if (is(annotation, "identifier") || is(annotation, "attribute")) {
+    int klass = -1;
+    if (is(annotation, "identifier")) {
+      auto named = m_.classes_by_name_.find(std::string(text(annotation, m_.src())));
+      if (named != m_.classes_by_name_.end() && named->second.size() == 1 &&
+          m_.scopes_[m_.classes()[named->second[0]].scope].parent == 0)
+        klass = named->second[0];
+    }
+    if (klass == -1 && m_.facts_ && !q.empty()) klass = ext_class_index(q);
+    if (klass != -1) {
+      AbstractType inst = instance_type(klass, TypeDevice::Unresolved);
+      if (inst.kind == Kind::Module || inst.kind == Kind::Object) return inst;
+    }
+  }
   return t;
 }
 
@@ -1500,6 +1516,13 @@ AbstractType TypeInference::call_type(Node call) const {
       return AbstractType::of(Kind::Module);
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
+    // Padding a sequence of tensors gives one tensor on their device (`pad_sequence([torch.tensor(ids)
+    // for ids in batch])`: a CPU tensor).
+    if (q == "torch.nn.utils.rnn.pad_sequence") {
+      AbstractType a = value(m_.argument(call, 0, "sequences"), Path{});
+      if ((a.kind == Kind::HostContainer || a.kind == Kind::Tensor) && a.device != TypeDevice::Unresolved)
+        return AbstractType::of(Kind::Tensor, a.device);
     }
     // A factory given a device that is the CPU (`torch.zeros(n, device=t.device)` of a CPU t).
     if (starts_with(q, "torch.") && last_part(q) != "device") {
