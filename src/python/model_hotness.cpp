@@ -746,7 +746,8 @@ bool SemanticModel::in_uncalled_function(int f) const {
   // Any other mention of the name as a word not after a dot (`f`, `target=f`, `"f"`) counts;
   // a docstring, a comment or `__all__` (an export: another module's call of it is known
   // through incoming()) does not.
-  if (mentioned_here(functions_[f].name, start(field(functions_[f].node, "name")), false)) return false;
+  const uint32_t name_at = start(field(functions_[f].node, "name"));
+  if (mentioned_here(functions_[f].name, name_at, name_at + 1, false)) return false;
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   if (in && in->called) return false;
   // A function of a script no other module names (not imported: an entry point, whose
@@ -760,10 +761,11 @@ bool SemanticModel::in_uncalled_function(int f) const {
   return facts_->word_mentioned(stem);
 }
 
-bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_at, bool after_dot) const {
+bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_from, uint32_t except_to,
+                                   bool after_dot) const {
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
-    if (at == except_at) continue;
+    if (at >= except_from && at < except_to) continue;
     if (at > 0 && (word(src_[at - 1]) || (!after_dot && src_[at - 1] == '.'))) continue;
     if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
     if (inert_text_at(static_cast<uint32_t>(at))) continue;
@@ -831,18 +833,7 @@ bool SemanticModel::unreferenced_class(int k) const {
   if (reads_own_namespace_) return answer(false);
   // A mention inside the class itself (`super(Cls, self).__init__()`, `Cls.helper(x)` in a
   // method) runs only once something else has found the class: it does not count.
-  {
-    auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-    const uint32_t from = start(c.node), to = ts_node_end_byte(c.node);
-    const std::string_view name = c.name;
-    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
-      if (at >= from && at < to) continue;
-      if (at > 0 && word(src_[at - 1])) continue;
-      if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
-      if (inert_text_at(static_cast<uint32_t>(at))) continue;
-      return answer(false);
-    }
-  }
+  if (mentioned_here(c.name, start(c.node), ts_node_end_byte(c.node), true)) return answer(false);
   return answer(!facts_->word_mentioned(c.name));
 }
 

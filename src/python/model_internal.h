@@ -20,6 +20,12 @@ inline std::string_view last_part(std::string_view s) {
   return dot == std::string_view::npos ? s : s.substr(dot + 1);
 }
 
+// Does a base class as written (`Trainer`, `trainer.Trainer`) name the class `name`?
+inline bool base_names_class(std::string_view base, std::string_view name) {
+  return base == name || (base.size() > name.size() && base.substr(base.size() - name.size()) == name &&
+                          base[base.size() - name.size() - 1] == '.');
+}
+
 inline constexpr const char* kLoaderNames[] = {
     "torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
     "torch_geometric.loader.DataLoader", "torch_geometric.data.DataLoader", "monai.data.DataLoader",

@@ -112,8 +112,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
       Node call = calls_[ci].call;
       Node fn = unparen(field(call, "function"));
       if (!is(fn, "attribute") || text(field(fn, "attribute")) != "__init__") continue;
-      Node obj = unparen(field(fn, "object"));
-      bool via_super = is(obj, "call") && text(unparen(field(obj, "function"))) == "super";
+      bool via_super = is_super_call(field(fn, "object"));
       bool star = false, double_star = false, other = false;
       size_t i = 0;
       for (Node a : named_children(field(call, "arguments"))) {

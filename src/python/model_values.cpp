@@ -943,8 +943,7 @@ const std::vector<int>& SemanticModel::constructor_calls(int klass) const {
     const std::string& name = classes_[classes[i]].name;
     for (size_t o = 0; o < classes_.size(); ++o)
       for (const std::string& b : classes_[o].bases) {
-        if (b != name && !(b.size() > name.size() && b.compare(b.size() - name.size() - 1, std::string::npos, "." + name) == 0))
-          continue;
+        if (!base_names_class(b, name)) continue;
         if (classes_[o].methods.count("__init__")) continue;
         if (std::find(classes.begin(), classes.end(), static_cast<int>(o)) != classes.end()) continue;
         if (classes.size() >= kMaxCandidates) return it->second;  // too many to follow: none read
@@ -984,14 +983,12 @@ std::vector<int> SemanticModel::init_sites(int f) const {
   for (const Class& sub : classes_) {
     // Its first base (what `super()` names in the method resolution order).
     const std::string b = sub.bases.empty() ? std::string{} : sub.bases[0];
-    bool derives = b == name || (b.size() > name.size() && b.compare(b.size() - name.size() - 1, std::string::npos, "." + name) == 0);
-    auto init = derives ? sub.methods.find("__init__") : sub.methods.end();
+    auto init = base_names_class(b, name) ? sub.methods.find("__init__") : sub.methods.end();
     if (init == sub.methods.end()) continue;
     for (int ci : calls_by_caller_[init->second]) {
       Node callee = unparen(field(calls_[ci].call, "function"));
       if (!is(callee, "attribute") || text(field(callee, "attribute")) != "__init__") continue;
-      Node obj = unparen(field(callee, "object"));
-      if (!is(obj, "call") || text(unparen(field(obj, "function"))) != "super") continue;
+      if (!is_super_call(field(callee, "object"))) continue;
       if (std::find(out.begin(), out.end(), ci) == out.end()) out.push_back(ci);
     }
   }
@@ -1340,6 +1337,11 @@ int SemanticModel::class_of_self(Node attr) const {
   if (!is(obj, "identifier") || text(obj) != "self") return -1;
   int f = function_at(start(attr));
   return f >= 0 ? functions_[f].klass : -1;
+}
+
+bool SemanticModel::is_super_call(Node obj) const {
+  obj = unparen(obj);
+  return is(obj, "call") && text(unparen(field(obj, "function"))) == "super";
 }
 
 std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {

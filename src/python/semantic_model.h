@@ -289,10 +289,10 @@ class SemanticModel {
   bool in_uncalled_caller(int f, int depth) const;
   // A module-level class no code of the project names: its methods never run (below).
   bool unreferenced_class(int klass) const;
-  // Does this file name `name` as a word in code (identifiers, attributes, strings) other than
-  // at `except_at`? Comments, docstrings and the strings of `__all__` (an export names nothing
-  // that runs) are not mentions; with `after_dot`, `x.name` counts too.
-  bool mentioned_here(std::string_view name, uint32_t except_at, bool after_dot) const;
+  // Does this file name `name` as a word in code (identifiers, attributes, strings) outside the
+  // bytes [except_from, except_to)? Comments, docstrings and the strings of `__all__` (an export
+  // names nothing that runs) are not mentions; with `after_dot`, `x.name` counts too.
+  bool mentioned_here(std::string_view name, uint32_t except_from, uint32_t except_to, bool after_dot) const;
   bool inert_text_at(uint32_t at) const;
   static constexpr int kMaxUncalledDepth = 8, kMaxUncalledWork = 64;
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
@@ -588,6 +588,8 @@ class SemanticModel {
   bool is_module_uncached(Node expr) const;
   bool is_optimizer_value(Node expr) const;
   int class_of_self(Node attr) const;
+  // `super()` / `super(Cls, self)`: the object of a `super().__init__(...)` call.
+  bool is_super_call(Node obj) const;
   // `obj.attr` where every binding of `obj` builds an instance of a class of this file
   // (`dataset = Cifar(...)`): the values its initializers store in `self.attr`; empty otherwise.
   std::vector<Node> instance_attribute_stores(Node attr) const;

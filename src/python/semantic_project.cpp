@@ -556,17 +556,23 @@ Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
   return Node{};
 }
 
+namespace {
+// `name[0]`: the first item of what the parameter `name` holds.
+bool first_item_of(Node expr, std::string_view name, std::string_view src) {
+  expr = unparen(expr);
+  if (!is(expr, "subscript") || named_count(expr) != 2) return false;
+  Node v = unparen(field(expr, "value")), i = named_child(expr, 1);
+  return is(v, "identifier") && text(v, src) == name && is(i, "integer") && text(i, src) == "0";
+}
+}  // namespace
+
 bool SemanticModel::returns_first_item(int f) const {
   if (f < 0) return false;
   const Function& fn = functions_[f];
   size_t pi = fn.klass >= 0 ? 1 : 0;
   if (fn.params.size() <= pi || fn.params[pi].is_variadic || fn.returns.empty()) return false;
-  for (Node r : fn.returns) {
-    r = unparen(r);
-    if (!is(r, "subscript") || named_count(r) != 2) return false;
-    Node v = unparen(field(r, "value")), i = named_child(r, 1);
-    if (!is(v, "identifier") || text(v) != fn.params[pi].name || !is(i, "integer") || text(i) != "0") return false;
-  }
+  for (Node r : fn.returns)
+    if (!first_item_of(r, fn.params[pi].name, src_)) return false;
   return true;
 }
 
@@ -583,10 +589,9 @@ bool SemanticModel::collate_returns_one_item(Node collate) const {
       continue;
     }
     if (is(e, "lambda")) {  // `lambda b: b[0]`
-      Node ps = field(e, "parameters"), body = unparen(field(e, "body"));
-      if (is_null(ps) || named_count(ps) < 1 || !is(named_child(ps, 0), "identifier") || !is(body, "subscript") ||
-          named_count(body) != 2 || text(unparen(field(body, "value"))) != text(named_child(ps, 0)) ||
-          !is(named_child(body, 1), "integer") || text(named_child(body, 1)) != "0")
+      Node ps = field(e, "parameters");
+      if (is_null(ps) || named_count(ps) < 1 || !is(named_child(ps, 0), "identifier") ||
+          !first_item_of(field(e, "body"), text(named_child(ps, 0)), src_))
         return false;
       continue;
     }
