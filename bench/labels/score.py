@@ -6,7 +6,7 @@
                    [--labels bench/labels/python-set-a.tsv] [--families GU,DD] [--corpus DIR] [--json OUT] [-v]
 
 `fetch` puts every repository of the manifest, at its recorded commit, under the corpus
-directory (default: the manifest's `corpus`, e.g. /tmp/corpus): from a bare mirror
+directory (default: the manifest's `corpus`, e.g. /tmp/corpus): from a mirror (bare, or a clone whose .git is used)
 (`<mirror-root>/<owner>+<name>/repo`, what the session's fetch tool leaves) when one exists, else
 with `git clone` from GitHub. The code is never copied into this repository.
 
@@ -121,6 +121,8 @@ def cmd_fetch(args):
             sys.exit(f"score: {dest} exists and is not a checkout made by `score.py fetch`; move it away")
         os.makedirs(dest, exist_ok=True)
         mirror = os.path.join(args.mirror_root, r["repo"].replace("/", "+"), "repo")
+        if os.path.isdir(os.path.join(mirror, ".git")):
+            mirror = os.path.join(mirror, ".git")  # some mirrors are non-bare clones
         if os.path.isdir(mirror):
             # Blob by blob: a mirror may lack its largest files, which `git archive` refuses.
             tree = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "-z", r["commit"]],
