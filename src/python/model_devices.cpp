@@ -513,7 +513,13 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
     if (!is(c, "identifier")) return std::nullopt;  // starred or nested: positions do not line up
   size_t i = static_cast<size_t>(b.unpack_index);
   auto targets = callees(v);
-  if (targets.empty()) return std::nullopt;
+  if (targets.empty()) {
+    // A function of another module whose every return is a tuple display of this arity: that
+    // element's taint there (`loss, logs = compute_loss(...)`, logs a dict of `.item()` floats).
+    const FunctionFacts* ext = ext_callee_of(v, fact::kReturnsCuda);
+    if (!ext || ext->ret_elem_cuda.size() != named_count(pattern)) return std::nullopt;
+    return ext->ret_elem_cuda[i] != 0;
+  }
   bool cuda = false;
   for (int f : targets) {
     // Host with this call's own arguments (return dependence): every element is.

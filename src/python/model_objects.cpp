@@ -167,7 +167,52 @@ bool SemanticModel::is_loader_impl(Node expr) const {
   return memo_bool(loader_cache_, expr, [&] { return is_loader_uncached(expr); });
 }
 
+std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
+  std::vector<Node> out;
+  Node c = unparen(field(subscript, "value"));
+  if (!is(c, "identifier")) return out;
+  std::string key;
+  bool literal_key = string_literal_value(unparen(field(subscript, "subscript")), src_, key);
+  auto bindings = lookup(text(c), start(c));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
+    Node v = unparen(b->value);
+    if (is(v, "dictionary_comprehension")) {
+      Node body = field(v, "body");
+      if (!is(body, "pair")) return {};
+      out.push_back(field(body, "value"));
+    } else if (is(v, "dictionary")) {
+      for (Node p : named_children(v)) {
+        if (is(p, "comment")) continue;
+        if (!is(p, "pair")) return {};  // `**other`
+        std::string k;
+        if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != key) continue;
+        out.push_back(field(p, "value"));
+      }
+    } else if (is(v, "list") || is(v, "tuple")) {
+      for (Node e : named_children(v)) {
+        if (is(e, "comment")) continue;
+        if (is(e, "list_splat")) return {};
+        out.push_back(e);
+      }
+    } else {
+      return {};
+    }
+    auto stores = subscript_stores_.find({scope_at(start(b->target)), std::string(text(c))});
+    if (stores != subscript_stores_.end())
+      for (Node s : stores->second) out.push_back(field(s, "right"));
+  }
+  return out;
+}
+
 bool SemanticModel::is_loader_uncached(Node expr) const {
+  if (is(expr, "subscript")) {
+    // `loaders[phase]` of a dict of loaders.
+    for (Node e : subscripted_elements(expr))
+      if (is_loader_impl(e)) return true;
+    return false;
+  }
   if (is(expr, "call")) {
     if (is_loader_call(expr)) return true;
     Node fn = unparen(field(expr, "function"));
@@ -294,6 +339,8 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);
     }
+  } else if (is(expr, "subscript")) {
+    for (Node e : subscripted_elements(expr)) add(e);  // `loaders[phase]`
   } else if (is(expr, "list") || is(expr, "tuple")) {
     // `train_and_evaluate(..., [train_loader, eval_loader])`: the loaders a display hands on.
     for (Node e : named_children(expr))

@@ -124,7 +124,10 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   std::string o;
   if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
   if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
-  if (fields & fact::kReturnsCuda) o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
+  if (fields & fact::kReturnsCuda) {
+    o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
+    for (int c : x.ret_elem_cuda) o += c ? 'C' : 'H';
+  }
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
   if (fields & fact::kReturnType) {
@@ -829,6 +832,7 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
     if (!f) continue;
     synthesized_.push_back(*f);
     synthesized_.back().returns_cuda = true;
+    synthesized_.back().ret_elem_cuda.clear();  // relayed: which element is CUDA is not known
     functions_[k.module][k.local] = &synthesized_.back();
   }
 }
@@ -852,6 +856,8 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
   if (a.ret_framework != b.ret_framework) a.ret_framework.clear();
   if (a.ret_elems != b.ret_elems) a.ret_elems.clear();
+  if (a.ret_elem_cuda.size() != b.ret_elem_cuda.size()) a.ret_elem_cuda.clear();
+  for (size_t i = 0; i < a.ret_elem_cuda.size(); ++i) a.ret_elem_cuda[i] |= b.ret_elem_cuda[i];
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
@@ -1370,7 +1376,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1447,6 +1453,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       for (const auto& d : f.at(42)) ff.namespace_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
       ff.hot_self_calls = f.at(43).get<std::vector<std::string>>();
       ff.returns_mask = f.at(44).get<bool>();
+      ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -119,6 +119,11 @@ struct FunctionFacts {
   bool returns_loader = false;
   bool returns_module = false;
   bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
+  // Every return a tuple display of one arity (no starred element, at most 8): per element, 1
+  // when its CUDA taint may be CUDA, 0 when it is host (`return loss, Munch(real=l.item())`:
+  // `loss, logs = f(...)` in another module unpacks a CUDA loss and a host record). Empty
+  // otherwise. Read with kReturnsCuda.
+  std::vector<int> ret_elem_cuda;
   // What it returns by its abstract types (kind and device as numbers, -1 unknown), and when a
   // return is a tuple display, the type of each element (at most 8; kind -1 unknown), so that
   // `model, flag = f(...)` in another module unpacks element-wise.

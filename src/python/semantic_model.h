@@ -474,6 +474,9 @@ class SemanticModel {
   // The parameter of function f that is the batch size of every batch sampler it returns, or -1.
   int batch_size_param(int f) const;
   bool returns_first_item(int f) const;  // every return is `param[0]` of its first parameter
+  // FunctionFacts::ret_elem_cuda of function f: per element of its returned tuple displays, the
+  // CUDA taint (1 may be CUDA), when every return is one of the same arity; empty otherwise.
+  std::vector<int> returned_elements_cuda(int f) const;
   bool returns_mask(int f, int depth) const;  // every return holds booleans (holds_bools)
   // The calls of this file constructing class `klass` by its name (`Trainer(args)`), the call
   // sites of its `__init__`; empty when a class of the file derives from it (its constructions
@@ -567,6 +570,12 @@ class SemanticModel {
   DeviceKind device_kind_uncached(Node expr) const;
   // The loader constructions an expression may evaluate to (through names, wrappers, returns).
   const std::vector<Node>& loader_origins(Node expr) const;
+  // What `c[key]` may be when every binding of the name c is a display: a dict comprehension's
+  // value, a dict display's values (only the one under a string key the subscript writes), a
+  // list or tuple display's elements, and the values `c[k] = v` stores in c's scope
+  // (`loaders = {x: DataLoader(...) for x in ["train", "val"]}`; `loaders[phase]`). Empty
+  // otherwise. O(bindings + elements + stores).
+  std::vector<Node> subscripted_elements(Node subscript) const;
   // The target name of `a, b = f(...)` (f of another module) whose element the facts type as a
   // loader: an origin of its own, null otherwise.
   Node external_loader_element(const Binding& b) const;

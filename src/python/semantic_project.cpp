@@ -566,6 +566,26 @@ bool first_item_of(Node expr, std::string_view name, std::string_view src) {
 }
 }  // namespace
 
+std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
+  const auto& returns = functions_[f].returns;
+  size_t arity = 0;
+  for (Node r : returns) {
+    Node u = unparen(r);
+    if (!is(u, "tuple") && !is(u, "expression_list")) return {};
+    size_t n = 0;
+    for (Node e : named_children(u)) {
+      if (is(e, "list_splat")) return {};
+      ++n;
+    }
+    if (n == 0 || n > 8 || (arity && n != arity)) return {};
+    arity = n;
+  }
+  std::vector<int> cuda(arity, 0);
+  for (Node r : returns)
+    for (size_t i = 0; i < arity; ++i) cuda[i] |= is_cuda(named_child(unparen(r), static_cast<uint32_t>(i))) ? 1 : 0;
+  return cuda;
+}
+
 bool SemanticModel::returns_first_item(int f) const {
   if (f < 0) return false;
   const Function& fn = functions_[f];
@@ -978,6 +998,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       facts.returns_module |= is_module_value(r);
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
+    facts.ret_elem_cuda = returned_elements_cuda(static_cast<int>(f));
     facts.returns_class = types().class_name(returned);  // `get_model()` returns a `models.Net`
     if (facts.returns_class.empty() && returned.klass == -1 &&
         (returned.kind == AbstractType::Kind::Module || returned.kind == AbstractType::Kind::Object))

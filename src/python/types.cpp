@@ -416,7 +416,9 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
       AbstractType e = AbstractType::bottom();
       std::string classes;
       bool all_classes = true;
+      bool elementwise = !fs.empty();  // every callee returns tuple displays with an element i
       for (const FunctionFacts* ef : fs) {
+        elementwise = elementwise && i < ef->ret_elems.size();
         if (i >= ef->ret_elems.size() || ef->ret_elems[i].first < 0) {
           e = AbstractType::unknown();
           break;
@@ -435,6 +437,9 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
           }
         return element(e, path.size() - 1);
       }
+      // An element its types leave open (`Munch(real=l.item())` next to a CUDA loss): not the
+      // whole tuple's type; the CUDA taint (FunctionFacts::ret_elem_cuda) decides.
+      if (elementwise) return AbstractType::unknown();
     }
   }
   return element(value(expr, Path{}), path.size());
@@ -1833,6 +1838,9 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       return iter(positional(path.at(0)), path.rest());
     }
     if (q == "builtins.range") return AbstractType::of(Kind::HostScalar);
+    // Iterating a mapping yields its keys (names, indices), whatever the values hold.
+    if (q == "builtins.dict" || q == "collections.OrderedDict" || q == "collections.defaultdict")
+      return AbstractType::of(Kind::Host);
     if (q == "builtins.iter" || q == "builtins.reversed" || q == "builtins.sorted" || q == "builtins.list" ||
         q == "builtins.tuple" || name == "tqdm" || name == "trange" || name == "islice" || q == "itertools.islice" ||
         q == "itertools.cycle")
@@ -1884,6 +1892,7 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       if (any) return t;
     }
   }
+  if (k == "dictionary" || k == "dictionary_comprehension") return AbstractType::of(Kind::Host);  // its keys
   if (k == "tuple" || k == "list") {
     // `for loader in (train_loader, val_loader)`: each element.
     AbstractType t = AbstractType::bottom();
