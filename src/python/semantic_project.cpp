@@ -226,6 +226,21 @@ std::string SemanticModel::registry_lookup(Node e) const {
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
+  // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a class whose
+  // first base is another module's class: that class's __init__, the arguments bound as a
+  // construction's (`DeepFM(..., device=device)` hands the device on to `BaseModel`).
+  if (is(fn, "attribute") && text(field(fn, "attribute")) == "__init__") {
+    int caller = calls_[ci].caller;
+    if (is_super_call(field(fn, "object")) && caller >= 0 && functions_[caller].klass >= 0 &&
+        functions_[caller].name == "__init__") {
+      const auto& bases = classes_[functions_[caller].klass].bases;
+      std::string_view first = bases.empty() ? std::string_view{} : std::string_view(bases[0]);
+      if (!first.empty() && !classes_by_name_.count(std::string(first.substr(first.rfind('.') + 1))))
+        if (const FunctionFacts* base = facts_ ? facts_->callee(bases[0], fact::kClass) : nullptr; base && base->is_class)
+          return bases[0] + ".__init__";
+    }
+    return {};
+  }
   const std::string& q = qualified_name(fn);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())

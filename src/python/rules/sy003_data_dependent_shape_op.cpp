@@ -54,6 +54,70 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   return true;
 }
 
+// Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
+// tensor type)? Then a factory without `device=` is not known to build on the CPU.
+bool default_device_moved(const SemanticModel& m) {
+  return m.memo("sy003:default_device", [&] {
+    return static_cast<int>(m.src().find("set_default_device") != std::string_view::npos ||
+                            m.src().find("set_default_tensor_type") != std::string_view::npos);
+  }) != 0;
+}
+
+// An index tensor built on the host: a torch factory of positions given no device
+// (`torch.arange(n)`, `torch.randperm(n)`), or an element of a
+// sequence `torch.chunk` / `torch.split` (or the methods) cut from one: `for s in
+// torch.chunk(torch.arange(len(x)), n): y[s]`. Through names every binding of which is one
+// (a loop target over such a sequence included). torch copies it to the device before gathering.
+bool host_index_tensor(const SemanticModel& m, Node e, int depth = 0);
+
+// A sequence whose elements are host index tensors.
+bool host_index_pieces(const SemanticModel& m, Node e, int depth) {
+  e = unparen(e);
+  if (depth > 6 || is_null(e)) return false;
+  if (is(e, "call")) {
+    const std::string& q = m.callee_name(e);
+    if (q == "torch.chunk" || q == "torch.split" || q == "torch.tensor_split")
+      return host_index_tensor(m, m.argument(e, 0, "input"), depth + 1);
+    Node fn = unparen(field(e, "function"));
+    if (q.empty() && is(fn, "attribute")) {
+      std::string_view meth = m.text(field(fn, "attribute"));
+      if (meth == "chunk" || meth == "split" || meth == "tensor_split")
+        return host_index_tensor(m, field(fn, "object"), depth + 1);
+    }
+    return false;
+  }
+  if (!is(e, "identifier")) return false;
+  auto vs = m.values(e);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_pieces(m, v.expr, depth + 1))
+      return false;
+  return true;
+}
+
+bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
+  e = unparen(e);
+  if (depth > 6 || is_null(e)) return false;
+  if (is(e, "call")) {
+    const std::string& q = m.callee_name(e);
+    if (q == "torch.arange" || q == "torch.randperm")
+      return is_null(m.argument(e, -1, "device")) && !default_device_moved(m);
+    return false;
+  }
+  if (!is(e, "identifier")) return false;
+  auto bindings = m.lookup(m.text(e), start(e));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->unpack_index >= 0 || !is(b->target, "identifier")) return false;
+    if (b->kind == Binding::Kind::LoopTarget) {
+      if (!host_index_pieces(m, b->value, depth + 1)) return false;
+    } else if (b->kind != Binding::Kind::Assign || !host_index_tensor(m, b->value, depth + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // A falsy literal: None, False, 0, "", (), [], {}.
 bool falsy_literal(const SemanticModel& m, Node n) {
   n = unparen(n);
@@ -125,7 +189,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     }
     if (indices < 2) host_list = host_array = false;
     host_list = host_list || host_array;
-    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) ||
+    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) || host_index_tensor(m, index) ||
                                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
                                                        is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
