@@ -223,6 +223,12 @@ std::string SemanticModel::registry_lookup(Node e) const {
 // (`logger.update(...)` with `logger = utils.Logger()`: `utils.Logger.update`; `model(x)`:
 // `models.Net.__call__`). A registry lookup called names every function registered there
 // ("a.f|b.g"). Empty for functions of this file and for what cannot be named.
+bool SemanticModel::project_call(Node call) const {
+  if (!callees(call).empty()) return true;
+  const std::string& q = callee_name(call);
+  return facts_ && !q.empty() && !starts_with(q, "builtins.") && facts_->project_name(q);
+}
+
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));

@@ -23,7 +23,20 @@ bool is_python_scalar(const SemanticModel& m, Node n) {
     if (q == "math.inf" || q == "math.pi" || q == "math.e" || q == "numpy.inf") return true;
   }
   // A name or attribute whose abstract type is a Python scalar (`ignore_index=255`).
-  return (k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar;
+  if ((k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar) return true;
+  // A setting read off an object that is no tensor, module or loader and holds nothing on CUDA
+  // (a tokenizer's `pad_token_id`, a config's fill value): a Python value. Not `self.x` (a
+  // buffer or parameter of a module whose class is not resolved).
+  if (k == "attribute") {
+    Node obj = unparen(field(n, "object"));
+    if (!is(obj, "identifier") || m.text(obj) == "self" || m.is_cuda(obj) || m.is_cuda(n)) return false;
+    auto holds_values = [](AbstractType::Kind t) {
+      using K = AbstractType::Kind;
+      return t == K::Tensor || t == K::Module || t == K::Loader || t == K::ModuleMember || t == K::HostContainer;
+    };
+    return !holds_values(m.types().type_of(obj).kind) && !holds_values(m.types().type_of(n).kind);
+  }
+  return false;
 }
 
 // An index that is a host sequence of positions, which torch copies to the device before
