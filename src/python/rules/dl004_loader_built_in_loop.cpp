@@ -89,8 +89,9 @@ bool loader_params(const SemanticModel& m, int f, Node args, std::set<int>& out)
 // or classes given such arguments (`load_dev_data(args, args.dev_filename)` loads the same data
 // each epoch). A library call (`torch.randperm(n)`) gives a new value each time, as does
 // anything that reads the loop's own target (a fold's indices, the epoch number).
-bool changes_per_pass(const SemanticModel& m, Node expr, Node region, int depth = 0) {
-  if (depth > 6) return true;
+// `budget`: bindings left to read (past it, the value is taken to change).
+bool changes_per_pass(const SemanticModel& m, Node expr, Node region, int& budget, int depth = 0) {
+  if (depth > 6 || budget <= 0) return true;
   bool changes = false;
   bool complete = each_read_name(expr, [&](Node id) {
     if (!m.assigned_within(m.text(id), region)) return true;
@@ -101,7 +102,8 @@ bool changes_per_pass(const SemanticModel& m, Node expr, Node region, int depth 
     }
     for (const Binding* b : bindings) {
       if (is_null(b->target) || !contains(region, b->target)) continue;
-      if (b->kind != Binding::Kind::Assign || is_null(b->value) || changes_per_pass(m, b->value, region, depth + 1)) {
+      if (--budget <= 0 || b->kind != Binding::Kind::Assign || is_null(b->value) ||
+          changes_per_pass(m, b->value, region, budget, depth + 1)) {
         changes = true;
         return false;
       }
@@ -128,12 +130,13 @@ bool call_feeds_new_data(const Context& ctx, int f, Node loader_args, const Call
   const auto& m = ctx.model();
   std::set<int> params;
   if (!loader_params(m, f, loader_args, params)) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
+  int budget = 128;  // bindings read for all the arguments together
   for (int pi : params) {
     if (m.functions()[f].params[pi].is_variadic) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
     if (m.functions()[f].klass >= 0 && pi == 0) continue;  // the instance itself
     Node a = m.types().site_argument(f, pi, cs.call);
     if (is_null(a)) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
-    if (changes_per_pass(m, a, loop)) return true;
+    if (changes_per_pass(m, a, loop, budget)) return true;
   }
   return false;
 }
