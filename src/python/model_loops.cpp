@@ -129,9 +129,16 @@ void SemanticModel::compute_reachability() {
   // A loop in a module's `forward` over its layers (`for layer in self.layers: x = layer(x)`,
   // hot by its module calls) is part of one forward: calling the module is one step, so a loop
   // that calls it per iteration (inference over a file list) is not an epoch loop around it.
+  // So is such a loop in a function nested in the `forward` (CLIP's ModifiedResNet: `def stem(x):
+  // for conv, bn in [...]: x = self.relu(bn(conv(x)))`, called once by the forward).
   auto layer_loop = [&](int l) {
-    int lf = loops_[l].function;
-    return lf >= 0 && functions_[lf].klass >= 0 && functions_[lf].name == "forward" && !loops_[l].iterates_loader;
+    if (loops_[l].iterates_loader) return false;
+    for (int lf = loops_[l].function, depth = 0; lf >= 0 && depth < 8; ++depth) {
+      if (functions_[lf].klass >= 0) return functions_[lf].name == "forward";
+      int ps = scopes_[functions_[lf].scope].parent;
+      lf = ps >= 0 && scopes_[ps].kind == Scope::Kind::Function ? scopes_[ps].function : -1;
+    }
+    return false;
   };
   function_has_hot_loop_.assign(nf, 0);
   for (size_t f = 0; f < nf; ++f)

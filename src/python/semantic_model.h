@@ -361,6 +361,9 @@ class SemanticModel {
   bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
+  // Does the call invoke a function or class of the project (this file's, or by its qualified
+  // name one of another module: ProjectLayout::is_project_name)? By names only, not by round.
+  bool project_call(Node call) const;
 
   // --- project (src/python/semantic_project.cpp) --------------------------------------
   // What the other modules of a project need of this one: its functions' facts, its

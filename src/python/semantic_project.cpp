@@ -223,9 +223,30 @@ std::string SemanticModel::registry_lookup(Node e) const {
 // (`logger.update(...)` with `logger = utils.Logger()`: `utils.Logger.update`; `model(x)`:
 // `models.Net.__call__`). A registry lookup called names every function registered there
 // ("a.f|b.g"). Empty for functions of this file and for what cannot be named.
+bool SemanticModel::project_call(Node call) const {
+  if (!callees(call).empty()) return true;
+  const std::string& q = callee_name(call);
+  return facts_ && !q.empty() && !starts_with(q, "builtins.") && facts_->project_name(q);
+}
+
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
+  // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a class whose
+  // first base is another module's class: that class's __init__, the arguments bound as a
+  // construction's (`DeepFM(..., device=device)` hands the device on to `BaseModel`).
+  if (is(fn, "attribute") && text(field(fn, "attribute")) == "__init__") {
+    int caller = calls_[ci].caller;
+    if (is_super_call(field(fn, "object")) && caller >= 0 && functions_[caller].klass >= 0 &&
+        functions_[caller].name == "__init__") {
+      const auto& bases = classes_[functions_[caller].klass].bases;
+      std::string_view first = bases.empty() ? std::string_view{} : std::string_view(bases[0]);
+      if (!first.empty() && !classes_by_name_.count(std::string(first.substr(first.rfind('.') + 1))))
+        if (const FunctionFacts* base = facts_ ? facts_->callee(bases[0], fact::kClass) : nullptr; base && base->is_class)
+          return bases[0] + ".__init__";
+    }
+    return {};
+  }
   const std::string& q = qualified_name(fn);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())

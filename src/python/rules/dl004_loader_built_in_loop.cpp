@@ -2,6 +2,7 @@
 #include <set>
 
 #include "python/rules/common.h"
+#include "python/types.h"
 
 namespace stoker::python::rules {
 namespace {
@@ -22,6 +23,120 @@ bool depends_on_region(const Context& ctx, Node expr, Node region) {
         return true;
     }
     for (auto c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
+
+// The identifiers an expression reads as values (not attribute names, not keyword names).
+template <class F>
+bool each_read_name(Node expr, F&& visit) {
+  std::vector<Node> stack{expr};
+  for (size_t work = 0; !stack.empty(); ++work) {
+    if (work > 512) return false;
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier")) {
+      if (!visit(n)) return false;
+      continue;
+    }
+    if (is(n, "attribute")) {
+      stack.push_back(field(n, "object"));
+      continue;
+    }
+    if (is(n, "keyword_argument")) {
+      stack.push_back(field(n, "value"));
+      continue;
+    }
+    for (auto c : named_children(n)) stack.push_back(c);
+  }
+  return true;
+}
+
+// The parameters of function `f` that the loader construction's arguments read, directly or
+// through the function's own assignments (`eval_sampler = SequentialSampler(eval_data)`); false
+// when a name cannot be followed (too many bindings, too deep).
+bool loader_params(const SemanticModel& m, int f, Node args, std::set<int>& out) {
+  std::vector<std::pair<Node, int>> pending{{args, 0}};
+  std::set<uint32_t> seen;
+  while (!pending.empty()) {
+    auto [expr, depth] = pending.back();
+    pending.pop_back();
+    if (depth > 6 || seen.size() > 64) return false;
+    bool ok = each_read_name(expr, [&](Node id) {
+      auto bindings = m.lookup(m.text(id), start(id));
+      if (bindings.size() > SemanticModel::kMaxCandidates) return false;
+      for (const Binding* b : bindings) {
+        if (b->kind == Binding::Kind::Param) {
+          if (b->function == f) out.insert(b->param_index);
+          continue;
+        }
+        if (b->kind == Binding::Kind::Import || b->kind == Binding::Kind::Def || b->kind == Binding::Kind::Class) continue;
+        if (m.function_at(b->at) != f) continue;  // a module-level or enclosing name: not the call's
+        if (is_null(b->value)) return false;
+        if (seen.insert(start(b->value)).second) pending.push_back({b->value, depth + 1});
+      }
+      return true;
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Does the value of `expr` change from one pass of the loop `region` to the next? A name bound
+// in the loop changes unless each of its bindings there is a plain assignment of a value that
+// does not change: names bound outside the loop (or such values, recursively), literals,
+// subscripts and attributes of those (`dev_cache["dev"]`), and calls of the project's functions
+// or classes given such arguments (`load_dev_data(args, args.dev_filename)` loads the same data
+// each epoch). A library call (`torch.randperm(n)`) gives a new value each time, as does
+// anything that reads the loop's own target (a fold's indices, the epoch number).
+// `budget`: bindings left to read (past it, the value is taken to change).
+bool changes_per_pass(const SemanticModel& m, Node expr, Node region, int& budget, int depth = 0) {
+  if (depth > 6 || budget <= 0) return true;
+  bool changes = false;
+  bool complete = each_read_name(expr, [&](Node id) {
+    if (!m.assigned_within(m.text(id), region)) return true;
+    auto bindings = m.lookup(m.text(id), start(id));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) {
+      changes = true;
+      return false;
+    }
+    for (const Binding* b : bindings) {
+      if (is_null(b->target) || !contains(region, b->target)) continue;
+      if (--budget <= 0 || b->kind != Binding::Kind::Assign || is_null(b->value) ||
+          changes_per_pass(m, b->value, region, budget, depth + 1)) {
+        changes = true;
+        return false;
+      }
+      // Calls in the assigned value: the project's own loaders of data, not library calls.
+      std::vector<Node> stack{b->value};
+      while (!stack.empty() && !changes) {
+        Node n = stack.back();
+        stack.pop_back();
+        if (is(n, "call") && !m.project_call(n)) changes = true;
+        if (is(n, "lambda")) changes = true;
+        for (auto c : named_children(n)) stack.push_back(c);
+      }
+      if (changes) return false;
+    }
+    return true;
+  });
+  return changes || !complete;
+}
+
+// A call of function `f` in `loop` passes, to the parameters the loader construction `args`
+// reads, values that change from pass to pass (a fold's split): the loader must be rebuilt.
+// Without parameter bindings (`*args`, a name not followed), any argument bound in the loop.
+bool call_feeds_new_data(const Context& ctx, int f, Node loader_args, const CallSite& cs, Node loop) {
+  const auto& m = ctx.model();
+  std::set<int> params;
+  if (!loader_params(m, f, loader_args, params)) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
+  int budget = 128;  // bindings read for all the arguments together
+  for (int pi : params) {
+    if (m.functions()[f].params[pi].is_variadic) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
+    if (m.functions()[f].klass >= 0 && pi == 0) continue;  // the instance itself
+    Node a = m.types().site_argument(f, pi, cs.call);
+    if (is_null(a)) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
+    if (changes_per_pass(m, a, loop, budget)) return true;
   }
   return false;
 }
@@ -62,7 +177,11 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
           const Loop& loop = m.loops()[*it];
           in_loop = true;
           if (loop.kind == LoopKind::Setup) continue;
-          if (depends_on_region(ctx, field(cs.call, "arguments"), loop.node)) continue;
+          // The loader-building function itself: only the arguments its construction reads, and
+          // only values that change per pass (a dataset reloaded the same way each epoch does not).
+          if (depth == 0 ? call_feeds_new_data(ctx, f, args, cs, loop.node)
+                         : depends_on_region(ctx, field(cs.call, "arguments"), loop.node))
+            continue;
           report(cs.call);
           return;
         }

@@ -23,7 +23,20 @@ bool is_python_scalar(const SemanticModel& m, Node n) {
     if (q == "math.inf" || q == "math.pi" || q == "math.e" || q == "numpy.inf") return true;
   }
   // A name or attribute whose abstract type is a Python scalar (`ignore_index=255`).
-  return (k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar;
+  if ((k == "identifier" || k == "attribute") && m.types().type_of(n).kind == AbstractType::Kind::HostScalar) return true;
+  // A setting read off an object that is no tensor, module or loader and holds nothing on CUDA
+  // (a tokenizer's `pad_token_id`, a config's fill value): a Python value. Not `self.x` (a
+  // buffer or parameter of a module whose class is not resolved).
+  if (k == "attribute") {
+    Node obj = unparen(field(n, "object"));
+    if (!is(obj, "identifier") || m.text(obj) == "self" || m.is_cuda(obj) || m.is_cuda(n)) return false;
+    auto holds_values = [](AbstractType::Kind t) {
+      using K = AbstractType::Kind;
+      return t == K::Tensor || t == K::Module || t == K::Loader || t == K::ModuleMember || t == K::HostContainer;
+    };
+    return !holds_values(m.types().type_of(obj).kind) && !holds_values(m.types().type_of(n).kind);
+  }
+  return false;
 }
 
 // An index that is a host sequence of positions, which torch copies to the device before
@@ -51,6 +64,70 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   for (const auto& v : vs)
     if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_sequence(m, v.expr, depth + 1))
       return false;
+  return true;
+}
+
+// Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
+// tensor type)? Then a factory without `device=` is not known to build on the CPU.
+bool default_device_moved(const SemanticModel& m) {
+  return m.memo("sy003:default_device", [&] {
+    return static_cast<int>(m.src().find("set_default_device") != std::string_view::npos ||
+                            m.src().find("set_default_tensor_type") != std::string_view::npos);
+  }) != 0;
+}
+
+// An index tensor built on the host: a torch factory of positions given no device
+// (`torch.arange(n)`, `torch.randperm(n)`), or an element of a
+// sequence `torch.chunk` / `torch.split` (or the methods) cut from one: `for s in
+// torch.chunk(torch.arange(len(x)), n): y[s]`. Through names every binding of which is one
+// (a loop target over such a sequence included). torch copies it to the device before gathering.
+bool host_index_tensor(const SemanticModel& m, Node e, int depth = 0);
+
+// A sequence whose elements are host index tensors.
+bool host_index_pieces(const SemanticModel& m, Node e, int depth) {
+  e = unparen(e);
+  if (depth > 6 || is_null(e)) return false;
+  if (is(e, "call")) {
+    const std::string& q = m.callee_name(e);
+    if (q == "torch.chunk" || q == "torch.split" || q == "torch.tensor_split")
+      return host_index_tensor(m, m.argument(e, 0, "input"), depth + 1);
+    Node fn = unparen(field(e, "function"));
+    if (q.empty() && is(fn, "attribute")) {
+      std::string_view meth = m.text(field(fn, "attribute"));
+      if (meth == "chunk" || meth == "split" || meth == "tensor_split")
+        return host_index_tensor(m, field(fn, "object"), depth + 1);
+    }
+    return false;
+  }
+  if (!is(e, "identifier")) return false;
+  auto vs = m.values(e);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_pieces(m, v.expr, depth + 1))
+      return false;
+  return true;
+}
+
+bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
+  e = unparen(e);
+  if (depth > 6 || is_null(e)) return false;
+  if (is(e, "call")) {
+    const std::string& q = m.callee_name(e);
+    if (q == "torch.arange" || q == "torch.randperm")
+      return is_null(m.argument(e, -1, "device")) && !default_device_moved(m);
+    return false;
+  }
+  if (!is(e, "identifier")) return false;
+  auto bindings = m.lookup(m.text(e), start(e));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->unpack_index >= 0 || !is(b->target, "identifier")) return false;
+    if (b->kind == Binding::Kind::LoopTarget) {
+      if (!host_index_pieces(m, b->value, depth + 1)) return false;
+    } else if (b->kind != Binding::Kind::Assign || !host_index_tensor(m, b->value, depth + 1)) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -125,7 +202,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     }
     if (indices < 2) host_list = host_array = false;
     host_list = host_list || host_array;
-    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) ||
+    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) || host_index_tensor(m, index) ||
                                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
                                                        is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
