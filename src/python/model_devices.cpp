@@ -1121,7 +1121,14 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       if (result) break;
     }
   } else if (k == "subscript") {
-    result = is_batch_impl(field(expr, "value"));
+    Node value = field(expr, "value");
+    result = is_batch_impl(value);
+    // `x_all[n_id]` with `n_id` a batch's node ids (`for batch_size, n_id, adjs in sampler`): a
+    // host tensor gathered at the step's indices is the step's batch (not one already on CUDA).
+    if (!result && named_count(expr) == 2) {
+      Node index = unparen(field(expr, "subscript"));
+      result = is(index, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
+    }
   } else if (k == "attribute") {
     result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {
