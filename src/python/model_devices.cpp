@@ -1455,8 +1455,12 @@ SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Bin
       if (ck.empty()) continue;
       std::string name(text(subject));
       Node body = field(up, "consequence");
+      // At most kMaxTests tests of one name are kept (a question costs O(tests of its name));
+      // past that the later ones narrow nothing.
+      constexpr size_t kMaxTests = 16;
       if (ck == "host") {
-        isinstance_ifs_[name].host_blocks.push_back(body);
+        auto& blocks = isinstance_ifs_[name].host_blocks;
+        if (blocks.size() < kMaxTests) blocks.push_back(body);
         continue;
       }
       // A conversion: an if statement with no else whose condition is the tensor test (and
@@ -1478,7 +1482,7 @@ SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Bin
         Node a = named_child(st, 0);
         if (is(a, "assignment") && is(field(a, "left"), "identifier") && text(field(a, "left")) == name) rebinds = true;
       }
-      if (rebinds) isinstance_ifs_[name].tensor_conversions.push_back(up);
+      if (auto& convs = isinstance_ifs_[name].tensor_conversions; rebinds && convs.size() < kMaxTests) convs.push_back(up);
     }
   }
   if (isinstance_ifs_.empty()) return Narrowing::None;
