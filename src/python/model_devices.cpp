@@ -573,7 +573,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
-      if (binding_is_cuda(*b)) {
+      if (binding_is_cuda(*b) && isinstance_narrowing(expr, *b) == Narrowing::None) {
         result = true;
         break;
       }
@@ -1127,7 +1127,14 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       if (result) break;
     }
   } else if (k == "subscript") {
-    result = is_batch_impl(field(expr, "value"));
+    Node value = field(expr, "value");
+    result = is_batch_impl(value);
+    // `x_all[n_id]` with `n_id` a batch's node ids (`for batch_size, n_id, adjs in sampler`): a
+    // host tensor gathered at the step's indices is the step's batch (not one already on CUDA).
+    if (!result && named_count(expr) == 2) {
+      Node index = unparen(field(expr, "subscript"));
+      result = is(index, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
+    }
   } else if (k == "attribute") {
     result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {
@@ -1372,6 +1379,138 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
       if (!is_null(b.target) && contains(region, b.target)) return true;
   }
   return false;
+}
+
+
+// ---------------------------------------------------------------------------------------
+// isinstance tests (branch rec18b). `if isinstance(x, np.ndarray): return x` hands back a NumPy
+// array whatever its callers pass; `if isinstance(y, torch.Tensor): y = y.cpu().numpy()` (no
+// else) leaves the binding before it reaching later uses only when y is not a tensor (OGB's
+// Evaluator converts torch inputs to NumPy first). Indexed once from the `isinstance` calls, so
+// a question costs O(tests of that name).
+
+namespace {
+
+// The conjuncts of an if condition (`a and b and c`).
+void conjuncts(Node cond, std::string_view src, std::vector<Node>& out, int depth = 0) {
+  cond = unparen(cond);
+  if (depth < 8 && is(cond, "boolean_operator") && text(field(cond, "operator"), src) == "and") {
+    conjuncts(field(cond, "left"), src, out, depth + 1);
+    conjuncts(field(cond, "right"), src, out, depth + 1);
+    return;
+  }
+  out.push_back(cond);
+}
+
+}  // namespace
+
+SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Binding& b) const {
+  if (!isinstance_ifs_built_) {
+    isinstance_ifs_built_ = true;
+    // A class argument: "host" (NumPy arrays and scalars, builtin scalars: never a tensor),
+    // "tensor" (torch.Tensor) or "" (anything else, lists and tuples included: they may hold
+    // CUDA tensors).
+    auto names_torch = [&](Node id) {
+      if (!is(id, "identifier")) return false;
+      for (const Binding* ib : lookup(text(id), start(id)))
+        if (ib->kind == Binding::Kind::Import && ib->qualified == "torch") return true;
+      return false;
+    };
+    auto class_kind = [&](Node t, auto&& self, int depth) -> std::string_view {
+      t = unparen(t);
+      if (is(t, "tuple")) {
+        std::string_view all;
+        for (Node c : named_children(t)) {
+          std::string_view ck = depth < 2 ? self(c, self, depth + 1) : std::string_view{};
+          if (ck.empty() || (!all.empty() && ck != all)) return {};
+          all = ck;
+        }
+        return all;
+      }
+      const std::string& q = qualified_name(t);
+      if (q == "torch.Tensor" ||
+          (q.empty() && is(t, "attribute") && text(field(t, "attribute")) == "Tensor" && names_torch(field(t, "object"))))
+        return "tensor";
+      static const std::set<std::string, std::less<>> host = {
+          "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating", "numpy.bool_",
+          "builtins.int", "builtins.float", "builtins.str", "builtins.bool", "numbers.Number", "numbers.Real"};
+      if (host.count(q)) return "host";
+      if (is(t, "identifier") && q.empty() && lookup(text(t), start(t)).empty()) {
+        std::string_view w = text(t);
+        if (w == "int" || w == "float" || w == "str" || w == "bool" || w == "bytes") return "host";
+      }
+      return {};
+    };
+    for (const CallSite& cs : calls_) {
+      Node call = cs.call;
+      Node fn = unparen(field(call, "function"));
+      if (!is(fn, "identifier") || text(fn) != "isinstance") continue;
+      Node subject = unparen(argument(call, 0, ""));
+      if (!is(subject, "identifier") || qualified_name(fn) != "builtins.isinstance") continue;
+      // The if statement (or elif clause) whose condition holds the call as a conjunct.
+      Node up = parent(call);
+      while (!is_null(up) && (is(up, "boolean_operator") || is(up, "parenthesized_expression"))) up = parent(up);
+      if (!is(up, "if_statement") && !is(up, "elif_clause")) continue;
+      Node cond = field(up, "condition");
+      std::vector<Node> parts;
+      conjuncts(cond, src_, parts);
+      bool conjunct = false;
+      for (Node c : parts) conjunct |= same(c, call);
+      if (!conjunct) continue;
+      std::string_view ck = class_kind(argument(call, 1, ""), class_kind, 0);
+      if (ck.empty()) continue;
+      std::string name(text(subject));
+      Node body = field(up, "consequence");
+      // At most kMaxTests tests of one name are kept (a question costs O(tests of its name));
+      // past that the later ones narrow nothing.
+      constexpr size_t kMaxTests = 16;
+      if (ck == "host") {
+        auto& blocks = isinstance_ifs_[name].host_blocks;
+        if (blocks.size() < kMaxTests) blocks.push_back(body);
+        continue;
+      }
+      // A conversion: an if statement with no else whose condition is the tensor test (and
+      // `torch is not None`-style availability tests), whose body rebinds the name by a
+      // statement of its own.
+      if (!is(up, "if_statement") || !is_null(field(up, "alternative"))) continue;
+      bool only_availability = true;
+      for (Node c : parts) {
+        if (same(c, call)) continue;
+        bool available = is(c, "comparison_operator") && named_count(c) == 2 &&
+                         text(c).find(" is not ") != std::string_view::npos && names_torch(unparen(named_child(c, 0))) &&
+                         is(unparen(named_child(c, 1)), "none");
+        only_availability &= available;
+      }
+      if (!only_availability) continue;
+      bool rebinds = false;
+      for (Node st : named_children(body)) {
+        if (!is(st, "expression_statement")) continue;
+        Node a = named_child(st, 0);
+        if (is(a, "assignment") && is(field(a, "left"), "identifier") && text(field(a, "left")) == name) rebinds = true;
+      }
+      if (auto& convs = isinstance_ifs_[name].tensor_conversions; rebinds && convs.size() < kMaxTests) convs.push_back(up);
+    }
+  }
+  if (isinstance_ifs_.empty()) return Narrowing::None;
+  auto it = isinstance_ifs_.find(std::string(text(use)));
+  if (it == isinstance_ifs_.end()) return Narrowing::None;
+  uint32_t at = start(use);
+  int scope = scope_at(at);
+  // The use inside the body of a host test, the binding made before the test.
+  for (Node body : it->second.host_blocks) {
+    Node test = parent(body);
+    Node whole = is(test, "elif_clause") ? parent(test) : test;
+    if (start(body) <= at && at < end(body) && b.at < start(whole) && scope_at(start(body)) == scope)
+      return Narrowing::Host;
+  }
+  // The binding before a conversion whose enclosing block also holds the use, after it.
+  for (Node conv : it->second.tensor_conversions) {
+    Node block = parent(conv);
+    if (b.at < start(conv) && end(conv) <= at && start(block) <= at && at < end(block) &&
+        scope_at(start(conv)) == scope)
+      return Narrowing::NotTensor;
+  }
+  return Narrowing::None;
 }
 
 }  // namespace stoker::python

@@ -217,6 +217,15 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     if (is_loader_call(expr)) return true;
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
+    // PyG's mini-batch samplers (DataLoader subclasses yielding subgraph batches): iterated, they
+    // are loaders (their loops are hot, their batches are batches). Not loader constructions: their
+    // `batch_size` counts clusters or seed nodes, so DL/BS rules do not read their options.
+    static constexpr std::string_view kSamplerLoaders[] = {
+        "ClusterLoader", "NeighborSampler", "NeighborLoader", "LinkNeighborLoader", "GraphSAINTNodeSampler",
+        "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler"};
+    if (starts_with(q, "torch_geometric.loader.") || starts_with(q, "torch_geometric.data."))
+      for (std::string_view name : kSamplerLoaders)
+        if (last_part(q) == name) return true;
     std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
     // Iteration wrappers: enumerate(loader), tqdm(loader), zip(a, b), iter(loader), islice(...)
     if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||

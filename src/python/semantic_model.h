@@ -197,6 +197,13 @@ class SemanticModel {
   // Empty when the expression is not rooted in an import (local bindings shadow imports).
   // Memoized per node: the reference stays valid for the model's lifetime.
   const std::string& qualified_name(Node expr) const;
+  // What an `isinstance` test tells of a binding of the name `use` reads (model_devices.cpp,
+  // `isinstance_narrowing`): Host when the use sits in the body of `if isinstance(x, np.ndarray)`
+  // (or a builtin scalar type) and the binding is made before that if statement; NotTensor when
+  // the binding reaches the use only around `if isinstance(x, torch.Tensor): x = ...` (no else),
+  // which rebinds every tensor: the binding's value there is not a tensor. None otherwise.
+  enum class Narrowing : uint8_t { None, Host, NotTensor };
+  Narrowing isinstance_narrowing(Node use, const Binding& b) const;
   // The qualified name of a call's callee.
   const std::string& callee_name(Node call) const { return qualified_name(field(call, "function")); }
 
@@ -759,6 +766,14 @@ class SemanticModel {
   mutable std::map<std::pair<int, std::string>, std::vector<std::pair<Node, Node>>> membership_asserts_;
   mutable std::unordered_map<const void*, Kwargs> kwargs_cache_;
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
+  // isinstance_narrowing's index, built on first use from the `isinstance(name, T)` calls: per name,
+  // the consequence blocks of ifs testing a host type, and the ifs converting a tensor.
+  struct IsinstanceIfs {
+    std::vector<Node> host_blocks;
+    std::vector<Node> tensor_conversions;
+  };
+  mutable std::unordered_map<std::string, IsinstanceIfs> isinstance_ifs_;
+  mutable bool isinstance_ifs_built_ = false;
   mutable std::unordered_map<const void*, char> cuda_bool_cache_;
   mutable std::unordered_map<const void*, char> batch_cache_;
   mutable std::unordered_map<const void*, char> loader_cache_;

@@ -357,6 +357,19 @@ AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
 // ---------------------------------------------------------------------------------------
 // Values.
 
+// A binding's type at a use an `isinstance` test narrows (SemanticModel::isinstance_narrowing):
+// a NumPy array or host scalar in the body of a host test; not a tensor past a conversion (a
+// tensor type then contributes nothing, the binding's other types stay).
+AbstractType TypeInference::narrowed(Node use, const Binding& b, AbstractType t) const {
+  switch (m_.isinstance_narrowing(use, b)) {
+    case SemanticModel::Narrowing::Host:
+      return t.kind == Kind::HostScalar ? t : AbstractType::of(Kind::Host);
+    case SemanticModel::Narrowing::NotTensor:
+      return t.kind == Kind::Tensor ? AbstractType::bottom() : t;
+    default: return t;
+  }
+}
+
 AbstractType TypeInference::value_uncached(Node expr, Path path) const {
   auto k = kind(expr);
   if (path.size() == 0) return base_type(expr);
@@ -372,7 +385,7 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
     auto bindings = visible(m_, expr);
     if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
     AbstractType t = AbstractType::bottom();
-    for (const Binding* b : bindings) t = join(t, binding_part(*b, path));
+    for (const Binding* b : bindings) t = join(t, narrowed(expr, *b, binding_part(*b, path)));
     return t;
   }
   if (k == "conditional_expression") {
@@ -533,7 +546,7 @@ AbstractType TypeInference::base_type(Node expr) const {
         bt.device = bt.device == TypeDevice::Unresolved || bt.device == TypeDevice::Cpu ? moved
                                                                                          : join(bt.device, moved);
       }
-      t = join(t, bt);
+      t = join(t, narrowed(expr, *b, bt));
     }
     return t;
   }

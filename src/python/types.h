@@ -189,6 +189,7 @@ class TypeInference {
   // to the return, the argument itself (or, with `device`, a tensor on its device) per parameter
   // used; false when it depends on the parameters in another way.
   bool dependence(Node expr, int function, bool device, int depth, ReturnDependence& out) const;
+  AbstractType narrowed(Node use, const Binding& b, AbstractType t) const;
   bool mentions_parameters(Node expr, int function, int depth) const;
   bool stable_local(const Binding& b, int function) const;
   // The join of two types where a value on the host either way stays host (a CPU tensor or a

@@ -189,6 +189,14 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
     auto bindings = visible(m_, expr);
     if (bindings.empty()) return false;
     for (const Binding* b : bindings) {
+      // `if isinstance(data, np.ndarray): return data`: a host value whatever the argument.
+      switch (m_.isinstance_narrowing(expr, *b)) {
+        case SemanticModel::Narrowing::Host:
+          if (!add_fixed(AbstractType::of(Kind::Host), Node{})) return false;
+          continue;
+        case SemanticModel::Narrowing::NotTensor: continue;
+        default: break;
+      }
       if (b->kind == Binding::Kind::Param && b->function == function) {
         if (fn.klass >= 0 && b->param_index == 0) {
           if (!add_fixed(t, expr)) return false;  // self
