@@ -17,6 +17,16 @@ namespace {
 // name the function binds (not a parameter or a module constant: a table moved again and again
 // is TX003's). The move's result is an assignment target, and a module called later in the
 // function takes that name as a positional argument. O(function size) per move.
+// A module's forward: the callee is a module, or an attribute of `self` that is neither a
+// method here nor a library function and whose output is CUDA (`self.net = model_eval`, the
+// model handed in by another module's training script).
+bool feeds_module(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (m.is_module(fn)) return true;
+  return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
+         m.callee_name(call).empty() && m.is_cuda(call);
+}
+
 bool model_input_built_here(const SemanticModel& m, Node call) {
   Node r = receiver(call);
   if (!is(r, "identifier")) return false;
@@ -62,7 +72,7 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     Node n = stack.back();
     stack.pop_back();
     if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
-    if (is(n, "call") && start(n) > end(call) && m.is_module(field(n, "function"))) {
+    if (is(n, "call") && start(n) > end(call) && feeds_module(m, n)) {
       Node args = field(n, "arguments");
       if (is(args, "argument_list"))
         for (Node a : named_children(args))
