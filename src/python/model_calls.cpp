@@ -78,6 +78,8 @@ void SemanticModel::resolve_calls() {
         if (is(v.expr, "function_definition")) {
           auto f = function_by_node_.find(v.expr.id);
           if (f != function_by_node_.end()) targets.push_back(f->second);
+        } else if (is(v.expr, "call")) {
+          closure_targets(v.expr, targets);
         }
       }
       int klass = instance_class(fn);
@@ -255,6 +257,41 @@ bool SemanticModel::calls_param(int f, int param_index) const {
       if (b->kind == Binding::Kind::Param && b->function == f && b->param_index == param_index) return true;
   }
   return false;
+}
+
+// `main_loop = get_main_loop(config, model, ...)` then `main_loop(phase=...)`: a function here
+// every return of which names a function defined inside it (a closure factory) returns that
+// function, so calling the name bound to the factory's result runs it. Only a plain name called
+// (no method, no factory of another module); at most 4 returns. O(returns).
+void SemanticModel::closure_targets(Node factory_call, std::vector<int>& targets) const {
+  Node cf = unparen(field(factory_call, "function"));
+  if (!is(cf, "identifier")) return;
+  for (const auto& fv : values(cf)) {
+    if (fv.kind != Value::Kind::Expr || !is(fv.expr, "function_definition")) continue;
+    auto fi = function_by_node_.find(fv.expr.id);
+    if (fi == function_by_node_.end()) continue;
+    const Function& factory = functions_[fi->second];
+    if (factory.returns.empty() || factory.returns.size() > 4) continue;
+    std::vector<int> found;
+    bool all = true;
+    for (Node r : factory.returns) {
+      Node e = unparen(r);
+      int named = -1;
+      if (is(e, "identifier"))
+        for (const auto& rv : values(e))
+          if (rv.kind == Value::Kind::Expr && is(rv.expr, "function_definition") && contains(factory.node, rv.expr) &&
+              !same(rv.expr, factory.node)) {
+            auto ri = function_by_node_.find(rv.expr.id);
+            if (ri != function_by_node_.end()) named = ri->second;
+          }
+      if (named < 0) {
+        all = false;
+        break;
+      }
+      found.push_back(named);
+    }
+    if (all) targets.insert(targets.end(), found.begin(), found.end());
+  }
 }
 
 std::vector<int> SemanticModel::callees(Node call) const {

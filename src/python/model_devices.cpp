@@ -1177,8 +1177,12 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
 // same iteration of the loop around the comprehension (`np.random.permutation(n)[:bs]`,
 // `idx[i:i + bs]`, or the loop's own target): the step's elements of a collection the loop does
 // not rebind, picked by indices drawn per iteration, are the step's batch without a DataLoader.
-// Not when the collection is on CUDA by its type (no host copy then), and not for any other
-// shape of comprehension. O(parents + bindings of the two names).
+// Also in a function with no loop around the comprehension (a `get_batch()` helper) when every
+// binding of the indices in it is a random draw (`torch.randint`, `torch.randperm`,
+// `np.random.*`, `random.sample`, subscripted or not): each call picks the elements of a step.
+// The element may be a slice starting at the index (`data[i:i + block_size]`). Not when the
+// collection is on CUDA by its type (no host copy then), and not for any other shape of
+// comprehension. O(parents + bindings of the two names).
 bool SemanticModel::sampled_batch(Node comp) const {
   Node clause{};
   for (Node c : named_children(comp)) {
@@ -1193,27 +1197,65 @@ bool SemanticModel::sampled_batch(Node comp) const {
   if (!is(var, "identifier") || !is(indices, "identifier") || !is(body, "subscript")) return false;
   Node index = unparen(field(body, "subscript"));
   Node coll = unparen(field(body, "value"));
-  if (!is(index, "identifier") || text(index) != text(var) || named_count(body) != 2) return false;
+  if (named_count(body) != 2) return false;
+  if (is(index, "slice")) {
+    // `data[i:i + bs]`, `data[i + 1:i + bs + 1]`: the slice's start is the index, or the index
+    // plus a constant.
+    Node lo = named_count(index) > 0 ? unparen(named_child(index, 0)) : Node{};
+    if (is(lo, "binary_operator") && text(field(lo, "operator")) == "+" &&
+        is(unparen(field(lo, "right")), "integer"))
+      lo = unparen(field(lo, "left"));
+    if (is_null(lo) || !is(lo, "identifier") || text(lo) != text(var) || text(index).substr(0, 1) == ":")
+      return false;
+  } else if (!is(index, "identifier") || text(index) != text(var)) {
+    return false;
+  }
   if (!is(coll, "identifier") && !(is(coll, "attribute") && text(unparen(field(coll, "object"))) == "self"))
     return false;
   Node loop{};
+  Node function{};
   for (Node p = parent(comp); !is_null(p); p = parent(p)) {
-    if (is(p, "function_definition") || is(p, "lambda") || is(p, "class_definition")) return false;
+    if (is(p, "function_definition")) {
+      function = p;
+      break;
+    }
+    if (is(p, "lambda") || is(p, "class_definition")) return false;
     if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), comp)) {
       loop = p;
       break;
     }
   }
-  if (is_null(loop)) return false;
+  if (is_null(loop) && is_null(function)) return false;
   auto bindings = lookup(text(indices), start(indices));
   if (bindings.empty()) return false;
-  for (const Binding* b : bindings) {
-    bool per_iteration = (b->kind == Binding::Kind::Assign && contains(field(loop, "body"), b->target)) ||
-                         (b->kind == Binding::Kind::LoopTarget && is(loop, "for_statement") &&
-                          contains(field(loop, "left"), b->target));
-    if (!per_iteration) return false;
+  if (!is_null(loop)) {
+    for (const Binding* b : bindings) {
+      bool per_iteration = (b->kind == Binding::Kind::Assign && contains(field(loop, "body"), b->target)) ||
+                           (b->kind == Binding::Kind::LoopTarget && is(loop, "for_statement") &&
+                            contains(field(loop, "left"), b->target));
+      if (!per_iteration) return false;
+    }
+    if (assigned_within(text(coll), loop)) return false;
+  } else {
+    static const std::set<std::string, std::less<>> draws = {"torch.randint", "torch.randperm", "random.sample",
+                                                             "random.choices"};
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !contains(field(function, "body"), b->target))
+        return false;
+      Node v = unparen(b->value);
+      for (int guard = 0; guard < 4 && is(v, "subscript"); ++guard) v = unparen(field(v, "value"));
+      if (!is(v, "call")) return false;
+      const std::string& q = callee_name(v);
+      if (!draws.count(q) && !starts_with(q, "numpy.random.")) return false;
+    }
+    // The collection is on the host by its type (a CPU tensor, a list or array): a parameter
+    // of unknown type may be a CUDA table.
+    if (!types_) return false;
+    AbstractType t = types_->type_of(coll);
+    if (!(t.kind == AbstractType::Kind::HostContainer ||
+          (t.kind == AbstractType::Kind::Tensor && t.device == TypeDevice::Cpu)))
+      return false;
   }
-  if (assigned_within(text(coll), loop)) return false;
   return !types_ || types_->cuda(coll) != CudaAnswer::Cuda;
 }
 

@@ -2,6 +2,8 @@
 // the Setup / Epoch / Hot classification, per-epoch loops and loaders that feed training.
 #include "python/model_internal.h"
 
+#include <set>
+
 #include <algorithm>
 
 #include "python/types.h"
@@ -120,7 +122,7 @@ void SemanticModel::compute_reachability() {
       work.pop_back();
       for (int ci : run_sites_[f]) {
         int caller = calls_[ci].caller;
-        if (caller < 0 || reach[caller] || !through(ci)) continue;
+        if (caller < 0 || reach[caller] || !through(ci, f)) continue;
         reach[caller] = 1;
         work.push_back(caller);
       }
@@ -148,7 +150,7 @@ void SemanticModel::compute_reachability() {
     if (calls_[ci].caller >= 0)
       for (const FunctionFacts* ext : ext_callees(static_cast<int>(ci), fact::kHotLoop))
         if (ext->has_hot_loop) function_has_hot_loop_[calls_[ci].caller] = 1;
-  propagate(function_has_hot_loop_, [](int) { return true; });
+  propagate(function_has_hot_loop_, [](int, int) { return true; });
   // A function steps when a call outside its hot loops (and outside lambdas) steps or reaches a
   // function that does.
   auto outside_hot = [&](int ci) {
@@ -158,13 +160,25 @@ void SemanticModel::compute_reachability() {
       if (loops_[l].kind == LoopKind::Hot) return false;
     return true;
   };
+  // (caller, callee) pairs where the caller runs the callee inside one of its hot loops: the
+  // same step function called again after the loop (`main_loop(phase=TEST)` after the epochs of
+  // `main_loop(phase=TRAIN)`) is a final evaluation pass of that training, so it does not make
+  // the caller step (it still runs a forward: steps_forward). Otherwise a loop repeating the
+  // whole training (`for imp in impls: train(config)`) would be hot by it. O(calls log calls).
+  std::set<std::pair<int, int>> run_in_hot;
+  for (size_t ci = 0; ci < calls_.size(); ++ci)
+    if (calls_[ci].caller >= 0 && !outside_hot(static_cast<int>(ci)))
+      for (int c : runs_by_call_[ci]) run_in_hot.insert({calls_[ci].caller, c});
   for (int allow = 0; allow < 2; ++allow) {
     auto& steps = function_steps_[allow];
     steps.assign(nf, 0);
     for (size_t f = 0; f < nf; ++f)
       for (int ci : calls_by_caller_[f])
         if (!steps[f] && outside_hot(ci) && is_step_call_at(ci, allow == 1)) steps[f] = 1;
-    propagate(steps, outside_hot);
+    propagate(steps, [&](int ci, int callee) {
+      return outside_hot(ci) &&
+             (allow == 1 || !function_has_hot_loop_[calls_[ci].caller] || !run_in_hot.count({calls_[ci].caller, callee}));
+    });
   }
 }
 
@@ -187,6 +201,38 @@ void SemanticModel::classify_loops() {
   for (auto& l : loops_)
     l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
                                                         types_->is_loader_iteration(field(l.node, "right")));
+  // A repetition loop (DGI's `for _ in range(50): log = LogReg(...); <train it>; log(test_embs)`):
+  // each pass builds a module, trains it in a nested hot loop and runs its forward directly in
+  // the pass. That forward is a step of the pass (rules.md: a loop each of whose iterations
+  // performs a step outside its nested hot loops), unlike an epoch loop's forward on a model
+  // built before the loop. The forward's callee is a plain name every binding of which is a
+  // module construction in the loop's body under no condition. O(calls in the loop x bindings).
+  auto forwards_model_built_here = [&](int li) {
+    Node body = loops_[li].body;
+    for (int ci : calls_in_loop_[li]) {
+      const CallSite& cs = calls_[ci];
+      if (cs.loops.empty() || cs.loops.back() != li || cs.lambda_depth > 0) continue;
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "identifier") || !is_step_call_at(ci, true) || is_step_call_at(ci, false)) continue;
+      auto bindings = lookup(text(fn), start(fn));
+      bool built = !bindings.empty();
+      for (const Binding* b : bindings) {
+        if (!built) break;
+        Node v = is_null(b->value) ? Node{} : unparen(b->value);
+        built = b->kind == Binding::Kind::Assign && b->unpack_index < 0 && contains(body, b->target) &&
+                is(v, "call") && is_module_value(v);
+        if (!built) break;
+        for (Node p = parent(b->target); built && !is_null(p) && !same(p, body); p = parent(p)) {
+          auto k = kind(p);
+          built = !(k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "for_statement" ||
+                    k == "while_statement" || k == "try_statement" || k == "with_statement" ||
+                    k == "function_definition" || k == "lambda");
+        }
+      }
+      if (built) return true;
+    }
+    return false;
+  };
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;
@@ -196,7 +242,10 @@ void SemanticModel::classify_loops() {
       // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
       bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
-      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
+      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot) ||
+                    (around_hot && !loops_[i].comprehension && forwards_model_built_here(i)))
+                       ? LoopKind::Hot
+                       : LoopKind::Setup;
       if (k != loops_[i].kind) {
         loops_[i].kind = k;
         changed = true;

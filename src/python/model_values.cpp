@@ -1097,6 +1097,22 @@ bool SemanticModel::is_argparse_vars(Node e) const {
   return true;
 }
 
+bool SemanticModel::argparse_required(Node call) const {
+  Node req = argument(call, -1, "required");
+  if (!is_null(req)) {
+    auto c = constant(req);
+    return c && c->kind == Value::Kind::Bool && c->b;
+  }
+  Node args = field(call, "arguments");
+  Node first = named_count(args) > 0 ? named_child(args, 0) : Node{};
+  std::string name;
+  if (is_null(first) || !string_literal_value(first, src_, name) || name.empty() || name[0] == '-') return false;
+  std::string nargs;
+  Node n = argument(call, -1, "nargs");
+  if (!is_null(n) && (!string_literal_value(n, src_, nargs) || nargs == "?" || nargs == "*")) return false;
+  return true;
+}
+
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
   std::vector<Value> out;
   std::string key(dest);
@@ -1113,6 +1129,12 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   }
   static const std::vector<Node> kNone;
   for (Node call : found == argparse_args_.end() ? kNone : found->second) {
+    // A required argument (`required=True`, or a positional one that `nargs` does not make
+    // optional) always holds what the command line gives: no default resolves it.
+    if (argparse_required(call)) {
+      add_values(out, {Value::unknown()});
+      continue;
+    }
     Node def = argument(call, -1, "default");
     if (!is_null(def)) {
       add_values(out, values(def));

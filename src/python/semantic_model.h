@@ -570,6 +570,8 @@ class SemanticModel {
   bool is_batch_uncached(Node expr) const;
   bool batch_through_helper(Node call) const;
   bool sampled_batch(Node comp) const;
+  void closure_targets(Node factory_call, std::vector<int>& targets) const;
+  bool argparse_required(Node add_argument_call) const;
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;

@@ -2,13 +2,94 @@
 #include "python/rules/common.h"
 #include "python/types.h"
 
+#include <set>
+#include <vector>
+
 namespace stoker::python::rules {
+
+namespace {
+
+// `images = torch.from_numpy(image_data)`, then `images = images.cuda()` and `self.net(images)`:
+// a host tensor built in the function from an array the function computes (per call: an image
+// decoded and preprocessed for this step), moved to the GPU and handed to a module's forward
+// later in the same function, is the step's input (a batch without a DataLoader). Every binding
+// of the moved name in the function is such a conversion or the move itself; the array is a
+// name the function binds (not a parameter or a module constant: a table moved again and again
+// is TX003's). The move's result is an assignment target, and a module called later in the
+// function takes that name as a positional argument. O(function size) per move.
+// A module's forward: the callee is a module, or an attribute of `self` that is neither a
+// method here nor a library function and whose output is CUDA (`self.net = model_eval`, the
+// model handed in by another module's training script).
+bool feeds_module(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (m.is_module(fn)) return true;
+  return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
+         m.callee_name(call).empty() && m.is_cuda(call);
+}
+
+bool model_input_built_here(const SemanticModel& m, Node call) {
+  Node r = receiver(call);
+  if (!is(r, "identifier")) return false;
+  Node assign = parent(call);
+  if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
+  Node target = unparen(field(assign, "left"));
+  if (!is(target, "identifier")) return false;
+  int f = m.function_at(start(call));
+  if (f < 0) return false;
+  const Function& fn = m.functions()[f];
+  static const std::set<std::string, std::less<>> conversions = {
+      "torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"};
+  auto bindings = m.lookup(m.text(r), start(r));
+  if (bindings.empty()) return false;
+  bool converted = false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != fn.scope) return false;
+    Node v = unparen(b->value);
+    if (same(v, call)) continue;
+    // `torch.from_numpy(x).float()`, `.type(torch.FloatTensor)`: conversions on the host.
+    for (int guard = 0; guard < 4 && is(v, "call") && is(unparen(field(v, "function")), "attribute") &&
+                        m.callee_name(v).empty();
+         ++guard) {
+      std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
+      if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
+      v = unparen(field(unparen(field(v, "function")), "object"));
+    }
+    if (!is(v, "call") || !conversions.count(m.callee_name(v)) || !is_null(m.argument(v, -1, "device"))) return false;
+    Node src = unparen(m.argument(v, 0, ""));
+    if (!is(src, "identifier")) return false;
+    auto src_bindings = m.lookup(m.text(src), start(src));
+    if (src_bindings.empty()) return false;
+    for (const Binding* sb : src_bindings)
+      if (sb->kind != Binding::Kind::Assign || m.scope_at(sb->at) != fn.scope) return false;
+    converted = true;
+  }
+  if (!converted) return false;
+  // A module called after the move with the moved tensor as a positional argument.
+  std::string_view name = m.text(target);
+  bool fed = false;
+  std::vector<Node> stack{field(fn.node, "body")};
+  while (!stack.empty() && !fed) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+    if (is(n, "call") && start(n) > end(call) && feeds_module(m, n)) {
+      Node args = field(n, "arguments");
+      if (is(args, "argument_list"))
+        for (Node a : named_children(args))
+          if (is(unparen(a), "identifier") && m.text(unparen(a)) == name) fed = true;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return fed;
+}
+
+}  // namespace
 
 void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
-  if (!m.is_batch_value(receiver(call))) return;
+  if (!m.is_batch_value(receiver(call)) && !model_input_built_here(m, call)) return;
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
   if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda) return;
