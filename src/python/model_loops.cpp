@@ -4,11 +4,64 @@
 
 #include <algorithm>
 
+#include "python/frameworks.h"
 #include "python/types.h"
 
 namespace stoker::python {
 
 using namespace model_detail;
+
+namespace {
+
+// A loop body whose last statement is an unconditional `break` or `return`, with no `continue`
+// anywhere in it (which could skip that last statement on some passes): the body runs at most
+// once (a test that checks the first batch), so it is no hot or epoch loop. O(body) only when
+// the last statement ends the loop.
+bool body_runs_once(Node body) {
+  if (!is(body, "block")) return false;
+  auto kids = named_children(body);
+  if (kids.empty()) return false;
+  Node last = kids[kids.size() - 1];
+  if (!is(last, "break_statement") && !is(last, "return_statement")) return false;
+  std::vector<Node> stack{body};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "continue_statement")) return false;
+    for_each_named_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
+  }
+  return true;
+}
+
+// `trainer.fit(...)` (validate, test, predict) where every value of `trainer` is a construction
+// of a framework trainer with its development-run keyword (data/frameworks.txt `dev-run`) True
+// or a positive int: it draws a few batches of each loader once, it trains on none.
+bool dev_run_fit(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  auto vs = m.values(field(fn, "object"));
+  if (vs.empty()) return false;
+  const auto& table = FrameworkTable::get();
+  for (const Value& v : vs) {
+    if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call")) return false;
+    Node ctor = unparen(v.expr);
+    std::string_view key = table.dev_run_keyword(m.callee_name(ctor));
+    if (key.empty()) return false;
+    auto kw = m.keyword_arguments(ctor);
+    Node dev = kw.find(key);
+    if (is_null(dev)) return false;
+    auto c = m.constant(dev);
+    if (!c) return false;
+    bool on = (c->kind == Value::Kind::Bool && c->b) || (c->kind == Value::Kind::Int && c->i > 0);
+    if (!on) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // Loops.
@@ -177,6 +230,8 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
 }
 
 void SemanticModel::classify_loops() {
+  std::vector<char> runs_once(loops_.size(), 0);
+  for (size_t i = 0; i < loops_.size(); ++i) runs_once[i] = !loops_[i].comprehension && body_runs_once(loops_[i].body);
   for (auto& l : loops_)
     l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
                                                         types_->is_loader_iteration(field(l.node, "right")));
@@ -190,6 +245,7 @@ void SemanticModel::classify_loops() {
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
       bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
       LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
+      if (runs_once[i]) k = LoopKind::Setup;  // its body runs once: no step repeats there
       if (k != loops_[i].kind) {
         loops_[i].kind = k;
         changed = true;
@@ -199,7 +255,7 @@ void SemanticModel::classify_loops() {
   }
   compute_reachability();
   for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
-    if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
+    if (loops_[i].kind != LoopKind::Hot && !runs_once[i] && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
   drop_cold_comprehensions();
 }
 
@@ -389,6 +445,7 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
       if (!is(fn, "attribute")) continue;
       auto m = text(field(fn, "attribute"));
       if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+      if (dev_run_fit(*this, cs.call)) continue;  // a development run: a few batches, once
       for (auto a : named_children(field(cs.call, "arguments"))) {
         Node v = is(a, "keyword_argument") ? field(a, "value") : a;
         for (const auto& val : values(v))
@@ -399,6 +456,32 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   }
   if (fit_arguments_.count(loader_call.id)) return true;
   return external_feeds_training(loader_call);
+}
+
+bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
+  if (is_null(loader_call) || loader_feeds_training(loader_call)) return false;
+  // Every loop known to iterate it ends its first pass (runs_once), and some such loop or a
+  // development-run trainer draws from it: its known uses read a batch or a few, once.
+  bool drawn = false;
+  for (int l : loops_iterating(loader_call)) {
+    if (loops_[l].comprehension || !body_runs_once(loops_[l].body)) return false;
+    drawn = true;
+  }
+  if (drawn) return true;
+  for (const auto& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto m = text(field(fn, "attribute"));
+    if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+    if (!dev_run_fit(*this, cs.call)) continue;
+    for (auto a : named_children(field(cs.call, "arguments"))) {
+      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+      if (same(unparen(v), loader_call)) return true;
+      for (const auto& val : values(v))
+        if (val.kind == Value::Kind::Expr && same(val.expr, loader_call)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace stoker::python

@@ -314,6 +314,10 @@ class SemanticModel {
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
+  // A loader that feeds no training and whose known uses draw a batch or a few once: every loop
+  // iterating it ends its first pass (`for b in loader: ...; break`), or it is handed to a
+  // development-run trainer's fit (`Trainer(fast_dev_run=True)`). DL001 is not reported there.
+  bool loader_drawn_briefly(Node loader_call) const;
   // Every use of the batch in the `for` loop `loop` keeps it in host memory: a size query, a copy
   // into a host buffer or NumPy, or tensor methods and arithmetic whose result is accumulated
   // into a host tensor (`mean[i] += x[:, i].mean()`), and nothing in the loop performs a step.
