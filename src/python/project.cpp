@@ -733,14 +733,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         ArgFacts rest;
         if (p.star)
           for (size_t a = named_positional; a < oc.positional.size(); ++a) rest.join(oc.positional[a]);
-        // `**kwargs` is a dict of the other keywords: their join would say what every
-        // `kwargs.get(key)` reads (one CUDA tensor among the keywords made a list of names
-        // CUDA in the callee). Keys are not told apart here: the dict is passed, unknown (as
-        // the single-file analysis leaves a variadic parameter).
-        bool keywords_left = false;
         if (p.double_star)
-          for (size_t k = 0; k < oc.keywords.size(); ++k) keywords_left |= !keyword_used[k];
-        if ((p.star && oc.splat) || (p.double_star && (oc.splat || keywords_left))) {
+          for (size_t k = 0; k < oc.keywords.size(); ++k)
+            if (!keyword_used[k]) rest.join(oc.keywords[k].second);
+        if ((p.star || p.double_star) && oc.splat) {
           rest.passed = true;
           rest.values.assign(1, ScalarFact{});
           rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);

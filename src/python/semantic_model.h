@@ -564,6 +564,9 @@ class SemanticModel {
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;
+  // `dict` is a `**kwargs` parameter and `key` a string literal: `kwargs[key]`, `kwargs.get(key)`
+  // read one keyword, which the callers' facts (joined over every keyword) do not tell.
+  bool keyword_dict_key(Node dict, Node key) const;
   // `x[k] = v` inside a loop that binds `k` to each key or index of `x` (`for k, v in x.items()`,
   // `for i in range(len(x))`): every element of x is replaced.
   bool elementwise_store(Node store) const;
