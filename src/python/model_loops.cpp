@@ -468,12 +468,22 @@ bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
     drawn = true;
   }
   if (drawn) return true;
-  for (const auto& cs : calls_) {
-    Node fn = unparen(field(cs.call, "function"));
-    if (!is(fn, "attribute")) continue;
+  // Whether the file makes any development-run fit at all, once per model (the per-loader scan
+  // below runs only where it does: O(calls) once, O(loaders x calls) only in such files).
+  auto is_fit = [&](Node call) {
+    Node fn = unparen(field(call, "function"));
+    if (!is(fn, "attribute")) return false;
     auto m = text(field(fn, "attribute"));
-    if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
-    if (!dev_run_fit(*this, cs.call)) continue;
+    return m == "fit" || m == "validate" || m == "test" || m == "predict";
+  };
+  if (!memo("dev-run-fit", [&] {
+        for (const auto& cs : calls_)
+          if (is_fit(cs.call) && dev_run_fit(*this, cs.call)) return 1;
+        return 0;
+      }))
+    return false;
+  for (const auto& cs : calls_) {
+    if (!is_fit(cs.call) || !dev_run_fit(*this, cs.call)) continue;
     for (auto a : named_children(field(cs.call, "arguments"))) {
       Node v = is(a, "keyword_argument") ? field(a, "value") : a;
       if (same(unparen(v), loader_call)) return true;
