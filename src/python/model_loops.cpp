@@ -230,8 +230,6 @@ bool SemanticModel::loop_performs_step(int li, bool allow_forward) const {
 }
 
 void SemanticModel::classify_loops() {
-  std::vector<char> runs_once(loops_.size(), 0);
-  for (size_t i = 0; i < loops_.size(); ++i) runs_once[i] = !loops_[i].comprehension && body_runs_once(loops_[i].body);
   for (auto& l : loops_)
     l.iterates_loader = is(l.node, "for_statement") && (is_loader_expr(field(l.node, "right")) ||
                                                         types_->is_loader_iteration(field(l.node, "right")));
@@ -245,7 +243,6 @@ void SemanticModel::classify_loops() {
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
       bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
       LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot)) ? LoopKind::Hot : LoopKind::Setup;
-      if (runs_once[i]) k = LoopKind::Setup;  // its body runs once: no step repeats there
       if (k != loops_[i].kind) {
         loops_[i].kind = k;
         changed = true;
@@ -255,7 +252,7 @@ void SemanticModel::classify_loops() {
   }
   compute_reachability();
   for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
-    if (loops_[i].kind != LoopKind::Hot && !runs_once[i] && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
+    if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
   drop_cold_comprehensions();
 }
 
@@ -400,7 +397,12 @@ bool SemanticModel::loader_feeds_training(Node loader_call) const {
 
 bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   for (int l : loops_iterating(loader_call))
-    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l)) return true;
+    // A loop whose body ends in an unconditional `break`/`return` draws one batch: it stays a
+    // hot loop (its body is a step, the function an evaluation pass), but the loader does not
+    // feed training there.
+    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) &&
+        (loops_[l].comprehension || !body_runs_once(loops_[l].body)))
+      return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
   int f = function_at(start(loader_call));
   auto returns_it = [&](int fn) {
