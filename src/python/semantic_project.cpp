@@ -1185,10 +1185,6 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     const void* cs_call_id = calls_[ci].call.id;
     size_t emitted = 0;
-    // A call under a guard known never to hold (`if False:`, `if DEBUG:` with `DEBUG = False`)
-    // never runs: it hands the callee nothing, no hotness and no arguments, as the single-file
-    // analysis reads such a call (rules.md: a guard resolving to False silences what it guards).
-    if (guards_dead(calls_[ci].guards)) continue;
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
