@@ -115,6 +115,10 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       }
       t.step_hooks_[member_key(cols[1], cols[2])] = std::move(hook);
       t.step_hook_methods_.insert(cols[2]);
+    } else if (kind == "dev-run") {
+      need(3);
+      add_class(cols[1]);
+      t.dev_run_[cols[1]] = cols[2];
     } else if (kind == "trainer") {
       need(3);
       add_class(cols[1]);
@@ -190,6 +194,11 @@ const std::vector<FrameworkTable::LoaderOption>& FrameworkTable::loader_config(s
 std::string_view FrameworkTable::trainer_config_keyword(std::string_view qualified) const {
   auto it = trainer_.find(std::string(qualified));
   return it == trainer_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
+std::string_view FrameworkTable::dev_run_keyword(std::string_view qualified) const {
+  auto it = dev_run_.find(std::string(qualified));
+  return it == dev_run_.end() ? std::string_view{} : std::string_view(it->second);
 }
 
 }  // namespace stoker::python

@@ -85,6 +85,9 @@ class FrameworkTable {
   const std::vector<LoaderOption>& loader_config(std::string_view qualified) const;
   // The configuration keyword of a trainer class (empty when it is none).
   std::string_view trainer_config_keyword(std::string_view qualified) const;
+  // The keyword that makes a constructed `qualified` trainer a development run when it is True or
+  // a positive int (Lightning's `fast_dev_run`: a few batches of each loader, once), or empty.
+  std::string_view dev_run_keyword(std::string_view qualified) const;
   size_t rows() const { return rows_; }
 
  private:
@@ -98,6 +101,7 @@ class FrameworkTable {
   std::unordered_map<std::string, StepHook> step_hooks_;  // "class\0method"
   std::unordered_map<std::string, std::vector<LoaderOption>> loader_config_;
   std::unordered_map<std::string, std::string> trainer_;
+  std::unordered_map<std::string, std::string> dev_run_;
   std::unordered_map<std::string, ModuleWrapper> wrappers_;
   size_t rows_ = 0;
 };

@@ -273,6 +273,20 @@ std::string_view SemanticModel::conversion_dtype(Node call, bool* moves) const {
 
 bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr); }
 
+bool SemanticModel::keyword_dict_key(Node dict, Node key) const {
+  dict = unparen(dict);
+  std::string literal;
+  if (!is(dict, "identifier") || is_null(key) || !string_literal_value(unparen(key), src_, literal)) return false;
+  auto bindings = lookup(text(dict), start(dict));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Param) return false;
+    const Param& p = functions_[b->function].params[b->param_index];
+    if (!p.is_variadic || text(p.node).substr(0, 2) != "**") return false;
+  }
+  return true;
+}
+
 bool SemanticModel::binding_is_cuda(const Binding& b) const {
   switch (b.kind) {
     case Binding::Kind::Assign:
@@ -622,7 +636,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       result = !module_attr && is_cuda_impl(obj);
     }
   } else if (k == "subscript") {
-    result = is_cuda_impl(field(expr, "value"));
+    // `kwargs["key"]` of a `**kwargs` parameter: the value under that key, which the callers'
+    // joined keywords do not tell (one CUDA keyword does not make every key CUDA).
+    result = !keyword_dict_key(field(expr, "value"), field(expr, "subscript")) && is_cuda_impl(field(expr, "value"));
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
@@ -679,6 +695,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         result = !is_null(placed) && device_kind(placed) == DeviceKind::Cuda;
       } else if (m == "append" || m == "extend") {
         result = false;
+      } else if ((m == "get" || m == "pop") && keyword_dict_key(recv, argument(expr, 0, ""))) {
+        // `kwargs.get("key", default)` of a `**kwargs` parameter: the value under that key (not
+        // known: the callers' keywords are joined over every key), or the default.
+        Node fallback = argument(expr, 1, m == "pop" ? "" : "default");
+        result = !is_null(fallback) && is_cuda_impl(fallback);
       } else if ((m == "get" || m == "pop" || m == "setdefault") && !is_cuda_impl(recv) && !is_cuda_impl(fn)) {
         // A lookup in a mapping (`pool_cursor.get(name, 0)`): the value stored under the key, or
         // the default; a CUDA key does not make the value a tensor.

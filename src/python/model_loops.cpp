@@ -6,11 +6,64 @@
 
 #include <algorithm>
 
+#include "python/frameworks.h"
 #include "python/types.h"
 
 namespace stoker::python {
 
 using namespace model_detail;
+
+namespace {
+
+// A loop body whose last statement is an unconditional `break` or `return`, with no `continue`
+// anywhere in it (which could skip that last statement on some passes): the body runs at most
+// once (a test that checks the first batch), so it is no hot or epoch loop. O(body) only when
+// the last statement ends the loop.
+bool body_runs_once(Node body) {
+  if (!is(body, "block")) return false;
+  auto kids = named_children(body);
+  if (kids.empty()) return false;
+  Node last = kids[kids.size() - 1];
+  if (!is(last, "break_statement") && !is(last, "return_statement")) return false;
+  std::vector<Node> stack{body};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "continue_statement")) return false;
+    for_each_named_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
+  }
+  return true;
+}
+
+// `trainer.fit(...)` (validate, test, predict) where every value of `trainer` is a construction
+// of a framework trainer with its development-run keyword (data/frameworks.txt `dev-run`) True
+// or a positive int: it draws a few batches of each loader once, it trains on none.
+bool dev_run_fit(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  auto vs = m.values(field(fn, "object"));
+  if (vs.empty()) return false;
+  const auto& table = FrameworkTable::get();
+  for (const Value& v : vs) {
+    if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call")) return false;
+    Node ctor = unparen(v.expr);
+    std::string_view key = table.dev_run_keyword(m.callee_name(ctor));
+    if (key.empty()) return false;
+    auto kw = m.keyword_arguments(ctor);
+    Node dev = kw.find(key);
+    if (is_null(dev)) return false;
+    auto c = m.constant(dev);
+    if (!c) return false;
+    bool on = (c->kind == Value::Kind::Bool && c->b) || (c->kind == Value::Kind::Int && c->i > 0);
+    if (!on) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // Loops.
@@ -400,7 +453,12 @@ bool SemanticModel::loader_feeds_training(Node loader_call) const {
 
 bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   for (int l : loops_iterating(loader_call))
-    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l)) return true;
+    // A loop whose body ends in an unconditional `break`/`return` draws one batch: it stays a
+    // hot loop (its body is a step, the function an evaluation pass), but the loader does not
+    // feed training there.
+    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) &&
+        (loops_[l].comprehension || !body_runs_once(loops_[l].body)))
+      return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
   int f = function_at(start(loader_call));
   auto returns_it = [&](int fn) {
@@ -445,6 +503,7 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
       if (!is(fn, "attribute")) continue;
       auto m = text(field(fn, "attribute"));
       if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+      if (dev_run_fit(*this, cs.call)) continue;  // a development run: a few batches, once
       for (auto a : named_children(field(cs.call, "arguments"))) {
         Node v = is(a, "keyword_argument") ? field(a, "value") : a;
         for (const auto& val : values(v))
@@ -455,6 +514,42 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   }
   if (fit_arguments_.count(loader_call.id)) return true;
   return external_feeds_training(loader_call);
+}
+
+bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
+  if (is_null(loader_call) || loader_feeds_training(loader_call)) return false;
+  // Every loop known to iterate it ends its first pass (runs_once), and some such loop or a
+  // development-run trainer draws from it: its known uses read a batch or a few, once.
+  bool drawn = false;
+  for (int l : loops_iterating(loader_call)) {
+    if (loops_[l].comprehension || !body_runs_once(loops_[l].body)) return false;
+    drawn = true;
+  }
+  if (drawn) return true;
+  // Whether the file makes any development-run fit at all, once per model (the per-loader scan
+  // below runs only where it does: O(calls) once, O(loaders x calls) only in such files).
+  auto is_fit = [&](Node call) {
+    Node fn = unparen(field(call, "function"));
+    if (!is(fn, "attribute")) return false;
+    auto m = text(field(fn, "attribute"));
+    return m == "fit" || m == "validate" || m == "test" || m == "predict";
+  };
+  if (!memo("dev-run-fit", [&] {
+        for (const auto& cs : calls_)
+          if (is_fit(cs.call) && dev_run_fit(*this, cs.call)) return 1;
+        return 0;
+      }))
+    return false;
+  for (const auto& cs : calls_) {
+    if (!is_fit(cs.call) || !dev_run_fit(*this, cs.call)) continue;
+    for (auto a : named_children(field(cs.call, "arguments"))) {
+      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+      if (same(unparen(v), loader_call)) return true;
+      for (const auto& val : values(v))
+        if (val.kind == Value::Kind::Expr && same(val.expr, loader_call)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace stoker::python

@@ -321,6 +321,10 @@ class SemanticModel {
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
+  // A loader that feeds no training and whose known uses draw a batch or a few once: every loop
+  // iterating it ends its first pass (`for b in loader: ...; break`), or it is handed to a
+  // development-run trainer's fit (`Trainer(fast_dev_run=True)`). DL001 is not reported there.
+  bool loader_drawn_briefly(Node loader_call) const;
   // Every use of the batch in the `for` loop `loop` keeps it in host memory: a size query, a copy
   // into a host buffer or NumPy, or tensor methods and arithmetic whose result is accumulated
   // into a host tensor (`mean[i] += x[:, i].mean()`), and nothing in the loop performs a step.
@@ -575,6 +579,9 @@ class SemanticModel {
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;
+  // `dict` is a `**kwargs` parameter and `key` a string literal: `kwargs[key]`, `kwargs.get(key)`
+  // read one keyword, which the callers' facts (joined over every keyword) do not tell.
+  bool keyword_dict_key(Node dict, Node key) const;
   // `x[k] = v` inside a loop that binds `k` to each key or index of `x` (`for k, v in x.items()`,
   // `for i in range(len(x))`): every element of x is replaced.
   bool elementwise_store(Node store) const;

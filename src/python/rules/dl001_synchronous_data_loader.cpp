@@ -57,6 +57,9 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
     framework_loader_config(ctx, call);
     return;
   }
+  // Its known uses draw one batch or a few, once (a test of the first batch, a Lightning
+  // `fast_dev_run`): no step waits on its loading.
+  if (m.loader_drawn_briefly(call)) return;
   auto kw = m.keyword_arguments(call);
   Node workers = kw.find("num_workers");
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
