@@ -39,6 +39,17 @@ bool is_python_scalar(const SemanticModel& m, Node n) {
   return false;
 }
 
+// Every value the name `e` may hold is an expression (not itself) that satisfies `pred`; false
+// when the name has no known value.
+template <typename Pred>
+bool every_value(const SemanticModel& m, Node e, Pred pred) {
+  auto vs = m.values(e);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !pred(v.expr)) return false;
+  return true;
+}
+
 // An index that is a host sequence of positions, which torch copies to the device before
 // gathering: a list (a literal, a comprehension, `list(...)`, `sorted(...)`), a numpy array of
 // indices (`np.arange`, `np.argsort`, `np.random.permutation`...) or a slice of one, through
@@ -59,12 +70,7 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
     return is(sub, "slice") && named_count(e) == 2 && host_index_sequence(m, field(e, "value"), depth + 1);
   }
   if (k != "identifier") return false;
-  auto vs = m.values(e);
-  if (vs.empty()) return false;
-  for (const auto& v : vs)
-    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_sequence(m, v.expr, depth + 1))
-      return false;
-  return true;
+  return every_value(m, e, [&](Node v) { return host_index_sequence(m, v, depth + 1); });
 }
 
 // Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
@@ -100,12 +106,7 @@ bool host_index_pieces(const SemanticModel& m, Node e, int depth) {
     return false;
   }
   if (!is(e, "identifier")) return false;
-  auto vs = m.values(e);
-  if (vs.empty()) return false;
-  for (const auto& v : vs)
-    if (v.kind != Value::Kind::Expr || same(unparen(v.expr), e) || !host_index_pieces(m, v.expr, depth + 1))
-      return false;
-  return true;
+  return every_value(m, e, [&](Node v) { return host_index_pieces(m, v, depth + 1); });
 }
 
 bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
