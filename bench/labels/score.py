@@ -21,7 +21,8 @@ labels file), and matches them to the labels by (repo, path, line, code):
 A reported finding without a label is printed as UNLABELED and counted as a false positive until
 someone labels it. The labels' `reported` column records what the baseline binary did when the
 labels were written (`-` before any run); the scorer prints each label whose state changed (NEW / LOST).
-Exit status: 0 when the run completed, 2 when a checkout or the binary is missing.
+Exit status: 0 when the run completed, 2 when a checkout or the binary is missing, 3 when stoker
+exited with an error or crashed on a checkout (the figures are printed but are not a measurement).
 """
 import argparse
 import csv
@@ -86,11 +87,17 @@ def analyzed_files(stoker, checkout):
             for line in p.stdout.splitlines() if line.strip()}
 
 
+FAILED_RUNS = []
+
+
 def run_stoker(stoker, checkout, verbose):
     cmd = [stoker, "check", ".", "--output-format", "json", "--no-cache"]
     p = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
     if p.returncode not in (0, 1):
-        print(f"score: warning: `{' '.join(cmd)}` in {checkout} exited {p.returncode}:\n"
+        # A crash or an error exit: its findings are not a measurement. Scored on, but the run
+        # ends with status 3 so that no figure taken from it passes for a clean one.
+        FAILED_RUNS.append((checkout, p.returncode))
+        print(f"score: error: `{' '.join(cmd)}` in {checkout} exited {p.returncode}:\n"
               f"{p.stderr.strip()[:2000]}", file=sys.stderr)
     elif verbose and p.stderr.strip():
         print(p.stderr.strip()[:2000], file=sys.stderr)
@@ -293,6 +300,10 @@ def cmd_score(args):
                        "missed": [{k: d[k] for k in ("repo", "path", "line", "code", "class")} for d in missed],
                        "false_positives": [{k: d[k] for k in ("repo", "path", "line", "code", "class")} for d in fps]},
                       f, indent=1)
+    if FAILED_RUNS:
+        for checkout, rc in FAILED_RUNS:
+            print(f"FAILED {checkout}: stoker exited {rc}; these figures are not a measurement")
+        return 3
     return 0
 
 
