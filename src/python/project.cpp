@@ -528,7 +528,8 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
 // ---------------------------------------------------------------------------------------
 // The facts of a round.
 
-FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries)
+FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries,
+                       FactsTable* previous)
     : layout_(layout), summaries_(summaries) {
   const size_t n = summaries.size();
   functions_.resize(n);
@@ -549,7 +550,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions)
       if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
   }
-  // The functions are final from here: resolutions are memoized.
+  // The functions are final from here: resolutions are memoized. The previous table's memo is
+  // taken over: an entry stands while the modules it read keep their shapes (resolve()).
+  compute_shapes();
+  if (previous && previous->resolved_.size() == n) resolved_ = std::move(previous->resolved_);
   resolved_.resize(n);
   memo_open_ = true;
   // Registries: the functions and classes a decorator registers into each registry object,
@@ -1036,20 +1040,69 @@ void FactsTable::relay_hotness(const Relays& relays) {
   }
 }
 
+// What resolve_at reads of a module, hashed (order-independent over the function names): the
+// names its functions and classes have in the table, the classes' bases, its imports and star
+// imports. O(its functions and imports).
+void FactsTable::compute_shapes() {
+  const size_t n = summaries_.size();
+  shape_.assign(n, 0);
+  std::hash<std::string> h;
+  auto mix = [](uint64_t a, uint64_t b) {  // splitmix64's finalizer over a boost-style combine
+    uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries_[m]) continue;
+    uint64_t names = 0;
+    for (const auto& [key, f] : functions_[m]) {
+      uint64_t e = mix(h(key), f->is_class ? 2 : 1);
+      if (f->is_class)
+        for (const std::string& b : f->bases) e = mix(e, h(b));
+      names += mix(e, 0x6a);
+    }
+    uint64_t imports = 0;
+    for (const auto& [key, q] : imports_[m]) imports += mix(h(key), h(q));
+    uint64_t s = mix(mix(names, imports), 0x51);
+    for (const std::string& star : stars_[m]) s = mix(s, h(star));
+    shape_[m] = s | 1;  // nonzero: a summary
+  }
+}
+
 std::optional<std::pair<int, std::string>> FactsTable::resolve(int from, std::string_view name) const {
   if (resolved_.empty()) return resolve_at(from, name, 0);
   auto& memo = resolved_[static_cast<size_t>(from)];
-  if (auto it = memo.find(name); it != memo.end()) return it->second;
-  auto r = resolve_at(from, name, 0);
-  if (memo_open_) memo.emplace(std::string(name), r);
+  auto it = memo.find(name);
+  if (it != memo.end()) {
+    bool valid = true;
+    for (const auto& [m, shape] : it->second.deps)
+      if (shape_[static_cast<size_t>(m)] != shape) {
+        valid = false;
+        break;
+      }
+    if (valid) return it->second.target;
+  }
+  std::vector<int> deps;
+  auto r = resolve_at(from, name, 0, &deps);
+  if (memo_open_) {
+    Resolution entry{r, {}};
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (int m : deps) entry.deps.emplace_back(m, shape_[static_cast<size_t>(m)]);
+    if (it != memo.end()) it->second = std::move(entry);
+    else memo.emplace(std::string(name), std::move(entry));
+  }
   return r;
 }
 
-std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std::string_view name, int depth) const {
+std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std::string_view name, int depth,
+                                                                  std::vector<int>* deps) const {
   std::string abs = layout_.absolute(from, name);
   for (int hop = 0; hop < kMaxReexportHops && !abs.empty(); ++hop) {
     auto [m, rest] = layout_.split(from, abs);
     if (m < 0 || rest.empty()) return std::nullopt;
+    if (deps) deps->push_back(m);
     if (rest.size() > 9 && rest.compare(rest.size() - 9, 9, ".__call__") == 0) {
       std::string cls = rest.substr(0, rest.size() - 9);
       if (functions_[m].count(cls + ".forward")) return std::make_pair(m, cls + ".forward");
@@ -1064,7 +1117,7 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
       if (!cls->second->is_class || depth >= kMaxBaseDepth) return std::nullopt;
       for (const std::string& b : cls->second->bases) {
         std::string base = functions_[m].count(b) ? layout_.name(m) + "." + b : b;  // a class of the module
-        if (auto r = resolve_at(m, base + rest.substr(dot), depth + 1)) return r;
+        if (auto r = resolve_at(m, base + rest.substr(dot), depth + 1, deps)) return r;
       }
       return std::nullopt;
     }
@@ -1081,6 +1134,7 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
         if (cand.empty()) continue;
         auto [sm, srest] = layout_.split(m, cand);
         if (sm < 0 || sm == m || srest.empty()) continue;
+        if (deps) deps->push_back(sm);
         if (functions_[sm].count(srest) || imports_[sm].count(srest.substr(0, srest.find('.')))) {
           next = star + sep + rest;
           break;
@@ -1507,6 +1561,77 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
 // bytes per source byte, so at most about 300 MB.
 constexpr size_t kMaxKeptParseBytes = size_t{4} << 20;
 
+// The order of the rounds' analyses (STOKER_PROJECT_ORDER, order_levels) and the fewest modules
+// a group of levels holds (STOKER_PROJECT_MIN_LEVEL).
+constexpr const char* kDefaultProjectOrder = "fr";
+constexpr size_t kDefaultMinLevel = 32;
+
+namespace {
+
+// The modules of a round in import levels. 'f' (callees first): a module after the modules of
+// the round it imports, so that its analysis reads their new summaries (class facts, return
+// types); 'r' (callers first): after the modules of the round importing it (the arguments and
+// hotness its callers hand it). An import cycle is cut where the depth-first walk meets it.
+// Consecutive levels are merged until a group holds at least `min_level` modules (a table per
+// level costs about what a few analyses cost). 'n': one group. O(modules + imports).
+std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const std::vector<size_t>& work, char order,
+                                              size_t min_level) {
+  if (order != 'f' && order != 'r') return {work};
+  const size_t n = layout.size();
+  std::vector<int> slot(n, -1);
+  for (size_t w = 0; w < work.size(); ++w) slot[work[w]] = static_cast<int>(w);
+  // Edges among the round's modules: w -> the modules that must come before it.
+  std::vector<std::vector<int>> before(work.size());
+  for (size_t w = 0; w < work.size(); ++w)
+    for (int imp : layout.imports_of(static_cast<int>(work[w]))) {
+      int v = slot[static_cast<size_t>(imp)];
+      if (v < 0 || static_cast<size_t>(v) == w) continue;
+      if (order == 'f') before[w].push_back(v);
+      else before[static_cast<size_t>(v)].push_back(static_cast<int>(w));
+    }
+  // Longest path from the modules with nothing before them, by an iterative depth-first walk
+  // (state 1: on the walk's stack, an edge back to it is cut).
+  std::vector<int> level(work.size(), 0);
+  std::vector<char> state(work.size(), 0);
+  std::vector<std::pair<int, size_t>> stack;
+  int depth = 0;
+  for (size_t root = 0; root < work.size(); ++root) {
+    if (state[root]) continue;
+    stack.push_back({static_cast<int>(root), 0});
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [w, e] = stack.back();
+      if (e < before[static_cast<size_t>(w)].size()) {
+        int v = before[static_cast<size_t>(w)][e++];
+        if (state[static_cast<size_t>(v)] == 0) {
+          state[static_cast<size_t>(v)] = 1;
+          stack.push_back({v, 0});
+        }
+        continue;
+      }
+      int l = 0;
+      for (int v : before[static_cast<size_t>(w)])
+        if (state[static_cast<size_t>(v)] == 2) l = std::max(l, level[static_cast<size_t>(v)] + 1);
+      level[static_cast<size_t>(w)] = l;
+      depth = std::max(depth, l);
+      state[static_cast<size_t>(w)] = 2;
+      stack.pop_back();
+    }
+  }
+  std::vector<std::vector<size_t>> levels(static_cast<size_t>(depth) + 1);
+  for (size_t w = 0; w < work.size(); ++w) levels[static_cast<size_t>(level[w])].push_back(work[w]);
+  std::vector<std::vector<size_t>> groups;
+  for (auto& l : levels) {
+    if (l.empty()) continue;
+    if (groups.empty() || groups.back().size() >= min_level) groups.emplace_back();
+    groups.back().insert(groups.back().end(), l.begin(), l.end());
+  }
+  for (auto& g : groups) std::sort(g.begin(), g.end());
+  return groups;
+}
+
+}  // namespace
+
 ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>& eligible,
                            const ProjectAnalyzeFn& analyze, unsigned threads, const ProjectCache& cache) {
   const size_t n = layout.size();
@@ -1555,6 +1680,15 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     }
   }
   static const bool trace = std::getenv("STOKER_PROJECT_TRACE") != nullptr;
+  // The order of each round's analyses (order_levels): a letter per round, the last repeating.
+  static const std::string order = [] {
+    const char* o = std::getenv("STOKER_PROJECT_ORDER");
+    return std::string(o && *o ? o : kDefaultProjectOrder);
+  }();
+  static const size_t min_level = [] {
+    const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL");
+    return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevel;
+  }();
   for (int round = 1; round <= kMaxProjectRounds; ++round) {
     std::vector<size_t> work;
     for (size_t i = 0; i < n; ++i)
@@ -1562,52 +1696,59 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     if (work.empty()) break;
     run.rounds = round;
     run.analyses += work.size();
-    if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed\n", round, work.size());
-    std::vector<std::unique_ptr<ModuleSummary>> next_summaries(work.size());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t w; (w = next.fetch_add(1)) < work.size();) {
-        size_t i = work[w];
-        ModuleEnv env(*table, layout, static_cast<int>(i));
-        next_summaries[w] = std::make_unique<ModuleSummary>();
-        ProjectHooks hooks;
-        hooks.facts = &env;
-        hooks.summary = next_summaries[w].get();
-        hooks.is_project_name = [&layout, i](std::string_view name) {
-          return layout.is_project_name(static_cast<int>(i), name);
-        };
-        if (parsed[i]) kept_bytes -= parsed[i]->text.size();  // in use; counted again below
-        hooks.parsed = &parsed[i];
-        try {
-          run.results[i] = analyze(i, hooks);
-          run.failures[i] = nullptr;
-        } catch (...) {
-          run.results[i].reset();
-          run.failures[i] = std::current_exception();
+    char letter = order.empty() ? 'n' : order[std::min(order.size(), static_cast<size_t>(round)) - 1];
+    auto groups = order_levels(layout, work, letter, min_level);
+    if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed/%zu\n", round, work.size(), groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<size_t>& group = groups[g];
+      // A later group reads the summaries of the groups before it.
+      if (g > 0) table = std::make_unique<FactsTable>(layout, latest, table.get());
+      std::vector<std::unique_ptr<ModuleSummary>> next_summaries(group.size());
+      std::atomic<size_t> next{0};
+      auto worker = [&] {
+        for (size_t w; (w = next.fetch_add(1)) < group.size();) {
+          size_t i = group[w];
+          ModuleEnv env(*table, layout, static_cast<int>(i));
+          next_summaries[w] = std::make_unique<ModuleSummary>();
+          ProjectHooks hooks;
+          hooks.facts = &env;
+          hooks.summary = next_summaries[w].get();
+          hooks.is_project_name = [&layout, i](std::string_view name) {
+            return layout.is_project_name(static_cast<int>(i), name);
+          };
+          if (parsed[i]) kept_bytes -= parsed[i]->text.size();  // in use; counted again below
+          hooks.parsed = &parsed[i];
+          try {
+            run.results[i] = analyze(i, hooks);
+            run.failures[i] = nullptr;
+          } catch (...) {
+            run.results[i].reset();
+            run.failures[i] = std::current_exception();
+          }
+          recorded[i] = env.queries();
+          analyzed[i] = 1;
+          if (parsed[i] && (kept_bytes += parsed[i]->text.size()) > kMaxKeptParseBytes) {
+            kept_bytes -= parsed[i]->text.size();
+            parsed[i].reset();
+          }
         }
-        recorded[i] = env.queries();
-        analyzed[i] = 1;
-        if (parsed[i] && (kept_bytes += parsed[i]->text.size()) > kMaxKeptParseBytes) {
-          kept_bytes -= parsed[i]->text.size();
-          parsed[i].reset();
-        }
+      };
+      table->share();
+      unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(group.size())));
+      std::vector<std::thread> pool;
+      for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+      worker();
+      for (auto& th : pool) th.join();
+      // The new summaries replace the old ones (the old table is not read again).
+      for (size_t w = 0; w < group.size(); ++w) {
+        size_t i = group[w];
+        summaries[i] = std::move(next_summaries[w]);
+        latest[i] = summaries[i].get();
+        todo[i] = 0;
       }
-    };
-    table->share();
-    unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(work.size())));
-    std::vector<std::thread> pool;
-    for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
-    // The new summaries replace the old ones (the old table is not read again).
-    for (size_t w = 0; w < work.size(); ++w) {
-      size_t i = work[w];
-      summaries[i] = std::move(next_summaries[w]);
-      latest[i] = summaries[i].get();
-      todo[i] = 0;
     }
     if (round == kMaxProjectRounds) break;
-    table = std::make_unique<FactsTable>(layout, latest);
+    table = std::make_unique<FactsTable>(layout, latest, table.get());
     // Analyzed again: the modules for which an answer they read has changed.
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;

@@ -12,6 +12,7 @@
 // analyzed again only when one of those answers differs under the new table.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <deque>
 #include <functional>
@@ -74,6 +75,11 @@ class ProjectLayout {
   bool attribute_stored(int into, std::string_view name, const std::function<bool(int)>& by) const;
   // The project modules each module imports (setup_project), for attribute_stored.
   void set_imports(std::vector<std::vector<int>> imports) { imports_ = std::move(imports); }
+  // The project modules module m imports (empty when setup_project did not index them).
+  const std::vector<int>& imports_of(int m) const {
+    static const std::vector<int> none;
+    return static_cast<size_t>(m) < imports_.size() ? imports_[static_cast<size_t>(m)] : none;
+  }
 
  private:
   struct Module {
@@ -124,7 +130,10 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
 // The facts of one round, built from every module's latest summary.
 class FactsTable {
  public:
-  FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries);
+  // `previous` (optional, about to be discarded): its resolution memo is taken over, each entry
+  // still valid when the modules it read have the same names (resolve_shape) in this table.
+  FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries,
+             FactsTable* previous = nullptr);
   struct Incoming {
     IncomingCalls calls;
     std::vector<ArgFacts> params;
@@ -155,9 +164,18 @@ class FactsTable {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  mutable std::vector<std::unordered_map<std::string, std::optional<std::pair<int, std::string>>, NameHash, std::equal_to<>>>
-      resolved_;
+  // An entry also lists the modules whose names the resolution read, each with its shape then:
+  // a table built later (over changed summaries) keeps the entry while those shapes are equal.
+  struct Resolution {
+    std::optional<std::pair<int, std::string>> target;
+    std::vector<std::pair<int, uint64_t>> deps;
+  };
+  mutable std::vector<std::unordered_map<std::string, Resolution, NameHash, std::equal_to<>>> resolved_;
   bool memo_open_ = false;
+  // Per module: a hash of what resolve_at reads of it (its function and class names, the classes'
+  // bases, its imports and star imports; 0 without a summary).
+  std::vector<uint64_t> shape_;
+  void compute_shapes();
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
   // `from`) stands for, through re-exports; "" when it names no module of the project.
   std::string object_key(int from, std::string_view name) const;
@@ -190,7 +208,8 @@ class FactsTable {
     bool binds = true;
     bool operator==(const Target&) const = default;
   };
-  std::optional<std::pair<int, std::string>> resolve_at(int from, std::string_view name, int depth) const;
+  std::optional<std::pair<int, std::string>> resolve_at(int from, std::string_view name, int depth,
+                                                        std::vector<int>* deps = nullptr) const;
   void add_class_table(int module, const std::string& name, const FunctionFacts& table);
   std::deque<FunctionFacts> synthesized_;  // the facts of "factory[]" and "factory[].meth" entries
   std::vector<std::unordered_map<std::string, std::vector<Target>>> members_;  // per module: their targets

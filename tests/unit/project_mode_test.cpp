@@ -203,6 +203,51 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   CHECK_FALSE(python::parse_module_state("not json", back, qback));
 }
 
+TEST_CASE("a table built over changed summaries keeps only the resolutions whose modules kept their names", "[project]") {
+  // main.py resolves `lib.Net` through lib/__init__.py's re-export to lib/impl.py's class.
+  testing::TempDir d;
+  testing::write_text(d / "main.py", "from lib import Net\n");
+  testing::write_text(d / "lib/__init__.py", "from .impl import Net\n");
+  testing::write_text(d / "lib/impl.py", "class Net: pass\n");
+  testing::write_text(d / "other.py", "x = 1\n");
+  python::ProjectLayout layout({(d / "main.py").string(), (d / "lib/__init__.py").string(),
+                                (d / "lib/impl.py").string(), (d / "other.py").string()});
+  python::FunctionFacts klass;
+  klass.method = true;
+  klass.is_class = true;
+  python::ModuleSummary main, lib, impl, impl2, other, other2;
+  main.imports.push_back({"Net", "lib.Net"});
+  lib.imports.push_back({"Net", ".impl.Net"});
+  impl.functions.push_back({"Net", klass});
+  impl2.functions.push_back({"Model", klass});  // Net renamed: `lib.Net` names nothing now
+  other2.functions.push_back({"helper", python::FunctionFacts{}});
+  std::vector<const python::ModuleSummary*> latest{&main, &lib, &impl, &other};
+  auto t1 = std::make_unique<python::FactsTable>(layout, latest);
+  auto r = t1->resolve(0, "lib.Net");
+  REQUIRE(r);
+  CHECK(r->first == 2);
+  CHECK(r->second == "Net");
+  CHECK(t1->resolve(0, "lib.Model") == std::nullopt);
+  // Another module changed: the entries stand (and still answer as a fresh table does).
+  latest[3] = &other2;
+  auto t2 = std::make_unique<python::FactsTable>(layout, latest, t1.get());
+  python::FactsTable fresh2(layout, latest);
+  CHECK(t2->resolve(0, "lib.Net") == fresh2.resolve(0, "lib.Net"));
+  CHECK(t2->resolve(0, "lib.Net")->first == 2);
+  // The module the resolution read changed its names: resolved again.
+  latest[2] = &impl2;
+  auto t3 = std::make_unique<python::FactsTable>(layout, latest, t2.get());
+  CHECK(t3->resolve(0, "lib.Net") == std::nullopt);
+  auto m = t3->resolve(0, "lib.Model");
+  CHECK(m == std::nullopt);  // lib re-exports only Net
+  CHECK(t3->resolve(2, "lib.impl.Model") == std::make_optional(std::make_pair(2, std::string("Model"))));
+  // And back.
+  latest[2] = &impl;
+  auto t4 = std::make_unique<python::FactsTable>(layout, latest, t3.get());
+  CHECK(t4->resolve(0, "lib.Net") == std::make_optional(std::make_pair(2, std::string("Net"))));
+  CHECK(t4->resolve(2, "lib.impl.Model") == std::nullopt);
+}
+
 TEST_CASE("a closure handed to a helper of another module that calls it runs where the helper runs", "[project]") {
   fs::path dir = project_fixtures() / "closure_helper";
   // The real binary on the module with the loop: utils.py's gpu_timer calls its parameter, so
