@@ -1371,7 +1371,14 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           }
         }
     } else if (k == "subscript") {
-      add(field(e, "value"));
+      // `targets[0]` of a tuple whose element 0 is host (elements_cuda): it follows nothing.
+      Node index = unparen(field(e, "subscript"));
+      auto c = is(index, "integer") ? constant(index) : std::nullopt;
+      std::vector<char> elems;
+      if (c && c->kind == Value::Kind::Int && c->i >= 0) elems = elements_cuda(field(e, "value"));
+      if (!(c && c->kind == Value::Kind::Int && c->i >= 0 && static_cast<size_t>(c->i) < elems.size() &&
+            elems[static_cast<size_t>(c->i)] == 0))
+        add(field(e, "value"));
     } else if (k == "binary_operator") {
       if (!(text(field(e, "operator")) == "%" && is_str_expr(field(e, "left")))) {
         add(field(e, "left"));
