@@ -119,6 +119,9 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       need(3);
       add_class(cols[1]);
       t.dev_run_[cols[1]] = cols[2];
+    } else if (kind == "places-on-gpus") {
+      need(4);
+      t.places_[cols[2]].emplace_back(cols[1], cols[3]);
     } else if (kind == "trainer") {
       need(3);
       add_class(cols[1]);
@@ -199,6 +202,18 @@ std::string_view FrameworkTable::trainer_config_keyword(std::string_view qualifi
 std::string_view FrameworkTable::dev_run_keyword(std::string_view qualified) const {
   auto it = dev_run_.find(std::string(qualified));
   return it == dev_run_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
+std::string_view FrameworkTable::placement_keyword(std::string_view qualified) const {
+  size_t dot = qualified.rfind('.');
+  if (dot == std::string_view::npos) return {};
+  auto it = places_.find(std::string(qualified.substr(dot + 1)));
+  if (it == places_.end()) return {};
+  for (const auto& [package, keyword] : it->second)
+    if (qualified.size() > package.size() + 1 && qualified.compare(0, package.size(), package) == 0 &&
+        qualified[package.size()] == '.')
+      return keyword;
+  return {};
 }
 
 }  // namespace stoker::python

@@ -88,6 +88,10 @@ class FrameworkTable {
   // The keyword that makes a constructed `qualified` trainer a development run when it is True or
   // a positive int (Lightning's `fast_dev_run`: a few batches of each loader, once), or empty.
   std::string_view dev_run_keyword(std::string_view qualified) const;
+  // The keyword that makes a call of `qualified` (a loader of a package's models:
+  // `transformers.AutoModelForCausalLM.from_pretrained`, row `places-on-gpus`) return a model
+  // placed on the GPUs when given a placement (`device_map="auto"`), or empty.
+  std::string_view placement_keyword(std::string_view qualified) const;
   size_t rows() const { return rows_; }
 
  private:
@@ -103,6 +107,7 @@ class FrameworkTable {
   std::unordered_map<std::string, std::string> trainer_;
   std::unordered_map<std::string, std::string> dev_run_;
   std::unordered_map<std::string, ModuleWrapper> wrappers_;
+  std::unordered_map<std::string, std::vector<std::pair<std::string, std::string>>> places_;  // method -> (package, keyword)
   size_t rows_ = 0;
 };
 

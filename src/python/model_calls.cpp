@@ -98,6 +98,12 @@ void SemanticModel::resolve_calls() {
         klass = instance_class(obj);
       }
       if (klass >= 0) add_class_method(klass, method);
+      // `self.metric(...)` of an attribute the class's constructor stores a function of this file
+      // in (`self.metric = metric`, the function passed to it, or named): a call of that function.
+      if (targets.empty() && klass >= 0 && is(obj, "identifier") && text(obj) == "self")
+        for (const auto& v : values(fn))
+          if (v.kind == Value::Kind::Expr && is(v.expr, "function_definition"))
+            if (auto f = function_by_node_.find(v.expr.id); f != function_by_node_.end()) targets.push_back(f->second);
       // self.model(x) where self.model holds an instance of a class defined here
       int attr_class = instance_class(fn);
       if (attr_class >= 0) {

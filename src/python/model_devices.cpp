@@ -2,6 +2,8 @@
 // tensors (and CUDA masks), batch values, assignments within a region.
 #include "python/model_internal.h"
 
+#include <functional>
+
 #include "python/frameworks.h"
 #include "python/types.h"
 
@@ -42,6 +44,13 @@ void SemanticModel::compute_cuda() {
       std::string q = qualified_name(fn);
       if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
       if (FrameworkTable::get().uses_cuda(q)) uses_cuda_ = true;  // Accelerate, Fabric, HF Trainer
+      // A model loaded onto the GPUs (`from_pretrained(name, device_map="auto")`), written out.
+      if (std::string_view kw = FrameworkTable::get().placement_keyword(q); !kw.empty()) {
+        std::string placed;
+        if (string_literal_value(argument(n, -1, kw), src_, placed) &&
+            (placed == "auto" || placed == "balanced" || placed == "balanced_low_0" || placed == "sequential"))
+          uses_cuda_ = true;
+      }
       if (last_part(q) == "Trainer") {
         std::string acc;
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
@@ -188,6 +197,37 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   if (is(unparen(argument(call, 0, "")), "keyword_argument")) return false;
   DeviceKind d = device_kind(dev);
   return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
+}
+
+bool SemanticModel::places_on_gpus(Node call) const {
+  if (!is(call, "call")) return false;
+  std::string_view keyword = FrameworkTable::get().placement_keyword(callee_name(call));
+  if (keyword.empty()) return false;
+  Node placed = argument(call, -1, keyword);
+  if (is_null(placed)) return false;
+  auto placement = [&](const Value& v) {
+    if (v.kind == Value::Kind::Int) return true;  // a GPU ordinal
+    if (v.kind == Value::Kind::Str)
+      return v.s == "auto" || v.s == "balanced" || v.s == "balanced_low_0" || v.s == "sequential" ||
+             device_string_kind(v.s) == DeviceKind::Cuda;
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "dictionary") || named_count(v.expr) == 0) return false;
+    // `{"": local_rank}`, `{"": torch.cuda.current_device()}`: a device per submodule, none of
+    // them the host or the disk.
+    for (Node pair : named_children(v.expr)) {
+      if (!is(pair, "pair")) return false;
+      Node d = unparen(field(pair, "value"));
+      std::string s;
+      if (string_literal_value(d, src_, s) && (s == "cpu" || s == "disk")) return false;
+      DeviceKind k = device_kind(d);
+      if (k == DeviceKind::Cpu || k == DeviceKind::Other || k == DeviceKind::NotDevice) return false;
+    }
+    return true;
+  };
+  auto vs = values(placed);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (!placement(v)) return false;
+  return true;
 }
 
 namespace {
@@ -558,11 +598,138 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
   return cuda;
 }
 
+namespace {
+// Joins one candidate's elements into `acc` (the shortest prefix, each element OR-ed); false
+// when the candidate's are not known.
+bool join_elements(std::vector<char>& acc, bool& first, const std::vector<char>& e) {
+  if (e.empty()) return false;
+  if (first) {
+    acc = e;
+    first = false;
+    return true;
+  }
+  if (e.size() < acc.size()) acc.resize(e.size());
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<char>(acc[i] | e[i]);
+  return true;
+}
+}  // namespace
+
+std::vector<char> SemanticModel::elements_cuda(Node expr) const { return elements_cuda_impl(expr, 0); }
+
+// O(candidates) per level, at most 4 levels of names, parameters and calls.
+std::vector<char> SemanticModel::elements_cuda_impl(Node expr, int depth) const {
+  expr = unparen(expr);
+  if (is_null(expr) || depth > 4) return {};
+  auto k = kind(expr);
+  if (k == "tuple" || k == "list" || k == "expression_list") {
+    std::vector<char> out;
+    for (Node e : named_children(expr)) {
+      if (is(e, "comment")) continue;
+      if (is(e, "list_splat") || out.size() == kMaxTupleElements) return {};
+      out.push_back(is_cuda_impl(e) ? 1 : 0);
+    }
+    return out;
+  }
+  std::vector<char> acc;
+  bool first = true;
+  if (k == "identifier") {
+    std::pair<int, std::string> key{scope_at(start(expr)), std::string(text(expr))};
+    if (appends_.count(key) || subscript_stores_.count(key)) return {};  // a list filled elsewhere
+    auto bindings = lookup(text(expr), start(expr));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+    for (const Binding* b : bindings) {
+      std::vector<char> e;
+      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) e = elements_cuda_impl(b->value, depth + 1);
+      else if (b->kind == Binding::Kind::Param) e = param_elements_cuda(*b, depth + 1);
+      // A binding whose value is not CUDA at all has no CUDA element, whatever its arity (the
+      // host batch of `for batch in batchs:` before `batch = to_device(batch, device)`).
+      if (e.empty() && b->kind != Binding::Kind::Param && !binding_is_cuda(*b)) continue;
+      if (!join_elements(acc, first, e)) return {};
+    }
+    return first ? std::vector<char>{} : acc;
+  }
+  if (k != "call") return {};
+  auto targets = callees(expr);
+  if (targets.empty()) {
+    // Another module's function whose every return is a tuple display.
+    const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda);
+    if (!ext || ext->ret_elem_cuda.empty() || ext->ret_elem_cuda.size() > kMaxTupleElements) return {};
+    return std::vector<char>(ext->ret_elem_cuda.begin(), ext->ret_elem_cuda.end());
+  }
+  for (int f : targets) {
+    auto e = returned_elements_cuda(f);
+    if (!join_elements(acc, first, std::vector<char>(e.begin(), e.end()))) return {};
+  }
+  return acc;
+}
+
+std::vector<char> SemanticModel::param_elements_cuda(const Binding& p, int depth) const {
+  std::pair<int, int> key{p.function, p.param_index};
+  if (auto it = param_elems_cache_.find(key); it != param_elems_cache_.end()) return it->second;
+  param_elems_cache_[key] = {};  // in progress: a cycle answers unknown
+  const Function& fn = functions_[p.function];
+  const Param& param = fn.params[p.param_index];
+  if (param.is_variadic) return {};
+  std::vector<char> acc;
+  bool first = true;
+  // Other modules' call sites: the elements of the tuples they pass.
+  if (const ArgFacts* ext = ext_param(p.function, p.param_index, fact::kCuda); ext && ext->passed)
+    if (ext->elems_mixed || !join_elements(acc, first, ext->elem_cuda)) return {};
+  // This module's call sites.
+  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  if (position < 0) return {};
+  for (int ci : callers(p.function)) {
+    Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
+    if (is_null(a)) continue;
+    if (!join_elements(acc, first, elements_cuda_impl(a, depth + 1))) return {};
+  }
+  if (first) return {};
+  param_elems_cache_[key] = acc;
+  return acc;
+}
+
 bool SemanticModel::is_cuda_impl(Node expr) const {
   expr = unparen(expr);
   if (is_null(expr)) return false;
   // The expression's abstract type decides where it is known; the CUDA taint below otherwise.
   return memo_bool(cuda_cache_, expr, [&] {
+    // `batch[0]` of a tuple whose element 0 is host in every candidate (elements_cuda): host,
+    // whatever the type of the whole tuple says of its elements (a join over all of them); so
+    // is what is read out of it (`targets[0][0]`, `names[i]` after `names = targets[0]`).
+    std::function<bool(Node, int)> host_element = [&](Node e, int depth) {
+      e = unparen(e);
+      if (depth > 4) return false;
+      if (is(e, "subscript")) {
+        Node index = unparen(field(e, "subscript"));
+        if (is(index, "integer"))
+          if (auto c = constant(index); c && c->kind == Value::Kind::Int && c->i >= 0)
+            if (auto elems = elements_cuda(field(e, "value"));
+                static_cast<size_t>(c->i) < elems.size() && elems[static_cast<size_t>(c->i)] == 0)
+              return true;
+        return host_element(field(e, "value"), depth + 1);
+      }
+      if (is(e, "identifier") && depth > 0) {  // a name bound to one (not the expression itself)
+        std::pair<int, std::string> key{scope_at(start(e)), std::string(text(e))};
+        if (appends_.count(key) || subscript_stores_.count(key)) return false;
+        auto bindings = lookup(text(e), start(e));
+        if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
+        for (const Binding* b : bindings) {
+          if (b->kind != Binding::Kind::Assign) return false;
+          if (b->unpack_index >= 0) {
+            // `mel, tag = synth_one_sample(batch, out)`: the element's own taint (the callee's
+            // ret_elem_cuda, judged there by its types and taint) is host.
+            auto u = unpacked_return_cuda(*b);
+            if (!u || *u) return false;
+          } else if (!host_element(b->value, depth + 1)) {
+            return false;
+          }
+        }
+        return true;
+      }
+      return false;
+    };
+    if (is(expr, "subscript") && host_element(expr, 0)) return false;
+    if (is(expr, "identifier") && host_element(expr, 1)) return false;
     switch (types_->cuda(expr)) {
       case CudaAnswer::Host: return false;
       case CudaAnswer::Cuda: return true;
@@ -638,7 +805,14 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   } else if (k == "subscript") {
     // `kwargs["key"]` of a `**kwargs` parameter: the value under that key, which the callers'
     // joined keywords do not tell (one CUDA keyword does not make every key CUDA).
-    result = !keyword_dict_key(field(expr, "value"), field(expr, "subscript")) && is_cuda_impl(field(expr, "value"));
+    Node value = field(expr, "value"), index = unparen(field(expr, "subscript"));
+    result = !keyword_dict_key(value, index) && is_cuda_impl(value);
+    // `batch[0]` of a tuple whose element 0 is known (elements_cuda): that element's taint.
+    if (result && is(index, "integer")) {
+      auto c = constant(index);
+      if (c && c->kind == Value::Kind::Int && c->i >= 0)
+        if (auto elems = elements_cuda(value); static_cast<size_t>(c->i) < elems.size()) result = elems[static_cast<size_t>(c->i)] != 0;
+    }
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     std::string q = qualified_name(fn);
@@ -692,7 +866,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         // host unless `device_map` places it; a name read off a CUDA model
         // (`get_config_model_id(model.config)`) does not put a tokenizer on the GPU.
         Node placed = argument(expr, -1, "device_map");
-        result = !is_null(placed) && device_kind(placed) == DeviceKind::Cuda;
+        result = (!is_null(placed) && device_kind(placed) == DeviceKind::Cuda) || places_on_gpus(expr);
       } else if (m == "append" || m == "extend") {
         result = false;
       } else if ((m == "get" || m == "pop") && keyword_dict_key(recv, argument(expr, 0, ""))) {

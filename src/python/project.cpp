@@ -309,17 +309,25 @@ std::pair<int, std::string> ProjectLayout::split(int from, std::string_view abso
   for (size_t k = parts.size(); k > 0; --k) {
     auto it = by_name_.find(join(parts, 0, k));
     if (it == by_name_.end()) continue;
-    // Several files with that name: the one whose directory shares the longest prefix.
+    // Several files with that name: the one whose directory shares the most leading path
+    // components with the importing module's, and among those the nearest (the fewest
+    // components of its own beyond the shared ones): Python finds `utils` of `from utils
+    // import f` in the script's own directory first, so `train.py` next to `utils.py` and
+    // `old_version/utils.py` reads the former, and `old_version/train.py` the latter.
     int best = it->second.front();
-    size_t best_len = 0;
-    const std::string& here = modules_[from].dir;
-    for (int c : it->second) {
-      const std::string& d = modules_[c].dir;
-      size_t n = 0;
-      while (n < d.size() && n < here.size() && d[n] == here[n]) ++n;
-      if (n > best_len) {
-        best_len = n;
-        best = c;
+    if (it->second.size() > 1) {
+      auto here = split_on(modules_[from].dir, '/', false);
+      size_t best_shared = 0, best_extra = static_cast<size_t>(-1);
+      for (int c : it->second) {
+        auto d = split_on(modules_[c].dir, '/', false);
+        size_t shared = 0;
+        while (shared < d.size() && shared < here.size() && d[shared] == here[shared]) ++shared;
+        size_t extra = d.size() - shared;
+        if (shared > best_shared || (shared == best_shared && extra < best_extra)) {
+          best_shared = shared;
+          best_extra = extra;
+          best = c;
+        }
       }
     }
     return {best, join(parts, k, parts.size())};
@@ -727,6 +735,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             got.values.assign(1, ScalarFact{});
             got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
             got.klass = "?";
+            got.cuda = oc.splat_cuda;
           } else {
             got.defaulted = true;
           }
@@ -748,6 +757,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           rest.values.assign(1, ScalarFact{});
           rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
           rest.klass = "?";
+          rest.cuda |= oc.splat_cuda;
         }
         if (!p.star && !p.double_star) continue;
         in.params[i].join(rest);
@@ -1445,7 +1455,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     }
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
-                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows, c.attrs_fed});
+                     c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows, c.attrs_fed,
+                     c.splat_cuda});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -1540,6 +1551,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       for (const auto& t : c.at(17).at(0)) oc.positional_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
       for (const auto& t : c.at(17).at(1)) oc.keyword_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
       if (c.size() > 18) oc.attrs_fed = c.at(18).get<std::vector<std::string>>();
+      if (c.size() > 19) oc.splat_cuda = c.at(19).get<bool>();
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

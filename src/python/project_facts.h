@@ -47,9 +47,10 @@ struct ArgFacts {
   // (ExternalFacts::canonical): "" no site passes a value, "?" some site passes something else.
   std::string klass;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
-  // When every passing call site passes a tuple display of the same length (at most 8): whether
-  // each element may be CUDA (the taint), so `targets, n = pair` unpacks a host value beside
-  // CUDA tensors. `elems_mixed`: some site passes something else.
+  // When every passing call site passes a tuple of the same length (a display of at most 8, or a
+  // name or call whose elements SemanticModel::elements_cuda knows): whether each element may be
+  // CUDA (the taint), so `targets, n = pair` unpacks a host value beside CUDA tensors and
+  // `targets[0]` reads a host element. `elems_mixed`: some site passes something else.
   std::vector<char> elem_cuda;
   std::vector<std::pair<int, int>> elem_types;  // the same sites: each element's abstract type, joined
   bool elems_mixed = false;
@@ -119,10 +120,11 @@ struct FunctionFacts {
   bool returns_loader = false;
   bool returns_module = false;
   bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
-  // Every return a tuple display of one arity (no starred element, at most 8): per element, 1
-  // when its CUDA taint may be CUDA, 0 when it is host (`return loss, Munch(real=l.item())`:
-  // `loss, logs = f(...)` in another module unpacks a CUDA loss and a host record). Empty
-  // otherwise. Read with kReturnsCuda.
+  // Every return a tuple display (no starred element): per element that every return has (the
+  // shortest arity, at most 16), 1 when its CUDA taint may be CUDA, 0 when it is host (`return
+  // loss, Munch(real=l.item())`: `loss, logs = f(...)` in another module unpacks a CUDA loss and
+  // a host record; `batch[0]` of `batch = to_device(...)` is host). Empty otherwise. Read with
+  // kReturnsCuda.
   std::vector<int> ret_elem_cuda;
   // What it returns by its abstract types (kind and device as numbers, -1 unknown), and when a
   // return is a tuple display, the type of each element (at most 8; kind -1 unknown), so that
@@ -326,6 +328,9 @@ struct OutgoingCall {
   unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
   std::vector<std::string> attrs_fed;  // IncomingCalls::attrs_fed: `obj.attr` of the result iterated hot
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
+  // ... and what a `*args` / `**kwargs` spreads may be CUDA (`model(*batch[2:])`, `f(**inputs)`
+  // of CUDA tensors): the callee's parameters it may bind may be CUDA.
+  bool splat_cuda = false;
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its
   // guards: amortization, once per epoch, a flag): the project passes on the hotness (and the

@@ -79,6 +79,7 @@ void SemanticModel::clear_memos() {
   ext_namespaces_.clear();
   ext_namespaces_built_ = false;
   cuda_cache_.clear();
+  param_elems_cache_.clear();
   cuda_bool_cache_.clear();
   batch_cache_.clear();
   loader_cache_.clear();

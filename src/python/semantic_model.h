@@ -353,6 +353,11 @@ class SemanticModel {
   static DeviceKind device_string_kind(std::string_view s, bool prefix_only = false);
   // Is the call a move to a CUDA device (`.cuda()`, `.to(cuda_device)`)?
   bool is_move_to_cuda(Node call) const;
+  // Does the call load a model placed on the GPUs (a `places-on-gpus` row of the framework table:
+  // `AutoModelForCausalLM.from_pretrained(name, device_map="auto")`)? Every value of its
+  // placement keyword must be a placement: "auto", "balanced", "balanced_low_0", "sequential", a
+  // CUDA device or ordinal, or a dict literal whose values all are (`{"": local_rank}`).
+  bool places_on_gpus(Node call) const;
   // The dtype a tensor conversion call names: `.bool()`, `.float()`, `.long()`..., `.to(torch.bool)`,
   // `.to(dev, torch.bool)`, `.to(dtype=torch.bool)`, `.type(torch.float32)`: the dtype's canonical
   // name ("bool", "float32", "int64"...); "?" for a dtype that is not written as one
@@ -491,6 +496,19 @@ class SemanticModel {
   // FunctionFacts::ret_elem_cuda of function f: per element of its returned tuple displays, the
   // CUDA taint (1 may be CUDA), when every return is one of the same arity; empty otherwise.
   std::vector<int> returned_elements_cuda(int f) const;
+  // Per element of the tuple (or list) an expression holds, whether its CUDA taint may be CUDA,
+  // for the first elements every candidate has (the shortest arity, at most kMaxTupleElements):
+  // a tuple or list display, a name every binding of which is one of these (and that nothing
+  // appends to or stores into), a call of a function whose every return is a tuple display
+  // (a function here, joined over its returns: `return (ids, texts, speakers)` of 12 elements or
+  // of 6; another module's: FunctionFacts::ret_elem_cuda), a parameter every call site of which
+  // passes one (this module's sites and ArgFacts::elem_cuda; cached per parameter). Empty when
+  // not known. So `batch = to_device(batch, device)` then `batch[0][0]` is host when element 0
+  // of every returned tuple is.
+  std::vector<char> elements_cuda(Node expr) const;
+  std::vector<char> elements_cuda_impl(Node expr, int depth) const;
+  std::vector<char> param_elements_cuda(const Binding& param, int depth) const;
+  static constexpr size_t kMaxTupleElements = 16;
   bool returns_mask(int f, int depth) const;  // every return holds booleans (holds_bools)
   // The calls of this file constructing class `klass` by its name (`Trainer(args)`), the call
   // sites of its `__init__`; empty when a class of the file derives from it (its constructions
@@ -775,6 +793,8 @@ class SemanticModel {
   mutable std::map<std::pair<int, std::string>, std::vector<std::pair<Node, Node>>> membership_asserts_;
   mutable std::unordered_map<const void*, Kwargs> kwargs_cache_;
   mutable std::unordered_map<const void*, char> cuda_cache_;  // node id -> 0 no, 1 yes, 2 in progress
+  // param_elements_cuda's memo per (function, parameter index); an entry in progress is empty.
+  mutable std::map<std::pair<int, int>, std::vector<char>> param_elems_cache_;
   // isinstance_narrowing's index, built on first use from the `isinstance(name, T)` calls: per name,
   // the consequence blocks of ifs testing a host type, and the ifs converting a tensor.
   struct IsinstanceIfs {

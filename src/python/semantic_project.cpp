@@ -588,6 +588,8 @@ bool first_item_of(Node expr, std::string_view name, std::string_view src) {
 }  // namespace
 
 std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
+  // The elements every return has (the shortest arity, at most kMaxTupleElements): `return (ids,
+  // texts, speakers, ...)` with 12 elements on one path and 6 on another gives the first 6.
   const auto& returns = functions_[f].returns;
   size_t arity = 0;
   for (Node r : returns) {
@@ -598,8 +600,9 @@ std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
       if (is(e, "list_splat")) return {};
       ++n;
     }
-    if (n == 0 || n > 8 || (arity && n != arity)) return {};
-    arity = n;
+    if (n == 0) return {};
+    n = std::min(n, kMaxTupleElements);
+    arity = arity ? std::min(arity, n) : n;
   }
   std::vector<int> cuda(arity, 0);
   for (Node r : returns)
@@ -1199,6 +1202,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         if (et.kind == AbstractType::Kind::Bottom) et = AbstractType::unknown();
         f.elem_types.push_back({static_cast<int>(et.kind), static_cast<int>(et.device)});
       }
+    } else {
+      // A name bound to a tuple, a call returning one (`batch = to_device(batch, device)`): the
+      // elements' taint where known (elements_cuda), their types not.
+      f.elem_cuda = elements_cuda(a);
     }
     f.elems_mixed = f.elem_cuda.empty();
     std::vector<ScalarFact> vs;
@@ -1289,6 +1296,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       Kwargs kw = keyword_arguments(cs.call);
       if (!kw.complete) oc.splat = true;
+      // What the splats spread: CUDA elements make the parameters they bind maybe CUDA.
+      for (auto a : named_children(field(cs.call, "arguments")))
+        if ((is(a, "list_splat") || is(a, "dictionary_splat")) && is_cuda(named_child(a, 0))) oc.splat_cuda = true;
       for (const auto& [key, value] : kw.items) {
         oc.keywords.push_back({key, arg_facts(value)});
         nodes.keywords.push_back(value);
@@ -1361,7 +1371,14 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           }
         }
     } else if (k == "subscript") {
-      add(field(e, "value"));
+      // `targets[0]` of a tuple whose element 0 is host (elements_cuda): it follows nothing.
+      Node index = unparen(field(e, "subscript"));
+      auto c = is(index, "integer") ? constant(index) : std::nullopt;
+      std::vector<char> elems;
+      if (c && c->kind == Value::Kind::Int && c->i >= 0) elems = elements_cuda(field(e, "value"));
+      if (!(c && c->kind == Value::Kind::Int && c->i >= 0 && static_cast<size_t>(c->i) < elems.size() &&
+            elems[static_cast<size_t>(c->i)] == 0))
+        add(field(e, "value"));
     } else if (k == "binary_operator") {
       if (!(text(field(e, "operator")) == "%" && is_str_expr(field(e, "left")))) {
         add(field(e, "left"));

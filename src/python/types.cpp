@@ -1632,6 +1632,8 @@ AbstractType TypeInference::call_type(Node call) const {
         meth == "double" || meth == "requires_grad_" || meth == "share_memory")
       if (recv.kind == Kind::Module || recv.kind == Kind::Tensor) return recv;
     if (meth == "from_pretrained" || meth == "from_config") {
+      // A model loaded with a device map (`device_map="auto"`): placed on the GPUs there are.
+      if (m_.places_on_gpus(call)) return AbstractType::of(Kind::Module, TypeDevice::Any);
       // `Net.from_pretrained(...)` of a module class of the project: an instance of it. Otherwise
       // a model (or a tokenizer, a config): unknown, but not a tensor.
       if (is(recv_node, "identifier") || is(recv_node, "attribute")) {

@@ -138,6 +138,22 @@ TEST_CASE("module names from the layout and imports resolved between them", "[pr
   python::ProjectLayout ns({(d / "train.py").string(), (d / "models/vit.py").string()});
   CHECK(ns.split(0, "models.vit.ViT").first == 1);
   CHECK(ns.split(0, "models.vit.ViT").second == "ViT");
+
+  // Several modules named `utils`: the one in the importer's directory, else the nearest one
+  // sharing the most leading path components (not whichever the file list names first).
+  testing::TempDir t;
+  for (const char* f : {"old_version/utils.py", "old_version/train.py", "train.py", "utils.py", "models/utils.py",
+                        "tools/run.py", "tools_extra/utils.py"})
+    testing::write_text(t / f, "import torch\n");
+  std::vector<std::string> tp;
+  for (const char* f : {"models/utils.py", "old_version/train.py", "old_version/utils.py", "tools/run.py",
+                        "tools_extra/utils.py", "train.py", "utils.py"})
+    tp.push_back((t / f).string());
+  python::ProjectLayout tl(tp);
+  auto file_of = [&](size_t importer) { return fs::relative(tl.path(tl.split(importer, "utils.f").first), t.path).string(); };
+  CHECK(file_of(5) == "utils.py");              // train.py
+  CHECK(file_of(1) == "old_version/utils.py");  // old_version/train.py
+  CHECK(file_of(3) == "utils.py");              // tools/run.py: not tools_extra/ (a shared prefix of characters only)
 }
 
 TEST_CASE("module state survives the cache round trip and foreign text is refused", "[project]") {
@@ -179,6 +195,7 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   c.positional.push_back(a);
   c.keywords.push_back({"x", a});
   c.attrs_fed.push_back("train");  // `for batch in meter.train` of the instance it builds
+  c.splat = c.splat_cuda = true;    // `meter.add(*cuda_values)`
   s.calls.push_back(c);
   python::QueryLog q;
   q["ctrain#0"] = {python::ModuleEnv::Query{'c', "train", 0}, "null"};
@@ -197,6 +214,8 @@ TEST_CASE("module state survives the cache round trip and foreign text is refuse
   CHECK(back.calls.size() == 1);
   CHECK(back.calls[0].positional[0] == a);
   CHECK(back.calls[0].attrs_fed == c.attrs_fed);
+  CHECK(back.calls[0].splat);
+  CHECK(back.calls[0].splat_cuda);
   CHECK(back.imports == s.imports);
   CHECK(qback.size() == 1);
   CHECK_FALSE(python::parse_module_state("{}", back, qback));
