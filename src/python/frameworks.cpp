@@ -95,6 +95,13 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       else if (cols[3] == "device-ids") w.place = ModuleWrapper::Place::DeviceIds;
       else if (cols[3] != "same") bad("unknown wrapper placement");
       t.wrappers_[cols[1]] = std::move(w);
+    } else if (kind == "host-batches") {
+      if (cols.size() < 2) bad("wrong number of columns");
+      t.host_batches_.insert(cols[1]);
+      for (size_t i = 2; i < cols.size(); ++i) t.host_batch_tuples_.insert(cols[1] + "." + cols[i]);
+    } else if (kind == "identity") {
+      need(2);
+      t.identity_.insert(cols[1]);
     } else if (kind == "shape-sync") {
       need(2);
       t.shape_sync_.insert(cols[1]);

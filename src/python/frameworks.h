@@ -64,6 +64,16 @@ class FrameworkTable {
   // Does the function (not a method) return a loader of the same kind as its first argument
   // (`accelerate.skip_first_batches(loader, n)`: its batches, workers and device)?
   bool wraps_first(std::string_view qualified) const { return wraps_first_.count(std::string(qualified)) > 0; }
+  // Does constructing `qualified` give an iterator of host batches, a loader for the loops
+  // though not a DataLoader construction for the DL/BS rules (row `host-batches`: torchtext's
+  // legacy `BucketIterator`)? Its batches are host tensors, so moving them is TX001's copy.
+  bool host_batches(std::string_view qualified) const { return host_batches_.count(std::string(qualified)) > 0; }
+  // Does `qualified`, `CLASS.METHOD` of a `host-batches` row's METHOD, return a tuple of such
+  // iterators (`BucketIterator.splits((train, val, test), ...)`)?
+  bool host_batch_tuple(std::string_view qualified) const { return host_batch_tuples_.count(std::string(qualified)) > 0; }
+  // Does `qualified` return its first argument as it is (row `identity`: the legacy
+  // `torch.autograd.Variable(x)`): its type, device and batch-ness flow through.
+  bool identity(std::string_view qualified) const { return identity_.count(std::string(qualified)) > 0; }
   // A function that returns a module wrapping the module passed to it (`DistributedDataParallel`,
   // `torch.compile`): the wrapper has the wrapped module's class, and its device as `place` says.
   struct ModuleWrapper {
@@ -95,7 +105,8 @@ class FrameworkTable {
   size_t rows() const { return rows_; }
 
  private:
-  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_;
+  std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
+      host_batches_, host_batch_tuples_, identity_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_module_,

@@ -180,6 +180,68 @@ void SemanticModel::index_calls() {
       if (int klass = class_of_self(obj); klass >= 0)
         self_appends_[classes_[klass].name + "." + std::string(text(field(obj, "attribute")))].push_back(call);
   }
+  // A `for` loop over `range(1)` (`range(n)` of an n every value of which is 1, `range(a, a + 1)`
+  // of constants) runs its body once: it is no loop for the analysis. CURL's `num_updates = 1;
+  // for _ in range(num_updates): agent.update(...)` inside the loop over environment steps is
+  // that loop's step, not a hot loop making it an epoch loop. Such a loop loses its index (the
+  // walk opens no loop context for it, `loop_index` is -1), leaves every call site's loops (guard
+  // depths renumbered as drop_cold_comprehensions does), and the loops nested in it hang from the
+  // loop around it. Its entry in `loops_` stays (a Setup loop with no calls). O(loops + calls x
+  // depth). Run once the indexes above are built (a parameter's value reads its call sites); the
+  // loops of the calls are then indexed again.
+  std::vector<char> single_pass(loops_.size(), 0);
+  bool any_single = false;
+  for (size_t l = 0; l < loops_.size(); ++l) {
+    Node n = loops_[l].node;
+    if (!is(n, "for_statement") || !is_null(field(n, "alternative"))) continue;
+    Node it = unparen(field(n, "right"));
+    if (!is(it, "call") || callee_name(it) != "builtins.range") continue;
+    std::vector<Node> args;
+    for (Node a : named_children(field(it, "arguments")))
+      if (!is(a, "comment")) args.push_back(a);
+    bool once = false;
+    if (args.size() == 1 && !is(args[0], "keyword_argument")) {
+      auto n1 = constant_int(args[0]);
+      once = n1 && *n1 == 1;
+    } else if (args.size() == 2 && !is(args[0], "keyword_argument") && !is(args[1], "keyword_argument")) {
+      auto a = constant_int(args[0]), b = constant_int(args[1]);
+      once = a && b && *b - *a == 1;
+    }
+    if (once) {
+      single_pass[l] = 1;
+      any_single = true;
+    }
+  }
+  if (any_single) {
+    for (size_t l = 0; l < loops_.size(); ++l) {
+      if (single_pass[l]) loop_by_node_.erase(loops_[l].node.id);
+      int p = loops_[l].parent_loop;
+      while (p >= 0 && single_pass[p]) p = loops_[p].parent_loop;
+      loops_[l].parent_loop = p;
+    }
+    for (auto& cs : calls_) {
+      std::vector<int> kept;
+      std::vector<uint32_t> renumber(cs.loops.size() + 1, 0);  // old depth -> new depth
+      for (size_t i = 0; i < cs.loops.size(); ++i) {
+        renumber[i] = static_cast<uint32_t>(kept.size());
+        if (!single_pass[cs.loops[i]]) kept.push_back(cs.loops[i]);
+      }
+      renumber[cs.loops.size()] = static_cast<uint32_t>(kept.size());
+      if (kept.size() == cs.loops.size()) continue;
+      for (auto& d : cs.guard_loop_depth) d = renumber[std::min<size_t>(d, cs.loops.size())];
+      cs.loops = std::move(kept);
+    }
+    called_in_loop_.clear();
+    calls_in_loop_.assign(loops_.size(), {});
+    for (size_t ci = 0; ci < calls_.size(); ++ci) {
+      std::vector<int> seen_loops;
+      for (int l : calls_[ci].loops)
+        if (std::find(seen_loops.begin(), seen_loops.end(), l) == seen_loops.end()) {
+          seen_loops.push_back(l);
+          calls_in_loop_[l].push_back(static_cast<int>(ci));
+        }
+    }
+  }
 }
 
 // A function handed to a helper that calls it runs where the helper runs: for every call, the

@@ -101,6 +101,20 @@ SemanticModel::DeviceKind SemanticModel::device_string_kind(std::string_view s, 
 }
 
 namespace {
+// `box_utils.hard_negative_mining(...)`: a function reached through a name every binding of which
+// is an import (a module: `from ..utils import box_utils`, `import utils as u`), which project mode
+// resolves to another module's function as it does a name imported directly.
+bool module_attribute_call(const SemanticModel& m, Node fn) {
+  if (!is(fn, "attribute")) return false;
+  Node obj = unparen(field(fn, "object"));
+  if (!is(obj, "identifier")) return false;
+  auto bindings = m.lookup(m.text(obj), start(obj));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Import) return false;
+  return true;
+}
+
 SemanticModel::DeviceKind ext_devkind(int k) {
   using DK = SemanticModel::DeviceKind;
   return k == 1 ? DK::Cpu : k == 2 ? DK::Cuda : k == 3 ? DK::Other : DK::Unknown;
@@ -859,7 +873,8 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         if (d == DeviceKind::Cuda || d == DeviceKind::Unknown) result = true;
         else if (d == DeviceKind::Cpu || d == DeviceKind::Other) result = false;
         else result = is_cuda_impl(recv) || any_arg_cuda();
-      } else if (host_methods.count(m)) {
+      } else if (host_methods.count(m) && !(m == "log" && starts_with(q, "torch."))) {
+        // (`torch.log(x)` is the tensor operation, not a logger's `.log(...)`.)
         result = false;
       } else if (m == "from_pretrained" || m == "from_config") {
         // A model, tokenizer, processor or config loaded from a name, a path or a config: on the
@@ -1073,6 +1088,11 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
     Node dtype = argument(expr, -1, "dtype");
     if (starts_with(q, "torch.") && !is_null(dtype)) return qualified_name(unparen(dtype)) == "torch.bool";
     if (torch_bool_fn(q)) return true;
+    // A function of another project module reached through its module's name
+    // (`box_utils.hard_negative_mining(loss, labels, r)`) is judged by its facts, as a name
+    // imported directly is below; a library module's function (`np.isnan`) has none.
+    if (module_attribute_call(*this, fn) && callees(expr).empty())
+      if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsMask)) return !ext->is_class && ext->returns_mask;
     if (!is(fn, "attribute") || !callees(expr).empty()) {
       // A function here, or of another module, whose every return holds booleans
       // (`mask_from_frac_lengths(lens, frac)`).
@@ -1141,7 +1161,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     std::string q = qualified_name(fn);
     if (torch_bool_fn(q) || einx_bool_op(q)) return is_cuda_impl(expr);
     // A function of another module whose every return holds booleans, on CUDA by its facts.
-    if (!is(fn, "attribute") && callees(expr).empty())
+    if ((!is(fn, "attribute") || module_attribute_call(*this, fn)) && callees(expr).empty())
       if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsMask); ext && !ext->is_class && ext->returns_mask)
         return is_cuda_impl(expr);
     // Joining masks: a mask when every part is one (a mask stacked with an index tensor is
@@ -1298,7 +1318,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
-        result = is_loader_impl(b->value) || is_batch_impl(b->value);
+        // Also a loop over an iterator of host batches by its type (torchtext's `BucketIterator`
+        // through a project helper returning several: data/frameworks.txt `host-batches`).
+        result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
+                 (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value));
       } else if (b->kind == Binding::Kind::Assign) {
         Node v = unparen(b->value);
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
@@ -1342,7 +1365,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
         "torch.cat", "torch.concat", "torch.concatenate"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
-    else if (rebuild.count(q)) result = is_batch_impl(argument(expr, 0, ""));
+    else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
     else result = batch_through_helper(expr);
   } else if (k == "tuple" || k == "list" || k == "expression_list") {

@@ -109,6 +109,11 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
   if (!allow_forward) return false;
   if (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module) return true;
+  // `model.forward(x)` (`self.net.forward(images)`) runs the module as calling it does.
+  if (is(fn, "attribute") && text(field(fn, "attribute")) == "forward") {
+    Node obj = unparen(field(fn, "object"));
+    if (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module) return true;
+  }
   // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
   // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
   // the callee must be such a move of a receiver of unknown type (a project object with its own

@@ -408,6 +408,9 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
         return AbstractType::unknown();
       }
     }
+    // `train_iter, val_iter = BucketIterator.splits((train, val), ...)`: iterators of host batches.
+    if (FrameworkTable::get().host_batch_tuple(m_.qualified_name(fn)))
+      return element(host_batch_iterator(expr), path.size() - 1);
     auto targets = m_.callees(expr);
     if (!targets.empty() && class_of_callee(fn) < 0 && value(fn, Path{}).kind != Kind::Module) {
       AbstractType t = AbstractType::bottom();
@@ -1186,6 +1189,18 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
 }
 
 
+// An iterator of host batches (data/frameworks.txt `host-batches`): its batches are on the
+// host unless the construction names a device (torchtext's `device=`), then where that is.
+AbstractType TypeInference::host_batch_iterator(Node call) const {
+  Node dev = m_.argument(call, -1, "device");
+  if (is_null(dev)) return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
+  switch (m_.device_kind(dev)) {
+    case SemanticModel::DeviceKind::Cpu: return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
+    case SemanticModel::DeviceKind::Cuda: return AbstractType::of(Kind::Loader, TypeDevice::Any);
+    default: return AbstractType::of(Kind::Loader);
+  }
+}
+
 AbstractType TypeInference::loader_type(Node call) const {
   AbstractType t = AbstractType::of(Kind::Loader);
   // torch's DataLoader with its default collate over a dataset of host data yields CPU tensors:
@@ -1333,7 +1348,11 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
   return it == moves_.end() ? TypeDevice::Unresolved : it->second;
 }
 
-bool TypeInference::is_loader_iteration(Node iterable) const {
+bool TypeInference::is_loader_iteration(Node iterable) const { return loader_iteration(iterable, false); }
+
+bool TypeInference::is_host_loader_iteration(Node iterable) const { return loader_iteration(iterable, true); }
+
+bool TypeInference::loader_iteration(Node iterable, bool host) const {
   Node e = unparen(iterable);
   for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
     Node fn = unparen(field(e, "function"));
@@ -1345,7 +1364,8 @@ bool TypeInference::is_loader_iteration(Node iterable) const {
     if (is_null(first)) return false;
     e = unparen(first);
   }
-  return value(e, Path{}).kind == Kind::Loader;
+  AbstractType t = value(e, Path{});
+  return t.kind == Kind::Loader && (!host || t.device == TypeDevice::Cpu);
 }
 
 Node TypeInference::prepared_source(Node call, Node target) const {
@@ -1499,6 +1519,11 @@ AbstractType TypeInference::call_type(Node call) const {
     if (table.wraps_first(q)) {  // `skip_first_batches(loader, n)`: a loader like the one given
       Node first = m_.argument(call, 0, "");
       return is_null(first) ? AbstractType::unknown() : value(first, Path{});
+    }
+    if (table.host_batches(q)) return host_batch_iterator(call);  // torchtext's `BucketIterator(...)`
+    if (table.identity(q)) {  // `Variable(x)`: x
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
     }
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")

@@ -111,6 +111,9 @@ class TypeInference {
   // Does iterating the expression iterate a data loader by its type (a loader a framework
   // prepared or built: device batches), also through enumerate/tqdm/zip/iter/islice?
   bool is_loader_iteration(Node iterable) const;
+  // The same, for a loader whose batches are on the host by its type (a DataLoader of host data,
+  // torchtext's iterators: data/frameworks.txt `host-batches`).
+  bool is_host_loader_iteration(Node iterable) const;
   // For a framework `prepare` call (`accelerator.prepare(a, b, c)`): the argument that the
   // target (an identifier in the assignment's target pattern; null: the whole result of a
   // one-argument call) receives prepared. Null otherwise.
@@ -245,6 +248,8 @@ class TypeInference {
   AbstractType call_iter(int function, Path path, bool& any) const;
   // The type of a loader construction: a torch DataLoader of host batches is on the CPU.
   AbstractType loader_type(Node call) const;
+  AbstractType host_batch_iterator(Node call) const;  // data/frameworks.txt `host-batches`
+  bool loader_iteration(Node iterable, bool host) const;
   // A generator that yields the elements of one of its parameters: that parameter's index, or -1.
   int passed_through(int function) const;
   // `name[i] = v` in a scope: the values stored into the items of that name.

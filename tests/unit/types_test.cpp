@@ -200,6 +200,18 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(hook.step_hook("ray.train.Trainable", "step")->params[1].second == StepHook::Arg::Module);
   CHECK_THROWS_WITH(FrameworkTable::parse("step-hook a.B step x=gpu\n"), Catch::Contains("NAME=module"));
   CHECK_THROWS_WITH(FrameworkTable::parse("step-hook a.B\n"), Catch::Contains("line 1"));
+  // Iterators of host batches (and their classmethods returning several) and identity wrappers.
+  CHECK(t.host_batches("torchtext.data.BucketIterator"));
+  CHECK(t.host_batch_tuple("torchtext.data.BucketIterator.splits"));
+  CHECK_FALSE(t.host_batch_tuple("torchtext.data.BucketIterator"));
+  CHECK(t.identity("torch.autograd.Variable"));
+  CHECK_FALSE(t.identity("torch.tensor"));
+  auto iters = FrameworkTable::parse("host-batches dgl.dataloading.GraphDataLoader\nidentity mylib.wrap\n");
+  CHECK(iters.host_batches("dgl.dataloading.GraphDataLoader"));
+  CHECK_FALSE(iters.host_batch_tuple("dgl.dataloading.GraphDataLoader.splits"));
+  CHECK(iters.identity("mylib.wrap"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("identity a.f extra\n"), Catch::Contains("line 1"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("host-batches\n"), Catch::Contains("line 1"));
 }
 
 TEST_CASE("types: a Hugging Face Trainer subclass's step hooks get the model on its device") {

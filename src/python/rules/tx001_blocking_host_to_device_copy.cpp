@@ -22,9 +22,33 @@ namespace {
 // model handed in by another module's training script).
 bool feeds_module(const SemanticModel& m, Node call) {
   Node fn = unparen(field(call, "function"));
+  // `self.net.forward(images)` runs the module as calling it does.
+  if (is(fn, "attribute") && m.text(field(fn, "attribute")) == "forward") fn = unparen(field(fn, "object"));
   if (m.is_module(fn)) return true;
   return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
          m.callee_name(call).empty() && m.is_cuda(call);
+}
+
+// `image = self.transform(image)`: the function's input preprocessed per call by a callable that
+// is not a module (a transform object, a project function) and gives no CUDA value, applied to a
+// parameter of the function. Every binding of the name reaching `use` must be such a call.
+bool preprocessed_here(const SemanticModel& m, Node use, const Function& fn) {
+  auto bindings = m.lookup(m.text(use), start(use));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != fn.scope) return false;
+    Node v = unparen(b->value);
+    if (!is(v, "call")) return false;
+    Node f = unparen(field(v, "function"));
+    bool self_attr = is(f, "attribute") && m.text(unparen(field(f, "object"))) == "self";
+    if ((!self_attr && !is(f, "identifier")) || m.is_module(f) || m.is_cuda(v)) return false;
+    Node a = unparen(m.argument(v, 0, ""));
+    if (!is(a, "identifier") || is(m.argument(v, 0, ""), "keyword_argument")) return false;
+    auto src = m.lookup(m.text(a), start(a));
+    if (src.size() != 1 || src[0]->kind != Binding::Kind::Param || src[0]->function != m.function_at(start(use)))
+      return false;
+  }
+  return true;
 }
 
 bool model_input_built_here(const SemanticModel& m, Node call) {
@@ -53,6 +77,12 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
       std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
       if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
       v = unparen(field(unparen(field(v, "function")), "object"));
+    }
+    // `images = image.unsqueeze(0)` of an input the function preprocessed (`image =
+    // self.transform(image)`: ssd's Predictor.predict).
+    if (is(v, "identifier") && m.text(v) != m.text(r) && preprocessed_here(m, v, fn)) {
+      converted = true;
+      continue;
     }
     if (!is(v, "call") || !conversions.count(m.callee_name(v)) || !is_null(m.argument(v, -1, "device"))) return false;
     Node src = unparen(m.argument(v, 0, ""));

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "python/rules/common.h"
+#include "python/frameworks.h"
 #include "python/types.h"
 
 namespace stoker::python::rules {
@@ -20,6 +21,11 @@ Node host_factory_of(const SemanticModel& m, Node e, bool* through_method, int d
   if (is(e, "call")) {
     bool moves = false;
     Node fn = unparen(field(e, "function"));
+    // `Variable(torch.zeros(n))`: a wrapper that returns its argument (data/frameworks.txt `identity`).
+    if (FrameworkTable::get().identity(m.callee_name(e))) {
+      Node a = m.argument(e, 0, "");
+      return is_null(a) || is(a, "keyword_argument") ? Node{} : host_factory_of(m, a, through_method, depth + 1);
+    }
     if (is(fn, "attribute") && !m.conversion_dtype(e, &moves).empty())
       return moves ? Node{} : host_factory_of(m, field(fn, "object"), through_method, depth + 1);  // a move: on the device
     // Methods whose result is their receiver, or a view or copy of it, on the receiver's device
