@@ -1411,19 +1411,88 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
           any = true;
         }
       }
-    std::string key = m_.classes()[c].name + "." + std::string(attr);
-    auto indexed = m_.self_assignments_by_key_.find(key);
-    if (indexed != m_.self_assignments_by_key_.end())
-      for (int ai : indexed->second) {
-        AbstractType vt = value(m_.self_assignments_[ai].second, Path{});
-        if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
-        t = join(t, vt);
-        any = true;
-        if (t.kind == Kind::Unknown) return t;
-      }
+    for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
+      AbstractType vt = value(v, p);
+      if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
+      t = join(t, vt);
+      any = true;
+      if (t.kind == Kind::Unknown) return t;
+    }
     c = base_class(c);
   }
   return any ? t : AbstractType::unknown();
+}
+
+namespace {
+
+// The statement a store is part of (its value or its target inside an assignment).
+Node store_statement(Node n) {
+  for (int guard = 0; guard < 32 && !is_null(n); ++guard) {
+    Node p = parent(n);
+    if (is_null(p) || is(p, "block") || is(p, "module")) return n;
+    n = p;
+  }
+  return Node{};
+}
+
+// Statement `late` runs after `early` on every path that leaves the function `early` is in: it
+// comes later, and the block holding it encloses `early` in the same function.
+bool overwrites(Node late, Node early) {
+  if (is_null(late) || is_null(early) || start(late) < end(early)) return false;
+  Node block = parent(late);
+  if (!is(block, "block")) return false;
+  for (Node n = parent(early); !is_null(n); n = parent(n)) {
+    if (same(n, block)) return true;
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(const std::string& key) const {
+  std::vector<std::pair<Node, Path>> all;
+  std::vector<Node> statements, targets;  // per store: its statement, the attribute unpacked (or null)
+  if (auto it = m_.self_assignments_by_key_.find(key); it != m_.self_assignments_by_key_.end())
+    for (int ai : it->second) {
+      all.push_back({m_.self_assignments_[ai].second, Path{}});
+      statements.push_back(store_statement(m_.self_assignments_[ai].second));
+      targets.push_back(Node{});
+    }
+  if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
+    for (const auto& [call, target] : it->second) {
+      Path p = target_path(target);
+      if (!p.valid() || p.size() != 1) continue;  // a nested pattern: not followed
+      all.push_back({call, p});
+      statements.push_back(store_statement(target));
+      targets.push_back(target);
+    }
+  if (all.size() < 2) return all;
+  // A store whose value reads the attribute (`self.x = f(self.x)`) carries the earlier stores on
+  // and overwrites none, unless it is the attribute handed back prepared by a framework
+  // (`self.dl = accelerator.prepare(self.dl)`, or its element of an unpacked `prepare`), whose
+  // type does not depend on the earlier ones' devices.
+  const std::string read = "self." + key.substr(key.find('.') + 1);
+  auto may_overwrite = [&](size_t j) {
+    std::string_view t = text(all[j].first, m_.src());
+    bool reads = false;
+    for (size_t at = t.find(read); at != std::string_view::npos && !reads; at = t.find(read, at + 1)) {
+      size_t after = at + read.size();
+      reads = after >= t.size() || !(std::isalnum(static_cast<unsigned char>(t[after])) || t[after] == '_');
+    }
+    if (!reads) return true;
+    Node source = prepared_source(all[j].first, targets[j]);
+    return !is_null(source) && text(unparen(source), m_.src()) == read;
+  };
+  std::vector<std::pair<Node, Path>> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    bool dead = false;
+    for (size_t j = 0; j < all.size() && !dead; ++j)
+      dead = j != i && !same(statements[j], statements[i]) && overwrites(statements[j], statements[i]) &&
+             may_overwrite(j);
+    if (!dead) out.push_back(all[i]);
+  }
+  return out;
 }
 
 AbstractType TypeInference::attribute_type(Node attr) const {
@@ -1939,10 +2008,11 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       AbstractType s = self_type(obj);
       if (s.klass >= 0) {
         std::string key = m_.classes()[s.klass].name + "." + std::string(text(field(it, "attribute"), m_.src()));
-        auto indexed = m_.self_assignments_by_key_.find(key);
-        if (indexed != m_.self_assignments_by_key_.end()) {
+        auto stores = self_stores(key);
+        if (!stores.empty()) {
           AbstractType t = AbstractType::bottom();
-          for (int ai : indexed->second) t = join(t, iter(m_.self_assignments_[ai].second, path));
+          for (const auto& [v, p] : stores)
+            t = join(t, p.size() == 0 ? iter(v, path) : element(value(v, p), 1 + path.size()));
           return t;
         }
       }
