@@ -771,7 +771,13 @@ bool SemanticModel::in_unreached_method(int f) const {
     int ps = scopes_[functions_[g].scope].parent;
     if (ps < 0 || scopes_[ps].kind == Scope::Kind::Module) break;
     if (scopes_[ps].kind == Scope::Kind::Class) {
-      out = scopes_[ps].parent == 0 && (unreferenced_class(scopes_[ps].klass) || uncalled_method(g, 0));
+      // Only a class without bases: one deriving from a library class (a LightningModule, an
+      // nn.Module) may be built from a configuration or a command line without its name in code.
+      const int k = scopes_[ps].klass;
+      bool plain = k >= 0;
+      for (const std::string& b : plain ? classes_[k].bases : std::vector<std::string>{})
+        plain = plain && (b == "object" || b == "builtins.object");
+      out = scopes_[ps].parent == 0 && plain && unreferenced_class(k);
       break;
     }
     g = scopes_[ps].function;

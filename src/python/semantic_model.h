@@ -292,9 +292,9 @@ class SemanticModel {
   // mode, where other modules' calls and imports are known: no call of it in this file, no
   // other mention of its name here (a callback, `__main__`), no call or import of it elsewhere.
   bool in_uncalled_function(int f) const;
-  // f is (inside) a method of a module-level class that nothing in the project runs: the class
-  // is never named (unreferenced_class) or the method never called (uncalled_method). Such code
-  // is never hot. Project mode only; memoized per function.
+  // f is (inside) a method of a module-level class no code of the project names (unreferenced_class):
+  // never built, so never hot (not uncalled_method: its caller may be a script the prefilter left
+  // out, F5-TTS's train.py calling `trainer.train()`). Project mode only; memoized per function.
   bool in_unreached_method(int f) const;
   bool uncalled_method(int f, int depth) const;
   bool in_uncalled_caller(int f, int depth) const;
