@@ -1487,6 +1487,9 @@ std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(con
     for (const auto& [call, target] : it->second) {
       Path p = target_path(target);
       if (!p.valid() || p.size() != 1) continue;  // a nested pattern: not followed
+      // Only what a framework's `prepare` hands back: the element of another call's tuple (a
+      // project helper's `device, gpus = ...`) can type a device from a guess at its conditions.
+      if (is_null(prepared_source(call, target))) continue;
       all.push_back({call, p});
       statements.push_back(store_statement(target));
       targets.push_back(target);
