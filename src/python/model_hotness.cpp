@@ -590,6 +590,7 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
                                             const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
   HotContext ctx;
   if (lambda_depth > 0) return ctx;
+  if (in_unreached_method(function)) return ctx;  // never runs
   // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
   // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
   for (size_t i = loops.size(); i-- > 0;) {
@@ -761,6 +762,30 @@ bool SemanticModel::in_uncalled_function(int f) const {
   return facts_->word_mentioned(stem);
 }
 
+bool SemanticModel::in_unreached_method(int f) const {
+  if (!facts_ || f < 0) return false;
+  std::string key = "unreached:" + std::to_string(f);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  bool out = false;
+  for (int g = f, guard = 0; guard < 64 && g >= 0; ++guard) {
+    int ps = scopes_[functions_[g].scope].parent;
+    if (ps < 0 || scopes_[ps].kind == Scope::Kind::Module) break;
+    if (scopes_[ps].kind == Scope::Kind::Class) {
+      // Only a class without bases: one deriving from a library class (a LightningModule, an
+      // nn.Module) may be built from a configuration or a command line without its name in code.
+      const int k = scopes_[ps].klass;
+      bool plain = k >= 0;
+      for (const std::string& b : plain ? classes_[k].bases : std::vector<std::string>{})
+        plain = plain && (b == "object" || b == "builtins.object");
+      out = scopes_[ps].parent == 0 && plain && unreferenced_class(k);
+      break;
+    }
+    g = scopes_[ps].function;
+  }
+  memo_[key] = out ? 1 : 0;
+  return out;
+}
+
 bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_from, uint32_t except_to,
                                    bool after_dot) const {
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -908,13 +933,13 @@ void SemanticModel::compute_hot_functions() {
   hot_function_.assign(functions_.size(), HotContext{});
   std::vector<int> work;
   for (int f = 0; f < static_cast<int>(functions_.size()); ++f)
-    if (is_step_hook(f)) {
+    if (is_step_hook(f) && !in_unreached_method(f)) {
       hot_function_[f].hot = true;
       work.push_back(f);
     }
   // Called per step from another module.
   for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
-    if (hot_function_[f].hot) continue;
+    if (hot_function_[f].hot || in_unreached_method(f)) continue;
     const IncomingCalls* in = facts_->incoming(local_name(f), fact::kHot);
     if (!in || !in->hot) continue;
     HotContext& h = hot_function_[f];
@@ -928,7 +953,7 @@ void SemanticModel::compute_hot_functions() {
   // A method overriding one that a base class of another module calls on `self` once per step
   // (`Trainer.train_iteration` runs `self.train_step()` in its loop: `SequenceTrainer.train_step`).
   for (int f = 0; facts_ && f < static_cast<int>(functions_.size()); ++f) {
-    if (hot_function_[f].hot || functions_[f].klass < 0) continue;
+    if (hot_function_[f].hot || functions_[f].klass < 0 || in_unreached_method(f)) continue;
     for (const auto& b : classes_[functions_[f].klass].bases) {
       if (classes_by_name_.count(std::string(last_part(b)))) continue;
       const FunctionFacts* base = facts_->callee(b, fact::kClass);
@@ -949,6 +974,7 @@ void SemanticModel::compute_hot_functions() {
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
     if (!site.hot) return;
     for (int c : runs_by_call_[ci]) {
+      if (in_unreached_method(c)) continue;
       HotContext& h = hot_function_[c];
       bool was_hot = h.hot;
       if (!h.hot) {

@@ -607,7 +607,7 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
     while (is(t, "subscript")) t = unparen(field(t, "value"));
     return !is_null(t) && !is_cuda(t);
   };
-  bool kept = false;
+  bool kept = false, indexes_host = false;
   std::vector<Node> stack{field(n, "body")};
   while (!stack.empty()) {
     Node u = stack.back();
@@ -630,6 +630,13 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
       if (is(p, "subscript") && same(field(p, "value"), e)) {
         e = p;
         continue;
+      }
+      // A batch of positions selecting rows of host data (`edge_index[0, ind]`, `A[ind]`): kept
+      // on the host unless something in the loop moves data to the GPU.
+      if (is(p, "subscript") && !same(field(p, "value"), e) && !is_cuda(field(p, "value"))) {
+        indexes_host = true;
+        ok = true;
+        break;
       }
       if (is(p, "parenthesized_expression") || is(p, "binary_operator") || is(p, "unary_operator")) {
         e = p;
@@ -683,7 +690,11 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
     }
     if (!ok) return false;
   }
-  return kept;
+  if (kept) return true;
+  if (!indexes_host) return false;
+  for (int ci : calls_in_loop_[loop])
+    if (is_move_to_cuda(calls_[ci].call)) return false;
+  return true;
 }
 
 }  // namespace stoker::python

@@ -258,6 +258,19 @@ void SemanticModel::collect() {
                   {classes_[functions_[function].klass].name + "." + std::string(text(field(t, "attribute"))), v});
           }
         }
+        // `self.model, self.opt, self.loader = accelerator.prepare(model, opt, loader)`: each
+        // attribute takes the element of the call's result at its position (types only).
+        if ((is(l, "pattern_list") || is(l, "tuple_pattern")) && is(r, "call") && function >= 0 &&
+            functions_[function].klass >= 0) {
+          for (uint32_t i = 0; i < named_count(l); ++i) {
+            Node t = unparen(named_child(l, i));
+            if (is(t, "list_splat_pattern") || is(t, "comment")) break;
+            if (is(t, "attribute") && text(field(t, "object")) == "self")
+              self_unpacked_by_key_[classes_[functions_[function].klass].name + "." +
+                                    std::string(text(field(t, "attribute")))]
+                  .push_back({r, t});
+          }
+        }
         if (is(l, "subscript")) subscript_assignments_.push_back(n);
       }
     } else if (k == "augmented_assignment") {

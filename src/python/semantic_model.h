@@ -292,6 +292,10 @@ class SemanticModel {
   // mode, where other modules' calls and imports are known: no call of it in this file, no
   // other mention of its name here (a callback, `__main__`), no call or import of it elsewhere.
   bool in_uncalled_function(int f) const;
+  // f is (inside) a method of a module-level class no code of the project names (unreferenced_class):
+  // never built, so never hot (not uncalled_method: its caller may be a script the prefilter left
+  // out, F5-TTS's train.py calling `trainer.train()`). Project mode only; memoized per function.
+  bool in_unreached_method(int f) const;
   bool uncalled_method(int f, int depth) const;
   bool in_uncalled_caller(int f, int depth) const;
   // A module-level class no code of the project names: its methods never run (below).
@@ -725,6 +729,9 @@ class SemanticModel {
   // The values another module's namespace function gives `dest` (empty: none declares it).
   std::vector<Value> ext_namespace_values(std::string_view dest) const;
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
+  // `self.a, self.b = f(...)` (a call, not a display): "Class.attr" -> (the call, the attribute
+  // in the target pattern); the attribute takes the element of the call's result at its position.
+  std::unordered_map<std::string, std::vector<std::pair<Node, Node>>> self_unpacked_by_key_;
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> subscript_augmented_;    // `d["k"] += v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls

@@ -16,6 +16,30 @@ using namespace type_detail;
 
 namespace {
 
+// A mark on a self store's path (TypeInference::self_stores; above the 60 bits of indices and
+// length, below the iteration mark of the memo keys): the store stands for the attribute handed
+// back prepared by a framework, so its value is read on the device.
+constexpr uint64_t kPreparedStore = 1ULL << 62;
+
+TypeInference::Path unmarked(TypeInference::Path p) {
+  p.code &= ~kPreparedStore;
+  return p;
+}
+
+// A self store's type `t` (its value at its unmarked path), on the device where kPreparedStore
+// marks it (as TypeInference::prepared() gives a prepared argument's).
+AbstractType store_on_device(AbstractType t, TypeInference::Path p, const SemanticModel& m, Node v) {
+  if (!(p.code & kPreparedStore)) return t;
+  if (t.kind == Kind::Module || t.kind == Kind::Tensor || t.kind == Kind::Loader) {
+    t.device = TypeDevice::Cuda;
+    return t;
+  }
+  if (t.kind == Kind::Optimizer) return t;
+  if (m.is_module(v)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
+  if (m.is_loader_expr(v)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  return t;
+}
+
 bool is_pattern(std::string_view k) {
   return k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
          k == "tuple" || k == "list";
@@ -1431,19 +1455,110 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
           any = true;
         }
       }
-    std::string key = m_.classes()[c].name + "." + std::string(attr);
-    auto indexed = m_.self_assignments_by_key_.find(key);
-    if (indexed != m_.self_assignments_by_key_.end())
-      for (int ai : indexed->second) {
-        AbstractType vt = value(m_.self_assignments_[ai].second, Path{});
-        if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
-        t = join(t, vt);
-        any = true;
-        if (t.kind == Kind::Unknown) return t;
-      }
+    for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
+      AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v);
+      if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
+      t = join(t, vt);
+      any = true;
+      if (t.kind == Kind::Unknown) return t;
+    }
     c = base_class(c);
   }
   return any ? t : AbstractType::unknown();
+}
+
+namespace {
+
+// The statement a store is part of (its value or its target inside an assignment).
+Node store_statement(Node n) {
+  for (int guard = 0; guard < 32 && !is_null(n); ++guard) {
+    Node p = parent(n);
+    if (is_null(p) || is(p, "block") || is(p, "module")) return n;
+    n = p;
+  }
+  return Node{};
+}
+
+// Statement `late` runs after `early` on every path that leaves the function `early` is in: it
+// comes later, and the block holding it encloses `early` in the same function.
+bool overwrites(Node late, Node early) {
+  if (is_null(late) || is_null(early) || start(late) < end(early)) return false;
+  Node block = parent(late);
+  if (!is(block, "block")) return false;
+  for (Node n = parent(early); !is_null(n); n = parent(n)) {
+    if (same(n, block)) return true;
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(const std::string& key) const {
+  std::vector<std::pair<Node, Path>> all;
+  std::vector<Node> statements, targets;  // per store: its statement, the attribute unpacked (or null)
+  if (auto it = m_.self_assignments_by_key_.find(key); it != m_.self_assignments_by_key_.end())
+    for (int ai : it->second) {
+      all.push_back({m_.self_assignments_[ai].second, Path{}});
+      statements.push_back(store_statement(m_.self_assignments_[ai].second));
+      targets.push_back(Node{});
+    }
+  if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
+    for (const auto& [call, target] : it->second) {
+      Path p = target_path(target);
+      if (!p.valid() || p.size() != 1) continue;  // a nested pattern: not followed
+      // Only what a framework's `prepare` hands back: the element of another call's tuple (a
+      // project helper's `device, gpus = ...`) can type a device from a guess at its conditions.
+      if (is_null(prepared_source(call, target))) continue;
+      all.push_back({call, p});
+      statements.push_back(store_statement(target));
+      targets.push_back(target);
+    }
+  if (all.size() < 2) return all;
+  // A store whose value reads the attribute (`self.x = f(self.x)`) carries the earlier stores on
+  // and overwrites none, unless it hands the attribute back prepared by a framework
+  // (`self.dl = accelerator.prepare(self.dl)`, or its element of an unpacked `prepare`): the
+  // stores it overwrites then stand for it, marked prepared (kPreparedStore: their values on the
+  // device, their classes kept), and it is left out (its own value would read itself).
+  const std::string read = "self." + key.substr(key.find('.') + 1);
+  std::vector<char> reads(all.size(), 0), self_prepare(all.size(), 0);
+  for (size_t j = 0; j < all.size(); ++j) {
+    std::string_view t = text(all[j].first, m_.src());
+    for (size_t at = t.find(read); at != std::string_view::npos && !reads[j]; at = t.find(read, at + 1)) {
+      size_t after = at + read.size();
+      reads[j] = after >= t.size() || !(std::isalnum(static_cast<unsigned char>(t[after])) || t[after] == '_');
+    }
+    if (reads[j]) {
+      Node source = prepared_source(all[j].first, targets[j]);
+      self_prepare[j] = !is_null(source) && text(unparen(source), m_.src()) == read;
+    }
+  }
+  auto overwritten = [&](size_t i, size_t j) {
+    return j != i && !same(statements[j], statements[i]) && overwrites(statements[j], statements[i]);
+  };
+  std::vector<std::pair<Node, Path>> out;
+  std::vector<char> stands_for(all.size(), 0);
+  for (size_t i = 0; i < all.size(); ++i) {
+    bool dead = false, prepared = false;
+    for (size_t j = 0; j < all.size() && !dead; ++j) {
+      if (!overwritten(i, j)) continue;
+      if (!reads[j]) dead = true;
+      else if (self_prepare[j]) prepared = stands_for[j] = 1;
+    }
+    if (dead) continue;
+    Path p = all[i].second;
+    if (prepared) p.code |= kPreparedStore;
+    out.push_back({all[i].first, p});
+  }
+  // A self-preparing store some earlier store now stands for is left out.
+  std::vector<std::pair<Node, Path>> kept;
+  for (const auto& sp : out) {
+    bool drop = false;
+    for (size_t j = 0; j < all.size() && !drop; ++j)
+      drop = stands_for[j] && same(sp.first, all[j].first) && sp.second.code == all[j].second.code;
+    if (!drop) kept.push_back(sp);
+  }
+  return kept;
 }
 
 AbstractType TypeInference::attribute_type(Node attr) const {
@@ -1966,10 +2081,12 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       AbstractType s = self_type(obj);
       if (s.klass >= 0) {
         std::string key = m_.classes()[s.klass].name + "." + std::string(text(field(it, "attribute"), m_.src()));
-        auto indexed = m_.self_assignments_by_key_.find(key);
-        if (indexed != m_.self_assignments_by_key_.end()) {
+        auto stores = self_stores(key);
+        if (!stores.empty()) {
           AbstractType t = AbstractType::bottom();
-          for (int ai : indexed->second) t = join(t, iter(m_.self_assignments_[ai].second, path));
+          for (const auto& [v, p] : stores)
+            t = join(t, p.size() == 0 && !(p.code & kPreparedStore) ? iter(v, path)
+                                                                    : element(store_on_device(value(v, unmarked(p)), p, m_, v), 1 + path.size()));
           return t;
         }
       }

@@ -181,6 +181,11 @@ class TypeInference {
   AbstractType keyed(Node container, const std::string& key, std::vector<std::string_view>& names) const;
   AbstractType attribute_type(Node attr) const;
   AbstractType member_type(int klass, std::string_view attr, TypeDevice owner) const;
+  // The stores of `self.attr` ("Class.attr") another method can see: each value with the path
+  // into it (an element of an unpacked call's result), less those a later store of the same
+  // method overwrites (a statement of a block enclosing them: `self.dl = DataLoader(...)` then
+  // `(..., self.dl) = accelerator.prepare(..., self.dl)` in `__init__`).
+  std::vector<std::pair<Node, Path>> self_stores(const std::string& key) const;
   AbstractType param_type(int function, int param_index, Path path, bool iterate) const;
   AbstractType param_type_from_sites(int function, int param_index, Path path, bool iterate) const;
   AbstractType annotated_type(int function, int param_index) const;  // a host type the annotation declares

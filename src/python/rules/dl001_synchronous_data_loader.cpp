@@ -60,6 +60,14 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   // Its known uses draw one batch or a few, once (a test of the first batch, a Lightning
   // `fast_dev_run`): no step waits on its loading.
   if (m.loader_drawn_briefly(call)) return;
+  // Every loop over it keeps its batches in host memory (positions selecting rows of host data,
+  // dataset statistics) and runs no step: no GPU waits on its loading.
+  auto loops = m.loops_iterating(call);
+  if (!loops.empty() && !m.loader_feeds_training(call)) {
+    bool host = true;
+    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
+    if (host) return;
+  }
   auto kw = m.keyword_arguments(call);
   Node workers = kw.find("num_workers");
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
@@ -91,7 +99,6 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   }
   // Workers iterated once per epoch should persist across epochs (DL003).
   bool per_epoch = false;
-  auto loops = m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
   if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
   if (per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
