@@ -1384,9 +1384,41 @@ std::set<std::string> SemanticModel::self_stores(int klass) const {
   }
   for (Node c : update_calls_)
     if (own_dict(field(unparen(field(c, "function")), "object")) && in_class(c)) out.insert("*");
-  for (const auto& [name, stores] : attribute_stores_)
-    for (const auto& [obj, value] : stores)
-      if (is_self(obj) && in_class(obj)) out.insert(name);
+  // `setattr(self, k, v)`: a literal name, or every name `k` may hold (`for k in "na", "nc":`
+  // copies a few known attributes); anything else is a computed name.
+  for (const CallSite& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "identifier") || text(fn) != "setattr") continue;
+    auto a = named_children(field(cs.call, "arguments"));
+    if (a.size() != 3 || !is_self(a[0]) || !in_class(cs.call)) continue;
+    std::string literal;
+    if (string_literal_value(a[1], src_, literal)) {
+      out.insert(literal);
+      continue;
+    }
+    // A loop variable over a display of string literals.
+    std::vector<std::string> names;
+    bool all = is(unparen(a[1]), "identifier");
+    auto bindings = all ? lookup(text(unparen(a[1])), start(a[1])) : std::vector<const Binding*>{};
+    all = all && !bindings.empty() && bindings.size() <= kMaxCandidates;
+    for (const Binding* b : bindings) {
+      Node seq = unparen(b->value);
+      all = all && b->kind == Binding::Kind::LoopTarget && is(b->target, "identifier") &&
+            (is(seq, "expression_list") || is(seq, "tuple") || is(seq, "list"));
+      if (!all) break;
+      for (Node e : named_children(seq)) {
+        std::string v;
+        if (is(e, "comment")) continue;
+        all = all && string_literal_value(e, src_, v);
+        names.push_back(v);
+      }
+    }
+    if (!all || names.size() > 16) {
+      out.insert("*");
+      continue;
+    }
+    out.insert(names.begin(), names.end());
+  }
   return out;
 }
 
