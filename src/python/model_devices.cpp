@@ -1646,20 +1646,32 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
 // isinstance tests (branch rec18b). `if isinstance(x, np.ndarray): return x` hands back a NumPy
 // array whatever its callers pass; `if isinstance(y, torch.Tensor): y = y.cpu().numpy()` (no
 // else) leaves the binding before it reaching later uses only when y is not a tensor (OGB's
-// Evaluator converts torch inputs to NumPy first). Indexed once from the `isinstance` calls, so
-// a question costs O(tests of that name).
+// Evaluator converts torch inputs to NumPy first), as does an early exit on the tensor test (`if
+// torch.is_tensor(o): return o.item()`, then `as_numpy(o)`: sweep20 class N, TabSurvey's stg
+// utils). Indexed once from the `isinstance` and `torch.is_tensor` calls, so a question costs
+// O(tests of that name).
 
 namespace {
 
-// The conjuncts of an if condition (`a and b and c`).
-void conjuncts(Node cond, std::string_view src, std::vector<Node>& out, int depth = 0) {
+// The conjuncts of an if condition (`a and b and c`), or its disjuncts (`a or b`) with `op` "or".
+void conjuncts(Node cond, std::string_view src, std::vector<Node>& out, int depth = 0, std::string_view op = "and") {
   cond = unparen(cond);
-  if (depth < 8 && is(cond, "boolean_operator") && text(field(cond, "operator"), src) == "and") {
-    conjuncts(field(cond, "left"), src, out, depth + 1);
-    conjuncts(field(cond, "right"), src, out, depth + 1);
+  if (depth < 8 && is(cond, "boolean_operator") && text(field(cond, "operator"), src) == op) {
+    conjuncts(field(cond, "left"), src, out, depth + 1, op);
+    conjuncts(field(cond, "right"), src, out, depth + 1, op);
     return;
   }
   out.push_back(cond);
+}
+
+// Does the block always leave at its end (its last statement a `return`, `raise`, `continue` or
+// `break`)? Every path through it then leaves before the statement after the if.
+bool block_exits(Node block) {
+  Node last{};
+  for (Node st : named_children(block))
+    if (!is(st, "comment")) last = st;
+  return is(last, "return_statement") || is(last, "raise_statement") || is(last, "continue_statement") ||
+         is(last, "break_statement");
 }
 
 }  // namespace
@@ -1704,9 +1716,12 @@ SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Bin
     for (const CallSite& cs : calls_) {
       Node call = cs.call;
       Node fn = unparen(field(call, "function"));
-      if (!is(fn, "identifier") || text(fn) != "isinstance") continue;
+      // `torch.is_tensor(x)`: a tensor test, read only as an early exit (below).
+      bool is_tensor_call = is(fn, "attribute") && text(field(fn, "attribute")) == "is_tensor" &&
+                            named_count(field(call, "arguments")) == 1 && callee_name(call) == "torch.is_tensor";
+      if (!is_tensor_call && (!is(fn, "identifier") || text(fn) != "isinstance")) continue;
       Node subject = unparen(argument(call, 0, ""));
-      if (!is(subject, "identifier") || qualified_name(fn) != "builtins.isinstance") continue;
+      if (!is(subject, "identifier") || (!is_tensor_call && qualified_name(fn) != "builtins.isinstance")) continue;
       // The if statement (or elif clause) whose condition holds the call as a conjunct.
       Node up = parent(call);
       while (!is_null(up) && (is(up, "boolean_operator") || is(up, "parenthesized_expression"))) up = parent(up);
@@ -1716,14 +1731,27 @@ SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Bin
       conjuncts(cond, src_, parts);
       bool conjunct = false;
       for (Node c : parts) conjunct |= same(c, call);
-      if (!conjunct) continue;
-      std::string_view ck = class_kind(argument(call, 1, ""), class_kind, 0);
+      std::string_view ck = is_tensor_call ? std::string_view("tensor") : class_kind(argument(call, 1, ""), class_kind, 0);
       if (ck.empty()) continue;
       std::string name(text(subject));
       Node body = field(up, "consequence");
       // At most kMaxTests tests of one name are kept (a question costs O(tests of its name));
       // past that the later ones narrow nothing.
       constexpr size_t kMaxTests = 16;
+      // An early exit: an if statement with no else whose condition is the tensor test or a
+      // disjunction holding it (`isinstance(o, Variable) or torch.is_tensor(o)`) and whose body
+      // always leaves (`if torch.is_tensor(o): return o.item()`). Past it, in its block, the name
+      // is not a tensor, as past a conversion.
+      if (ck == "tensor" && is(up, "if_statement") && is_null(field(up, "alternative")) && block_exits(body)) {
+        std::vector<Node> alternatives;
+        conjuncts(cond, src_, alternatives, 0, "or");
+        bool disjunct = false;
+        for (Node c : alternatives) disjunct |= same(c, call);
+        auto& convs = isinstance_ifs_[name].tensor_conversions;
+        if (disjunct && convs.size() < kMaxTests) convs.push_back(up);
+        continue;
+      }
+      if (!conjunct || is_tensor_call) continue;
       if (ck == "host") {
         auto& blocks = isinstance_ifs_[name].host_blocks;
         if (blocks.size() < kMaxTests) blocks.push_back(body);

@@ -409,6 +409,10 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
       if (c != l.function && function_called_in_loop(l.function)) return true;
   }
   if (!handed) return function_called_in_loop(l.function);
+  // Built on every call of its function and handed on by calls that do not repeat: each call's
+  // loader is iterated once and dies with the call (`generated = DataLoader(...)` then
+  // `compute_features(model, generated)`), as for a loader its own function iterates.
+  if (rebuilt_each_pass(functions_[built_in].node, loader_call)) return false;
   return function_called_in_loop(built_in);
 }
 

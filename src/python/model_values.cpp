@@ -1361,6 +1361,97 @@ int SemanticModel::class_of_self(Node attr) const {
   return f >= 0 ? functions_[f].klass : -1;
 }
 
+std::set<std::string> SemanticModel::self_stores(int klass) const {
+  std::set<std::string> out;
+  const std::string prefix = classes_[klass].name + ".";
+  for (const auto& [key, value] : self_assignments_)
+    if (starts_with(key, prefix) && function_at(start(value)) >= 0 && functions_[function_at(start(value))].klass == klass)
+      out.insert(key.substr(prefix.size()));
+  auto in_class = [&](Node n) {
+    int f = function_at(start(n));
+    return f >= 0 && functions_[f].klass == klass;
+  };
+  auto is_self = [&](Node n) { return is(unparen(n), "identifier") && text(unparen(n)) == "self"; };
+  // `self.__dict__` or `vars(self)`.
+  auto own_dict = [&](Node n) {
+    n = unparen(n);
+    if (is(n, "attribute")) return text(field(n, "attribute")) == "__dict__" && is_self(field(n, "object"));
+    return is(n, "call") && text(unparen(field(n, "function"))) == "vars" && is_self(argument(n, 0, ""));
+  };
+  for (Node a : subscript_assignments_) {
+    Node left = unparen(field(a, "left"));
+    if (is(left, "subscript") && own_dict(field(left, "value")) && in_class(a)) out.insert("*");
+  }
+  for (Node c : update_calls_)
+    if (own_dict(field(unparen(field(c, "function")), "object")) && in_class(c)) out.insert("*");
+  // `setattr(self, k, v)`: a literal name, or every name `k` may hold (`for k in "na", "nc":`
+  // copies a few known attributes); anything else is a computed name.
+  for (const CallSite& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "identifier") || text(fn) != "setattr") continue;
+    auto a = named_children(field(cs.call, "arguments"));
+    if (a.size() != 3 || !is_self(a[0]) || !in_class(cs.call)) continue;
+    std::string literal;
+    if (string_literal_value(a[1], src_, literal)) {
+      out.insert(literal);
+      continue;
+    }
+    // A loop variable over a display of string literals.
+    std::vector<std::string> names;
+    bool all = is(unparen(a[1]), "identifier");
+    auto bindings = all ? lookup(text(unparen(a[1])), start(a[1])) : std::vector<const Binding*>{};
+    all = all && !bindings.empty() && bindings.size() <= kMaxCandidates;
+    for (const Binding* b : bindings) {
+      Node seq = unparen(b->value);
+      all = all && b->kind == Binding::Kind::LoopTarget && is(b->target, "identifier") &&
+            (is(seq, "expression_list") || is(seq, "tuple") || is(seq, "list"));
+      if (!all) break;
+      for (Node e : named_children(seq)) {
+        std::string v;
+        if (is(e, "comment")) continue;
+        all = all && string_literal_value(e, src_, v);
+        names.push_back(v);
+      }
+    }
+    if (!all || names.size() > 16) {
+      out.insert("*");
+      continue;
+    }
+    out.insert(names.begin(), names.end());
+  }
+  return out;
+}
+
+bool SemanticModel::attribute_overridden(int klass, std::string_view attr) const {
+  auto it = overriding_stores_.find(klass);
+  if (it == overriding_stores_.end()) {
+    // The class's own stores under computed names, and every store of its subclasses here
+    // (transitively, by the name the subclass writes for its base).
+    std::set<std::string> joined;
+    if (self_stores(klass).count("*")) joined.insert("*");
+    std::vector<int> pending{klass};
+    std::set<int> seen{klass};
+    while (!pending.empty() && seen.size() <= 64) {
+      const std::string& base = classes_[pending.back()].name;
+      pending.pop_back();
+      for (size_t c = 0; c < classes_.size(); ++c) {
+        bool derives = false;
+        for (const auto& b : classes_[c].bases)
+          derives |= b == base || (b.size() > base.size() && b[b.size() - base.size() - 1] == '.' &&
+                                   b.compare(b.size() - base.size(), base.size(), base) == 0);
+        if (!derives || !seen.insert(static_cast<int>(c)).second) continue;
+        auto stores = self_stores(static_cast<int>(c));
+        joined.insert(stores.begin(), stores.end());
+        pending.push_back(static_cast<int>(c));
+      }
+    }
+    it = overriding_stores_.emplace(klass, std::move(joined)).first;
+  }
+  if (it->second.count("*") || it->second.count(std::string(attr))) return true;
+  // Subclasses of other modules: only a module-level class has an entry in the facts.
+  return facts_ && scopes_[classes_[klass].scope].parent == 0 && facts_->subclass_stores(classes_[klass].name, attr);
+}
+
 bool SemanticModel::is_super_call(Node obj) const {
   obj = unparen(obj);
   return is(obj, "call") && text(unparen(field(obj, "function"))) == "super";
@@ -1412,7 +1503,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       }
       add_values(out, values(v));
     }
-    if (out.empty()) out.push_back(Value::unknown());
+    if (out.empty() || attribute_overridden(klass, name)) add_values(out, {Value::unknown()});
     return out;
   }
   // `device.type` of a device known to be CUDA: "cuda" (`"mps" in device.type` is False).

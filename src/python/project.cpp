@@ -577,6 +577,31 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (!fresh && !it->second.empty()) it->second = union_join(it->second, member);  // "" past the bound: stays ""
     }
   }
+  // What subclasses store on `self`, joined on the classes of other modules they derive from,
+  // through at most 4 levels of bases (O(classes x bases x depth) resolutions).
+  subclass_stores_.resize(n);
+  for (size_t m = 0; m < n; ++m) {
+    if (!summaries[m]) continue;
+    for (const auto& [name, f] : summaries[m]->functions) {
+      if (!f.is_class || f.self_stores.empty()) continue;
+      std::vector<std::pair<int, const FunctionFacts*>> frontier{{static_cast<int>(m), &f}};
+      std::set<std::pair<int, std::string>> seen;
+      for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+        std::vector<std::pair<int, const FunctionFacts*>> next;
+        for (const auto& [cm, c] : frontier)
+          for (const std::string& b : c->bases) {
+            auto target = resolve(cm, b);
+            if (!target || !seen.insert(*target).second) continue;
+            const FunctionFacts* base = function(target->first, target->second);
+            if (!base || !base->is_class) continue;
+            if (target->first != static_cast<int>(m))
+              subclass_stores_[target->first][target->second].insert(f.self_stores.begin(), f.self_stores.end());
+            next.push_back({target->first, base});
+          }
+        frontier = std::move(next);
+      }
+    }
+  }
   // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
@@ -1218,6 +1243,12 @@ bool FactsTable::attribute_mentioned(int from, std::string_view name) const {
   return false;
 }
 
+bool FactsTable::subclass_stores(int module, const std::string& local_class, std::string_view attr) const {
+  auto it = subclass_stores_[module].find(local_class);
+  if (it == subclass_stores_[module].end()) return false;
+  return it->second.count("*") || it->second.count(std::string(attr));
+}
+
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
@@ -1330,6 +1361,13 @@ bool ModuleEnv::word_mentioned(std::string_view name) const {
   return out;
 }
 
+bool ModuleEnv::subclass_stores(std::string_view local_class, std::string_view attr) const {
+  std::string key = std::string(local_class) + "." + std::string(attr);
+  bool out = table_.subclass_stores(module_, std::string(local_class), attr);
+  record({'x', key, 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::has_incoming() const { return table_.has_incoming(module_); }
 
 bool ModuleEnv::cuda() const {
@@ -1358,6 +1396,11 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 's': return table_.star_import(module_, q.name);
     case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
     case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
+    case 'x': {
+      size_t dot = q.name.find('.');
+      if (dot == std::string::npos) return "0";
+      return table_.subclass_stores(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)) ? "1" : "0";
+    }
   }
   return {};
 }
@@ -1440,7 +1483,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -1519,6 +1562,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.hot_self_calls = f.at(43).get<std::vector<std::string>>();
       ff.returns_mask = f.at(44).get<bool>();
       ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
+      ff.self_stores = f.at(46).get<std::vector<std::string>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -153,6 +154,8 @@ class FactsTable {
   bool attribute_mentioned(int from, std::string_view name) const;
   // ExternalFacts::word_mentioned for module `from`.
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
+  // ExternalFacts::subclass_stores for module `module`.
+  bool subclass_stores(int module, const std::string& local_class, std::string_view attr) const;
   // From now on several threads read the table: resolve() reads its memo without adding to it.
   void share() { memo_open_ = false; }
 
@@ -180,6 +183,9 @@ class FactsTable {
   // `from`) stands for, through re-exports; "" when it names no module of the project.
   std::string object_key(int from, std::string_view name) const;
   std::unordered_map<std::string, std::string> registries_;  // object key -> union of registered names ("" too many)
+  // Per module, per class: the attributes subclasses of other modules store on `self`
+  // (FunctionFacts::self_stores joined, "*" for any).
+  std::vector<std::unordered_map<std::string, std::set<std::string>>> subclass_stores_;
   template <class Relays>
   void relay_hotness(const Relays& relays);
   // The CUDA taint relay (relay_taint): per argument whose taint follows sources of its caller,
@@ -239,6 +245,7 @@ class ModuleEnv : public ExternalFacts {
   std::string star_import(std::string_view name) const override;
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
+  bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
   bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
   bool has_incoming() const override;
   // The queries made so far, each with a fingerprint of its answer.

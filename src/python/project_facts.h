@@ -171,6 +171,12 @@ struct FunctionFacts {
   // loop or a hot method: `for _ in range(n): self.train_step()`), sorted, at most 16: a subclass
   // of another module overriding one (`SequenceTrainer.train_step`) runs it per step. Read with kClass.
   std::vector<std::string> hot_self_calls;
+  // A "Class" entry: the attributes its methods store on `self` (`self.num_workers = ...`,
+  // `setattr(self, "name", v)`), sorted, at most 16; {"*"} when there are more or a method stores
+  // under computed names (`self.__dict__[k] = cfg[k]`, `self.__dict__.update(d)`, `setattr(self,
+  // k, v)`). On an instance of this class, its bases' methods read those values, not what their
+  // own initializers assign (ExternalFacts::subclass_stores).
+  std::vector<std::string> self_stores;
   // A module-level name bound once to a dict display whose values all name classes (`factory =
   // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
   // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).
@@ -288,6 +294,15 @@ class ExternalFacts {
   // Might other modules call into this one (any IncomingCalls at all)? Not recorded: without
   // any, every incoming query answers nothing anyway.
   virtual bool has_incoming() const { return true; }
+  // Does a subclass in another module of this module's class `local_class` (directly or through
+  // further subclasses) store the attribute `attr` on `self`, or attributes under computed names
+  // (FunctionFacts::self_stores)? Then what the class's initializer assigns it is not what its
+  // methods read.
+  virtual bool subclass_stores(std::string_view local_class, std::string_view attr) const {
+    (void)local_class;
+    (void)attr;
+    return false;
+  }
 };
 
 constexpr size_t kMaxAttributeNames = 8192;

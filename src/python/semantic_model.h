@@ -201,7 +201,8 @@ class SemanticModel {
   // `isinstance_narrowing`): Host when the use sits in the body of `if isinstance(x, np.ndarray)`
   // (or a builtin scalar type) and the binding is made before that if statement; NotTensor when
   // the binding reaches the use only around `if isinstance(x, torch.Tensor): x = ...` (no else),
-  // which rebinds every tensor: the binding's value there is not a tensor. None otherwise.
+  // which rebinds every tensor, or past an early exit on the tensor test (`if torch.is_tensor(x):
+  // return x.item()`, no else): the binding's value there is not a tensor. None otherwise.
   enum class Narrowing : uint8_t { None, Host, NotTensor };
   Narrowing isinstance_narrowing(Node use, const Binding& b) const;
   // The qualified name of a call's callee.
@@ -638,6 +639,16 @@ class SemanticModel {
   bool is_module_uncached(Node expr) const;
   bool is_optimizer_value(Node expr) const;
   int class_of_self(Node attr) const;
+  // The attributes the methods of class `klass` store on `self` (`self.x = v`, `setattr(self,
+  // "x", v)`), "*" for stores under computed names (`self.__dict__[k] = v`, `self.__dict__.update
+  // (d)`, `vars(self).update(d)`, `setattr(self, k, v)`): FunctionFacts::self_stores.
+  std::set<std::string> self_stores(int klass) const;
+  // Is `self.attr` in a method of class `klass` stored by a subclass (of this module or another:
+  // ExternalFacts::subclass_stores), or by any method under computed names? Then its
+  // initializer's value is a placeholder, not what the methods read (RT-DETR's BaseConfig with
+  // `self.num_workers: int = 0`, overwritten by YAMLConfig's `self.__dict__[k] = cfg[k]`).
+  bool attribute_overridden(int klass, std::string_view attr) const;
+  mutable std::unordered_map<int, std::set<std::string>> overriding_stores_;  // attribute_overridden's memo
   // `super()` / `super(Cls, self)`: the object of a `super().__init__(...)` call.
   bool is_super_call(Node obj) const;
   // `obj.attr` where every binding of `obj` builds an instance of a class of this file

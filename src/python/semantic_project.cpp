@@ -1105,6 +1105,11 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.loader_class = loader_class(static_cast<int>(c));
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
+    if (!facts.bases.empty()) {  // only a subclass's stores reach another module's class
+      auto stores = self_stores(static_cast<int>(c));
+      if (stores.size() > 16) stores = {"*"};  // the facts keep at most 16 names
+      facts.self_stores.assign(stores.begin(), stores.end());
+    }
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }
   // Module-level names bound once to a dict display of classes (`train_factory = {"ctdet":

@@ -141,6 +141,29 @@ bool call_feeds_new_data(const Context& ctx, int f, Node loader_args, const Call
   return false;
 }
 
+// Every loop iterating the loader built by `loader_call` sits in a loop of its own inside
+// `region` that does not rebuild it (`for stage in stages: loader = DataLoader(...); for epoch in
+// range(n): for batch in loader:`, a curriculum's `while` over sequence lengths): each loader
+// serves several passes of that inner loop, so `region` is a stage loop around the epoch loop,
+// not the epoch loop. O(loops iterating the loader x their depth).
+bool iterated_by_inner_loop(const SemanticModel& m, Node loader_call, Node region) {
+  auto iterating = m.loops_iterating(loader_call);
+  if (iterating.empty()) return false;
+  for (int il : iterating) {
+    bool between = false, inside = false;
+    for (int p = m.loops()[il].parent_loop; p >= 0; p = m.loops()[p].parent_loop) {
+      Node pn = m.loops()[p].node;
+      if (same(pn, region)) {
+        inside = true;
+        break;
+      }
+      if (!contains(pn, loader_call) && !m.loops()[p].comprehension) between = true;
+    }
+    if (!inside || !between) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void dl004_loader_built_in_loop(Context& ctx, Node call) {
@@ -159,6 +182,7 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
     const Loop& loop = m.loops()[*it];
     if (loop.kind == LoopKind::Setup) continue;
     if (depends_on_region(ctx, args, loop.node)) return;  // built from per-iteration data (k-fold...)
+    if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
     return;
   }
