@@ -204,8 +204,16 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   Node fn = unparen(field(call, "function"));
   if (!is(fn, "attribute")) return false;
   auto m = text(field(fn, "attribute"));
+  if (m != "cuda" && m != "to") return false;
+  // `utils.cuda(x)`: a function of a module, not a tensor's method (`import utils`, or a name the
+  // project resolves to one of its modules' definitions).
+  if (module_attribute_call(*this, fn)) {
+    Node obj = unparen(field(fn, "object"));
+    auto bindings = lookup(text(obj), start(obj));
+    if (bindings.size() == 1 && bindings[0]->qualified == text(obj)) return false;
+    if (module_attribute(fn, 0)) return false;
+  }
   if (m == "cuda") return true;
-  if (m != "to") return false;
   Node dev = argument(call, 0, "device");
   if (is_null(dev)) return false;
   if (is(unparen(argument(call, 0, "")), "keyword_argument")) return false;
