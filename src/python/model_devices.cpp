@@ -108,11 +108,7 @@ bool module_attribute_call(const SemanticModel& m, Node fn) {
   if (!is(fn, "attribute")) return false;
   Node obj = unparen(field(fn, "object"));
   if (!is(obj, "identifier")) return false;
-  auto bindings = m.lookup(m.text(obj), start(obj));
-  if (bindings.empty()) return false;
-  for (const Binding* b : bindings)
-    if (b->kind != Binding::Kind::Import) return false;
-  return true;
+  return all_bindings_of_kind(m.lookup(m.text(obj), start(obj)), Binding::Kind::Import);
 }
 
 SemanticModel::DeviceKind ext_devkind(int k) {

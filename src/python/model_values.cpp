@@ -1361,16 +1361,24 @@ int SemanticModel::class_of_self(Node attr) const {
   return f >= 0 ? functions_[f].klass : -1;
 }
 
-std::set<std::string> SemanticModel::self_stores(int klass) const {
-  std::set<std::string> out;
-  const std::string prefix = classes_[klass].name + ".";
-  for (const auto& [key, value] : self_assignments_)
-    if (starts_with(key, prefix) && function_at(start(value)) >= 0 && functions_[function_at(start(value))].klass == klass)
-      out.insert(key.substr(prefix.size()));
-  auto in_class = [&](Node n) {
+const std::set<std::string>& SemanticModel::self_stores(int klass) const {
+  if (self_stores_built_) return self_stores_[static_cast<size_t>(klass)];
+  // Kept once the model is built (types_ set): before, the call sites may be incomplete.
+  self_stores_built_ = types_ != nullptr;
+  auto& out = self_stores_;
+  out.assign(classes_.size(), {});
+  // The class whose method holds `n`, -1 outside methods.
+  auto class_at = [&](Node n) {
     int f = function_at(start(n));
-    return f >= 0 && functions_[f].klass == klass;
+    return f >= 0 ? functions_[f].klass : -1;
   };
+  for (const auto& [key, value] : self_assignments_) {
+    int c = class_at(value);
+    if (c < 0) continue;
+    const std::string& name = classes_[c].name;
+    if (key.size() > name.size() && key[name.size()] == '.' && starts_with(key, name))
+      out[static_cast<size_t>(c)].insert(key.substr(name.size() + 1));
+  }
   auto is_self = [&](Node n) { return is(unparen(n), "identifier") && text(unparen(n)) == "self"; };
   // `self.__dict__` or `vars(self)`.
   auto own_dict = [&](Node n) {
@@ -1380,31 +1388,34 @@ std::set<std::string> SemanticModel::self_stores(int klass) const {
   };
   for (Node a : subscript_assignments_) {
     Node left = unparen(field(a, "left"));
-    if (is(left, "subscript") && own_dict(field(left, "value")) && in_class(a)) out.insert("*");
+    if (int c = class_at(a); c >= 0 && is(left, "subscript") && own_dict(field(left, "value")))
+      out[static_cast<size_t>(c)].insert("*");
   }
-  for (Node c : update_calls_)
-    if (own_dict(field(unparen(field(c, "function")), "object")) && in_class(c)) out.insert("*");
+  for (Node call : update_calls_)
+    if (int c = class_at(call); c >= 0 && own_dict(field(unparen(field(call, "function")), "object")))
+      out[static_cast<size_t>(c)].insert("*");
   // `setattr(self, k, v)`: a literal name, or every name `k` may hold (`for k in "na", "nc":`
   // copies a few known attributes); anything else is a computed name.
   for (const CallSite& cs : calls_) {
     Node fn = unparen(field(cs.call, "function"));
     if (!is(fn, "identifier") || text(fn) != "setattr") continue;
     auto a = named_children(field(cs.call, "arguments"));
-    if (a.size() != 3 || !is_self(a[0]) || !in_class(cs.call)) continue;
+    int c = class_at(cs.call);
+    if (a.size() != 3 || !is_self(a[0]) || c < 0) continue;
+    auto& stores = out[static_cast<size_t>(c)];
     std::string literal;
     if (string_literal_value(a[1], src_, literal)) {
-      out.insert(literal);
+      stores.insert(literal);
       continue;
     }
     // A loop variable over a display of string literals.
     std::vector<std::string> names;
     bool all = is(unparen(a[1]), "identifier");
     auto bindings = all ? lookup(text(unparen(a[1])), start(a[1])) : std::vector<const Binding*>{};
-    all = all && !bindings.empty() && bindings.size() <= kMaxCandidates;
+    all = all && bindings.size() <= kMaxCandidates && all_bindings_of_kind(bindings, Binding::Kind::LoopTarget);
     for (const Binding* b : bindings) {
       Node seq = unparen(b->value);
-      all = all && b->kind == Binding::Kind::LoopTarget && is(b->target, "identifier") &&
-            (is(seq, "expression_list") || is(seq, "tuple") || is(seq, "list"));
+      all = all && is(b->target, "identifier") && (is(seq, "expression_list") || is(seq, "tuple") || is(seq, "list"));
       if (!all) break;
       for (Node e : named_children(seq)) {
         std::string v;
@@ -1414,12 +1425,12 @@ std::set<std::string> SemanticModel::self_stores(int klass) const {
       }
     }
     if (!all || names.size() > 16) {
-      out.insert("*");
+      stores.insert("*");
       continue;
     }
-    out.insert(names.begin(), names.end());
+    stores.insert(names.begin(), names.end());
   }
-  return out;
+  return out[static_cast<size_t>(klass)];
 }
 
 bool SemanticModel::attribute_overridden(int klass, std::string_view attr) const {
@@ -1440,7 +1451,7 @@ bool SemanticModel::attribute_overridden(int klass, std::string_view attr) const
           derives |= b == base || (b.size() > base.size() && b[b.size() - base.size() - 1] == '.' &&
                                    b.compare(b.size() - base.size(), base.size(), base) == 0);
         if (!derives || !seen.insert(static_cast<int>(c)).second) continue;
-        auto stores = self_stores(static_cast<int>(c));
+        const auto& stores = self_stores(static_cast<int>(c));
         joined.insert(stores.begin(), stores.end());
         pending.push_back(static_cast<int>(c));
       }

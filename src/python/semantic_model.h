@@ -61,6 +61,15 @@ struct Binding {
   int unpack_index = -1;  // position in a tuple target (`a, b = ...`), -1 when not unpacked
 };
 
+// Whether a name has bindings (SemanticModel::lookup's answer) and every one is of kind `k`: a
+// name bound only by imports (a module: `box_utils.f(...)`), only by assignments.
+inline bool all_bindings_of_kind(const std::vector<const Binding*>& bindings, Binding::Kind k) {
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != k) return false;
+  return true;
+}
+
 // Hashes std::string and std::string_view alike (the same value as std::hash<std::string>, so a
 // map's order is unchanged), so that a map keyed by std::string is searched by a view without
 // building a string. Not noexcept: libstdc++ then caches hash codes in the nodes, as it does for
@@ -641,14 +650,17 @@ class SemanticModel {
   int class_of_self(Node attr) const;
   // The attributes the methods of class `klass` store on `self` (`self.x = v`, `setattr(self,
   // "x", v)`), "*" for stores under computed names (`self.__dict__[k] = v`, `self.__dict__.update
-  // (d)`, `vars(self).update(d)`, `setattr(self, k, v)`): FunctionFacts::self_stores.
-  std::set<std::string> self_stores(int klass) const;
+  // (d)`, `vars(self).update(d)`, `setattr(self, k, v)`): FunctionFacts::self_stores. Every
+  // class's at once on first use, O(self stores + subscript stores + update calls + calls).
+  const std::set<std::string>& self_stores(int klass) const;
   // Is `self.attr` in a method of class `klass` stored by a subclass (of this module or another:
   // ExternalFacts::subclass_stores), or by any method under computed names? Then its
   // initializer's value is a placeholder, not what the methods read (RT-DETR's BaseConfig with
   // `self.num_workers: int = 0`, overwritten by YAMLConfig's `self.__dict__[k] = cfg[k]`).
   bool attribute_overridden(int klass, std::string_view attr) const;
   mutable std::unordered_map<int, std::set<std::string>> overriding_stores_;  // attribute_overridden's memo
+  mutable std::vector<std::set<std::string>> self_stores_;  // self_stores' per class, built on first use
+  mutable bool self_stores_built_ = false;
   // `super()` / `super(Cls, self)`: the object of a `super().__init__(...)` call.
   bool is_super_call(Node obj) const;
   // `obj.attr` where every binding of `obj` builds an instance of a class of this file

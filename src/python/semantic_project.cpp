@@ -1106,9 +1106,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
     if (!facts.bases.empty()) {  // only a subclass's stores reach another module's class
-      auto stores = self_stores(static_cast<int>(c));
-      if (stores.size() > 16) stores = {"*"};  // the facts keep at most 16 names
-      facts.self_stores.assign(stores.begin(), stores.end());
+      const auto& stores = self_stores(static_cast<int>(c));
+      if (stores.size() > 16) facts.self_stores = {"*"};  // the facts keep at most 16 names
+      else facts.self_stores.assign(stores.begin(), stores.end());
     }
     out.functions.push_back({classes_[c].name, std::move(facts)});
   }

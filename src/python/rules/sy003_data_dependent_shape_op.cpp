@@ -265,13 +265,9 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
   if (name == "one_hot" && (q == "torch.nn.functional.one_hot" || torch_fn) && is_null(m.argument(node, 1, "num_classes"))) {
     Fix fix = display("Pass `num_classes=`");
     for (const char* candidate : {"num_classes", "n_classes", "NUM_CLASSES", "nclasses"}) {
-      auto bindings = m.lookup(candidate, start(node));
-      if (bindings.empty()) continue;
       // The name resolves to a constant: pass it.
-      bool known = true;
-      for (const auto* b : bindings)
-        if (b->kind != Binding::Kind::Assign) known = false;
-      if (!known) continue;
+      auto bindings = m.lookup(candidate, start(node));
+      if (!all_bindings_of_kind(bindings, Binding::Kind::Assign)) continue;
       auto v = m.constant(bindings.front()->value);
       if (!v || v->kind != Value::Kind::Int) continue;
       fix = Fix{std::string("Pass `num_classes=") + candidate + "`", Applicability::Safe,

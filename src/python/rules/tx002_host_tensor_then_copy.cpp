@@ -108,12 +108,7 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
       // data from the caller) next to a CUDA rebinding in another branch (`state =
       // torch.FloatTensor(state).to(device)` in both branches of an if) is not known to be a tensor.
       auto assigned_only = [&](Node d) {
-        if (!is(d, "identifier")) return true;
-        auto bs = m.lookup(m.text(d), start(d));
-        if (bs.empty()) return false;
-        for (const Binding* b : bs)
-          if (b->kind != Binding::Kind::Assign) return false;
-        return true;
+        return !is(d, "identifier") || all_bindings_of_kind(m.lookup(m.text(d), start(d)), Binding::Kind::Assign);
       };
       if (name != "from_numpy" &&
           (dk == AbstractType::Kind::Tensor ||
