@@ -1308,6 +1308,56 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   return false;
 }
 
+namespace {
+
+// `ids[:, i:i + seq_len]` with `for i in range(0, n, seq_len)`, `data = dataset[index]` with `for
+// index in range(len(dataset))`: the step's slice (or element) of a host collection, picked by
+// the variable of the range loop around it, when that loop is a hot loop (a step per iteration:
+// the training or evaluation loop without a DataLoader). One index names the variable (or is a
+// slice starting at it, or at it plus a constant), the others are full slices; the collection is
+// a name or `self.x` the loop does not rebind, neither a module nor CUDA by its type or taint.
+// Only once the loops are classified (`classified`). O(bindings of the two names + loop depth).
+bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
+  if (!classified) return false;
+  Node value = unparen(field(sub, "value"));
+  bool self_attr = is(value, "attribute") && m.text(unparen(field(value, "object"))) == "self";
+  if (!is(value, "identifier") && !self_attr) return false;
+  Node var{};
+  for (Node c : named_children(sub)) {
+    if (same(c, field(sub, "value")) || is(c, "comment")) continue;
+    c = unparen(c);
+    if ((is(c, "slice") && named_count(c) == 0) || is(c, "ellipsis")) continue;
+    Node lo = c;
+    if (is(c, "slice")) {
+      if (m.text(c).substr(0, 1) == ":") return false;
+      lo = unparen(named_child(c, 0));
+    }
+    if (is(lo, "binary_operator") && m.text(field(lo, "operator")) == "+" && is(unparen(field(lo, "right")), "integer"))
+      lo = unparen(field(lo, "left"));
+    if (!is(lo, "identifier") || !is_null(var)) return false;
+    var = lo;
+  }
+  if (is_null(var)) return false;
+  auto bindings = m.lookup(m.text(var), start(var));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::LoopTarget || !is(b->target, "identifier")) return false;
+    Node loop = parent(b->target);
+    if (!is(loop, "for_statement") || !same(unparen(field(loop, "left")), b->target) ||
+        !contains(field(loop, "body"), sub))
+      return false;
+    Node range = unparen(field(loop, "right"));
+    if (!is(range, "call") || m.text(unparen(field(range, "function"))) != "range") return false;
+    int li = m.loop_index(loop);
+    if (li < 0 || m.loops()[li].kind != LoopKind::Hot) return false;
+    if (m.assigned_within(m.text(value), loop)) return false;
+  }
+  if (m.is_module(value) || m.is_cuda(value)) return false;
+  return m.types().cuda(value) != CudaAnswer::Cuda;
+}
+
+}  // namespace
+
 bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
 
 bool SemanticModel::is_batch_impl(Node expr) const {
@@ -1357,6 +1407,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       Node index = unparen(field(expr, "subscript"));
       result = is(index, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
     }
+    if (!result) result = range_indexed_batch(*this, expr, cold_comprehensions_dropped_ && types_);
   } else if (k == "attribute") {
     result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {

@@ -1,6 +1,8 @@
 // BS001: a batch too small to keep the GPU busy.
 #include "python/rules/common.h"
 
+#include <algorithm>
+
 namespace stoker::python::rules {
 
 void bs001_small_batch(Context& ctx, Node call) {
@@ -23,14 +25,25 @@ void bs001_small_batch(Context& ctx, Node call) {
     keyword = false;  // reported at the loader: the size is not one of its arguments
   }
   long long size = 1;  // DataLoader's default
+  long long smallest = 0;  // several candidates: the smallest (size is the largest)
   if (is_null(bs)) {
     if (!kw.complete) return;
-  } else {
+  } else if (auto n = m.constant_int(bs)) {
     auto v = m.constant(bs);
     if (!v || v->kind == Value::Kind::None) return;
-    auto n = m.constant_int(bs);
-    if (!n) return;
     size = *n;
+  } else {
+    // Several candidates (`opts.val_batch_size = 1` under a condition, argparse default 4), every
+    // one a positive int: below the threshold on every path when the largest is; reported with
+    // the range. Any other candidate (None, unknown) leaves it silent.
+    auto vs = m.values(bs);
+    if (vs.size() < 2 || vs.size() > 8) return;
+    for (const auto& x : vs) {
+      if (x.kind != Value::Kind::Int || x.i < 1) return;
+      smallest = smallest == 0 ? x.i : std::min(smallest, x.i);
+      size = std::max(size, x.i);
+    }
+    if (smallest == size) smallest = 0;
   }
   if (size >= ctx.settings().min_batch_size || size <= 0) return;
   // A collate_fn returning `examples[0]`: each dataset item is a whole batch (a bucketed dataset);
@@ -44,7 +57,8 @@ void bs001_small_batch(Context& ctx, Node call) {
       if (is(a, "keyword_argument") && ctx.text(field(a, "name")) == "batch_size") at = a;
   }
   Diagnostic& d = ctx.report("BS001", at,
-                             "Batch size " + std::to_string(size) + " is below " +
+                             "Batch size " + (smallest ? std::to_string(smallest) + " to " : std::string()) +
+                                 std::to_string(size) + " is below " +
                                  std::to_string(ctx.settings().min_batch_size) +
                                  ": per-step overhead dominates and the GPU idles between small kernels");
   d.facts.push_back({"batch_size", std::to_string(size)});
