@@ -359,9 +359,21 @@ std::vector<std::string> TypeInference::cuda_instance_classes() const {
         TypeDevice d = t.device;
         if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
         if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
-        const std::string& klass = ext_classes_[static_cast<size_t>(-2 - t.klass)];
-        if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+        for (const std::string& klass : union_members(ext_classes_[static_cast<size_t>(-2 - t.klass)]))
+          if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
       }
+  // Submodules: `self.quantizer = Quantize(...)` in a class of this module on CUDA.
+  for (const auto& [key, v] : m_.self_assignments_) {
+    if (!is(unparen(v), "call")) continue;
+    int f = m_.function_at(start(v));
+    int owner = f >= 0 ? m_.functions()[f].klass : -1;
+    if (owner < 0) continue;
+    AbstractType t = value(v, Path{});
+    if (t.kind != Kind::Module || t.klass > -2 || !class_on_cuda(owner)) continue;
+    // A class union (`{"a": A, "b": B}[name](...)`): each member may be the instance.
+    for (const std::string& klass : union_members(ext_classes_[static_cast<size_t>(-2 - t.klass)]))
+      if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -547,6 +559,68 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
     if (!keep(t)) continue;
     out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
   }
+}
+
+}  // namespace stoker::python
+
+namespace stoker::python {
+
+bool TypeInference::class_on_cuda(int klass) const {
+  const int n = static_cast<int>(m_.classes().size());
+  if (klass < 0 || klass >= n || !m_.uses_cuda()) return false;
+  if (class_cuda_.empty()) class_cuda_.assign(m_.classes().size(), -1);
+  if (class_cuda_[klass] >= 0) return class_cuda_[klass] != 0;
+  class_cuda_[klass] = 0;  // in progress: not (yet)
+  // The classes whose instances a method of `klass` may see as `self`: it and its subclasses here.
+  auto derives = [&](int c) {
+    for (int d = c, guard = 0; d >= 0 && guard < 16; d = base_class(d), ++guard)
+      if (d == klass) return true;
+    return false;
+  };
+  auto on_cuda = [](TypeDevice d) { return d == TypeDevice::Cuda || d == TypeDevice::Any; };
+  bool cuda = false;
+  const auto& table = FrameworkTable::get();
+  for (int c = 0; c < n && !cuda; ++c)
+    if (derives(c))
+      if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) cuda = true;
+  for (size_t si = 0; si < m_.scopes_.size() && !cuda; ++si)
+    for (const auto& [name, list] : m_.scopes_[si].bindings) {
+      for (const Binding& b : list) {
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        AbstractType t = binding_part(b, Path{});
+        if (t.kind != Kind::Module || t.klass < 0 || !derives(t.klass)) continue;
+        TypeDevice d = t.device;
+        if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
+        if (on_cuda(d)) {
+          cuda = true;
+          break;
+        }
+      }
+      if (cuda) break;
+    }
+  // A submodule: `self.q = Queue(...)` in a method of a class an instance of which is on CUDA.
+  for (size_t i = 0; i < m_.self_assignments_.size() && !cuda; ++i) {
+    Node v = m_.self_assignments_[i].second;
+    if (!is(unparen(v), "call")) continue;
+    AbstractType t = value(v, Path{});
+    if (t.kind != Kind::Module || t.klass < 0 || !derives(t.klass)) continue;
+    int f = m_.function_at(start(v));
+    int owner = f >= 0 ? m_.functions()[f].klass : -1;
+    if (owner >= 0 && owner != klass && class_on_cuda(owner)) cuda = true;
+  }
+  // Another module's instance of the class (or of a subclass here) on CUDA.
+  for (int c = 0; c < n && !cuda && m_.facts_; ++c)
+    if (derives(c) && m_.scopes_[m_.classes()[c].scope].parent == 0) cuda = m_.facts_->class_on_cuda(m_.classes()[c].name);
+  class_cuda_[klass] = cuda ? 1 : 0;
+  return cuda;
+}
+
+bool TypeInference::buffer_on_cuda(int klass, std::string_view attr) const {
+  if (klass < 0 || klass >= static_cast<int>(m_.classes().size())) return false;
+  bool registered = false;
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && !registered && seen.insert(c).second; c = base_class(c)) registered = registered_tensor(c, attr);
+  return registered && class_on_cuda(klass);
 }
 
 }  // namespace stoker::python
