@@ -239,10 +239,10 @@ class TypeInference {
  private:
   // An instance of class `klass` (>= 0) or of a subclass here may be on CUDA: bound to a name
   // on CUDA or moved there in place here (`q = Queue(...).to(device)`, `model.cuda()`), stored
-  // by the initializer of a class that is (a submodule), a framework class that trains on the
-  // accelerator (a Lightning module), or, in project mode, handed CUDA values or placed on
-  // CUDA by another module (ExternalFacts::cuda) without a host instance here. Memoized per
-  // class; O(bindings + self stores) per class.
+  // by a method of a class that is (a submodule), a framework class that trains on the
+  // accelerator (a Lightning module), or, in project mode, an instance another module places on
+  // CUDA (ExternalFacts::class_on_cuda). All classes at once on the first question, memoized:
+  // O(bindings + self stores x classes).
   bool class_on_cuda(int klass) const;
   // The klass (<= -2) of a class of another project module, by the name this module writes (or
   // a canonical one), or -1 when the project has no such class.
@@ -292,7 +292,7 @@ class TypeInference {
   mutable std::map<std::pair<const void*, std::string>, Entry> keyed_memo_;  // (container, key)
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
   mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
-  mutable std::vector<signed char> class_cuda_;    // per class: -1 not computed (in progress: 0)
+  mutable std::vector<signed char> class_cuda_;    // per class: 1 on CUDA (empty: not computed)
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;

@@ -568,59 +568,74 @@ namespace stoker::python {
 bool TypeInference::class_on_cuda(int klass) const {
   const int n = static_cast<int>(m_.classes().size());
   if (klass < 0 || klass >= n || !m_.uses_cuda()) return false;
-  if (class_cuda_.empty()) class_cuda_.assign(m_.classes().size(), -1);
-  if (class_cuda_[klass] >= 0) return class_cuda_[klass] != 0;
-  class_cuda_[klass] = 0;  // in progress: not (yet)
-  // The classes whose instances a method of `klass` may see as `self`: it and its subclasses here.
-  auto derives = [&](int c) {
-    for (int d = c, guard = 0; d >= 0 && guard < 16; d = base_class(d), ++guard)
-      if (d == klass) return true;
-    return false;
+  if (!class_cuda_.empty()) return class_cuda_[klass] > 0;
+  // Every class at once, on the first question: a class is on CUDA when an instance of it or of
+  // a subclass here is, so each instance found marks its class and the bases above it.
+  class_cuda_.assign(m_.classes().size(), 0);
+  bool grew = false;
+  auto mark = [&](int c) {
+    for (int guard = 0; c >= 0 && guard < 16; c = base_class(c), ++guard)
+      if (!class_cuda_[c]) class_cuda_[c] = 1, grew = true;
   };
   auto on_cuda = [](TypeDevice d) { return d == TypeDevice::Cuda || d == TypeDevice::Any; };
-  bool cuda = false;
   const auto& table = FrameworkTable::get();
-  for (int c = 0; c < n && !cuda; ++c)
-    if (derives(c))
-      if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) cuda = true;
-  for (size_t si = 0; si < m_.scopes_.size() && !cuda; ++si)
-    for (const auto& [name, list] : m_.scopes_[si].bindings) {
+  for (int c = 0; c < n; ++c)
+    if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) mark(c);
+  // Bound to a name on CUDA or moved there in place.
+  for (const Scope& sc : m_.scopes_)
+    for (const auto& [name, list] : sc.bindings)
       for (const Binding& b : list) {
         if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
         AbstractType t = binding_part(b, Path{});
-        if (t.kind != Kind::Module || t.klass < 0 || !derives(t.klass)) continue;
+        if (t.kind != Kind::Module || t.klass < 0 || t.klass >= n || class_cuda_[t.klass]) continue;
         TypeDevice d = t.device;
         if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
-        if (on_cuda(d)) {
-          cuda = true;
-          break;
-        }
+        if (on_cuda(d)) mark(t.klass);
       }
-      if (cuda) break;
-    }
-  // A submodule: `self.q = Queue(...)` in a method of a class an instance of which is on CUDA.
-  for (size_t i = 0; i < m_.self_assignments_.size() && !cuda; ++i) {
-    Node v = m_.self_assignments_[i].second;
+  // Another module's instance (project mode).
+  if (m_.facts_)
+    for (int c = 0; c < n; ++c)
+      if (!class_cuda_[c] && m_.scopes_[m_.classes()[c].scope].parent == 0 && m_.facts_->class_on_cuda(m_.classes()[c].name)) mark(c);
+  // Submodules: `self.q = Queue(...)` in a method of a class on CUDA, to a fixpoint (each round
+  // marks at least one class: at most `n` rounds over the stores).
+  std::vector<std::pair<int, int>> stores;  // (owner class, stored class)
+  for (const auto& [key, v] : m_.self_assignments_) {
     if (!is(unparen(v), "call")) continue;
-    AbstractType t = value(v, Path{});
-    if (t.kind != Kind::Module || t.klass < 0 || !derives(t.klass)) continue;
     int f = m_.function_at(start(v));
     int owner = f >= 0 ? m_.functions()[f].klass : -1;
-    if (owner >= 0 && owner != klass && class_on_cuda(owner)) cuda = true;
+    if (owner < 0) continue;
+    AbstractType t = value(v, Path{});
+    if (t.kind == Kind::Module && t.klass >= 0 && t.klass < n && t.klass != owner) stores.push_back({owner, t.klass});
   }
-  // Another module's instance of the class (or of a subclass here) on CUDA.
-  for (int c = 0; c < n && !cuda && m_.facts_; ++c)
-    if (derives(c) && m_.scopes_[m_.classes()[c].scope].parent == 0) cuda = m_.facts_->class_on_cuda(m_.classes()[c].name);
-  class_cuda_[klass] = cuda ? 1 : 0;
-  return cuda;
+  for (int round = 0; round <= n && !stores.empty(); ++round) {
+    grew = false;
+    for (const auto& [owner, held] : stores)
+      if (class_cuda_[owner] && !class_cuda_[held]) mark(held);
+    if (!grew) break;
+  }
+  return class_cuda_[klass] > 0;
 }
 
 bool TypeInference::buffer_on_cuda(int klass, std::string_view attr) const {
-  if (klass < 0 || klass >= static_cast<int>(m_.classes().size())) return false;
-  bool registered = false;
+  if (klass < 0 || klass >= static_cast<int>(m_.classes().size()) || !class_on_cuda(klass)) return false;
+  // `self.register_buffer("attr", ...)` in a method of the class or a base here: the calls of
+  // those methods only (SemanticModel::calls_by_caller_).
   std::set<int> seen;
-  for (int c = klass; c >= 0 && !registered && seen.insert(c).second; c = base_class(c)) registered = registered_tensor(c, attr);
-  return registered && class_on_cuda(klass);
+  for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c))
+    for (size_t f = 0; f < m_.functions().size(); ++f) {
+      if (m_.functions()[f].klass != c || f >= m_.calls_by_caller_.size()) continue;
+      for (int ci : m_.calls_by_caller_[f]) {
+        Node call = m_.calls()[ci].call;
+        Node fn = unparen(field(call, "function"));
+        if (!is(fn, "attribute")) continue;
+        auto meth = text(field(fn, "attribute"), m_.src());
+        if (meth != "register_buffer" && meth != "register_parameter") continue;
+        if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+        std::string name;
+        if (string_literal_value(m_.argument(call, 0, "name"), m_.src(), name) && name == attr) return true;
+      }
+    }
+  return false;
 }
 
 }  // namespace stoker::python
