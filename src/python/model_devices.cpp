@@ -799,6 +799,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
               result = true;
               break;
             }
+      // `self.queue_ptr` of a buffer the class registers, in a module class an instance of which
+      // is on CUDA: on that device (moco's `int(self.queue_ptr)` per step).
+      if (!result && types_->buffer_on_cuda(klass, attr)) result = true;
     } else if (!starts_with(qualified_name(expr), "torch")) {
       // An attribute of a module read as a value (`net.n_classes`) is not a tensor unless the
       // types know it is one (a parameter, a buffer, a tensor assigned); called, it computes.

@@ -602,12 +602,17 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       }
     }
   }
-  // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains).
+  // A module whose classes another module places on CUDA uses CUDA (a model a Trainer trains),
+  // and those classes' buffers are on CUDA.
+  cuda_classes_.resize(n);
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     for (const std::string& name : summaries[m]->cuda_instances) {
       auto target = resolve(static_cast<int>(m), name);
-      if (target && target->first != static_cast<int>(m)) cuda_[target->first] = 1;
+      if (target && target->first != static_cast<int>(m)) {
+        cuda_[target->first] = 1;
+        cuda_classes_[target->first].insert(target->second);
+      }
     }
   }
   // A module-level constant some module stores into (`config.batch_size = 32`) no longer
@@ -1368,6 +1373,12 @@ bool ModuleEnv::subclass_stores(std::string_view local_class, std::string_view a
   return out;
 }
 
+bool ModuleEnv::class_on_cuda(std::string_view local_class) const {
+  bool out = table_.class_on_cuda(module_, std::string(local_class));
+  record({'k', std::string(local_class), 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::has_incoming() const { return table_.has_incoming(module_); }
 
 bool ModuleEnv::cuda() const {
@@ -1396,6 +1407,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 's': return table_.star_import(module_, q.name);
     case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
     case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
+    case 'k': return table_.class_on_cuda(module_, q.name) ? "1" : "0";
     case 'x': {
       size_t dot = q.name.find('.');
       if (dot == std::string::npos) return "0";

@@ -156,6 +156,10 @@ class FactsTable {
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
   // ExternalFacts::subclass_stores for module `module`.
   bool subclass_stores(int module, const std::string& local_class, std::string_view attr) const;
+  // ExternalFacts::class_on_cuda for module `module`.
+  bool class_on_cuda(int module, const std::string& local_class) const {
+    return cuda_classes_[module].count(local_class) != 0;
+  }
   // From now on several threads read the table: resolve() reads its memo without adding to it.
   void share() { memo_open_ = false; }
 
@@ -186,6 +190,7 @@ class FactsTable {
   // Per module, per class: the attributes subclasses of other modules store on `self`
   // (FunctionFacts::self_stores joined, "*" for any).
   std::vector<std::unordered_map<std::string, std::set<std::string>>> subclass_stores_;
+  std::vector<std::set<std::string>> cuda_classes_;  // per module: classes another places on CUDA
   template <class Relays>
   void relay_hotness(const Relays& relays);
   // The CUDA taint relay (relay_taint): per argument whose taint follows sources of its caller,
@@ -246,12 +251,13 @@ class ModuleEnv : public ExternalFacts {
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
+  bool class_on_cuda(std::string_view local_class) const override;
   bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
   bool has_incoming() const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
-                // 'a' attribute_mentioned, 'w' word_mentioned
+                // 'a' attribute_mentioned, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

@@ -303,6 +303,13 @@ class ExternalFacts {
     (void)attr;
     return false;
   }
+  // Does another module bind an instance of this module's class `local_class` on CUDA, or store
+  // one as a submodule of a class that is (ModuleSummary::cuda_instances)? Then the buffers the
+  // class registers are on CUDA.
+  virtual bool class_on_cuda(std::string_view local_class) const {
+    (void)local_class;
+    return false;
+  }
 };
 
 constexpr size_t kMaxAttributeNames = 8192;

@@ -231,8 +231,19 @@ class TypeInference {
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
   std::vector<std::string> cuda_instance_classes() const;
+  // `self.attr` in a method of class `klass` (>= 0) reads a buffer or parameter the class or a
+  // base here registers (`self.register_buffer("attr", t)`) of an instance that may be on CUDA
+  // (class_on_cuda): the tensor lives where the module does.
+  bool buffer_on_cuda(int klass, std::string_view attr) const;
 
  private:
+  // An instance of class `klass` (>= 0) or of a subclass here may be on CUDA: bound to a name
+  // on CUDA or moved there in place here (`q = Queue(...).to(device)`, `model.cuda()`), stored
+  // by a method of a class that is (a submodule), a framework class that trains on the
+  // accelerator (a Lightning module), or, in project mode, an instance another module places on
+  // CUDA (ExternalFacts::class_on_cuda). All classes at once on the first question, memoized:
+  // O(bindings + self stores x classes).
+  bool class_on_cuda(int klass) const;
   // The klass (<= -2) of a class of another project module, by the name this module writes (or
   // a canonical one), or -1 when the project has no such class.
   int ext_class_index(std::string_view written) const;
@@ -281,6 +292,7 @@ class TypeInference {
   mutable std::map<std::pair<const void*, std::string>, Entry> keyed_memo_;  // (container, key)
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
   mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
+  mutable std::vector<signed char> class_cuda_;    // per class: 1 on CUDA (empty: not computed)
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;

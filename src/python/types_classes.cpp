@@ -359,9 +359,21 @@ std::vector<std::string> TypeInference::cuda_instance_classes() const {
         TypeDevice d = t.device;
         if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
         if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
-        const std::string& klass = ext_classes_[static_cast<size_t>(-2 - t.klass)];
-        if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+        for (const std::string& klass : union_members(ext_classes_[static_cast<size_t>(-2 - t.klass)]))
+          if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
       }
+  // Submodules: `self.quantizer = Quantize(...)` in a class of this module on CUDA.
+  for (const auto& [key, v] : m_.self_assignments_) {
+    if (!is(unparen(v), "call")) continue;
+    int f = m_.function_at(start(v));
+    int owner = f >= 0 ? m_.functions()[f].klass : -1;
+    if (owner < 0) continue;
+    AbstractType t = value(v, Path{});
+    if (t.kind != Kind::Module || t.klass > -2 || !class_on_cuda(owner)) continue;
+    // A class union (`{"a": A, "b": B}[name](...)`): each member may be the instance.
+    for (const std::string& klass : union_members(ext_classes_[static_cast<size_t>(-2 - t.klass)]))
+      if (std::find(out.begin(), out.end(), klass) == out.end()) out.push_back(klass);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -547,6 +559,83 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
     if (!keep(t)) continue;
     out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
   }
+}
+
+}  // namespace stoker::python
+
+namespace stoker::python {
+
+bool TypeInference::class_on_cuda(int klass) const {
+  const int n = static_cast<int>(m_.classes().size());
+  if (klass < 0 || klass >= n || !m_.uses_cuda()) return false;
+  if (!class_cuda_.empty()) return class_cuda_[klass] > 0;
+  // Every class at once, on the first question: a class is on CUDA when an instance of it or of
+  // a subclass here is, so each instance found marks its class and the bases above it.
+  class_cuda_.assign(m_.classes().size(), 0);
+  bool grew = false;
+  auto mark = [&](int c) {
+    for (int guard = 0; c >= 0 && guard < 16; c = base_class(c), ++guard)
+      if (!class_cuda_[c]) class_cuda_[c] = 1, grew = true;
+  };
+  auto on_cuda = [](TypeDevice d) { return d == TypeDevice::Cuda || d == TypeDevice::Any; };
+  const auto& table = FrameworkTable::get();
+  for (int c = 0; c < n; ++c)
+    if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) mark(c);
+  // Bound to a name on CUDA or moved there in place.
+  for (const Scope& sc : m_.scopes_)
+    for (const auto& [name, list] : sc.bindings)
+      for (const Binding& b : list) {
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        AbstractType t = binding_part(b, Path{});
+        if (t.kind != Kind::Module || t.klass < 0 || t.klass >= n || class_cuda_[t.klass]) continue;
+        TypeDevice d = t.device;
+        if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
+        if (on_cuda(d)) mark(t.klass);
+      }
+  // Another module's instance (project mode).
+  if (m_.facts_)
+    for (int c = 0; c < n; ++c)
+      if (!class_cuda_[c] && m_.scopes_[m_.classes()[c].scope].parent == 0 && m_.facts_->class_on_cuda(m_.classes()[c].name)) mark(c);
+  // Submodules: `self.q = Queue(...)` in a method of a class on CUDA, to a fixpoint (each round
+  // marks at least one class: at most `n` rounds over the stores).
+  std::vector<std::pair<int, int>> stores;  // (owner class, stored class)
+  for (const auto& [key, v] : m_.self_assignments_) {
+    if (!is(unparen(v), "call")) continue;
+    int f = m_.function_at(start(v));
+    int owner = f >= 0 ? m_.functions()[f].klass : -1;
+    if (owner < 0) continue;
+    AbstractType t = value(v, Path{});
+    if (t.kind == Kind::Module && t.klass >= 0 && t.klass < n && t.klass != owner) stores.push_back({owner, t.klass});
+  }
+  for (int round = 0; round <= n && !stores.empty(); ++round) {
+    grew = false;
+    for (const auto& [owner, held] : stores)
+      if (class_cuda_[owner] && !class_cuda_[held]) mark(held);
+    if (!grew) break;
+  }
+  return class_cuda_[klass] > 0;
+}
+
+bool TypeInference::buffer_on_cuda(int klass, std::string_view attr) const {
+  if (klass < 0 || klass >= static_cast<int>(m_.classes().size()) || !class_on_cuda(klass)) return false;
+  // `self.register_buffer("attr", ...)` in a method of the class or a base here: the calls of
+  // those methods only (SemanticModel::calls_by_caller_).
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c))
+    for (size_t f = 0; f < m_.functions().size(); ++f) {
+      if (m_.functions()[f].klass != c || f >= m_.calls_by_caller_.size()) continue;
+      for (int ci : m_.calls_by_caller_[f]) {
+        Node call = m_.calls()[ci].call;
+        Node fn = unparen(field(call, "function"));
+        if (!is(fn, "attribute")) continue;
+        auto meth = text(field(fn, "attribute"), m_.src());
+        if (meth != "register_buffer" && meth != "register_parameter") continue;
+        if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+        std::string name;
+        if (string_literal_value(m_.argument(call, 0, "name"), m_.src(), name) && name == attr) return true;
+      }
+    }
+  return false;
 }
 
 }  // namespace stoker::python
