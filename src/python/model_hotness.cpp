@@ -1,6 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/model_internal.h"
+#include "python/project_fields.h"
 #include "python/types.h"
 
 #include <algorithm>
@@ -956,7 +957,7 @@ void SemanticModel::compute_hot_functions() {
     if (hot_function_[f].hot || functions_[f].klass < 0 || in_unreached_method(f)) continue;
     for (const auto& b : classes_[functions_[f].klass].bases) {
       if (classes_by_name_.count(std::string(last_part(b)))) continue;
-      const FunctionFacts* base = facts_->callee(b, fact::kClass);
+      const FunctionFacts* base = facts_->callee(b, fact::kClass | fact::kHotSelfCalls);
       if (!base || !base->is_class ||
           !std::binary_search(base->hot_self_calls.begin(), base->hot_self_calls.end(), functions_[f].name))
         continue;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "python/parser.h"
+#include "python/project_fields.h"
 #include "python/types.h"
 
 namespace fs = std::filesystem;
@@ -125,9 +126,10 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
   if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
   if (fields & fact::kReturnsCuda) {
-    o += std::string(x.returns_cuda ? "c" : "-") + (x.returns_tensor ? "t" : "-");
+    o += x.returns_cuda ? 'c' : '-';
     for (int c : x.ret_elem_cuda) o += c ? 'C' : 'H';
   }
+  if (fields & fact::kReturnsTensor) o += x.returns_tensor ? 't' : '-';
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
   if (fields & fact::kReturnType) {
@@ -178,8 +180,9 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
          std::to_string(x.iter_device);
     for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
     if (!x.framework.empty()) o += "|F" + x.framework;
-    for (const auto& h : x.hot_self_calls) o += "|h" + h;
   }
+  if (fields & fact::kHotSelfCalls)
+    for (const auto& h : x.hot_self_calls) o += "|h" + h;
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
       const auto& p = x.params[i];
@@ -1810,6 +1813,18 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       // The new summaries replace the old ones (the old table is not read again).
       for (size_t w = 0; w < group.size(); ++w) {
         size_t i = group[w];
+        if (trace && next_summaries[w]) {
+          // Did this analysis again change the module's summary, or only its findings?
+          static const QueryLog none;
+          bool same_summary = summaries[i] && serialize_module_state(*summaries[i], none) == serialize_module_state(*next_summaries[w], none);
+          std::string diags;
+          if (run.results[i])
+            for (const Diagnostic& d : run.results[i]->diagnostics)
+              diags += d.code + ":" + std::to_string(d.range.start) + ":" + d.message + "\n";
+          std::fprintf(stderr, "round %d: %s again: summary %s, findings hash %zx\n", round,
+                       layout.name(static_cast<int>(i)).c_str(), !summaries[i] ? "first" : same_summary ? "same" : "changed",
+                       std::hash<std::string>{}(diags));
+        }
         summaries[i] = std::move(next_summaries[w]);
         latest[i] = summaries[i].get();
         todo[i] = 0;

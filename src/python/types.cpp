@@ -6,6 +6,7 @@
 #include <string>
 
 #include "python/frameworks.h"
+#include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types_detail.h"
 
@@ -1797,8 +1798,8 @@ AbstractType TypeInference::call_type(Node call) const {
         meth != "generate" && m_.facts_)
       if (const FunctionFacts* mf = m_.facts_->callee(
               ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
-              fact::kReturnsCuda | fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass |
-                  fact::kReturnDep)) {
+              fact::kReturnsCuda | fact::kReturnsTensor | fact::kReturnsModule | fact::kReturnsLoader |
+                  fact::kReturnType | fact::kReturnsClass | fact::kReturnDep)) {
         if (AbstractType c = returned_instance(*mf); c.kind != Kind::Unknown) return c;
         if (AbstractType at_site; site_return(*mf, call, at_site)) return at_site;
         AbstractType rt = ext_return(*mf);
@@ -1913,9 +1914,9 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
-  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsModule |
-                                                           fact::kReturnsLoader | fact::kReturnType | fact::kReturnsClass |
-                                                           fact::kReturnDep)) {
+  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsTensor |
+                                                           fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType |
+                                                           fact::kReturnsClass | fact::kReturnDep)) {
     // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
     if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
     if (!ext->ret_framework.empty()) return ext_return(*ext);  // `prepare_accelerator(args)`: an Accelerator

@@ -9,6 +9,7 @@
 #include "cli_support.h"
 #include "core/runner.h"
 #include "python/project.h"
+#include "python/project_fields.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -265,6 +266,45 @@ TEST_CASE("a table built over changed summaries keeps only the resolutions whose
   auto t4 = std::make_unique<python::FactsTable>(layout, latest, t3.get());
   CHECK(t4->resolve(0, "lib.Net") == std::make_optional(std::make_pair(2, std::string("Net"))));
   CHECK(t4->resolve(2, "lib.impl.Model") == std::nullopt);
+}
+
+TEST_CASE("a recorded callee answer covers only the fields asked for: returns_tensor and hot_self_calls apart", "[project]") {
+  // main.py reads lib.py's class and its method: a change of `returns_tensor` or of the class's
+  // `hot_self_calls` changes only the answers that asked for them, so a module reading only
+  // kReturnsCuda / kClass is not analyzed again for it.
+  testing::TempDir d;
+  testing::write_text(d / "main.py", "from lib import Block\n");
+  testing::write_text(d / "lib.py", "class Block: pass\n");
+  python::ProjectLayout layout({(d / "main.py").string(), (d / "lib.py").string()});
+  python::FunctionFacts klass, call;
+  klass.method = call.method = true;
+  klass.is_class = true;
+  call.returns_cuda = true;
+  python::ModuleSummary main, lib1, lib2;
+  main.imports.push_back({"Block", "lib.Block"});
+  lib1.functions.push_back({"Block", klass});
+  lib1.functions.push_back({"Block.__call__", call});
+  klass.hot_self_calls = {"step"};
+  call.returns_tensor = true;
+  lib2.functions.push_back({"Block", klass});
+  lib2.functions.push_back({"Block.__call__", call});
+  std::vector<const python::ModuleSummary*> latest{&main, &lib1};
+  python::FactsTable t1(layout, latest);
+  python::ModuleEnv env(t1, layout, 0);
+  using namespace python::fact;
+  REQUIRE(env.callee("lib.Block", kClass));
+  env.callee("lib.Block", kClass | kHotSelfCalls);
+  env.callee("lib.Block.__call__", kReturnsCuda);
+  env.callee("lib.Block.__call__", kReturnsCuda | kReturnsTensor);
+  latest[1] = &lib2;
+  python::FactsTable t2(layout, latest);
+  python::ModuleEnv fresh(t2, layout, 0);
+  std::map<unsigned, bool> changed;  // per fields asked: the answer differs under t2
+  for (const auto& [key, entry] : env.queries()) changed[entry.first.fields] = fresh.answer(entry.first) != entry.second;
+  CHECK_FALSE(changed.at(kClass));
+  CHECK(changed.at(kClass | kHotSelfCalls));
+  CHECK_FALSE(changed.at(kReturnsCuda));
+  CHECK(changed.at(kReturnsCuda | kReturnsTensor));
 }
 
 TEST_CASE("a closure handed to a helper of another module that calls it runs where the helper runs", "[project]") {
