@@ -21,6 +21,11 @@ using namespace type_detail;
 namespace {
 
 constexpr int kMaxDepth = 8;
+// dependence() steps left for the function whose return is being read (return_dependence sets it;
+// a nested function's reading has its own and gives the caller's back): the depth bounds a chain,
+// this bounds the fan-out (binary operators, a name's bindings, `torch.cat([...])`'s elements).
+constexpr int kMaxDependenceSteps = 2048;
+thread_local int dependence_steps = 0;
 constexpr size_t kMaxFixedNodes = 16;
 constexpr size_t kMaxReturns = 16;
 
@@ -38,6 +43,18 @@ const std::set<std::string, std::less<>>& device_preserving_methods() {
 const std::set<std::string, std::less<>>& mutating_methods() {
   static const std::set<std::string, std::less<>> s = {"append", "extend", "insert", "update", "add",
                                                         "setdefault", "appendleft", "extendleft", "__setitem__"};
+  return s;
+}
+
+// torch functions whose result is a tensor on the device of their tensor arguments, given no
+// `device=` (`torch.max(a[:, None, :2], b[:, :2])`, `torch.cat([x, y])`): host numbers, dims and
+// strings among the arguments do not move it.
+const std::set<std::string, std::less<>>& device_following_functions() {
+  static const std::set<std::string, std::less<>> s = {
+      "abs", "add", "argmax", "argmin", "atan", "atan2", "bmm", "cat", "ceil", "clamp", "cos", "cumsum", "div",
+      "exp", "flatten", "floor", "log", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul", "neg",
+      "pow", "prod", "reshape", "round", "sigmoid", "sin", "sqrt", "squeeze", "stack", "sub", "sum", "tanh",
+      "transpose", "unsqueeze", "where"};
   return s;
 }
 
@@ -163,7 +180,7 @@ bool TypeInference::stable_local(const Binding& b, int function) const {
 
 bool TypeInference::dependence(Node expr, int function, bool device, int depth, ReturnDependence& out) const {
   expr = unparen(expr);
-  if (is_null(expr) || depth > kMaxDepth) return false;
+  if (is_null(expr) || depth > kMaxDepth || --dependence_steps < 0) return false;
   const Function& fn = m_.functions()[function];
   auto add_fixed = [&](const AbstractType& t, Node node) {
     AbstractType f = device ? device_of(t) : t;
@@ -223,6 +240,23 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
            dependence(parts[2], function, device, depth + 1, out);
   }
   if (k == "unary_operator") return dependence(field(expr, "argument"), function, true, depth + 1, out);
+  // `a[:, None, :2]`, `x[0]`: a part of the value, where it is, when every index is a host number,
+  // a slice of them, None or `...`.
+  if (k == "subscript") {
+    Node value_node = field(expr, "value");
+    bool host_index = true;
+    for (Node i : named_children(expr)) {
+      if (same(i, value_node) || is(i, "comment")) continue;
+      std::vector<Node> parts{i};
+      if (is(i, "slice")) parts = named_children(i);
+      for (Node e : parts) {
+        e = unparen(e);
+        host_index = host_index && (is(e, "none") || is(e, "ellipsis") || is(e, "comment") ||
+                                    value(e, Path{}).kind == Kind::HostScalar);
+      }
+    }
+    if (host_index) return dependence(value_node, function, true, depth + 1, out);
+  }
   if (k == "binary_operator" && arithmetic(text(field(expr, "operator"), m_.src()))) {
     // A host number does not move the result: `x * 2` is where x is.
     for (Node side : {field(expr, "left"), field(expr, "right")}) {
@@ -254,6 +288,23 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
     if (starts_with(q, "torch.") && q.size() > 5 && q.substr(q.size() - 5) == "_like" &&
         is_null(m_.argument(expr, -1, "device")))
       return dependence(m_.argument(expr, 0, "input"), function, true, depth + 1, out);
+    // `torch.max(a, b)`, `torch.cat([x, y], 1)`: a tensor on the device of the tensor arguments
+    // (each followed, the elements of a list or tuple display too); host numbers do not count.
+    if (starts_with(q, "torch.") && q.find('.', 6) == std::string::npos &&
+        device_following_functions().count(std::string_view(q).substr(6)) && is_null(m_.argument(expr, -1, "device")) &&
+        is_null(m_.argument(expr, -1, "out"))) {
+      for (Node a : named_children(field(expr, "arguments"))) {
+        if (is(a, "comment")) continue;
+        Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+        std::vector<Node> parts{v};
+        if (is(v, "list") || is(v, "tuple")) parts = named_children(v);
+        for (Node e : parts) {
+          if (is(e, "comment") || value(e, Path{}).kind == Kind::HostScalar) continue;
+          if (is(e, "list_splat") || !dependence(e, function, true, depth + 1, out)) return false;
+        }
+      }
+      return true;
+    }
     // `x.clone()`, `x.view(1, 4)`: a tensor on the receiver's device when every argument is host.
     if (is(callee, "attribute") && q.empty() && device_preserving_methods().count(text(field(callee, "attribute"), m_.src()))) {
       bool host_args = true;
@@ -314,10 +365,13 @@ const ReturnDependence& TypeInference::return_dependence(int function) const {
   // A method is read with `self` first: a static method (or one whose first parameter is not the
   // instance) is left to the context-free join.
   if (fn.klass >= 0 && (fn.params.empty() || (fn.params[0].name != "self" && fn.params[0].name != "cls"))) ok = false;
+  int caller_steps = dependence_steps;
+  dependence_steps = kMaxDependenceSteps;
   for (Node r : fn.returns) {
     if (!ok) break;
     ok = dependence(r, function, false, 0, d);
   }
+  dependence_steps = caller_steps;
   d.known = ok;
   if (!ok) d = ReturnDependence{};
   dependences_[function] = std::move(d);
