@@ -63,6 +63,10 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     types_ = std::make_unique<TypeInference>(*this);
   }
   resolve_closure_calls();
+  // Which classes have instances on CUDA (their registered buffers are there): decided for all of
+  // them here, before any CUDA question, so that the inference it runs never meets a question in
+  // progress (whose partial answer the memos would keep).
+  if (uses_cuda_ && !classes_.empty() && src_.find("register_") != std::string_view::npos) types_->buffer_on_cuda(0, "");
   classify_loops();
   compute_hot_functions();
 }

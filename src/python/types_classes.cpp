@@ -578,6 +578,18 @@ bool TypeInference::class_on_cuda(int klass) const {
       if (!class_cuda_[c]) class_cuda_[c] = 1, grew = true;
   };
   auto on_cuda = [](TypeDevice d) { return d == TypeDevice::Cuda || d == TypeDevice::Any; };
+  // Only calls that name a class of this module (`Queue(...)`, `Queue(...).to(device)`) are typed
+  // here: inferring every binding this early would answer questions the later ones depend on
+  // in another order (yolov7's loss.py kept its SY003 findings only without).
+  auto names_class = [&](Node call) {
+    for (int guard = 0; guard < 4 && is(call, "call"); ++guard) {
+      Node fn = unparen(field(call, "function"));
+      if (is(fn, "identifier")) return m_.classes_by_name_.count(std::string(text(fn, m_.src()))) != 0;
+      if (!is(fn, "attribute")) return false;
+      call = unparen(field(fn, "object"));
+    }
+    return false;
+  };
   const auto& table = FrameworkTable::get();
   for (int c = 0; c < n; ++c)
     if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) mark(c);
@@ -585,7 +597,7 @@ bool TypeInference::class_on_cuda(int klass) const {
   for (const Scope& sc : m_.scopes_)
     for (const auto& [name, list] : sc.bindings)
       for (const Binding& b : list) {
-        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !names_class(unparen(b.value))) continue;
         AbstractType t = binding_part(b, Path{});
         if (t.kind != Kind::Module || t.klass < 0 || t.klass >= n || class_cuda_[t.klass]) continue;
         TypeDevice d = t.device;
@@ -600,7 +612,7 @@ bool TypeInference::class_on_cuda(int klass) const {
   // marks at least one class: at most `n` rounds over the stores).
   std::vector<std::pair<int, int>> stores;  // (owner class, stored class)
   for (const auto& [key, v] : m_.self_assignments_) {
-    if (!is(unparen(v), "call")) continue;
+    if (!names_class(unparen(v))) continue;
     int f = m_.function_at(start(v));
     int owner = f >= 0 ? m_.functions()[f].klass : -1;
     if (owner < 0) continue;
