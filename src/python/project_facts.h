@@ -119,7 +119,7 @@ struct FunctionFacts {
   bool returns_cuda = false;
   bool returns_loader = false;
   bool returns_module = false;
-  bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA
+  bool returns_tensor = false;  // by its abstract types: a tensor that may be on CUDA (kReturnsTensor)
   // Every return a tuple display (no starred element): per element that every return has (the
   // shortest arity, at most 16), 1 when its CUDA taint may be CUDA, 0 when it is host (`return
   // loss, Munch(real=l.item())`: `loss, logs = f(...)` in another module unpacks a CUDA loss and
@@ -169,7 +169,7 @@ struct FunctionFacts {
   std::vector<std::string> self_calls;
   // A "Class" entry: the methods its methods call on `self` once per step, unamortized (in a hot
   // loop or a hot method: `for _ in range(n): self.train_step()`), sorted, at most 16: a subclass
-  // of another module overriding one (`SequenceTrainer.train_step`) runs it per step. Read with kClass.
+  // of another module overriding one (`SequenceTrainer.train_step`) runs it per step. Read with kHotSelfCalls.
   std::vector<std::string> hot_self_calls;
   // A "Class" entry: the attributes its methods store on `self` (`self.num_workers = ...`,
   // `setattr(self, "name", v)`), sorted, at most 16; {"*"} when there are more or a method stores
