@@ -191,10 +191,32 @@ void SemanticModel::compute_reachability() {
   // that calls it per iteration (inference over a file list) is not an epoch loop around it.
   // So is such a loop in a function nested in the `forward` (CLIP's ModifiedResNet: `def stem(x):
   // for conv, bn in [...]: x = self.relu(bn(conv(x)))`, called once by the forward).
+  // So is one in a method of the class that the `forward` runs through `self.m(...)` (timm's
+  // `forward_features`, an `encode` the forward calls: magvit2's VideoTokenizer), found from each
+  // class's `forward` over the calls to methods of the same class: O(functions + calls).
+  std::vector<char> in_forward(nf, 0);
+  {
+    std::vector<int> work;
+    for (size_t f = 0; f < nf; ++f)
+      if (functions_[f].klass >= 0 && functions_[f].name == "forward") {
+        in_forward[f] = 1;
+        work.push_back(static_cast<int>(f));
+      }
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : calls_by_caller_[f])
+        for (int c : runs_by_call_[ci])
+          if (c >= 0 && !in_forward[c] && functions_[c].klass == functions_[f].klass) {
+            in_forward[c] = 1;
+            work.push_back(c);
+          }
+    }
+  }
   auto layer_loop = [&](int l) {
     if (loops_[l].iterates_loader) return false;
     for (int lf = loops_[l].function, depth = 0; lf >= 0 && depth < 8; ++depth) {
-      if (functions_[lf].klass >= 0) return functions_[lf].name == "forward";
+      if (functions_[lf].klass >= 0) return in_forward[lf] != 0;
       int ps = scopes_[functions_[lf].scope].parent;
       lf = ps >= 0 && scopes_[ps].kind == Scope::Kind::Function ? scopes_[ps].function : -1;
     }
