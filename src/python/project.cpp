@@ -697,6 +697,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             if (cls.find('.') != std::string::npos || !f->method) continue;
             const FunctionFacts* c = function(static_cast<int>(tm), cls);
             if (!c || !c->is_class || c->module_kind != 0 || !c->framework.empty()) continue;
+            // A batch object's `to` gives the moved batch: an instance of its own class
+            // (`return NestedTensor(cast_tensor, cast_mask)`), not a holder moving its state in
+            // place (a rollout storage's, an EMA's `to` returning nothing).
+            if (f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls) continue;
             targets.push_back({static_cast<int>(tm), local, true});
           }
         }
