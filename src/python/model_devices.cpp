@@ -1398,6 +1398,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         // here).
         if (!result && position >= 0 && !p.is_variadic)
           if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->batch) result = true;
+        // `self` of a class's `to`/`cuda` that another module's hot loop calls on its host batch
+        // (`samples.to(device)` of DETR's NestedTensor: the project's "*.to" calls, detr22).
+        if (!result && position == -1 && (fn.name == "to" || fn.name == "cuda"))
+          if (const ArgFacts* a = ext_param(b->function, 0, fact::kBatch); a && a->batch) result = true;
       }
       if (result) break;
     }

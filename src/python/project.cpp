@@ -679,14 +679,44 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     taint.call_targets[m].resize(summaries[m]->calls.size());
     for (size_t ci = 0; ci < summaries[m]->calls.size(); ++ci) {
       const OutgoingCall& oc = summaries[m]->calls[ci];
+      std::vector<Target> targets;
+      bool direct = true;
+      // "*.to": a host batch's own `to`/`cuda` (semantic_project.cpp batch_object_move): the
+      // method of that name of each class of another module that is not an nn.Module (at most
+      // kMaxClassUnion of them), its `self` the batch.
+      bool batch_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "*.") == 0;
+      if (batch_object) {
+        if (!oc.hot) continue;
+        std::string suffix = "." + oc.callee.substr(2);
+        for (size_t tm = 0; tm < n; ++tm) {
+          if (tm == m) continue;
+          for (const auto& [local, f] : functions_[tm]) {
+            if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
+              continue;
+            std::string cls = local.substr(0, local.size() - suffix.size());
+            if (cls.find('.') != std::string::npos || !f->method) continue;
+            const FunctionFacts* c = function(static_cast<int>(tm), cls);
+            if (!c || !c->is_class || c->module_kind != 0 || !c->framework.empty()) continue;
+            // A batch object's `to` gives the moved batch: an instance of its own class
+            // (`return NestedTensor(cast_tensor, cast_mask)`), not a holder moving its state in
+            // place (a rollout storage's, an EMA's `to` returning nothing).
+            if (f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls) continue;
+            targets.push_back({static_cast<int>(tm), local, true});
+          }
+        }
+        if (targets.empty() || targets.size() > kMaxClassUnion) continue;
+        std::sort(targets.begin(), targets.end(),
+                  [](const Target& a, const Target& b) { return std::tie(a.module, a.local) < std::tie(b.module, b.local); });
+        direct = false;
+      } else {
       auto target = resolve(static_cast<int>(m), oc.callee);
       if (!target || target->first == static_cast<int>(m)) continue;
       // A class of a dict of classes (or a method of its instance): each of them.
-      std::vector<Target> targets{{target->first, target->second, true}};
-      bool direct = true;
+      targets = {{target->first, target->second, true}};
       if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) {
         targets = u->second;
         direct = false;
+      }
       }
       for (const Target& t : targets) {
       if (t.module == static_cast<int>(m)) continue;
@@ -735,6 +765,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // Arguments to parameters, as Python binds them.
       const auto& params = rf->params;
       in.params.resize(params.size());
+      if (batch_object && !params.empty()) {
+        ArgFacts self;
+        self.passed = true;
+        self.batch = self.step = true;
+        self.values.assign(1, ScalarFact{});
+        self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
+        self.klass = "?";
+        in.params[0].join(self);
+      }
       std::vector<char> keyword_used(oc.keywords.size(), 0);
       size_t named_positional = 0;
       for (size_t i = 0; i < params.size(); ++i) {

@@ -1232,6 +1232,23 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     return f;
   };
   const auto per_epoch_results = results_iterated_per_epoch();
+  // `samples = samples.to(device)` in a loop over a loader whose batch is not a tensor by its
+  // type (DETR's NestedTensor built by the collate_fn): the batch object's own `to`/`cuda`, a
+  // method of a project class this module cannot name. A call of "*.to" ("*.cuda"): the project
+  // binds it to the methods of that name of its classes that are not nn.Modules (FactsTable), the
+  // receiver a host batch, so the copies in the method are the step's (detr22).
+  auto batch_object_move = [&](Node call) -> std::string {
+    Node fn = unparen(field(call, "function"));
+    if (!is(fn, "attribute")) return {};
+    auto method = text(field(fn, "attribute"));
+    if (method != "to" && method != "cuda") return {};
+    Node obj = unparen(field(fn, "object"));
+    if (!is(obj, "identifier") || text(obj) == "self") return {};
+    if (!is_batch_value(obj) || is_cuda(obj)) return {};
+    auto k = types().type_of(obj).kind;
+    if (k != AbstractType::Kind::Unknown && k != AbstractType::Kind::Object) return {};
+    return "*." + std::string(method);
+  };
   // The argument nodes of each outgoing call made by a named function, and the outgoing call of
   // each call node that gives exactly one (taint_sources).
   std::vector<std::pair<size_t, ArgNodes>> arg_nodes;
@@ -1240,6 +1257,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     const void* cs_call_id = calls_[ci].call.id;
     size_t emitted = 0;
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
+    if (names.empty()) names = batch_object_move(calls_[ci].call);
     if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
       // known as a dict of classes: a reference, so that the project analyzes its module (one
@@ -1255,7 +1273,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     // A call of one of several project functions (a class union, a registry lookup): a call of each.
     for (std::string& name : union_members(names)) {
-      if (name.empty() || !is_project_name(name)) continue;
+      if (name.empty() || (!starts_with(name, "*.") && !is_project_name(name))) continue;
       const CallSite& cs = calls_[ci];
       OutgoingCall oc;
       oc.callee = std::move(name);
