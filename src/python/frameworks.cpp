@@ -1,5 +1,6 @@
 #include "python/frameworks.h"
 
+#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
@@ -126,6 +127,22 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       need(3);
       add_class(cols[1]);
       t.dev_run_[cols[1]] = cols[2];
+    } else if (kind == "object-family") {
+      // object-family PACKAGE SUFFIX [CLASSMETHOD | -EXCLUDED-SUFFIX ...]
+      if (cols.size() < 3) bad("wrong number of columns");
+      Family f;
+      f.package = cols[1];
+      f.suffix = cols[2];
+      f.klass = add_class(cols[1] + ".*" + cols[2]);
+      for (size_t i = 3; i < cols.size(); ++i) {
+        if (cols[i][0] == '-') f.excluded.push_back(cols[i].substr(1));
+        else f.constructors.push_back(cols[i]);
+      }
+      t.families_.push_back(std::move(f));
+    } else if (kind == "host-result") {
+      need(3);
+      add_class(cols[1]);
+      t.host_result_.insert(member_key(cols[1], cols[2]));
     } else if (kind == "places-on-gpus") {
       need(4);
       t.places_[cols[2]].emplace_back(cols[1], cols[3]);
@@ -153,7 +170,37 @@ const StepHook* FrameworkTable::step_hook(std::string_view base, std::string_vie
 
 int FrameworkTable::object_class(std::string_view qualified) const {
   auto it = class_index_.find(std::string(qualified));
-  return it == class_index_.end() ? -1 : it->second;
+  if (it != class_index_.end()) return it->second;
+  if (families_.empty()) return -1;
+  // A class of a family (`transformers.LlamaTokenizer`, `transformers.models.clip.CLIPProcessor`),
+  // or one of its constructing classmethods (`transformers.AutoTokenizer.from_pretrained`).
+  auto ends_with = [](std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  auto member_of = [&](const Family& f, std::string_view q) {
+    size_t dot = q.rfind('.');
+    if (dot == std::string_view::npos || q.size() <= f.package.size() + 1 || q.compare(0, f.package.size(), f.package) != 0 ||
+        q[f.package.size()] != '.')
+      return false;
+    std::string_view name = q.substr(dot + 1);
+    if (name.empty() || !std::isupper(static_cast<unsigned char>(name[0])) || !ends_with(name, f.suffix)) return false;
+    for (const auto& x : f.excluded)
+      if (ends_with(name, x)) return false;
+    return true;
+  };
+  for (const Family& f : families_) {
+    if (member_of(f, qualified)) return f.klass;
+    size_t dot = qualified.rfind('.');
+    if (dot == std::string_view::npos) continue;
+    std::string_view method = qualified.substr(dot + 1);
+    for (const auto& c : f.constructors)
+      if (method == c && member_of(f, qualified.substr(0, dot))) return f.klass;
+  }
+  return -1;
+}
+
+bool FrameworkTable::returns_host(int klass, std::string_view method) const {
+  return klass >= 0 && host_result_.count(member_key(classes_[klass], method)) > 0;
 }
 
 bool FrameworkTable::prepares(int klass, std::string_view method) const {

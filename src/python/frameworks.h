@@ -34,7 +34,10 @@ class FrameworkTable {
 
   // Calling or constructing `qualified` means the program uses CUDA.
   bool uses_cuda(std::string_view qualified) const { return uses_cuda_.count(std::string(qualified)) > 0; }
-  // The framework class index of `qualified` (its instances are framework objects), or -1.
+  // The framework class index of `qualified` (its instances are framework objects), or -1: a class
+  // named by an `object` row, or a class of an `object-family` (a class of the package whose name
+  // ends in the suffix: `transformers.LlamaTokenizer`) or one of the family's constructing
+  // classmethods (`transformers.AutoTokenizer.from_pretrained`).
   int object_class(std::string_view qualified) const;
   const std::string& class_name(int klass) const { return classes_[klass]; }
   // Does method `method` of framework class `klass` hand back its arguments on the device?
@@ -45,6 +48,9 @@ class FrameworkTable {
   bool returns_device_loader(int klass, std::string_view method) const;
   // Does the method return tensors (or a tuple of them) on the device (`trainer.prediction_step`)?
   bool returns_device_tensors(int klass, std::string_view method) const;
+  // Does the method return host values (strings, lists of them: a tokenizer's `decode`), whatever
+  // it is given (row `host-result`)?
+  bool returns_host(int klass, std::string_view method) const;
   // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
   bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
   // Is `attribute` of framework class `klass` its device (the one it trains on: CUDA when the
@@ -109,6 +115,14 @@ class FrameworkTable {
       host_batches_, host_batch_tuples_, identity_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
+  // The classes of a package whose names end in a suffix (row `object-family`): one framework class.
+  struct Family {
+    std::string package, suffix;
+    std::vector<std::string> constructors, excluded;  // classmethods returning instances; excluded suffixes
+    int klass = -1;
+  };
+  std::vector<Family> families_;
+  std::unordered_set<std::string> host_result_;  // "class\0method"
   std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_module_,
       to_device_;  // "class\0member"
   std::unordered_map<std::string, int> attribute_;  // "class\0member" -> framework class

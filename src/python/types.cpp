@@ -1832,6 +1832,9 @@ AbstractType TypeInference::call_type(Node call) const {
               return AbstractType::of(a.kind, a.device == TypeDevice::Cuda ? TypeDevice::Cuda : TypeDevice::Any);
             return AbstractType::unknown();
           }
+          // A tokenizer's `decode(ids)` (row `host-result`): strings, even of CUDA ids (the
+          // readback is the call itself).
+          if (table.returns_host(recv.framework, meth)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
           if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
           if (table.returns_device_tensors(recv.framework, meth))
             return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them

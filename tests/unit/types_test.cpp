@@ -163,6 +163,25 @@ for batch in dl:
   CHECK(m.model.loops_iterating(ctor).size() == 1);
 }
 
+TEST_CASE("types: a tokenizer's decode returns host strings, a module's decode a tensor") {
+  Typed m(R"(import torch
+from transformers import AutoTokenizer, LlamaTokenizer
+tok = LlamaTokenizer.from_pretrained(path)
+auto = AutoTokenizer.from_pretrained(path)
+vae = torch.nn.Linear(2, 2).cuda()
+out = torch.zeros(2, 8, device="cuda")
+text = tok.decode(out[0], skip_special_tokens=True)
+texts = auto.batch_decode(out)
+z = vae.decode(out)
+)");
+  CHECK(m.type("tok").kind == K::Object);
+  CHECK(m.type("auto").kind == K::Object);
+  CHECK(m.cuda("text") == CudaAnswer::Host);
+  CHECK(m.cuda("texts") == CudaAnswer::Host);
+  CHECK_FALSE(m.model.is_cuda(m.find("text")));
+  CHECK(m.model.is_cuda(m.find("z")));
+}
+
 TEST_CASE("the framework table: the embedded rows parse, bad rows name their line") {
   const auto& t = FrameworkTable::get();
   CHECK(t.rows() > 20);
@@ -177,6 +196,23 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(extra.prepares(extra.object_class("deepspeed.DeepSpeedEngine"), "wrap"));
   CHECK_THROWS_WITH(FrameworkTable::parse("# ok\nprepare only.two\n"), Catch::Contains("line 2"));
   CHECK_THROWS_AS(FrameworkTable::parse("frobnicate x\n"), std::runtime_error);
+  // Families of classes by name (a package's tokenizers), and their host-result methods.
+  int tok = t.object_class("transformers.LlamaTokenizer");
+  CHECK(tok >= 0);
+  CHECK(t.object_class("transformers.models.llama.tokenization_llama.LlamaTokenizer") == tok);
+  CHECK(t.object_class("transformers.AutoTokenizer.from_pretrained") == tok);
+  CHECK(t.returns_host(tok, "decode"));
+  CHECK_FALSE(t.returns_host(tok, "encode"));
+  CHECK(t.returns_host(t.object_class("transformers.GPT2TokenizerFast"), "batch_decode"));
+  CHECK(t.returns_host(t.object_class("transformers.AutoProcessor.from_pretrained"), "batch_decode"));
+  CHECK(t.object_class("transformers.RepetitionPenaltyLogitsProcessor") == -1);
+  CHECK(t.object_class("transformers.AutoTokenizer.save_pretrained") == -1);
+  CHECK(t.object_class("tokenizers.Tokenizer") == -1);
+  CHECK(t.object_class("transformers.tokenizer") == -1);
+  auto fam = FrameworkTable::parse("object-family gym Env make -VecEnv\nhost-result gym.*Env render\n");
+  CHECK(fam.returns_host(fam.object_class("gym.envs.CartPoleEnv"), "render"));
+  CHECK(fam.object_class("gym.CartPoleEnv.make") >= 0);
+  CHECK(fam.object_class("gym.SubprocVecEnv") == -1);
   // Module wrappers: the keyword of the wrapped module and where the wrapper puts it.
   using Place = FrameworkTable::ModuleWrapper::Place;
   REQUIRE(t.module_wrapper("torch.distributed.fsdp.FullyShardedDataParallel"));
