@@ -203,11 +203,11 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   if (m != "cuda" && m != "to") return false;
   // `utils.cuda(x)`: a function of a module, not a tensor's method (`import utils`, or a name the
   // project resolves to one of its modules' definitions).
-  if (module_attribute_call(*this, fn)) {
-    Node obj = unparen(field(fn, "object"));
+  if (Node obj = unparen(field(fn, "object")); is(obj, "identifier")) {
     auto bindings = lookup(text(obj), start(obj));
-    if (bindings.size() == 1 && bindings[0]->qualified == text(obj)) return false;
-    if (module_attribute(fn, 0)) return false;
+    if (all_bindings_of_kind(bindings, Binding::Kind::Import) &&
+        ((bindings.size() == 1 && bindings[0]->qualified == text(obj)) || module_attribute(fn, 0)))
+      return false;
   }
   if (m == "cuda") return true;
   Node dev = argument(call, 0, "device");

@@ -674,6 +674,29 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   TaintEdges taint;
   taint.call_targets.resize(n);
   // Every call to a project function of another module, joined per callee: O(calls x hops).
+  // The candidates of a "*.to" / "*.cuda" call (a host batch's own method), per method name, once
+  // per table: the method of that name of each class that is not an nn.Module or a framework class
+  // and returns an instance of its own class (`return NestedTensor(cast_tensor, cast_mask)`), not
+  // a holder moving its state in place (a rollout storage's, an EMA's `to` returning nothing).
+  // O(functions) per name.
+  std::map<std::string, std::vector<Target>> batch_object_targets;
+  auto batch_object_methods = [&](const std::string& method) -> const std::vector<Target>& {
+    auto [it, fresh] = batch_object_targets.try_emplace(method);
+    if (!fresh) return it->second;
+    const std::string suffix = "." + method;
+    for (size_t tm = 0; tm < n; ++tm)
+      for (const auto& [local, f] : functions_[tm]) {
+        if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
+          continue;
+        std::string cls = local.substr(0, local.size() - suffix.size());
+        if (cls.find('.') != std::string::npos || !f->method) continue;
+        const FunctionFacts* c = function(static_cast<int>(tm), cls);
+        if (!c || !c->is_class || c->module_kind != 0 || !c->framework.empty()) continue;
+        if (f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls) continue;
+        it->second.push_back({static_cast<int>(tm), local, true});
+      }
+    return it->second;
+  };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     taint.call_targets[m].resize(summaries[m]->calls.size());
@@ -687,36 +710,21 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       bool batch_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "*.") == 0;
       if (batch_object) {
         if (!oc.hot) continue;
-        std::string suffix = "." + oc.callee.substr(2);
-        for (size_t tm = 0; tm < n; ++tm) {
-          if (tm == m) continue;
-          for (const auto& [local, f] : functions_[tm]) {
-            if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
-              continue;
-            std::string cls = local.substr(0, local.size() - suffix.size());
-            if (cls.find('.') != std::string::npos || !f->method) continue;
-            const FunctionFacts* c = function(static_cast<int>(tm), cls);
-            if (!c || !c->is_class || c->module_kind != 0 || !c->framework.empty()) continue;
-            // A batch object's `to` gives the moved batch: an instance of its own class
-            // (`return NestedTensor(cast_tensor, cast_mask)`), not a holder moving its state in
-            // place (a rollout storage's, an EMA's `to` returning nothing).
-            if (f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls) continue;
-            targets.push_back({static_cast<int>(tm), local, true});
-          }
-        }
+        for (const Target& t : batch_object_methods(oc.callee.substr(2)))
+          if (t.module != static_cast<int>(m)) targets.push_back(t);
         if (targets.empty() || targets.size() > kMaxClassUnion) continue;
         std::sort(targets.begin(), targets.end(),
                   [](const Target& a, const Target& b) { return std::tie(a.module, a.local) < std::tie(b.module, b.local); });
         direct = false;
       } else {
-      auto target = resolve(static_cast<int>(m), oc.callee);
-      if (!target || target->first == static_cast<int>(m)) continue;
-      // A class of a dict of classes (or a method of its instance): each of them.
-      targets = {{target->first, target->second, true}};
-      if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) {
-        targets = u->second;
-        direct = false;
-      }
+        auto target = resolve(static_cast<int>(m), oc.callee);
+        if (!target || target->first == static_cast<int>(m)) continue;
+        // A class of a dict of classes (or a method of its instance): each of them.
+        targets = {{target->first, target->second, true}};
+        if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) {
+          targets = u->second;
+          direct = false;
+        }
       }
       for (const Target& t : targets) {
       if (t.module == static_cast<int>(m)) continue;

@@ -63,10 +63,9 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     types_ = std::make_unique<TypeInference>(*this);
   }
   resolve_closure_calls();
-  // Which classes have instances on CUDA (their registered buffers are there): decided for all of
-  // them here, before any CUDA question, so that the inference it runs never meets a question in
-  // progress (whose partial answer the memos would keep).
-  if (uses_cuda_ && !classes_.empty() && src_.find("register_") != std::string_view::npos) types_->buffer_on_cuda(0, "");
+  // Which classes have instances on CUDA (their registered buffers are there), before any CUDA
+  // question (TypeInference::decide_buffer_devices).
+  if (uses_cuda_ && !classes_.empty() && src_.find("register_") != std::string_view::npos) types_->decide_buffer_devices();
   classify_loops();
   compute_hot_functions();
 }

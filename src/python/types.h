@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -235,6 +236,10 @@ class TypeInference {
   // base here registers (`self.register_buffer("attr", t)`) of an instance that may be on CUDA
   // (class_on_cuda): the tensor lives where the module does.
   bool buffer_on_cuda(int klass, std::string_view attr) const;
+  // Decides which classes have instances on CUDA (class_on_cuda) and the buffers each class
+  // registers, once: SemanticModel calls it before any CUDA question, so that the inference it
+  // runs never meets a question in progress (whose partial answer the memos would keep).
+  void decide_buffer_devices() const;
 
  private:
   // An instance of class `klass` (>= 0) or of a subclass here may be on CUDA: bound to a name
@@ -293,6 +298,8 @@ class TypeInference {
   mutable std::vector<signed char> module_class_;  // per class: -2 not computed
   mutable std::vector<int> framework_base_;        // per class: -3 not computed, -4 in progress
   mutable std::vector<signed char> class_cuda_;    // per class: 1 on CUDA (empty: not computed)
+  mutable std::vector<std::set<std::string, std::less<>>> buffers_;  // per class: names it registers
+  mutable bool buffers_built_ = false;
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;

@@ -561,10 +561,6 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
   }
 }
 
-}  // namespace stoker::python
-
-namespace stoker::python {
-
 bool TypeInference::class_on_cuda(int klass) const {
   const int n = static_cast<int>(m_.classes().size());
   if (klass < 0 || klass >= n || !m_.uses_cuda()) return false;
@@ -628,25 +624,36 @@ bool TypeInference::class_on_cuda(int klass) const {
   return class_cuda_[klass] > 0;
 }
 
+void TypeInference::decide_buffer_devices() const {
+  class_on_cuda(0);
+  if (buffers_built_) return;
+  buffers_built_ = true;
+  // `self.register_buffer("attr", ...)` (or `register_parameter`) in a method of each class: one
+  // pass over the methods' calls (SemanticModel::calls_by_caller_), O(calls).
+  buffers_.assign(m_.classes().size(), {});
+  for (size_t f = 0; f < m_.functions().size() && f < m_.calls_by_caller_.size(); ++f) {
+    int c = m_.functions()[f].klass;
+    if (c < 0) continue;
+    for (int ci : m_.calls_by_caller_[f]) {
+      Node call = m_.calls()[ci].call;
+      Node fn = unparen(field(call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto meth = text(field(fn, "attribute"), m_.src());
+      if (meth != "register_buffer" && meth != "register_parameter") continue;
+      if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+      std::string name;
+      if (string_literal_value(m_.argument(call, 0, "name"), m_.src(), name)) buffers_[static_cast<size_t>(c)].insert(name);
+    }
+  }
+}
+
 bool TypeInference::buffer_on_cuda(int klass, std::string_view attr) const {
   if (klass < 0 || klass >= static_cast<int>(m_.classes().size()) || !class_on_cuda(klass)) return false;
-  // `self.register_buffer("attr", ...)` in a method of the class or a base here: the calls of
-  // those methods only (SemanticModel::calls_by_caller_).
+  decide_buffer_devices();
+  // Registered by the class or a base here.
   std::set<int> seen;
   for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c))
-    for (size_t f = 0; f < m_.functions().size(); ++f) {
-      if (m_.functions()[f].klass != c || f >= m_.calls_by_caller_.size()) continue;
-      for (int ci : m_.calls_by_caller_[f]) {
-        Node call = m_.calls()[ci].call;
-        Node fn = unparen(field(call, "function"));
-        if (!is(fn, "attribute")) continue;
-        auto meth = text(field(fn, "attribute"), m_.src());
-        if (meth != "register_buffer" && meth != "register_parameter") continue;
-        if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
-        std::string name;
-        if (string_literal_value(m_.argument(call, 0, "name"), m_.src(), name) && name == attr) return true;
-      }
-    }
+    if (buffers_[static_cast<size_t>(c)].count(attr)) return true;
   return false;
 }
 
