@@ -345,6 +345,76 @@ bool SemanticModel::keyword_dict_key(Node dict, Node key) const {
   return true;
 }
 
+bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int depth) const {
+  dict = unparen(dict);
+  Step step(*this);  // the model's work budget and depth limit
+  if (!step || depth > 4) return false;
+  if (is(dict, "call")) {
+    // A call that hands back its argument: that argument's stores.
+    Node v = dict;
+    if (const FunctionFacts* ext = ext_callee_of(v, fact::kReturnDep)) {
+      // Its parameters that a return is (dep_uses, not a tensor on their device) or, where the
+      // dependence is not known, that the returns' CUDA taint follows (returns_follow: `return
+      // loss_dict` on one path, a dict rebuilt from it on another).
+      std::vector<int> params;
+      if (ext->dep_known) {
+        for (const auto& [i, d] : ext->dep_uses)
+          if (d == 0) params.push_back(i);
+      } else {
+        params = ext->returns_follow.params;
+      }
+      for (int i : params) {
+        if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
+        const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+        if (p.star || p.double_star) continue;
+        Node a = argument(v, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+        if (!is_null(a) && keyed_store_cuda(a, key, depth + 1)) return true;
+      }
+      return false;
+    }
+    for (int f : callees(v)) {
+      const ReturnDependence& d = types_->return_dependence(f);
+      if (!d.known) {
+        // A return of the parameter itself on one path (`return loss_dict` when there is one
+        // process), whatever the other returns are.
+        for (Node r : functions_[f].returns) {
+          r = unparen(r);
+          if (!is(r, "identifier")) continue;
+          auto rb = lookup(text(r), start(r));
+          if (rb.size() == 1 && rb[0]->kind == Binding::Kind::Param && rb[0]->function == f &&
+              keyed_store_cuda(types_->site_argument(f, rb[0]->param_index, v), key, depth + 1))
+            return true;
+        }
+        continue;
+      }
+      for (const auto& use : d.uses)
+        if (!use.device && !use.called && keyed_store_cuda(types_->site_argument(f, use.param, v), key, depth + 1))
+          return true;
+    }
+    return false;
+  }
+  if (!is(dict, "identifier")) return false;
+  auto stores = subscript_stores_.find({scope_at(start(dict)), std::string(text(dict))});
+  if (stores != subscript_stores_.end())
+    for (Node store : stores->second) {
+      std::string k;
+      Node target = unparen(field(store, "left"));
+      if (string_literal_value(unparen(field(target, "subscript")), src_, k) && k == key &&
+          is_cuda_impl(field(store, "right")))
+        return true;
+    }
+  // The names and calls the dict came from: `b = a`, `b = f(a)`.
+  auto bindings = lookup(text(dict), start(dict));
+  if (bindings.size() > kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) continue;
+    Node v = unparen(b->value);
+    if ((is(v, "identifier") && !same(v, dict)) || is(v, "call"))
+      if (keyed_store_cuda(v, key, depth + 1)) return true;
+  }
+  return false;
+}
+
 bool SemanticModel::binding_is_cuda(const Binding& b) const {
   switch (b.kind) {
     case Binding::Kind::Assign:
@@ -828,6 +898,12 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     // joined keywords do not tell (one CUDA keyword does not make every key CUDA).
     Node value = field(expr, "value"), index = unparen(field(expr, "subscript"));
     result = !keyword_dict_key(value, index) && is_cuda_impl(value);
+    // `d["r1"]` of a dict that a store under the same key filled with a CUDA value (`d["r1"] =
+    // r1_loss` in the same scope), also through names it was bound to and calls that hand back
+    // their argument (stylegan2's `loss_reduced = reduce_loss_dict(loss_dict)`). Only stores of
+    // this key count: `d["lr"] = 0.1` next to `d["loss"] = loss` leaves `d["lr"]` on the host.
+    std::string key;
+    if (!result && string_literal_value(index, src_, key)) result = keyed_store_cuda(value, key, 0);
     // `batch[0]` of a tuple whose element 0 is known (elements_cuda): that element's taint.
     if (result && is(index, "integer")) {
       auto c = constant(index);

@@ -169,6 +169,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
         o += x.params[static_cast<size_t>(i)].name + (x.params[static_cast<size_t>(i)].keyword_only ? "k" : "p");
     }
     o += x.method ? 'm' : 'f';
+    for (int i : x.returns_follow.params) o += "/" + std::to_string(i);  // SemanticModel::keyed_store_cuda
   }
   if (fields & fact::kTable)
     for (const auto& c : x.table_classes) o += "[" + c;

@@ -579,6 +579,9 @@ class SemanticModel {
   // return's dependence on this call's arguments (TypeInference::return_dependence); nullopt
   // where it is unknown.
   std::optional<bool> site_return_cuda(int function, Node call) const;
+  // `d["key"]` (or what a name bound to `d`, or a call returning `d` itself, holds under it): a
+  // store of that literal key into `d` in its scope puts a CUDA value there (depth at most 4).
+  bool keyed_store_cuda(Node dict, const std::string& key, int depth) const;
   std::optional<bool> site_return_cuda(const FunctionFacts& f, Node call) const;
   // The arguments of `call` that the return of another module's function `f` depends on
   // (FunctionFacts::dep_uses), in that order; nullopt where the dependence is unknown or a call
