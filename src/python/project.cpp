@@ -80,6 +80,15 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
            ":" + v.s + ":" + (v.b ? "1" : "0");
   }
+  if (fields & fact::kNamespaceArg) {
+    o += "|n" + std::to_string(x.ns);
+    for (const auto& [dest, vs] : x.ns_values) {
+      o += "|" + dest + "=";
+      for (const auto& v : vs)
+        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+             v.s + ":" + (v.b ? "1" : "0") + ";";
+    }
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -1497,9 +1506,11 @@ std::vector<ScalarFact> const_parse(const json& list) {
 }
 json arg_json(const ArgFacts& a) {
   json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
+  json ns = json::array();
+  for (const auto& [dest, dvs] : a.ns_values) ns.push_back({dest, const_json(dvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step};
+          a.batch, a.step, a.ns, ns};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1525,6 +1536,8 @@ ArgFacts arg_from(const json& j) {
   scalars(j.at(18), a.elem_values);
   a.batch = j.at(19);
   a.step = j.at(20);
+  a.ns = j.at(21);
+  for (const auto& d : j.at(22)) a.ns_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
   return a;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "python/frameworks.h"
+#include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 
@@ -92,9 +93,39 @@ void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& 
     into.push_back(v);
   }
 }
+
+// Namespace values of two call sites (ArgFacts::ns_values, sorted by dest): a dest both carry
+// takes both's values; one that either lacks is unknown (dropped). O(dests).
+void join_namespace_values(std::vector<std::pair<std::string, std::vector<ScalarFact>>>& into,
+                           const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& from) {
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> out;
+  auto b = from.begin();
+  for (auto& entry : into) {
+    while (b != from.end() && b->first < entry.first) ++b;
+    if (b == from.end() || b->first != entry.first) continue;
+    join_scalars(entry.second, b->second);
+    bool known = true;
+    for (const auto& v : entry.second) known = known && v.kind != ScalarFact::Kind::Unknown;
+    if (known) out.push_back(std::move(entry));
+  }
+  into = std::move(out);
+}
 }  // namespace
 
 void ArgFacts::join(const ArgFacts& o) {
+  if (o.passed) {
+    // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace.
+    int site_ns = o.ns == 1 ? 1 : 2;
+    if (!passed) {
+      ns = site_ns;
+      ns_values = site_ns == 1 ? o.ns_values : decltype(ns_values){};
+    } else if (ns == 1 && site_ns == 1) {
+      join_namespace_values(ns_values, o.ns_values);
+    } else {
+      ns = 2;
+      ns_values.clear();
+    }
+  }
   if (o.passed) {
     if (!passed) {
       elem_cuda = o.elem_cuda;
@@ -431,6 +462,61 @@ const ArgFacts* SemanticModel::ext_param(int f, int pi, unsigned fields) const {
   if (!facts_ || f < 0) return nullptr;
   std::string name = local_name(f);
   return name.empty() ? nullptr : facts_->incoming_param(name, pi, fields);
+}
+
+bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
+  out.clear();
+  auto vs = values(a);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (!namespace_value(v)) return false;
+  // The table of one kind of candidate, once per model: a namespace other modules hand a
+  // parameter here (its sites' values), or one of this module's parsers (each dest declared
+  // with an explicit `default=` on every add_argument, and the dests of other modules'
+  // namespace helpers it calls), each with this module's stores; only dests whose values are
+  // all known travel (an absent dest reads as unknown), at most kMaxNamespaceDests.
+  auto table = [&](const ArgFacts* param) -> const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& {
+    if (auto it = namespace_tables_.find(param); it != namespace_tables_.end()) return it->second;
+    std::vector<std::pair<std::string, std::vector<ScalarFact>>> built;
+    auto add = [&](const std::string& dest, const std::vector<Value>& values) {
+      std::vector<ScalarFact> facts;
+      for (const auto& v : values) {
+        if (v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr) return;
+        facts.push_back(to_scalar_fact(v));
+      }
+      if (!facts.empty() && facts.size() <= kMaxCandidates) built.push_back({dest, std::move(facts)});
+    };
+    if (param) {
+      for (const auto& [dest, facts] : param->ns_values) {
+        std::vector<Value> declared = to_values(facts);
+        add(dest, namespace_attribute(dest, &declared));
+      }
+    } else {
+      std::set<std::string> dests;
+      for (const auto& [dest, calls] : argparse_args_) {
+        bool explicit_default = true;
+        for (Node call : calls) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+        if (explicit_default) dests.insert(dest);
+      }
+      for (const FunctionFacts* f : ext_namespaces())
+        for (const auto& [dest, facts] : f->namespace_values)
+          if (!argparse_args_.count(dest)) dests.insert(dest);
+      for (const auto& dest : dests) add(dest, namespace_attribute(dest));
+    }
+    std::sort(built.begin(), built.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (built.size() > kMaxNamespaceDests) built.resize(kMaxNamespaceDests);
+    auto& slot = namespace_tables_[param];
+    slot = std::move(built);
+    return slot;
+  };
+  bool first = true;
+  for (const auto& v : vs) {
+    const auto& t = table(namespace_param(v));
+    if (first) out = t;
+    else join_namespace_values(out, t);
+    first = false;
+  }
+  return true;
 }
 
 bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
@@ -1225,6 +1311,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     ArgFacts vals;
     vals.values = std::move(vs);
     f.join(vals);
+    // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
+    // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
+    f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
     // The values its elements may take (a tuple of strings a dispatch loop reads).
     std::vector<ScalarFact> evs;
     for (const auto& v : element_values(a)) evs.push_back(to_scalar_fact(v));
