@@ -706,6 +706,26 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       }
     return it->second;
   };
+  // The candidates of a "%.meth" call (a method of a pickled nn.Module of unknown class,
+  // SemanticModel::unknown_module_method): the method of that name of each nn.Module class.
+  // O(functions) per name, once per table.
+  std::map<std::string, std::vector<Target>> module_method_targets;
+  auto module_methods = [&](const std::string& method) -> const std::vector<Target>& {
+    auto [it, fresh] = module_method_targets.try_emplace(method);
+    if (!fresh) return it->second;
+    const std::string suffix = "." + method;
+    for (size_t tm = 0; tm < n; ++tm)
+      for (const auto& [local, f] : functions_[tm]) {
+        if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
+          continue;
+        std::string cls = local.substr(0, local.size() - suffix.size());
+        if (cls.find('.') != std::string::npos || !f->method) continue;
+        const FunctionFacts* c = function(static_cast<int>(tm), cls);
+        if (!c || !c->is_class || c->module_kind != 1) continue;
+        it->second.push_back({static_cast<int>(tm), local, true});
+      }
+    return it->second;
+  };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     taint.call_targets[m].resize(summaries[m]->calls.size());
@@ -717,9 +737,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // method of that name of each class of another module that is not an nn.Module (at most
       // kMaxClassUnion of them), its `self` the batch.
       bool batch_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "*.") == 0;
-      if (batch_object) {
+      bool module_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "%.") == 0;
+      if (batch_object || module_object) {
         if (!oc.hot) continue;
-        for (const Target& t : batch_object_methods(oc.callee.substr(2)))
+        for (const Target& t : batch_object ? batch_object_methods(oc.callee.substr(2)) : module_methods(oc.callee.substr(2)))
           if (t.module != static_cast<int>(m)) targets.push_back(t);
         if (targets.empty() || targets.size() > kMaxClassUnion) continue;
         std::sort(targets.begin(), targets.end(),
@@ -786,6 +807,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         ArgFacts self;
         self.passed = true;
         self.batch = self.step = true;
+        self.values.assign(1, ScalarFact{});
+        self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
+        self.klass = "?";
+        in.params[0].join(self);
+      }
+      if (module_object && !params.empty()) {  // `self` the CUDA module the call is made on
+        ArgFacts self;
+        self.passed = true;
+        self.cuda = self.module = true;
         self.values.assign(1, ScalarFact{});
         self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         self.klass = "?";

@@ -368,6 +368,73 @@ std::string SemanticModel::class_table_name(Node fn) const {
   return out;
 }
 
+// `model.detect_objects(locs, scores)` where `model` is an nn.Module of no known class on CUDA
+// (`model = torch.load(path)["model"].to(device)`: a pickled model, whose class the project
+// defines but no construction names): a call of the method of that name of the project's
+// nn.Module classes, "%.detect_objects" (the FactsTable binds it to at most kMaxClassUnion of
+// them, in other modules, when the call is hot). Not for the methods every module has (the
+// nn.Module API, `forward` through `__call__`) or private ones. O(1) type and taint queries,
+// and the receiver's values at most 8 deep.
+std::string SemanticModel::unknown_module_method(Node call) const {
+  if (!facts_) return {};
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return {};
+  std::string method(text(field(fn, "attribute")));
+  static const std::set<std::string, std::less<>> kModuleApi = {
+      "forward", "to", "cuda", "cpu", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers",
+      "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "apply",
+      "zero_grad", "half", "float", "double", "bfloat16", "type", "requires_grad_", "register_buffer",
+      "register_parameter", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+      "add_module", "get_submodule", "extra_repr", "share_memory", "item", "tolist", "numpy", "detach", "size",
+      "view", "reshape", "mean", "sum", "get", "items", "keys", "values", "update", "append", "pop", "copy",
+      "norm", "max", "min", "argmax", "argmin", "long", "int", "bool", "clone", "contiguous", "permute", "transpose",
+      "squeeze", "unsqueeze", "expand", "repeat", "chunk", "split", "add", "mul", "sub", "div", "sigmoid", "softmax",
+      "log_softmax", "flatten", "fill_", "zero_", "copy_", "index_select", "gather", "scatter", "masked_fill", "sort",
+      "topk", "abs", "exp", "log", "pow", "sqrt", "clamp", "round", "all", "any", "nonzero", "numel", "dim"};
+  if (method.empty() || method[0] == '_' || kModuleApi.count(method)) return {};
+  Node obj = unparen(field(fn, "object"));
+  if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
+  if (is(obj, "identifier") && text(obj) == "self") return {};
+  // Loaded from a checkpoint: `torch.load(...)[k]` (or a name bound to it, every binding), through
+  // `.to(...)`/`.cuda()`/`.eval()`; `moved`: one of those moves it to a device that may be CUDA.
+  bool moved = false;
+  std::function<bool(Node, int)> loaded = [&](Node e, int depth) -> bool {
+    e = unparen(e);
+    if (depth > 8 || is_null(e)) return false;
+    if (is(e, "call")) {
+      Node f = unparen(field(e, "function"));
+      if (callee_name(e) == "torch.load") return true;
+      if (!is(f, "attribute")) return false;
+      auto a = text(field(f, "attribute"));
+      if (a != "to" && a != "cuda" && a != "eval" && a != "half" && a != "float") return false;
+      if (!loaded(field(f, "object"), depth + 1)) return false;
+      if (a == "cuda") moved = true;
+      else if (a == "to" && !is_null(argument(e, 0, "device")) && device_kind(argument(e, 0, "device")) == DeviceKind::Cuda)
+        moved = true;
+      return true;
+    }
+    if (is(e, "subscript")) return loaded(field(e, "value"), depth + 1);
+    if (!is(e, "identifier")) return false;
+    auto vs = values(e);
+    if (vs.empty()) return false;
+    for (const auto& v : vs)
+      if (v.kind != Value::Kind::Expr || same(v.expr, e) || !loaded(v.expr, depth + 1)) return false;
+    return true;
+  };
+  AbstractType t = types().type_of(obj);
+  if (t.klass != -1) return {};
+  bool from_checkpoint = loaded(obj, 0);
+  // The types read a pickled object as a tensor (`torch.load`'s usual result) or not at all.
+  if (t.kind == AbstractType::Kind::Module) {
+    if (!is_cuda(obj) && !(from_checkpoint && moved)) return {};
+  } else if (t.kind == AbstractType::Kind::Unknown || t.kind == AbstractType::Kind::Tensor) {
+    if (!from_checkpoint || !(moved || is_cuda(obj))) return {};
+  } else {
+    return {};
+  }
+  return "%." + method;
+}
+
 std::string SemanticModel::table_reference(Node call) const {
   auto subs = callee_expressions(field(call, "function"));
   if (subs.size() != 1 || !is(subs[0], "subscript")) return {};
@@ -1347,6 +1414,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     size_t emitted = 0;
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) names = batch_object_move(calls_[ci].call);
+    if (names.empty()) names = unknown_module_method(calls_[ci].call);
     if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
       // known as a dict of classes: a reference, so that the project analyzes its module (one
@@ -1362,7 +1430,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     // A call of one of several project functions (a class union, a registry lookup): a call of each.
     for (std::string& name : union_members(names)) {
-      if (name.empty() || (!starts_with(name, "*.") && !is_project_name(name))) continue;
+      if (name.empty() || (!starts_with(name, "*.") && !starts_with(name, "%.") && !is_project_name(name))) continue;
       const CallSite& cs = calls_[ci];
       OutgoingCall oc;
       oc.callee = std::move(name);
