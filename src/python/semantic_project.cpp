@@ -369,8 +369,8 @@ std::string SemanticModel::class_table_name(Node fn) const {
 }
 
 // `model.detect_objects(locs, scores)` where `model` is an nn.Module of no known class on CUDA
-// (`model = torch.load(path)["model"].to(device)`: a pickled model, whose class the project
-// defines but no construction names): a call of the method of that name of the project's
+// loaded from a checkpoint (`model = torch.load(path)["model"].to(device)`: a pickled model,
+// whose class the project defines but no construction names): a call of the method of that name of the project's
 // nn.Module classes, "%.detect_objects" (the FactsTable binds it to at most kMaxClassUnion of
 // them, in other modules, when the call is hot). Not for the methods every module has (the
 // nn.Module API, `forward` through `__call__`) or private ones. O(1) type and taint queries,
@@ -424,14 +424,12 @@ std::string SemanticModel::unknown_module_method(Node call) const {
   AbstractType t = types().type_of(obj);
   if (t.klass != -1) return {};
   bool from_checkpoint = loaded(obj, 0);
-  // The types read a pickled object as a tensor (`torch.load`'s usual result) or not at all.
-  if (t.kind == AbstractType::Kind::Module) {
-    if (!is_cuda(obj) && !(from_checkpoint && moved)) return {};
-  } else if (t.kind == AbstractType::Kind::Unknown || t.kind == AbstractType::Kind::Tensor) {
-    if (!from_checkpoint || !(moved || is_cuda(obj))) return {};
-  } else {
+  // The types read a pickled object as a tensor (`torch.load`'s usual result), a module or
+  // nothing; a module of no known class that was not loaded (an annotated union, a registry's
+  // product) is not bound: its class is one of those the program names.
+  if (t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Tensor)
     return {};
-  }
+  if (!from_checkpoint || !(moved || is_cuda(obj))) return {};
   return "%." + method;
 }
 
