@@ -1,6 +1,7 @@
 // Values: keyword arguments, constants, the candidate values of expressions through bindings,
 // parameters (call sites, defaults, other modules), argparse defaults and attributes.
 #include "python/model_internal.h"
+#include "python/project_fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1056,7 +1057,21 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
     if (sites.empty()) default_used = false;
     default_used |= ext->defaulted;
-    if (ext->passed) add_values(out, to_values(ext->values));
+    bool all_unknown = ext->passed;
+    for (const auto& v : ext->values) all_unknown = all_unknown && v.kind == ScalarFact::Kind::Unknown;
+    // Every site hands it an argparse namespace (`build_loaders(args)` from main.py): the
+    // parameter's node stands for it, and `args.<dest>` reads the sites' values
+    // (namespace_param).
+    const ArgFacts* ns = all_unknown ? ext_param(f, pi, fact::kNamespaceArg) : nullptr;
+    if (ns && ns->ns == 1) {
+      namespace_params_[p.node.id] = ns;
+      Value v;
+      v.kind = Value::Kind::Expr;
+      v.expr = p.node;
+      add_values(out, {v});
+    } else if (ext->passed) {
+      add_values(out, to_values(ext->values));
+    }
   }
   for (int ci : sites) {
     Node call = calls_[ci].call;
@@ -1202,6 +1217,7 @@ static bool parses_command_line(const SemanticModel& m, Node call) {
 // or a call of a project function whose every return is one of those.
 bool SemanticModel::namespace_value(const Value& v) const {
   if (v.kind != Value::Kind::Expr) return false;
+  if (namespace_param(v)) return true;
   Node e = unparen(v.expr);
   if (is(e, "call")) return namespace_call(e);
   if (is(e, "subscript")) {
@@ -1248,14 +1264,20 @@ bool SemanticModel::namespace_call(Node call) const {
 
 // `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
 // that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
-std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest) const {
+const ArgFacts* SemanticModel::namespace_param(const Value& v) const {
+  if (v.kind != Value::Kind::Expr || namespace_params_.empty()) return nullptr;
+  auto it = namespace_params_.find(v.expr.id);
+  return it == namespace_params_.end() ? nullptr : it->second;
+}
+
+std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, const std::vector<Value>* declared) const {
   // An attribute no add_argument declares (nor set_defaults may) and the program stores
   // (`args.num_gpu = torch.cuda.device_count()`): reading it before a store raises, so a read
   // sees one of the stores.
   auto own = attribute_stores_.find(std::string(dest));
-  bool stored_only = !sets_defaults_ && !argparse_args_.count(std::string(dest)) && own != attribute_stores_.end() &&
-                     !own->second.empty() && ext_namespace_values(dest).empty();
-  std::vector<Value> out = stored_only ? std::vector<Value>{} : argparse_default(dest);
+  bool stored_only = !declared && !sets_defaults_ && !argparse_args_.count(std::string(dest)) &&
+                     own != attribute_stores_.end() && !own->second.empty() && ext_namespace_values(dest).empty();
+  std::vector<Value> out = declared ? *declared : stored_only ? std::vector<Value>{} : argparse_default(dest);
   std::vector<Node> augmented;
   struct Scaled {
     Node by;
@@ -1532,7 +1554,26 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       from_argparse = false;
       break;
     }
-  if (from_argparse) return namespace_attribute(name);
+  if (from_argparse) {
+    // A parameter another module's call sites hand a namespace reads their values (a dest they
+    // do not carry is unknown), with this module's stores; the others this module's parsers'.
+    std::vector<Value> out;
+    bool local = false;
+    for (const auto& o : objs) {
+      const ArgFacts* a = namespace_param(o);
+      if (!a) {
+        local = true;
+        continue;
+      }
+      auto at = std::lower_bound(a->ns_values.begin(), a->ns_values.end(), name,
+                                 [](const auto& entry, std::string_view d) { return entry.first < d; });
+      std::vector<Value> declared =
+          at != a->ns_values.end() && at->first == name ? to_values(at->second) : std::vector<Value>{Value::unknown()};
+      add_values(out, namespace_attribute(name, &declared));
+    }
+    if (local) add_values(out, namespace_attribute(name));
+    return out;
+  }
   // `CFG.num_workers` after `import config as CFG`: a constant of another project module.
   if (auto c = module_constant(attr); !c.empty()) return c;
   Value v;

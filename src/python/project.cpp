@@ -80,6 +80,15 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
            ":" + v.s + ":" + (v.b ? "1" : "0");
   }
+  if (fields & fact::kNamespaceArg) {
+    o += "|n" + std::to_string(x.ns);
+    for (const auto& [dest, vs] : x.ns_values) {
+      o += "|" + dest + "=";
+      for (const auto& v : vs)
+        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+             v.s + ":" + (v.b ? "1" : "0") + ";";
+    }
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
@@ -698,6 +707,26 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       }
     return it->second;
   };
+  // The candidates of a "%.meth" call (a method of a pickled nn.Module of unknown class,
+  // SemanticModel::unknown_module_method): the method of that name of each nn.Module class.
+  // O(functions) per name, once per table.
+  std::map<std::string, std::vector<Target>> module_method_targets;
+  auto module_methods = [&](const std::string& method) -> const std::vector<Target>& {
+    auto [it, fresh] = module_method_targets.try_emplace(method);
+    if (!fresh) return it->second;
+    const std::string suffix = "." + method;
+    for (size_t tm = 0; tm < n; ++tm)
+      for (const auto& [local, f] : functions_[tm]) {
+        if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
+          continue;
+        std::string cls = local.substr(0, local.size() - suffix.size());
+        if (cls.find('.') != std::string::npos || !f->method) continue;
+        const FunctionFacts* c = function(static_cast<int>(tm), cls);
+        if (!c || !c->is_class || c->module_kind != 1) continue;
+        it->second.push_back({static_cast<int>(tm), local, true});
+      }
+    return it->second;
+  };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     taint.call_targets[m].resize(summaries[m]->calls.size());
@@ -709,9 +738,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // method of that name of each class of another module that is not an nn.Module (at most
       // kMaxClassUnion of them), its `self` the batch.
       bool batch_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "*.") == 0;
-      if (batch_object) {
+      bool module_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "%.") == 0;
+      if (batch_object || module_object) {
         if (!oc.hot) continue;
-        for (const Target& t : batch_object_methods(oc.callee.substr(2)))
+        for (const Target& t : batch_object ? batch_object_methods(oc.callee.substr(2)) : module_methods(oc.callee.substr(2)))
           if (t.module != static_cast<int>(m)) targets.push_back(t);
         if (targets.empty() || targets.size() > kMaxClassUnion) continue;
         std::sort(targets.begin(), targets.end(),
@@ -778,6 +808,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         ArgFacts self;
         self.passed = true;
         self.batch = self.step = true;
+        self.values.assign(1, ScalarFact{});
+        self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
+        self.klass = "?";
+        in.params[0].join(self);
+      }
+      if (module_object && !params.empty()) {  // `self` the CUDA module the call is made on
+        ArgFacts self;
+        self.passed = true;
+        self.cuda = self.module = true;
         self.values.assign(1, ScalarFact{});
         self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         self.klass = "?";
@@ -1498,9 +1537,11 @@ std::vector<ScalarFact> const_parse(const json& list) {
 }
 json arg_json(const ArgFacts& a) {
   json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
+  json ns = json::array();
+  for (const auto& [dest, dvs] : a.ns_values) ns.push_back({dest, const_json(dvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step};
+          a.batch, a.step, a.ns, ns};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -1526,6 +1567,8 @@ ArgFacts arg_from(const json& j) {
   scalars(j.at(18), a.elem_values);
   a.batch = j.at(19);
   a.step = j.at(20);
+  a.ns = j.at(21);
+  for (const auto& d : j.at(22)) a.ns_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
   return a;
 }
 }  // namespace

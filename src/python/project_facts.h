@@ -58,6 +58,14 @@ struct ArgFacts {
   // strings, `tuple(k for k in ("segm", "bbox") if ...)`), joined over those sites: one Unknown
   // among them when a site's are not known (SemanticModel::element_values).
   std::vector<ScalarFact> elem_values;
+  // An argparse namespace (SemanticModel::namespace_value: `parser.parse_args()`, a helper
+  // returning one, a parameter handed one): 1 when every passing call site passes one, 2 when
+  // some site passes something else (0: none passed yet). With 1, the values its attributes
+  // hold at the sites, joined: each dest with an explicit `default=` (or a value the caller's
+  // module stores), sorted by name, at most kMaxNamespaceDests; a dest absent is unknown
+  // (`args.num_workers` of `build_loaders(args)` in another module reads its default there).
+  int ns = 0;
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> ns_values;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields

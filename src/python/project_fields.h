@@ -6,4 +6,6 @@
 namespace stoker::python::fact {
 constexpr unsigned kReturnsTensor = 262144;  // FunctionFacts::returns_tensor
 constexpr unsigned kHotSelfCalls = 524288;   // FunctionFacts::hot_self_calls (a "Class" entry)
+// An incoming_param field: ArgFacts::ns and ns_values (read only by `args.<dest>` of a parameter).
+constexpr unsigned kNamespaceArg = 2048;
 }  // namespace stoker::python::fact

@@ -43,6 +43,8 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   namespace_cache_.clear();
   ext_namespaces_.clear();
   ext_namespaces_built_ = false;
+  namespace_params_.clear();
+  namespace_tables_.clear();
   index_calls();
   // Values read while calls were being resolved saw only part of the call sites (a parameter's
   // values come from its callers): computed again from here on.
@@ -81,6 +83,8 @@ void SemanticModel::clear_memos() {
   namespace_cache_.clear();
   ext_namespaces_.clear();
   ext_namespaces_built_ = false;
+  namespace_params_.clear();
+  namespace_tables_.clear();
   cuda_cache_.clear();
   param_elems_cache_.clear();
   cuda_bool_cache_.clear();

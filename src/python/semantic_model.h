@@ -565,7 +565,18 @@ class SemanticModel {
   // directly or through a project function that returns it; `args.<dest>` of such an object.
   bool namespace_value(const Value& v) const;
   bool namespace_call(Node call) const;
-  std::vector<Value> namespace_attribute(std::string_view dest) const;
+  // `declared`: the values the namespace's parser gives `dest` when another module's call site
+  // handed it (ArgFacts::ns_values; null: this module's parsers, argparse_default).
+  std::vector<Value> namespace_attribute(std::string_view dest, const std::vector<Value>* declared = nullptr) const;
+  // A candidate value standing for a parameter every call site of another module hands an
+  // argparse namespace (param_values_uncached puts the parameter's node): those sites' facts.
+  const ArgFacts* namespace_param(const Value& v) const;
+  // The values of the attributes of the namespace `a` is (every candidate a namespace_value) as
+  // they travel in ArgFacts::ns_values; false when `a` is not one.
+  bool namespace_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
+  // A call whose receiver is a module of no known class (`model = checkpoint["model"]`) of a
+  // method named as project nn.Modules' methods: "%.<method>" (FactsTable binds it), or "".
+  std::string unknown_module_method(Node call) const;
   // A count divided among or multiplied by processes: `int((a + n - 1) / n)`, `(a + n - 1) // n`,
   // `math.ceil(a / n)` (ceil, true) or `a * n`, `n * a` (false), with `a` the count and `n` the
   // divisor or factor; false when `e` is neither.
@@ -754,6 +765,11 @@ class SemanticModel {
   const std::vector<const FunctionFacts*>& ext_namespaces() const;
   // The values another module's namespace function gives `dest` (empty: none declares it).
   std::vector<Value> ext_namespace_values(std::string_view dest) const;
+  // Parameters' nodes whose values stand for namespaces handed by other modules -> their facts.
+  mutable std::unordered_map<const void*, const ArgFacts*> namespace_params_;
+  // namespace_facts' table per kind of candidate (a parameter's facts, or null: this module's
+  // parsers), built once per model.
+  mutable std::unordered_map<const void*, std::vector<std::pair<std::string, std::vector<ScalarFact>>>> namespace_tables_;
   std::vector<std::pair<std::string, Node>> self_assignments_;  // "Class.attr" -> value
   // `self.a, self.b = f(...)` (a call, not a display): "Class.attr" -> (the call, the attribute
   // in the target pattern); the attribute takes the element of the call's result at its position.

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "python/frameworks.h"
+#include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 
@@ -92,9 +93,39 @@ void join_scalars(std::vector<ScalarFact>& into, const std::vector<ScalarFact>& 
     into.push_back(v);
   }
 }
+
+// Namespace values of two call sites (ArgFacts::ns_values, sorted by dest): a dest both carry
+// takes both's values; one that either lacks is unknown (dropped). O(dests).
+void join_namespace_values(std::vector<std::pair<std::string, std::vector<ScalarFact>>>& into,
+                           const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& from) {
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> out;
+  auto b = from.begin();
+  for (auto& entry : into) {
+    while (b != from.end() && b->first < entry.first) ++b;
+    if (b == from.end() || b->first != entry.first) continue;
+    join_scalars(entry.second, b->second);
+    bool known = true;
+    for (const auto& v : entry.second) known = known && v.kind != ScalarFact::Kind::Unknown;
+    if (known) out.push_back(std::move(entry));
+  }
+  into = std::move(out);
+}
 }  // namespace
 
 void ArgFacts::join(const ArgFacts& o) {
+  if (o.passed) {
+    // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace.
+    int site_ns = o.ns == 1 ? 1 : 2;
+    if (!passed) {
+      ns = site_ns;
+      ns_values = site_ns == 1 ? o.ns_values : decltype(ns_values){};
+    } else if (ns == 1 && site_ns == 1) {
+      join_namespace_values(ns_values, o.ns_values);
+    } else {
+      ns = 2;
+      ns_values.clear();
+    }
+  }
   if (o.passed) {
     if (!passed) {
       elem_cuda = o.elem_cuda;
@@ -337,6 +368,71 @@ std::string SemanticModel::class_table_name(Node fn) const {
   return out;
 }
 
+// `model.detect_objects(locs, scores)` where `model` is an nn.Module of no known class on CUDA
+// loaded from a checkpoint (`model = torch.load(path)["model"].to(device)`: a pickled model,
+// whose class the project defines but no construction names): a call of the method of that name of the project's
+// nn.Module classes, "%.detect_objects" (the FactsTable binds it to at most kMaxClassUnion of
+// them, in other modules, when the call is hot). Not for the methods every module has (the
+// nn.Module API, `forward` through `__call__`) or private ones. O(1) type and taint queries,
+// and the receiver's values at most 8 deep.
+std::string SemanticModel::unknown_module_method(Node call) const {
+  if (!facts_) return {};
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return {};
+  std::string method(text(field(fn, "attribute")));
+  static const std::set<std::string, std::less<>> kModuleApi = {
+      "forward", "to", "cuda", "cpu", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers",
+      "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "apply",
+      "zero_grad", "half", "float", "double", "bfloat16", "type", "requires_grad_", "register_buffer",
+      "register_parameter", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+      "add_module", "get_submodule", "extra_repr", "share_memory", "item", "tolist", "numpy", "detach", "size",
+      "view", "reshape", "mean", "sum", "get", "items", "keys", "values", "update", "append", "pop", "copy",
+      "norm", "max", "min", "argmax", "argmin", "long", "int", "bool", "clone", "contiguous", "permute", "transpose",
+      "squeeze", "unsqueeze", "expand", "repeat", "chunk", "split", "add", "mul", "sub", "div", "sigmoid", "softmax",
+      "log_softmax", "flatten", "fill_", "zero_", "copy_", "index_select", "gather", "scatter", "masked_fill", "sort",
+      "topk", "abs", "exp", "log", "pow", "sqrt", "clamp", "round", "all", "any", "nonzero", "numel", "dim"};
+  if (method.empty() || method[0] == '_' || kModuleApi.count(method)) return {};
+  Node obj = unparen(field(fn, "object"));
+  if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
+  if (is(obj, "identifier") && text(obj) == "self") return {};
+  // Loaded from a checkpoint: `torch.load(...)[k]` (or a name bound to it, every binding), through
+  // `.to(...)`/`.cuda()`/`.eval()`; `moved`: one of those moves it to a device that may be CUDA.
+  bool moved = false;
+  std::function<bool(Node, int)> loaded = [&](Node e, int depth) -> bool {
+    e = unparen(e);
+    if (depth > 8 || is_null(e)) return false;
+    if (is(e, "call")) {
+      Node f = unparen(field(e, "function"));
+      if (callee_name(e) == "torch.load") return true;
+      if (!is(f, "attribute")) return false;
+      auto a = text(field(f, "attribute"));
+      if (a != "to" && a != "cuda" && a != "eval" && a != "half" && a != "float") return false;
+      if (!loaded(field(f, "object"), depth + 1)) return false;
+      if (a == "cuda") moved = true;
+      else if (a == "to" && !is_null(argument(e, 0, "device")) && device_kind(argument(e, 0, "device")) == DeviceKind::Cuda)
+        moved = true;
+      return true;
+    }
+    if (is(e, "subscript")) return loaded(field(e, "value"), depth + 1);
+    if (!is(e, "identifier")) return false;
+    auto vs = values(e);
+    if (vs.empty()) return false;
+    for (const auto& v : vs)
+      if (v.kind != Value::Kind::Expr || same(v.expr, e) || !loaded(v.expr, depth + 1)) return false;
+    return true;
+  };
+  AbstractType t = types().type_of(obj);
+  if (t.klass != -1) return {};
+  bool from_checkpoint = loaded(obj, 0);
+  // The types read a pickled object as a tensor (`torch.load`'s usual result), a module or
+  // nothing; a module of no known class that was not loaded (an annotated union, a registry's
+  // product) is not bound: its class is one of those the program names.
+  if (t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Unknown && t.kind != AbstractType::Kind::Tensor)
+    return {};
+  if (!from_checkpoint || !(moved || is_cuda(obj))) return {};
+  return "%." + method;
+}
+
 std::string SemanticModel::table_reference(Node call) const {
   auto subs = callee_expressions(field(call, "function"));
   if (subs.size() != 1 || !is(subs[0], "subscript")) return {};
@@ -431,6 +527,61 @@ const ArgFacts* SemanticModel::ext_param(int f, int pi, unsigned fields) const {
   if (!facts_ || f < 0) return nullptr;
   std::string name = local_name(f);
   return name.empty() ? nullptr : facts_->incoming_param(name, pi, fields);
+}
+
+bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
+  out.clear();
+  auto vs = values(a);
+  if (vs.empty()) return false;
+  for (const auto& v : vs)
+    if (!namespace_value(v)) return false;
+  // The table of one kind of candidate, once per model: a namespace other modules hand a
+  // parameter here (its sites' values), or one of this module's parsers (each dest declared
+  // with an explicit `default=` on every add_argument, and the dests of other modules'
+  // namespace helpers it calls), each with this module's stores; only dests whose values are
+  // all known travel (an absent dest reads as unknown), at most kMaxNamespaceDests.
+  auto table = [&](const ArgFacts* param) -> const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& {
+    if (auto it = namespace_tables_.find(param); it != namespace_tables_.end()) return it->second;
+    std::vector<std::pair<std::string, std::vector<ScalarFact>>> built;
+    auto add = [&](const std::string& dest, const std::vector<Value>& values) {
+      std::vector<ScalarFact> facts;
+      for (const auto& v : values) {
+        if (v.kind == Value::Kind::Unknown || v.kind == Value::Kind::Expr) return;
+        facts.push_back(to_scalar_fact(v));
+      }
+      if (!facts.empty() && facts.size() <= kMaxCandidates) built.push_back({dest, std::move(facts)});
+    };
+    if (param) {
+      for (const auto& [dest, facts] : param->ns_values) {
+        std::vector<Value> declared = to_values(facts);
+        add(dest, namespace_attribute(dest, &declared));
+      }
+    } else {
+      std::set<std::string> dests;
+      for (const auto& [dest, calls] : argparse_args_) {
+        bool explicit_default = true;
+        for (Node call : calls) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+        if (explicit_default) dests.insert(dest);
+      }
+      for (const FunctionFacts* f : ext_namespaces())
+        for (const auto& [dest, facts] : f->namespace_values)
+          if (!argparse_args_.count(dest)) dests.insert(dest);
+      for (const auto& dest : dests) add(dest, namespace_attribute(dest));
+    }
+    std::sort(built.begin(), built.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (built.size() > kMaxNamespaceDests) built.resize(kMaxNamespaceDests);
+    auto& slot = namespace_tables_[param];
+    slot = std::move(built);
+    return slot;
+  };
+  bool first = true;
+  for (const auto& v : vs) {
+    const auto& t = table(namespace_param(v));
+    if (first) out = t;
+    else join_namespace_values(out, t);
+    first = false;
+  }
+  return true;
 }
 
 bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
@@ -1225,6 +1376,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     ArgFacts vals;
     vals.values = std::move(vs);
     f.join(vals);
+    // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
+    // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
+    f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
     // The values its elements may take (a tuple of strings a dispatch loop reads).
     std::vector<ScalarFact> evs;
     for (const auto& v : element_values(a)) evs.push_back(to_scalar_fact(v));
@@ -1258,6 +1412,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     size_t emitted = 0;
     std::string names = ci < ext_name_.size() ? ext_name_[ci] : external_name(static_cast<int>(ci));
     if (names.empty()) names = batch_object_move(calls_[ci].call);
+    if (names.empty()) names = unknown_module_method(calls_[ci].call);
     if (names.empty()) {
       // `factory[key](...)`, `C = factory[key]; C(...)` with `factory` a project name not (yet)
       // known as a dict of classes: a reference, so that the project analyzes its module (one
@@ -1273,7 +1428,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     // A call of one of several project functions (a class union, a registry lookup): a call of each.
     for (std::string& name : union_members(names)) {
-      if (name.empty() || (!starts_with(name, "*.") && !is_project_name(name))) continue;
+      if (name.empty() || (!starts_with(name, "*.") && !starts_with(name, "%.") && !is_project_name(name))) continue;
       const CallSite& cs = calls_[ci];
       OutgoingCall oc;
       oc.callee = std::move(name);
