@@ -479,6 +479,14 @@ bool SemanticModel::is_module_uncached(Node expr) const {
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
       Node f = unparen(field(e, "function"));
       if (const FunctionFacts* ext = ext_callee_of(e, fact::kReturnsModule); ext && ext->returns_module) return true;
+      // A function of this module that returns a module (`return apply_patches(load_model(m,
+      // args), args)`, a `build_model(cfg)`): not a forward, whose returns are its outputs.
+      for (int callee : callees(e)) {
+        const Function& fn = functions_[callee];
+        if (fn.name == "forward" || fn.name == "__call__" || fn.returns.size() > kMaxCandidates) continue;
+        for (Node r : fn.returns)
+          if (is_module_value(r)) return true;
+      }
       if (is(f, "attribute")) {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
