@@ -1396,6 +1396,27 @@ namespace {
 // slice starting at it, or at it plus a constant), the others are full slices; the collection is
 // a name or `self.x` the loop does not rebind, neither a module nor CUDA by its type or taint.
 // Only once the loops are classified (`classified`). O(bindings of the two names + loop depth).
+// `range(n)`, or a host sequence of indices: `np.arange(n)`, `np.random.permutation(n)`,
+// `torch.randperm(n)` (no device), `list(range(n))`, or a name every binding of which is one
+// (`idx = np.arange(len(X)); np.random.shuffle(idx); for i in idx:`, shuffled in place).
+bool index_sequence(const SemanticModel& m, Node e, int depth = 0) {
+  e = unparen(e);
+  if (is(e, "identifier") && depth == 0) {
+    auto bindings = m.lookup(m.text(e), start(e));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !index_sequence(m, b->value, 1)) return false;
+    return true;
+  }
+  if (!is(e, "call")) return false;
+  if (m.text(unparen(field(e, "function"))) == "range") return true;
+  const std::string& q = m.callee_name(e);
+  if (q == "builtins.list") return depth < 2 && index_sequence(m, m.argument(e, 0, ""), 2);
+  if (q != "numpy.arange" && q != "numpy.random.permutation" && q != "torch.randperm" && q != "torch.arange")
+    return false;
+  return is_null(m.argument(e, -1, "device"));
+}
+
 bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
   if (!classified) return false;
   Node value = unparen(field(sub, "value"));
@@ -1425,8 +1446,7 @@ bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
     if (!is(loop, "for_statement") || !same(unparen(field(loop, "left")), b->target) ||
         !contains(field(loop, "body"), sub))
       return false;
-    Node range = unparen(field(loop, "right"));
-    if (!is(range, "call") || m.text(unparen(field(range, "function"))) != "range") return false;
+    if (!index_sequence(m, field(loop, "right"))) return false;
     int li = m.loop_index(loop);
     if (li < 0 || m.loops()[li].kind != LoopKind::Hot) return false;
     if (m.assigned_within(m.text(value), loop)) return false;

@@ -167,41 +167,91 @@ bool SemanticModel::is_loader_impl(Node expr) const {
   return memo_bool(loader_cache_, expr, [&] { return is_loader_uncached(expr); });
 }
 
+namespace {
+// May the key expression of a store evaluate to `key`? Not a string literal of another value,
+// nor a concatenation with a literal suffix or prefix `key` lacks (`split + "_sampler"` is never
+// "train"). Anything else may.
+bool key_may_be_impl(Node k, const std::string& key, std::string_view src) {
+  std::string lit;
+  if (string_literal_value(k, src, lit)) return lit == key;
+  if (is(k, "binary_operator") && text(field(k, "operator"), src) == "+") {
+    std::string pre, suf;
+    if (string_literal_value(unparen(field(k, "right")), src, suf) &&
+        (suf.size() > key.size() || key.compare(key.size() - suf.size(), suf.size(), suf) != 0))
+      return false;
+    if (string_literal_value(unparen(field(k, "left")), src, pre) && key.rfind(pre, 0) != 0) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
   std::vector<Node> out;
   Node c = unparen(field(subscript, "value"));
   if (!is(c, "identifier")) return out;
   std::string key;
   bool literal_key = string_literal_value(unparen(field(subscript, "subscript")), src_, key);
-  auto bindings = lookup(text(c), start(c));
-  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
-  for (const Binding* b : bindings) {
-    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
-    Node v = unparen(b->value);
-    if (is(v, "dictionary_comprehension")) {
-      Node body = field(v, "body");
-      if (!is(body, "pair")) return {};
-      out.push_back(field(body, "value"));
-    } else if (is(v, "dictionary")) {
-      for (Node p : named_children(v)) {
-        if (is(p, "comment")) continue;
-        if (!is(p, "pair")) return {};  // `**other`
-        std::string k;
-        if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != key) continue;
-        out.push_back(field(p, "value"));
+  // The container's name, and for a parameter of a function of this module the names its calls
+  // hand it (`do_train(args, dataloaders)` then `dataloaders["train"]` in do_train): every call
+  // must pass a name, read at the call. At most kMaxCandidates names.
+  std::vector<Node> names{c};
+  for (size_t i = 0; i < names.size(); ++i) {
+    Node n = names[i];
+    auto bindings = lookup(text(n), start(n));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+    for (const Binding* b : bindings) {
+      if (b->kind == Binding::Kind::Param && b->function >= 0) {
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return {};
+        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        const auto& sites = callers(b->function);
+        if (sites.empty()) return {};
+        for (int ci : sites) {
+          Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+          if (!is(a, "identifier")) return {};
+          bool dup = false;
+          for (Node x : names) dup = dup || same(x, a);
+          if (dup) continue;
+          if (names.size() >= kMaxCandidates) return {};
+          names.push_back(a);
+        }
+        continue;
       }
-    } else if (is(v, "list") || is(v, "tuple")) {
-      for (Node e : named_children(v)) {
-        if (is(e, "comment")) continue;
-        if (is(e, "list_splat")) return {};
-        out.push_back(e);
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
+      Node v = unparen(b->value);
+      if (is(v, "dictionary_comprehension")) {
+        Node body = field(v, "body");
+        if (!is(body, "pair")) return {};
+        out.push_back(field(body, "value"));
+      } else if (is(v, "dictionary")) {
+        for (Node p : named_children(v)) {
+          if (is(p, "comment")) continue;
+          if (!is(p, "pair")) return {};  // `**other`
+          std::string k;
+          if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != key) continue;
+          out.push_back(field(p, "value"));
+        }
+      } else if (is(v, "list") || is(v, "tuple")) {
+        for (Node e : named_children(v)) {
+          if (is(e, "comment")) continue;
+          if (is(e, "list_splat")) return {};
+          out.push_back(e);
+        }
+      } else {
+        return {};
       }
-    } else {
-      return {};
+      // The stores `c[k] = v` in c's scope; one under another string key than the subscript's is
+      // not what it reads.
+      auto stores = subscript_stores_.find({scope_at(start(b->target)), std::string(text(n))});
+      if (stores != subscript_stores_.end())
+        for (Node s : stores->second) {
+          Node target = unparen(field(s, "left"));
+          if (literal_key && is(target, "subscript") && !key_may_be_impl(unparen(field(target, "subscript")), key, src_))
+            continue;
+          out.push_back(field(s, "right"));
+        }
     }
-    auto stores = subscript_stores_.find({scope_at(start(b->target)), std::string(text(c))});
-    if (stores != subscript_stores_.end())
-      for (Node s : stores->second) out.push_back(field(s, "right"));
   }
   return out;
 }
@@ -429,6 +479,14 @@ bool SemanticModel::is_module_uncached(Node expr) const {
     for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
       Node f = unparen(field(e, "function"));
       if (const FunctionFacts* ext = ext_callee_of(e, fact::kReturnsModule); ext && ext->returns_module) return true;
+      // A function of this module that returns a module (`return apply_patches(load_model(m,
+      // args), args)`, a `build_model(cfg)`): not a forward, whose returns are its outputs.
+      for (int callee : callees(e)) {
+        const Function& fn = functions_[callee];
+        if (fn.name == "forward" || fn.name == "__call__" || fn.returns.size() > kMaxCandidates) continue;
+        for (Node r : fn.returns)
+          if (is_module_value(r)) return true;
+      }
       if (is(f, "attribute")) {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {

@@ -32,6 +32,7 @@ void SemanticModel::collect() {
   // module-level binding (`global_step = 0`) keeps the readers on it, as before.
   std::unordered_map<int, std::unordered_set<std::string>> declared_global;
   std::vector<std::pair<std::string, Binding>> global_stores;
+  std::unordered_set<std::string> add_argument_aliases;  // `arg = parser.add_argument`
   auto bind = [&](int scope, const std::string& name, Binding b) {
     if (name.empty()) return;
     if (scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
@@ -272,6 +273,9 @@ void SemanticModel::collect() {
           }
         }
         if (is(l, "subscript")) subscript_assignments_.push_back(n);
+        // `arg = parser.add_argument`: the calls of `arg` declare arguments too.
+        if (is(l, "identifier") && is(r, "attribute") && text(field(r, "attribute")) == "add_argument")
+          add_argument_aliases.insert(std::string(text(l)));
       }
     } else if (k == "augmented_assignment") {
       Binding b = base;
@@ -300,8 +304,15 @@ void SemanticModel::collect() {
       if (named_count(n)) functions_[function].returns.push_back(named_child(n, 0));
     } else if (k == "call") {
       Node fn = field(n, "function");
-      if (is(fn, "attribute")) {
-        auto attr = text(field(fn, "attribute"));
+      // A call of an alias of `parser.add_argument` (walked after the alias's assignment, in
+      // source order) whose first argument is a string.
+      std::string first;
+      bool alias_call = is(fn, "identifier") && !add_argument_aliases.empty() &&
+                        add_argument_aliases.count(std::string(text(fn))) &&
+                        named_count(field(n, "arguments")) > 0 &&
+                        string_literal_value(named_child(field(n, "arguments"), 0), src_, first);
+      if (is(fn, "attribute") || alias_call) {
+        auto attr = alias_call ? std::string_view("add_argument") : text(field(fn, "attribute"));
         if (attr == "add_argument") {
           Node args = field(n, "arguments");
           std::string dest, first_long, first_short;

@@ -576,12 +576,34 @@ AbstractType TypeInference::base_type(Node expr) const {
       }
       t = join(t, narrowed(expr, *b, bt));
     }
+    // A host batch whose items are replaced by device tensors under dict keys (`for key in batch:
+    // batch[key] = batch[key].to(device)`, `batch["x"] = x.cuda()`): a container of those tensors
+    // (another module's function handed it reads CUDA items), not the host batch it was.
+    if ((t.kind == Kind::Tensor || t.kind == Kind::HostContainer) && t.device == TypeDevice::Cpu) {
+      TypeDevice stored = keyed_device_stores(expr);
+      if (stored == TypeDevice::Cuda || stored == TypeDevice::Any)
+        return AbstractType::of(Kind::HostContainer, join(TypeDevice::Cpu, stored));
+    }
     return t;
   }
   if (k == "attribute") return attribute_type(expr);
   if (k == "subscript") {
     AbstractType keyed_type = keyed_value(expr);
     if (keyed_type.kind != Kind::Unknown && keyed_type.kind != Kind::Bottom) return keyed_type;
+    {
+      // `dataloaders[split]` of a dict of loaders (a comprehension, stores `d[k] = DataLoader(...)`,
+      // also handed to a parameter here: SemanticModel::subscripted_elements): a loader when every
+      // element is one.
+      auto elems = m_.subscripted_elements(expr);
+      if (!elems.empty() && elems.size() <= SemanticModel::kMaxCandidates) {
+        AbstractType et = AbstractType::bottom();
+        for (Node e : elems) {
+          et = join(et, value(e, Path{}));
+          if (et.kind != Kind::Loader) break;
+        }
+        if (et.kind == Kind::Loader) return et;
+      }
+    }
     {
       std::string key;
       Node of = unparen(field(expr, "value"));
@@ -600,6 +622,7 @@ AbstractType TypeInference::base_type(Node expr) const {
       std::vector<Node> names{obj};
       for (size_t i = 0; i < names.size() && i < 4; ++i) {
         for (Node sv : item_stores({m_.scope_at(start(names[i])), std::string(text(names[i], m_.src()))})) {
+          if (contains(sv, expr)) continue;  // `d[k] = d[k].to(device)` reads the item before the store
           AbstractType st = value(sv, Path{});
           if (st.kind == Kind::Tensor && (st.device == TypeDevice::Cuda || st.device == TypeDevice::Any))
             stored = join(stored, st.device);
@@ -1260,6 +1283,38 @@ AbstractType TypeInference::loader_type(Node call) const {
   if (dataset_cuda_) return t;
   t.device = TypeDevice::Cpu;
   return t;
+}
+
+TypeDevice TypeInference::keyed_device_stores(Node name) const {
+  TypeDevice out = TypeDevice::Unresolved;
+  std::string_view n = text(name, m_.src());
+  for (Node sv : item_stores({m_.scope_at(start(name)), std::string(n)})) {
+    Node st = parent(sv);
+    Node target = is(st, "assignment") ? unparen(field(st, "left")) : Node{};
+    if (!is(target, "subscript") || contains(sv, name)) continue;
+    Node key = unparen(field(target, "subscript"));
+    std::string lit;
+    bool dict_key = string_literal_value(key, m_.src(), lit);
+    // `for key in batch` (`batch.keys()`, `for key, v in batch.items()`): the dict's own keys.
+    if (!dict_key && is(key, "identifier")) {
+      auto bs = visible(m_, key);
+      dict_key = !bs.empty();
+      for (const Binding* b : bs) {
+        Node it = b->kind == Binding::Kind::LoopTarget ? unparen(b->value) : Node{};
+        if (is(it, "call") && is(unparen(field(it, "function")), "attribute")) {
+          Node f = unparen(field(it, "function"));
+          std::string_view meth = text(field(f, "attribute"), m_.src());
+          it = meth == "keys" || meth == "items" ? unparen(field(f, "object")) : Node{};
+        }
+        dict_key = dict_key && is(it, "identifier") && text(it, m_.src()) == n;
+      }
+    }
+    if (!dict_key) continue;
+    AbstractType vt = value(sv, Path{});
+    if (vt.kind == Kind::Tensor && (vt.device == TypeDevice::Cuda || vt.device == TypeDevice::Any))
+      out = out == TypeDevice::Unresolved ? vt.device : join(out, vt.device);
+  }
+  return out;
 }
 
 const std::vector<Node>& TypeInference::item_stores(const std::pair<int, std::string>& key) const {

@@ -275,6 +275,10 @@ class TypeInference {
   int passed_through(int function) const;
   // `name[i] = v` in a scope: the values stored into the items of that name.
   const std::vector<Node>& item_stores(const std::pair<int, std::string>& key) const;
+  // The device of the tensors stored into the name's items under dict keys (a string literal, or
+  // a loop target over the name itself, its keys() or items()), outside the stores reading it;
+  // Unresolved when none is a CUDA tensor.
+  TypeDevice keyed_device_stores(Node name) const;
   TypeDevice moved_device(const Binding* b) const;  // in-place moves of the binding's name
 
   const SemanticModel& m_;
