@@ -139,7 +139,22 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
   e = unparen(e);
   if (is_null(e) || default_device_moved(m)) return false;
   AbstractType t = m.types().type_of(e);
-  return t.kind == AbstractType::Kind::Tensor && t.device == TypeDevice::Cpu;
+  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  // An element of iterating a tensor (`for i in torch.randint(n, (b,))`: a 0-dim integer tensor
+  // indexes as a Python int does, read on the host) or a reduction to one value is no index
+  // tensor; a loader's batch of positions is.
+  if (is(e, "call")) {
+    Node fn = unparen(field(e, "function"));
+    static const std::set<std::string, std::less<>> reductions = {"sum", "max", "min", "argmax", "argmin",
+                                                                  "mean", "prod", "item", "squeeze"};
+    if (is(fn, "attribute") && reductions.count(m.text(field(fn, "attribute")))) return false;
+  }
+  if (is(e, "identifier"))
+    for (const Binding* b : m.lookup(m.text(e), start(e)))
+      if (b->kind == Binding::Kind::LoopTarget && !m.types().is_host_loader_iteration(b->value) &&
+          !m.types().is_loader_iteration(b->value) && !m.is_loader_expr(b->value))
+        return false;
+  return true;
 }
 
 // A mask that is an array whatever its device: a comparison (`<`, `>`, `==`...) one side of
