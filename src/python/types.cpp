@@ -111,6 +111,23 @@ const std::set<std::string, std::less<>>& tensor_op_functions() {
   return k;
 }
 
+// torch's factories of new tensors (not the `*_like` ones, which follow their argument).
+const std::set<std::string, std::less<>>& host_factory_functions() {
+  static const std::set<std::string, std::less<>> k = {
+      "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.eye", "torch.arange", "torch.linspace",
+      "torch.randperm", "torch.rand", "torch.randn", "torch.randint"};
+  return k;
+}
+
+// Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
+// tensor type)? Then a factory given no device is not known to build on the CPU.
+bool default_device_moved(const SemanticModel& m) {
+  return m.memo("sy003:default_device", [&] {
+    return static_cast<int>(m.src().find("set_default_device") != std::string_view::npos ||
+                            m.src().find("set_default_tensor_type") != std::string_view::npos);
+  }) != 0;
+}
+
 // The element of a tuple display that an unpacking assignment gives the binding's name
 // (`indices, anch = [], []`), or null (no display, starred parts, nested targets).
 Node unpacked_display_element(const Binding& b) {
@@ -1513,7 +1530,10 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       }
     for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
       AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v);
-      if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
+      // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
+      // holds: a CPU tensor stored on `self` stays there (`self.mask = torch.ones(n, n)`).
+      if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
+        vt.device = join(vt.device, owner);
       t = join(t, vt);
       any = true;
       if (t.kind == Kind::Unknown) return t;
@@ -1731,6 +1751,10 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
+    // The factories of new tensors given no device build on the CPU (unless the file moves
+    // torch's default device: `torch.set_default_device("cuda")`).
+    if (host_factory_functions().count(q) && is_null(m_.argument(call, -1, "device")) && !default_device_moved(m_))
+      return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     // Padding a sequence of tensors gives one tensor on their device (`pad_sequence([torch.tensor(ids)
     // for ids in batch])`: a CPU tensor).
     if (q == "torch.nn.utils.rnn.pad_sequence") {
@@ -1811,7 +1835,17 @@ AbstractType TypeInference::call_type(Node call) const {
         Node dev = m_.argument(call, 0, "device");
         if (is_null(dev) || is(unparen(m_.argument(call, 0, "")), "keyword_argument")) return recv;  // .to(dtype=)
         auto kind = m_.device_kind(dev);
-        if (kind == SemanticModel::DeviceKind::NotDevice) return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
+        if (kind == SemanticModel::DeviceKind::NotDevice) {
+          // `.to(other)` of a tensor `other` (a name or attribute that may be CUDA: device_kind's
+          // NotDevice for them): a tensor on other's device, left to the CUDA taint when the type
+          // of other does not place it. A dtype keeps the receiver's device.
+          Node d = unparen(dev);
+          if ((is(d, "identifier") || is(d, "attribute")) && m_.is_cuda(d)) {
+            AbstractType o = value(d, Path{});
+            return AbstractType::of(Kind::Tensor, o.kind == Kind::Tensor ? o.device : TypeDevice::Unresolved);
+          }
+          return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
+        }
         d = kind == SemanticModel::DeviceKind::Cuda  ? TypeDevice::Cuda
             : kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other ? TypeDevice::Cpu
                                                      : TypeDevice::Any;
@@ -1823,6 +1857,17 @@ AbstractType TypeInference::call_type(Node call) const {
       }
       if (recv.kind == Kind::Object || recv.is_host()) return AbstractType::unknown();  // a project `.to()`
       return AbstractType::of(Kind::Tensor, d);
+    }
+    // `t.type_as(other)` moves t to other's device; `t.type(T)` to T's unless T is a dtype
+    // (`torch.cuda.FloatTensor`, `x.type()`): yolov4's `y_true = y_true.type_as(x)` of a host
+    // `torch.zeros(...)` is a tensor on x's device.
+    if (recv.kind == Kind::Tensor && (meth == "type_as" || meth == "type")) {
+      Node a = m_.argument(call, 0, meth == "type_as" ? "other" : "dtype");
+      if (!is_null(a) && !is(unparen(m_.argument(call, 0, "")), "keyword_argument")) {
+        if (meth == "type" && m_.device_kind(a) == SemanticModel::DeviceKind::NotDevice) return recv;  // a dtype
+        AbstractType o = meth == "type_as" ? value(a, Path{}) : AbstractType::unknown();
+        return AbstractType::of(Kind::Tensor, o.kind == Kind::Tensor ? o.device : TypeDevice::Unresolved);
+      }
     }
     if (meth == "train" || meth == "eval" || meth == "half" || meth == "float" || meth == "bfloat16" ||
         meth == "double" || meth == "requires_grad_" || meth == "share_memory")

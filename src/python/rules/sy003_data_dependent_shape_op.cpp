@@ -132,6 +132,73 @@ bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
   return true;
 }
 
+// A tensor the abstract types place on the host (`self.mask = torch.ones((n, n), dtype=bool)`
+// read in a forward, the CPU index tensors a matcher returns): torch copies it to the device
+// before gathering (a boolean one after finding its true positions).
+bool cpu_tensor_index(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (is_null(e) || default_device_moved(m)) return false;
+  AbstractType t = m.types().type_of(e);
+  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  // An element of iterating a tensor (`for i in torch.randint(n, (b,))`: a 0-dim integer tensor
+  // indexes as a Python int does, read on the host) or a reduction to one value is no index
+  // tensor; a loader's batch of positions is.
+  if (is(e, "call")) {
+    Node fn = unparen(field(e, "function"));
+    static const std::set<std::string, std::less<>> reductions = {"sum", "max", "min", "argmax", "argmin",
+                                                                  "mean", "prod", "item", "squeeze"};
+    if (is(fn, "attribute") && reductions.count(m.text(field(fn, "attribute")))) return false;
+  }
+  if (is(e, "identifier"))
+    for (const Binding* b : m.lookup(m.text(e), start(e)))
+      if (b->kind == Binding::Kind::LoopTarget && !m.types().is_host_loader_iteration(b->value) &&
+          !m.types().is_loader_iteration(b->value) && !m.is_loader_expr(b->value))
+        return false;
+  return true;
+}
+
+// A mask that is an array whatever its device: a comparison (`<`, `>`, `==`...) one side of
+// which is a tensor by its type or an array by the operation that computes it (`.reshape(-1)`,
+// `.view(...)`, a subscript with a slice or several indices: no Python scalar or list has them),
+// and `~`, `&`, `|` of such masks. Indexing a CUDA tensor with a host mask turns it into positions
+// and copies them to the device; with a CUDA one, the count of its true elements is read back:
+// a sync either way (decision-transformer's `action_preds[attention_mask.reshape(-1) > 0]`,
+// whose mask comes from a batch function handed to the trainer).
+bool array_operand(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (m.types().type_of(e).kind == AbstractType::Kind::Tensor) return true;
+  if (is(e, "call")) {
+    Node fn = unparen(field(e, "function"));
+    if (!is(fn, "attribute") || !m.callee_name(e).empty()) return false;
+    static const std::set<std::string, std::less<>> array_methods = {"reshape", "view", "flatten", "squeeze",
+                                                                     "unsqueeze", "view_as", "reshape_as"};
+    return array_methods.count(m.text(field(fn, "attribute"))) > 0;
+  }
+  if (is(e, "subscript")) {
+    Node sub = unparen(field(e, "subscript"));
+    return named_count(e) > 2 || is(sub, "slice") || is(sub, "ellipsis");
+  }
+  return false;
+}
+
+bool array_mask(const SemanticModel& m, Node e, int depth = 0) {
+  e = unparen(e);
+  if (depth > 4 || is_null(e)) return false;
+  if (is(e, "comparison_operator")) {
+    if (named_count(e) != 2) return false;
+    std::string_view o = m.text(ts_node_child(e, 1));
+    if (o != "<" && o != ">" && o != "<=" && o != ">=" && o != "==" && o != "!=") return false;
+    return array_operand(m, named_child(e, 0)) || array_operand(m, named_child(e, 1));
+  }
+  if (is(e, "unary_operator") && m.text(ts_node_child(e, 0)) == "~") return array_mask(m, field(e, "argument"), depth + 1);
+  if (is(e, "binary_operator")) {
+    std::string_view o = m.text(field(e, "operator"));
+    if (o != "&" && o != "|") return false;
+    return array_mask(m, field(e, "left"), depth + 1) && array_mask(m, field(e, "right"), depth + 1);
+  }
+  return false;
+}
+
 // A falsy literal: None, False, 0, "", (), [], {}.
 bool falsy_literal(const SemanticModel& m, Node n) {
   n = unparen(n);
@@ -189,21 +256,22 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     // `t[range(n), cls]`: a host range among several indices is converted to a CPU index
     // tensor and copied to the device, as a host list alone is.
     // `x[:, [0, 2]]`: a host list among several indices is copied to the device as one alone is.
-    bool mask = false, host_range = false, host_list = false, host_array = false;
+    bool mask = false, host_range = false, host_list = false, host_array = false, host_tensor = false;
     size_t indices = 0;
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
       ++indices;
-      mask = mask || m.is_cuda_bool(unparen(c));
+      mask = mask || m.is_cuda_bool(unparen(c)) || array_mask(m, c);
       host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
       host_list = host_list || is(unparen(c), "list") || is(unparen(c), "list_comprehension");
       // `features[:, idx, :]` with `idx = np.random.permutation(n)`: a numpy array of positions
       // (through names) among several indices is copied to the device as a list is.
       host_array = host_array || (is(unparen(c), "identifier") && host_index_sequence(m, c));
+      host_tensor = host_tensor || cpu_tensor_index(m, c);
     }
     if (indices < 2) host_list = host_array = false;
     host_list = host_list || host_array;
-    bool host_index = host_range || host_list || (indices == 1 && (host_index_sequence(m, index) || host_index_tensor(m, index) ||
+    bool host_index = host_range || host_list || host_tensor || (indices == 1 && (host_index_sequence(m, index) || host_index_tensor(m, index) ||
                                                       (is(index, "call") && m.callee_name(index) == "torch.tensor" &&
                                                        is_null(m.argument(index, -1, "device")))));
     if (!mask && !host_index) return;
