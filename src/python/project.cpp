@@ -1727,6 +1727,9 @@ constexpr size_t kMaxKeptParseBytes = size_t{4} << 20;
 // a group of levels holds (STOKER_PROJECT_MIN_LEVEL).
 constexpr const char* kDefaultProjectOrder = "fr";
 constexpr size_t kDefaultMinLevel = 32;
+// Round 1 (callees first) by single import levels: a module's first analysis then reads the class
+// facts and returns of every module it imports (STOKER_PROJECT_MIN_LEVEL1).
+constexpr size_t kDefaultMinLevelFirst = 1;
 
 namespace {
 
@@ -1737,7 +1740,8 @@ namespace {
 // Consecutive levels are merged until a group holds at least `min_level` modules (a table per
 // level costs about what a few analyses cost). 'n': one group. O(modules + imports).
 std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const std::vector<size_t>& work, char order,
-                                              size_t min_level) {
+                                              size_t min_level,
+                                              const std::vector<std::pair<size_t, size_t>>& handed = {}) {
   if (order != 'f' && order != 'r') return {work};
   const size_t n = layout.size();
   std::vector<int> slot(n, -1);
@@ -1750,6 +1754,13 @@ std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const
       if (v < 0 || static_cast<size_t>(v) == w) continue;
       if (order == 'f') before[w].push_back(v);
       else before[static_cast<size_t>(v)].push_back(static_cast<int>(w));
+    }
+  // Callers first: a module handed an instance of another module's class (it may call the
+  // class's methods, handing them its arguments) comes before the class's module.
+  if (order == 'r')
+    for (auto [first, then] : handed) {
+      int a = slot[first], b = slot[then];
+      if (a >= 0 && b >= 0 && a != b) before[static_cast<size_t>(b)].push_back(a);
     }
   // Longest path from the modules with nothing before them, by an iterative depth-first walk
   // (state 1: on the walk's stack, an edge back to it is cut).
@@ -1779,6 +1790,29 @@ std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const
       state[static_cast<size_t>(w)] = 2;
       stack.pop_back();
     }
+  }
+  // Callers first: the modules handed instances, and the modules before them, come before every
+  // other module (the taint their calls hand on is relayed through the table, so the others read
+  // it: a module that calls a class of another module reads the class's returns, which depend on
+  // what the handed module passes it).
+  if (order == 'r' && !handed.empty()) {
+    std::vector<char> source(work.size(), 0);
+    std::vector<int> todo;
+    for (auto [first, then] : handed) {
+      int a = slot[first];
+      if (a >= 0 && !source[static_cast<size_t>(a)]) source[static_cast<size_t>(a)] = 1, todo.push_back(a);
+    }
+    int last = 0;
+    while (!todo.empty()) {
+      int w = todo.back();
+      todo.pop_back();
+      last = std::max(last, level[static_cast<size_t>(w)]);
+      for (int v : before[static_cast<size_t>(w)])
+        if (!source[static_cast<size_t>(v)]) source[static_cast<size_t>(v)] = 1, todo.push_back(v);
+    }
+    for (size_t w = 0; w < work.size(); ++w)
+      if (!source[w]) level[w] += last + 1;
+    depth += last + 1;
   }
   std::vector<std::vector<size_t>> levels(static_cast<size_t>(depth) + 1);
   for (size_t w = 0; w < work.size(); ++w) levels[static_cast<size_t>(level[w])].push_back(work[w]);
@@ -1851,6 +1885,14 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL");
     return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevel;
   }();
+  static const bool extend_rounds = [] {
+    const char* e = std::getenv("STOKER_PROJECT_EXTEND");
+    return !(e && *e == '0');
+  }();
+  static const size_t min_level_first = [] {
+    const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL1");
+    return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevelFirst;
+  }();
   for (int round = 1; round <= kMaxProjectRounds; ++round) {
     std::vector<size_t> work;
     for (size_t i = 0; i < n; ++i)
@@ -1859,12 +1901,41 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     run.rounds = round;
     run.analyses += work.size();
     char letter = order.empty() ? 'n' : order[std::min(order.size(), static_cast<size_t>(round)) - 1];
-    auto groups = order_levels(layout, work, letter, min_level);
+    // Instances handed across modules (OutgoingCall arguments with a project class): the
+    // callee's module before the class's module, when both are analyzed in this round.
+    std::vector<std::pair<size_t, size_t>> handed;
+    if (letter == 'r') {
+      std::vector<char> in_work(n, 0);
+      for (size_t i : work) in_work[i] = 1;
+      auto add = [&](size_t m, int callee, const ArgFacts& a) {
+        if (a.klass.empty() || a.klass == "?") return;
+        int t = layout.split(static_cast<int>(m), a.klass).first;
+        if (t >= 0 && t != callee && in_work[static_cast<size_t>(t)]) handed.push_back({static_cast<size_t>(callee), static_cast<size_t>(t)});
+      };
+      for (size_t m = 0; m < n; ++m) {
+        if (!latest[m]) continue;
+        for (const OutgoingCall& oc : latest[m]->calls) {
+          bool any = false;
+          for (const ArgFacts& a : oc.positional) any |= !a.klass.empty() && a.klass != "?";
+          for (const auto& kv : oc.keywords) any |= !kv.second.klass.empty() && kv.second.klass != "?";
+          if (!any) continue;
+          auto target = table->resolve(static_cast<int>(m), oc.callee);
+          if (!target || !in_work[static_cast<size_t>(target->first)]) continue;
+          for (const ArgFacts& a : oc.positional) add(m, target->first, a);
+          for (const auto& kv : oc.keywords) add(m, target->first, kv.second);
+        }
+      }
+    }
+    auto groups = order_levels(layout, work, letter, round == 1 ? min_level_first : min_level, handed);
     if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed/%zu\n", round, work.size(), groups.size());
+    bool table_fresh = false;  // the table already holds the summaries of the groups before
     for (size_t g = 0; g < groups.size(); ++g) {
       const std::vector<size_t>& group = groups[g];
+      if (trace)
+        for (size_t i : group) std::fprintf(stderr, "round %d: group %zu: %s\n", round, g, layout.name(static_cast<int>(i)).c_str());
       // A later group reads the summaries of the groups before it.
-      if (g > 0) table = std::make_unique<FactsTable>(layout, latest, table.get());
+      if (g > 0 && !table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get());
+      table_fresh = false;
       std::vector<std::unique_ptr<ModuleSummary>> next_summaries(group.size());
       std::atomic<size_t> next{0};
       auto worker = [&] {
@@ -1920,9 +1991,41 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         latest[i] = summaries[i].get();
         todo[i] = 0;
       }
+      // After a round's first group: the modules the round does not analyze whose recorded
+      // answers already differ under the table with the group's summaries join the round's
+      // later groups (the callers that hand their callees instances come first, so the taint
+      // they start reaches the whole chain in this table rather than one round later).
+      if (g == 0 && round > 1 && extend_rounds) {
+        table = std::make_unique<FactsTable>(layout, latest, table.get());
+        table_fresh = true;
+        std::vector<char> in_round(n, 0);
+        for (size_t i : work) in_round[i] = 1;
+        std::vector<size_t> added;
+        for (size_t i = 0; i < n; ++i) {
+          if (!recorded[i] || in_round[i]) continue;
+          ModuleEnv fresh(*table, layout, static_cast<int>(i));
+          for (const auto& [key, entry] : *recorded[i])
+            if (fresh.answer(entry.first) != entry.second) {
+              added.push_back(i);
+              break;
+            }
+        }
+        if (!added.empty()) {
+          std::vector<size_t> rest = added;
+          for (size_t h = 1; h < groups.size(); ++h) rest.insert(rest.end(), groups[h].begin(), groups[h].end());
+          std::sort(rest.begin(), rest.end());
+          auto more = order_levels(layout, rest, letter, min_level, handed);
+          groups.resize(1);
+          groups.insert(groups.end(), more.begin(), more.end());
+          work.insert(work.end(), added.begin(), added.end());
+          run.analyses += added.size();
+          if (trace) std::fprintf(stderr, "round %d: %zu modules join after group 0\n", round, added.size());
+        }
+      }
     }
     if (round == kMaxProjectRounds) break;
-    table = std::make_unique<FactsTable>(layout, latest, table.get());
+    // (A table built after the round's only group already holds every latest summary.)
+    if (!table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get());
     // Analyzed again: the modules for which an answer they read has changed.
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;
