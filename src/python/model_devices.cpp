@@ -902,8 +902,22 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     // r1_loss` in the same scope), also through names it was bound to and calls that hand back
     // their argument (stylegan2's `loss_reduced = reduce_loss_dict(loss_dict)`). Only stores of
     // this key count: `d["lr"] = 0.1` next to `d["loss"] = loss` leaves `d["lr"]` on the host.
+    // A read inside the right side of a store of its own key (`d["x"] = d["x"].cuda()`) reads
+    // what was there before that store.
     std::string key;
-    if (!result && string_literal_value(index, src_, key)) result = keyed_store_cuda(value, key, 0);
+    bool own_store = false;
+    if (!result && string_literal_value(index, src_, key) && is(unparen(value), "identifier"))
+      for (Node p = parent(expr); !is_null(p) && !own_store; p = parent(p)) {
+        if (is(p, "assignment") || is(p, "augmented_assignment")) {
+          Node left = unparen(field(p, "left"));
+          std::string k;
+          own_store = is(left, "subscript") && is(unparen(field(left, "value")), "identifier") &&
+                      text(unparen(field(left, "value"))) == text(unparen(value)) &&
+                      string_literal_value(unparen(field(left, "subscript")), src_, k) && k == key;
+        }
+        if (is(p, "expression_statement") || is(p, "block") || is(p, "function_definition")) break;
+      }
+    if (!result && !own_store && string_literal_value(index, src_, key)) result = keyed_store_cuda(value, key, 0);
     // `batch[0]` of a tuple whose element 0 is known (elements_cuda): that element's taint.
     if (result && is(index, "integer")) {
       auto c = constant(index);
