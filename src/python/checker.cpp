@@ -36,14 +36,18 @@ std::vector<TextRange> main_blocks(const ParsedModule& module, std::string_view 
 
 // The facts of the project as a module's main block sees them: what the modules it calls give,
 // nothing that other modules hand this one (their calls of its functions, their devices). The
-// block runs only when the module is the program, and then no other module calls in.
+// block runs only when the module is the program, and then no other module calls in. Nor does
+// the project's word that the module uses CUDA count (`cuda()` joins what importers hand it, a
+// loader their CUDA loops iterate, with what its callees return): the block's program uses CUDA
+// by its own evidence and the devices and classes of the modules it calls (set V Conv-TasNet
+// data.py's CPU self-test of its loader).
 class WithoutIncoming : public ExternalFacts {
  public:
   explicit WithoutIncoming(const ExternalFacts& base) : base_(base) {}
   const IncomingCalls* incoming(std::string_view, unsigned) const override { return nullptr; }
   const ArgFacts* incoming_param(std::string_view, int, unsigned) const override { return nullptr; }
   const FunctionFacts* callee(std::string_view name, unsigned fields) const override { return base_.callee(name, fields); }
-  bool cuda() const override { return base_.cuda(); }
+  bool cuda() const override { return false; }
   std::string canonical(std::string_view name, bool local) const override { return base_.canonical(name, local); }
   std::string registered(std::string_view name) const override { return base_.registered(name); }
   std::string star_import(std::string_view name) const override { return base_.star_import(name); }

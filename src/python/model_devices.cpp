@@ -15,7 +15,28 @@ using namespace model_detail;
 // CUDA.
 
 void SemanticModel::compute_cuda() {
-  // Evidence that the program uses CUDA.
+  // Evidence that the program uses CUDA. Evidence in a branch that a flag switches off is none
+  // (rules.md: a guard whose condition resolves to False silences what it guards): a script whose
+  // every `.cuda()` sits under `if args.use_cuda:` with the argparse default 0 is a CPU program. The
+  // branch conditions are read only for evidence found (O(depth) each, their truth memoized).
+  bool guards_read = false, dead_evidence = false;
+  auto live = [&](Node n) {
+    for (const auto& [cond, need] : branch_guards(n)) {
+      guards_read = true;
+      auto truth = guard_truth(cond);
+      if (!truth || *truth == need) continue;
+      // A switch: the condition is a flag (`args.use_cuda`, `not cpu`), not a comparison
+      // (`args.dataset == "speechcommands"` guards a branch of the program, whose other branch
+      // hands its loaders to a CUDA trainer of another module: set O ast run.py).
+      Node c = unparen(cond);
+      if (is(c, "not_operator")) c = unparen(field(c, "argument"));
+      if (is(c, "identifier") || is(c, "attribute")) {
+        dead_evidence = true;
+        return false;
+      }
+    }
+    return true;
+  };
   std::vector<Node> stack{root_};
   bool lightning_cpu = false, lightning_module = false;
   for (size_t c = 0; c < classes_.size(); ++c) {
@@ -33,24 +54,25 @@ void SemanticModel::compute_cuda() {
     if (k == "string") {
       std::string s;
       bool complete = true;  // `f"cuda:{rank}"` too
-      if (string_literal_prefix(n, src_, s, complete) && (complete ? s == "cuda" || starts_with(s, "cuda:")
-                                                                     : starts_with(s, "cuda:")))
+      if (string_literal_prefix(n, src_, s, complete) &&
+          (complete ? s == "cuda" || starts_with(s, "cuda:") : starts_with(s, "cuda:")) && live(n))
         uses_cuda_ = true;
       continue;
     }
     if (k == "call") {
       Node fn = unparen(field(n, "function"));
-      if (is(fn, "attribute") && text(field(fn, "attribute")) == "cuda") uses_cuda_ = true;
+      bool evidence = is(fn, "attribute") && text(field(fn, "attribute")) == "cuda";
       std::string q = qualified_name(fn);
-      if (starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.")) uses_cuda_ = true;
-      if (FrameworkTable::get().uses_cuda(q)) uses_cuda_ = true;  // Accelerate, Fabric, HF Trainer
+      evidence = evidence || starts_with(q, "torch.cuda.") || starts_with(q, "torch.accelerator.");
+      evidence = evidence || FrameworkTable::get().uses_cuda(q);  // Accelerate, Fabric, HF Trainer
       // A model loaded onto the GPUs (`from_pretrained(name, device_map="auto")`), written out.
-      if (std::string_view kw = FrameworkTable::get().placement_keyword(q); !kw.empty()) {
+      if (std::string_view kw = FrameworkTable::get().placement_keyword(q); !kw.empty() && !evidence) {
         std::string placed;
         if (string_literal_value(argument(n, -1, kw), src_, placed) &&
             (placed == "auto" || placed == "balanced" || placed == "balanced_low_0" || placed == "sequential"))
-          uses_cuda_ = true;
+          evidence = true;
       }
+      if (evidence && live(n)) uses_cuda_ = true;
       if (last_part(q) == "Trainer") {
         std::string acc;
         if (string_literal_value(argument(n, -1, "accelerator"), src_, acc) && acc == "cpu") lightning_cpu = true;
@@ -64,6 +86,17 @@ void SemanticModel::compute_cuda() {
   if (lightning_module && !lightning_cpu) {
     uses_cuda_ = true;
     lightning_gpu_ = true;
+  }
+  // A program whose only evidence is switched off by a flag (every `.cuda()` under `if
+  // args.use_cuda:`, default 0) chose its device: the constructor does not take the project's word that it uses
+  // CUDA when nothing calls into it (a script: then that word comes only from what its callees
+  // return for other callers' CUDA arguments, Conv-TasNet's `cal_loss` for solver.py).
+  if (!uses_cuda_ && dead_evidence) memo_[kCudaSwitchedOff] = 1;
+  // What the guards' values computed meanwhile saw a program not yet known to use CUDA (the
+  // device type tests, the types): computed again from here on.
+  if (guards_read) {
+    clear_memos();
+    types_ = std::make_unique<TypeInference>(*this);
   }
 }
 

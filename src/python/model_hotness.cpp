@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <unordered_set>
 
 namespace stoker::python {
 
@@ -412,17 +413,8 @@ std::optional<std::vector<Value>> SemanticModel::stable_candidates(Node name) co
   return out;
 }
 
-// The conditions of the branches enclosing a binding's statement, up to its scope: an `if`
-// body needs its condition true; an `elif` body its own condition true and every earlier one
-// of the chain false; an `else` body every condition of the chain false; a `while` body its
-// condition true. A walk up the parents, bounded by the tree's depth (at most 4,096 levels).
-const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Binding& b) const {
-  auto [it, fresh] = binding_guards_.try_emplace(&b);
-  if (!fresh) return it->second;
+std::vector<std::pair<Node, bool>> model_detail::branch_guards(Node n) {
   std::vector<std::pair<Node, bool>> out;
-  // The binding's target (a def/class: its definition); parameters and imports: none.
-  Node n = !is_null(b.target) ? b.target : b.value;
-  if (b.kind == Binding::Kind::Param || b.kind == Binding::Kind::Import) n = Node{};
   // The conditions of the if/elif chain `owner`, up to (not including) the clause `upto`.
   auto chain_false = [&](Node owner, Node upto) {
     out.push_back({field(owner, "condition"), false});
@@ -452,7 +444,18 @@ const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Bi
   }
   for (auto& g : out) g.first = unparen(g.first);
   std::erase_if(out, [](const auto& g) { return is_null(g.first); });
-  it->second = std::move(out);
+  return out;
+}
+
+// The conditions of the branches enclosing a binding's statement, up to its scope
+// (model_detail::branch_guards of its target; parameters and imports: none).
+const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Binding& b) const {
+  auto [it, fresh] = binding_guards_.try_emplace(&b);
+  if (!fresh) return it->second;
+  // The binding's target (a def/class: its definition); parameters and imports: none.
+  Node n = !is_null(b.target) ? b.target : b.value;
+  if (b.kind == Binding::Kind::Param || b.kind == Binding::Kind::Import) n = Node{};
+  it->second = branch_guards(n);
   return it->second;
 }
 
@@ -767,10 +770,52 @@ bool SemanticModel::in_unreached_method(int f) const {
   if (!facts_ || f < 0) return false;
   std::string key = "unreached:" + std::to_string(f);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  // A module-level function that no decorator registers, whose every mention in this file (not
+  // after a dot, outside comments, docstrings, `__all__` and longer strings) is its definition or a call of it in
+  // a branch that never runs (`if args.test: acc = test()[1]` with a store_true flag), and that
+  // no other module calls: it never runs, nor does what it defines. O(mentions x depth).
+  auto only_called_in_dead_branches = [&](int g) {
+    const Function& fn = functions_[g];
+    if (fn.klass >= 0 || fn.name.empty() || is(parent(fn.node), "decorated_definition")) return false;
+    const auto& sites = callers(g);
+    if (sites.empty()) return false;
+    std::unordered_set<uint32_t> dead_calls;
+    for (int ci : sites) {
+      Node callee = unparen(field(calls_[ci].call, "function"));
+      if (!is(callee, "identifier")) return false;
+      bool dead = false;
+      for (const auto& [cond, need] : branch_guards(calls_[ci].call)) {
+        auto truth = guard_truth(cond);
+        if (truth && *truth != need) dead = true;
+      }
+      if (!dead) return false;
+      dead_calls.insert(start(callee));
+    }
+    const uint32_t name_at = start(field(fn.node, "name"));
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    const std::string& name = fn.name;
+    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+      if (at == name_at || dead_calls.count(static_cast<uint32_t>(at))) continue;
+      if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
+      if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+      if (inert_text_at(static_cast<uint32_t>(at))) continue;
+      // Inside a longer string (`"--test"`, a flag named like the function): no reference; a
+      // string that is exactly the name may be looked up (`getattr(module, "test")`).
+      Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+      if (is(d, "string_content") && text(d) != name) continue;
+      return false;
+    }
+    const IncomingCalls* in = facts_->incoming(local_name(g), fact::kCalled);
+    return !in || !in->called;
+  };
   bool out = false;
   for (int g = f, guard = 0; guard < 64 && g >= 0; ++guard) {
     int ps = scopes_[functions_[g].scope].parent;
-    if (ps < 0 || scopes_[ps].kind == Scope::Kind::Module) break;
+    if (ps >= 0 && scopes_[ps].kind == Scope::Kind::Module) {
+      out = only_called_in_dead_branches(g);
+      break;
+    }
+    if (ps < 0) break;
     if (scopes_[ps].kind == Scope::Kind::Class) {
       // Only a class without bases: one deriving from a library class (a LightningModule, an
       // nn.Module) may be built from a configuration or a command line without its name in code.

@@ -5,6 +5,8 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "python/semantic_model.h"
 
@@ -30,6 +32,16 @@ inline constexpr const char* kLoaderNames[] = {
     "torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
     "torch_geometric.loader.DataLoader", "torch_geometric.data.DataLoader", "monai.data.DataLoader",
 };
+
+// `memo_` key set by compute_cuda when the module's only CUDA evidence lies in branches that never
+// run (a CUDA switch left off).
+inline constexpr const char* kCudaSwitchedOff = "cuda:switched-off";
+
+// The conditions of the branches enclosing `n`, up to its scope (function, class, lambda or
+// module): an `if` body needs its condition true; an `elif` body its own condition true and every
+// earlier one of the chain false; an `else` body every condition of the chain false; a `while`
+// body its condition true. Unparenthesized. A walk up the parents, at most 4,096 levels.
+std::vector<std::pair<Node, bool>> branch_guards(Node n);
 
 }  // namespace model_detail
 

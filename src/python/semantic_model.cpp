@@ -53,7 +53,9 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   elem_values_cache_.clear();
   types_ = std::make_unique<TypeInference>(*this);
   compute_cuda();
-  if (facts_ && facts_->cuda()) uses_cuda_ = true;  // another module hands this one CUDA values
+  // Another module hands this one CUDA values; not to a script (nothing calls into it) whose own
+  // CUDA switch is off (compute_cuda).
+  if (facts_ && facts_->cuda() && !(memo_.count(kCudaSwitchedOff) && !facts_->has_incoming())) uses_cuda_ = true;
   // Calls named by their receiver's type (project mode). What was inferred meanwhile saw only
   // part of the names, or a program not yet known to use CUDA: inferred again when either
   // changed.
