@@ -99,7 +99,8 @@ bool host_module(std::string_view q) {
 }
 
 // torch functions whose result is one tensor on the device of their first operand (a tensor,
-// or a sequence of tensors for stack/cat).
+// or a sequence of tensors for stack/cat). `torch.max(x, dim=1)` (also min) gives a (values, indices) pair,
+// both on x's device: typed as the tensor, so `torch.max(labels, dim=1)[1]` is one there too.
 const std::set<std::string, std::less<>>& tensor_op_functions() {
   static const std::set<std::string, std::less<>> k = {
       "stack", "cat", "concat", "concatenate", "hstack", "vstack", "sum", "mean", "prod", "std", "var", "norm",
@@ -107,7 +108,7 @@ const std::set<std::string, std::less<>>& tensor_op_functions() {
       "flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "matmul", "mm", "bmm",
       "argmax", "argmin", "cumsum", "maximum", "minimum", "mul", "add", "sub", "div", "pow", "eq", "ne", "gt",
       "lt", "ge", "le", "isfinite", "isnan", "isinf", "all", "any", "diag", "tril", "triu", "roll", "flip",
-      "sign", "neg", "round", "floor", "ceil", "square", "bincount"};
+      "sign", "neg", "round", "floor", "ceil", "square", "bincount", "max", "min", "amax", "amin"};
   return k;
 }
 

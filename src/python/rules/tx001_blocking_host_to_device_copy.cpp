@@ -113,13 +113,31 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
   return fed;
 }
 
+// `labels[idx_train].to(device)` in full-batch training (GCNII, pygcn: the whole graph is one
+// batch): the rows of a host tensor gathered at a host index tensor (the split's node ids as a
+// LongTensor, a BoolTensor mask) are the step's targets, copied again on every step. Both by
+// their types (python/types.h): a CPU tensor indexed by a CPU tensor; not a scalar or slice
+// index (rows at fixed positions), not a table on the GPU. O(1) type queries.
+bool host_rows_gathered(const SemanticModel& m, Node recv) {
+  if (!is(recv, "subscript") || named_count(recv) != 2) return false;
+  Node value = unparen(field(recv, "value"));
+  Node index = unparen(field(recv, "subscript"));
+  bool self_attr = is(value, "attribute") && m.text(unparen(field(value, "object"))) == "self";
+  if ((!is(value, "identifier") && !self_attr) || !is(index, "identifier")) return false;
+  AbstractType vt = m.types().type_of(value);
+  AbstractType it = m.types().type_of(index);
+  return vt.kind == AbstractType::Kind::Tensor && vt.device == TypeDevice::Cpu &&
+         it.kind == AbstractType::Kind::Tensor && it.device == TypeDevice::Cpu;
+}
+
 }  // namespace
 
 void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
-  if (!m.is_batch_value(receiver(call)) && !model_input_built_here(m, call)) return;
+  if (!m.is_batch_value(receiver(call)) && !model_input_built_here(m, call) && !host_rows_gathered(m, receiver(call)))
+    return;
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
   if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda) return;

@@ -1,17 +1,71 @@
 // TX003: the same value moved to the GPU on every step.
 #include "python/rules/common.h"
 
+#include <vector>
+
 namespace stoker::python::rules {
+
+namespace {
+
+// A name or `self.` attribute the receiver reads: its key ("x", "self.x"), or empty.
+std::string part_key(const Context& ctx, Node n) {
+  n = unparen(n);
+  if (is(n, "identifier")) return std::string(ctx.text(n));
+  if (is(n, "attribute") && ctx.text(unparen(field(n, "object"))) == "self")
+    return "self." + std::string(ctx.text(field(n, "attribute")));
+  return {};
+}
+
+// Parameter `b` of the hot function keeps one value across the steps when every call site of
+// the function in this module is in a loop that does not rebind the name it passes there (`def
+// train_step(model, labels, idx_train)` called as `train_step(model, labels, idx_train)` in an
+// epoch loop over the split built before it: full-batch graph training). The caller checks that
+// the function is not hot through another module's calls. O(call sites).
+bool param_invariant_across_steps(const SemanticModel& m, const Binding& b) {
+  const Function& fn = m.functions()[b.function];
+  const Param& p = fn.params[b.param_index];
+  int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+  if (position < 0 || p.is_variadic) return false;
+  const auto& callers = m.callers(b.function);
+  if (callers.empty()) return false;
+  for (int ci : callers) {
+    const CallSite& cs = m.calls()[ci];
+    if (cs.loops.empty() || cs.lambda_depth > 0) return false;
+    Node a = m.argument(cs.call, p.keyword_only ? -1 : position, p.name);
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    a = unparen(a);
+    if (!is(a, "identifier")) return false;
+    const Loop& loop = m.loops()[cs.loops.back()];
+    if (m.assigned_within(m.text(a), loop.node)) return false;
+    for (const Binding* ab : m.lookup(m.text(a), start(a)))
+      if (ab->kind == Binding::Kind::LoopTarget) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
   Node recv = receiver(call);
-  std::string key;
-  if (is(recv, "identifier")) key = std::string(ctx.text(recv));
-  else if (is(recv, "attribute") && ctx.text(field(recv, "object")) == "self")
-    key = "self." + std::string(ctx.text(field(recv, "attribute")));
+  // The names the receiver reads: itself, or for `labels[idx_train]` (the rows of a name at an
+  // index name: full-batch graph training gathers the split's targets per step) the value and
+  // the index.
+  std::vector<std::pair<std::string, Node>> parts;
+  std::string key = part_key(ctx, recv);
+  if (!key.empty()) {
+    parts.emplace_back(key, recv);
+  } else if (is(recv, "subscript") && named_count(recv) == 2) {
+    Node value = unparen(field(recv, "value"));
+    Node index = unparen(field(recv, "subscript"));
+    std::string vk = part_key(ctx, value);
+    if (vk.empty() || !is(index, "identifier")) return;
+    parts.emplace_back(vk, value);
+    parts.emplace_back(std::string(ctx.text(index)), index);
+    key = std::string(ctx.text(recv));
+  }
   if (key.empty() || m.is_batch_value(recv)) return;
   // `x = x.to(device)`: the first step moves it; every later `.to` finds it there (no copy).
   if (Node p = parent(call); is(p, "assignment") && same(field(p, "right"), call) && ctx.text(field(p, "left")) == ctx.text(recv))
@@ -21,11 +75,19 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   if (m.is_cuda(recv) || m.is_module(recv)) return;
   HotContext h = ctx.hot();
   if (!h.hot) return;
-  Node region = h.loop >= 0 ? m.loops()[h.loop].node : m.functions()[ctx.frame().function].node;
-  if (m.assigned_within(key, region)) return;
-  // Parameters of a hot function change from call to call.
-  for (const auto* b : m.lookup(key, start(recv)))
-    if (b->kind == Binding::Kind::Param || b->kind == Binding::Kind::LoopTarget) return;
+  // The function's body: its parameters are bound by its signature, outside it.
+  Node region = h.loop >= 0 ? m.loops()[h.loop].node : field(m.functions()[ctx.frame().function].node, "body");
+  for (const auto& [k, n] : parts) {
+    if (m.assigned_within(k, region)) return;
+    // Parameters of a hot function change from call to call, unless every call passes the
+    // same value on every step (a subscript's parts only).
+    for (const auto* b : m.lookup(k, start(n))) {
+      if (b->kind == Binding::Kind::LoopTarget) return;
+      if (b->kind == Binding::Kind::Param && (parts.size() == 1 || h.loop >= 0 || !h.via_module.empty() ||
+                                                   !param_invariant_across_steps(m, *b)))
+        return;
+    }
+  }
   Diagnostic* d = ctx.report_in_hot_context(
       "TX003", call, "`" + key + "` does not change inside the loop but is moved to the GPU on every step; move it once before the loop");
   if (d) d->fix = Fix{"Move it to the device once, before the loop", Applicability::DisplayOnly, {}};
