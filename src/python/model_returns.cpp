@@ -1,0 +1,142 @@
+// What a call hands back, for the CUDA taint: a call typed by its return's dependence on this
+// call's arguments (here or in another module), and `d["key"]` read through the stores of that
+// key into the dict a call hands back or a name was bound to. Split from model_devices.cpp by
+// concern (issue 10's layout).
+#include "python/model_internal.h"
+
+#include "python/types.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) const {
+  const ReturnDependence& d = types_->return_dependence(function);
+  if (!d.known) return std::nullopt;
+  for (Node n : d.fixed_nodes)
+    if (is_cuda_impl(n)) return true;
+  for (const auto& use : d.uses) {
+    Node a = types_->site_argument(function, use.param, call);
+    if (!is_null(a) && use.called) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+    }
+    if (is_null(a)) return std::nullopt;
+    if (is_cuda_impl(a)) return true;
+    // A parameter no call reaches: what the callee's parameter may be at any call (the join).
+    if (unresolved_argument(a)) {
+      const Function& fn = functions_[function];
+      auto it = scopes_[fn.scope].bindings.find(fn.params[use.param].name);
+      if (it == scopes_[fn.scope].bindings.end()) return std::nullopt;
+      for (const Binding& b : it->second)
+        if (b.kind == Binding::Kind::Param && b.param_index == use.param && binding_is_cuda(b)) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::vector<Node>> SemanticModel::dep_site_arguments(const FunctionFacts& f, Node call) const {
+  if (!f.dep_known) return std::nullopt;
+  std::vector<Node> args;
+  for (Node a : named_children(field(call, "arguments")))
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return std::nullopt;
+  for (const auto& [i, device] : f.dep_uses) {
+    if (i < 0 || static_cast<size_t>(i) >= f.params.size() || (f.method && i == 0)) return std::nullopt;
+    const ParamSummary& p = f.params[static_cast<size_t>(i)];
+    if (p.star || p.double_star) return std::nullopt;
+    Node a = argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (!is_null(a) && device == ReturnDependence::kCalledFact) {
+      bool nothing = false;
+      a = called_result(a, nothing);
+      if (nothing) continue;
+      if (is_null(a)) return std::nullopt;
+      args.push_back(a);
+      continue;
+    }
+    if (is_null(a) || unresolved_argument(a)) return std::nullopt;
+    args.push_back(a);
+  }
+  return args;
+}
+
+std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node call) const {
+  auto args = dep_site_arguments(f, call);
+  if (!args) return std::nullopt;
+  if (f.dep_cuda) return true;
+  for (Node a : *args)
+    if (is_cuda_impl(a)) return true;
+  return false;
+}
+
+bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int depth) const {
+  dict = unparen(dict);
+  Step step(*this);  // the model's work budget and depth limit
+  if (!step || depth > 4) return false;
+  if (is(dict, "call")) {
+    // A call that hands back its argument: that argument's stores.
+    Node v = dict;
+    if (const FunctionFacts* ext = ext_callee_of(v, fact::kReturnDep)) {
+      // Its parameters that a return is (dep_uses, not a tensor on their device) or, where the
+      // dependence is not known, that the returns' CUDA taint follows (returns_follow: `return
+      // loss_dict` on one path, a dict rebuilt from it on another).
+      std::vector<int> params;
+      if (ext->dep_known) {
+        for (const auto& [i, d] : ext->dep_uses)
+          if (d == 0) params.push_back(i);
+      } else {
+        params = ext->returns_follow.params;
+      }
+      for (int i : params) {
+        if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
+        const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+        if (p.star || p.double_star) continue;
+        Node a = argument(v, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+        if (!is_null(a) && keyed_store_cuda(a, key, depth + 1)) return true;
+      }
+      return false;
+    }
+    for (int f : callees(v)) {
+      const ReturnDependence& d = types_->return_dependence(f);
+      if (!d.known) {
+        // A return of the parameter itself on one path (`return loss_dict` when there is one
+        // process), whatever the other returns are.
+        for (Node r : functions_[f].returns) {
+          r = unparen(r);
+          if (!is(r, "identifier")) continue;
+          auto rb = lookup(text(r), start(r));
+          if (rb.size() == 1 && rb[0]->kind == Binding::Kind::Param && rb[0]->function == f &&
+              keyed_store_cuda(types_->site_argument(f, rb[0]->param_index, v), key, depth + 1))
+            return true;
+        }
+        continue;
+      }
+      for (const auto& use : d.uses)
+        if (!use.device && !use.called && keyed_store_cuda(types_->site_argument(f, use.param, v), key, depth + 1))
+          return true;
+    }
+    return false;
+  }
+  if (!is(dict, "identifier")) return false;
+  auto stores = subscript_stores_.find({scope_at(start(dict)), std::string(text(dict))});
+  if (stores != subscript_stores_.end())
+    for (Node store : stores->second) {
+      std::string k;
+      Node target = unparen(field(store, "left"));
+      if (string_literal_value(unparen(field(target, "subscript")), src_, k) && k == key &&
+          is_cuda_impl(field(store, "right")))
+        return true;
+    }
+  // The names and calls the dict came from: `b = a`, `b = f(a)`.
+  auto bindings = lookup(text(dict), start(dict));
+  if (bindings.size() > kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) continue;
+    Node v = unparen(b->value);
+    if ((is(v, "identifier") && !same(v, dict)) || is(v, "call"))
+      if (keyed_store_cuda(v, key, depth + 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace stoker::python
