@@ -688,31 +688,12 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   // per table: the method of that name of each class that is not an nn.Module or a framework class
   // and returns an instance of its own class (`return NestedTensor(cast_tensor, cast_mask)`), not
   // a holder moving its state in place (a rollout storage's, an EMA's `to` returning nothing).
-  // O(functions) per name.
-  std::map<std::string, std::vector<Target>> batch_object_targets;
-  auto batch_object_methods = [&](const std::string& method) -> const std::vector<Target>& {
-    auto [it, fresh] = batch_object_targets.try_emplace(method);
-    if (!fresh) return it->second;
-    const std::string suffix = "." + method;
-    for (size_t tm = 0; tm < n; ++tm)
-      for (const auto& [local, f] : functions_[tm]) {
-        if (local.size() <= suffix.size() || local.compare(local.size() - suffix.size(), suffix.size(), suffix) != 0)
-          continue;
-        std::string cls = local.substr(0, local.size() - suffix.size());
-        if (cls.find('.') != std::string::npos || !f->method) continue;
-        const FunctionFacts* c = function(static_cast<int>(tm), cls);
-        if (!c || !c->is_class || c->module_kind != 0 || !c->framework.empty()) continue;
-        if (f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls) continue;
-        it->second.push_back({static_cast<int>(tm), local, true});
-      }
-    return it->second;
-  };
   // The candidates of a "%.meth" call (a method of a pickled nn.Module of unknown class,
   // SemanticModel::unknown_module_method): the method of that name of each nn.Module class.
-  // O(functions) per name, once per table.
-  std::map<std::string, std::vector<Target>> module_method_targets;
-  auto module_methods = [&](const std::string& method) -> const std::vector<Target>& {
-    auto [it, fresh] = module_method_targets.try_emplace(method);
+  // Both kinds O(functions) per name, once per table.
+  std::map<std::pair<bool, std::string>, std::vector<Target>> method_targets;  // (batch object?, name)
+  auto class_methods = [&](bool batch_object, const std::string& method) -> const std::vector<Target>& {
+    auto [it, fresh] = method_targets.try_emplace({batch_object, method});
     if (!fresh) return it->second;
     const std::string suffix = "." + method;
     for (size_t tm = 0; tm < n; ++tm)
@@ -722,7 +703,11 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         std::string cls = local.substr(0, local.size() - suffix.size());
         if (cls.find('.') != std::string::npos || !f->method) continue;
         const FunctionFacts* c = function(static_cast<int>(tm), cls);
-        if (!c || !c->is_class || c->module_kind != 1) continue;
+        if (!c || !c->is_class) continue;
+        if (batch_object ? (c->module_kind != 0 || !c->framework.empty() ||
+                            f->returns_class != layout_.name(static_cast<int>(tm)) + "." + cls)
+                         : c->module_kind != 1)
+          continue;
         it->second.push_back({static_cast<int>(tm), local, true});
       }
     return it->second;
@@ -741,7 +726,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       bool module_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "%.") == 0;
       if (batch_object || module_object) {
         if (!oc.hot) continue;
-        for (const Target& t : batch_object ? batch_object_methods(oc.callee.substr(2)) : module_methods(oc.callee.substr(2)))
+        for (const Target& t : class_methods(batch_object, oc.callee.substr(2)))
           if (t.module != static_cast<int>(m)) targets.push_back(t);
         if (targets.empty() || targets.size() > kMaxClassUnion) continue;
         std::sort(targets.begin(), targets.end(),
