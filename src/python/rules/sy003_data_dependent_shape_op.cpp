@@ -235,9 +235,9 @@ bool opt_in_guarded(const Context& ctx) {
   return false;
 }
 
-void report(Context& ctx, Node at, const std::string& what, Fix fix) {
-  Diagnostic* d = ctx.report_in_hot_context(
-      "SY003", at, what + " has a data-dependent output shape: the host waits for the GPU to learn its size");
+void report(Context& ctx, Node at, const std::string& what, Fix fix,
+            const char* why = " has a data-dependent output shape: the host waits for the GPU to learn its size") {
+  Diagnostic* d = ctx.report_in_hot_context("SY003", at, what + why);
   if (d) d->fix = std::move(fix);
 }
 
@@ -290,8 +290,11 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     if (mask)
       report(ctx, node, "Boolean-mask indexing", display("Use `torch.where(mask, a, b)` or multiply by the mask"));
     else
+      // The output's shape is known; the indices are copied to the device from pageable
+      // memory first, which waits for the work queued before it.
       report(ctx, node, "Indexing a CUDA tensor with host indices",
-             display("Build the index tensor on the device once, before the loop"));
+             display("Build the index tensor on the device once, before the loop"),
+             " copies the indices to the GPU first: a synchronous copy that waits for the queued work");
     return;
   }
   if (!is(node, "call")) return;
