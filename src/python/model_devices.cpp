@@ -100,6 +100,13 @@ void SemanticModel::compute_cuda() {
   }
 }
 
+bool SemanticModel::default_device_moved() const {
+  return memo("default_device_moved", [&] {
+    return static_cast<int>(src_.find("set_default_device") != std::string_view::npos ||
+                            src_.find("set_default_tensor_type") != std::string_view::npos);
+  }) != 0;
+}
+
 SemanticModel::DeviceKind SemanticModel::device_kind(Node expr) const { return device_kind_impl(expr); }
 
 SemanticModel::DeviceKind SemanticModel::device_kind_impl(Node expr) const {
@@ -809,8 +816,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     // A read inside the right side of a store of its own key (`d["x"] = d["x"].cuda()`) reads
     // what was there before that store.
     std::string key;
+    const bool literal = !result && string_literal_value(index, src_, key);
     bool own_store = false;
-    if (!result && string_literal_value(index, src_, key) && is(unparen(value), "identifier"))
+    if (literal && is(unparen(value), "identifier"))
       for (Node p = parent(expr); !is_null(p) && !own_store; p = parent(p)) {
         if (is(p, "assignment") || is(p, "augmented_assignment")) {
           Node left = unparen(field(p, "left"));
@@ -821,7 +829,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         }
         if (is(p, "expression_statement") || is(p, "block") || is(p, "function_definition")) break;
       }
-    if (!result && !own_store && string_literal_value(index, src_, key)) result = keyed_store_cuda(value, key, 0);
+    if (literal && !own_store) result = keyed_store_cuda(value, key, 0);
     // `batch[0]` of a tuple whose element 0 is known (elements_cuda): that element's taint.
     if (result && is(index, "integer")) {
       auto c = constant(index);

@@ -606,26 +606,31 @@ bool host_tensor_method(std::string_view m) {
 
 }  // namespace
 
-bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
-  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
-  Node n = loops_[loop].node;
-  if (!is(n, "for_statement")) return false;
-  for (int ci : calls_in_loop_[loop])
-    if (is_step_call_at(ci, true)) return false;
+std::vector<std::string_view> SemanticModel::loop_batch_names(Node n) const {
+  std::vector<std::string_view> names;
+  if (!is(n, "for_statement")) return names;
   Node left = unparen(field(n, "left"));
   Node right = unparen(field(n, "right"));
-  // The names the batch is bound to (an enumerate index is not part of the batch).
   std::vector<Node> pattern{left};
   if (is(right, "call") && callee_name(right) == "builtins.enumerate" &&
       (is(left, "pattern_list") || is(left, "tuple_pattern")) && named_count(left) == 2)
     pattern = {named_child(left, 1)};
-  std::vector<std::string_view> names;
   for (size_t i = 0; i < pattern.size() && names.size() < 16; ++i) {
     Node t = unparen(pattern[i]);
     if (is(t, "identifier")) names.push_back(text(t));
     else
       for (Node c : named_children(t)) pattern.push_back(c);
   }
+  return names;
+}
+
+bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
+  if (loop < 0 || static_cast<size_t>(loop) >= loops_.size()) return false;
+  Node n = loops_[loop].node;
+  if (!is(n, "for_statement")) return false;
+  for (int ci : calls_in_loop_[loop])
+    if (is_step_call_at(ci, true)) return false;
+  auto names = loop_batch_names(n);
   if (names.empty()) return false;
   // A host target: a name or subscript whose base is not a CUDA value.
   auto host_target = [&](Node t) {

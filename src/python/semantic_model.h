@@ -344,6 +344,12 @@ class SemanticModel {
   // into a host tensor (`mean[i] += x[:, i].mean()`), and nothing in the loop performs a step.
   // Such a loop (dataset statistics, feature dumps) feeds no training: no batch reaches the GPU.
   bool loop_keeps_batches_on_host(int loop) const;
+  // The names a `for` loop binds its element to, as the batch (`for x, y in loader`; an
+  // `enumerate` index is not part of it): at most 16, in target order; empty for anything else.
+  std::vector<std::string_view> loop_batch_names(Node for_statement) const;
+  // Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
+  // tensor type)? Then a factory given no device is not known to build on the CPU. Memoized.
+  bool default_device_moved() const;
   // A loader handed to parameters of other modules' functions that iterate them in hot loops:
   // whether one of those iterations runs once per epoch (the call runs in a loop here, or in a
   // function called in one, or the callee iterates the parameter in a loop nested in another).
@@ -590,10 +596,10 @@ class SemanticModel {
   // return's dependence on this call's arguments (TypeInference::return_dependence); nullopt
   // where it is unknown.
   std::optional<bool> site_return_cuda(int function, Node call) const;
+  std::optional<bool> site_return_cuda(const FunctionFacts& f, Node call) const;
   // `d["key"]` (or what a name bound to `d`, or a call returning `d` itself, holds under it): a
   // store of that literal key into `d` in its scope puts a CUDA value there (depth at most 4).
   bool keyed_store_cuda(Node dict, const std::string& key, int depth) const;
-  std::optional<bool> site_return_cuda(const FunctionFacts& f, Node call) const;
   // The arguments of `call` that the return of another module's function `f` depends on
   // (FunctionFacts::dep_uses), in that order; nullopt where the dependence is unknown or a call
   // site does not bind every one of them plainly (a splat, a star parameter, an unresolved name).

@@ -120,15 +120,6 @@ const std::set<std::string, std::less<>>& host_factory_functions() {
   return k;
 }
 
-// Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
-// tensor type)? Then a factory given no device is not known to build on the CPU.
-bool default_device_moved(const SemanticModel& m) {
-  return m.memo("sy003:default_device", [&] {
-    return static_cast<int>(m.src().find("set_default_device") != std::string_view::npos ||
-                            m.src().find("set_default_tensor_type") != std::string_view::npos);
-  }) != 0;
-}
-
 // The element of a tuple display that an unpacking assignment gives the binding's name
 // (`indices, anch = [], []`), or null (no display, starred parts, nested targets).
 Node unpacked_display_element(const Binding& b) {
@@ -1503,7 +1494,7 @@ AbstractType TypeInference::call_type(Node call) const {
     }
     // The factories of new tensors given no device build on the CPU (unless the file moves
     // torch's default device: `torch.set_default_device("cuda")`).
-    if (host_factory_functions().count(q) && is_null(m_.argument(call, -1, "device")) && !default_device_moved(m_))
+    if (host_factory_functions().count(q) && is_null(m_.argument(call, -1, "device")) && !m_.default_device_moved())
       return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     // Padding a sequence of tensors gives one tensor on their device (`pad_sequence([torch.tensor(ids)
     // for ids in batch])`: a CPU tensor).

@@ -18,20 +18,7 @@ bool batches_only_index_host_data(const SemanticModel& m, Node call) {
   if (loops.empty()) return false;
   for (int l : loops) {
     Node n = m.loops()[l].node;
-    if (!is(n, "for_statement")) return false;
-    Node left = unparen(field(n, "left"));
-    Node right = unparen(field(n, "right"));
-    std::vector<Node> pattern{left};
-    if (is(right, "call") && m.callee_name(right) == "builtins.enumerate" &&
-        (is(left, "pattern_list") || is(left, "tuple_pattern")) && named_count(left) == 2)
-      pattern = {named_child(left, 1)};
-    std::vector<std::string_view> names;
-    for (size_t i = 0; i < pattern.size() && names.size() < 16; ++i) {
-      Node t = unparen(pattern[i]);
-      if (is(t, "identifier")) names.push_back(m.text(t));
-      else
-        for (Node c : named_children(t)) pattern.push_back(c);
-    }
+    auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
     if (names.empty()) return false;
     bool used = false;
     std::vector<Node> stack{field(n, "body")};

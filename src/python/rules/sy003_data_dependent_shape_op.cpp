@@ -73,15 +73,6 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   return every_value(m, e, [&](Node v) { return host_index_sequence(m, v, depth + 1); });
 }
 
-// Does the file move torch's default device (`torch.set_default_device("cuda")`, a CUDA default
-// tensor type)? Then a factory without `device=` is not known to build on the CPU.
-bool default_device_moved(const SemanticModel& m) {
-  return m.memo("sy003:default_device", [&] {
-    return static_cast<int>(m.src().find("set_default_device") != std::string_view::npos ||
-                            m.src().find("set_default_tensor_type") != std::string_view::npos);
-  }) != 0;
-}
-
 // An index tensor built on the host: a torch factory of positions given no device
 // (`torch.arange(n)`, `torch.randperm(n)`), or an element of a
 // sequence `torch.chunk` / `torch.split` (or the methods) cut from one: `for s in
@@ -115,7 +106,7 @@ bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
   if (is(e, "call")) {
     const std::string& q = m.callee_name(e);
     if (q == "torch.arange" || q == "torch.randperm")
-      return is_null(m.argument(e, -1, "device")) && !default_device_moved(m);
+      return is_null(m.argument(e, -1, "device")) && !m.default_device_moved();
     return false;
   }
   if (!is(e, "identifier")) return false;
@@ -137,7 +128,7 @@ bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
 // before gathering (a boolean one after finding its true positions).
 bool cpu_tensor_index(const SemanticModel& m, Node e) {
   e = unparen(e);
-  if (is_null(e) || default_device_moved(m)) return false;
+  if (is_null(e) || m.default_device_moved()) return false;
   AbstractType t = m.types().type_of(e);
   if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
   // An element of iterating a tensor (`for i in torch.randint(n, (b,))`: a 0-dim integer tensor
