@@ -274,6 +274,19 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
   return out;
 }
 
+namespace {
+// A call of what `getattr(obj, name)` returns, `name` not a string literal: the callee is chosen
+// at run time (a class named in a configuration file).
+bool reflective_call(const SemanticModel& m, Node call) {
+  if (!is(call, "call")) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "call") || m.callee_name(fn) != "builtins.getattr") return false;
+  Node name = unparen(m.argument(fn, 1, ""));
+  std::string lit;
+  return !is_null(name) && !string_literal_value(name, m.src(), lit);
+}
+}  // namespace
+
 bool SemanticModel::is_loader_uncached(Node expr) const {
   if (is(expr, "subscript")) {
     // `loaders[phase]` of a dict of loaders.
@@ -327,6 +340,10 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     for (const auto& v : values(expr)) {
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr)) return true;
       if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+      // A class or function named by the configuration and looked up at run time
+      // (`getattr(module_data, config["data_loader"]["type"])(...)`: pytorch-template's test.py):
+      // what it builds is as unresolved as a parameter's value.
+      if (v.kind == Value::Kind::Expr && reflective_call(*this, unparen(v.expr))) unknown = true;
     }
     if (unknown && is(expr, "identifier")) {
       // Rebound to what Accelerate/Fabric return (`model, opt, loader = accelerator.prepare(...)`):
