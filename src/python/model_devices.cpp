@@ -231,6 +231,13 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     // `cfg.DEVICE` with `import config as cfg`).
     if (const FunctionFacts* ext = module_attribute(expr, fact::kDevKind); ext && ext->devkind)
       return ext_devkind(ext->devkind);
+    // A name unpacked from another module's function that returns a device as an element of a
+    // tuple (`device, ids = prepare_device(n)`: FunctionFacts::ret_elems): may be CUDA, or the CPU.
+    if (k == "identifier" && facts_) {
+      AbstractType t = types_->type_of(expr);
+      if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cuda) return DeviceKind::Cuda;
+      if (t.kind == AbstractType::Kind::Device && t.device == TypeDevice::Cpu) return DeviceKind::Cpu;
+    }
   }
   return DeviceKind::Unknown;
 }

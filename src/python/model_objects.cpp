@@ -76,6 +76,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
   loader_class_[klass] = 0;  // in progress: a cycle is no loader
   const Class& c = classes_[klass];
   bool ok = !c.bases.empty();
+  bool sets_workers = false;  // its initializer stores `self.num_workers` (cache value 2)
   for (const auto& b : c.bases) {
     bool loader = false;
     for (auto name : kLoaderNames) loader |= b == name;
@@ -83,6 +84,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
       auto local = classes_by_name_.find(b);
       if (local != classes_by_name_.end()) {
         loader = local->second.size() == 1 && local->second[0] != klass && loader_class(local->second[0], depth + 1);
+        sets_workers |= loader && loader_class_[local->second[0]] == 2;
       } else if (facts_) {
         const FunctionFacts* ext = facts_->callee(b, fact::kLoaderClass);
         loader = ext && ext->loader_class;
@@ -92,7 +94,21 @@ bool SemanticModel::loader_class(int klass, int depth) const {
   }
   static constexpr std::string_view kOptions[] = {"num_workers", "pin_memory", "persistent_workers", "batch_size",
                                                   "batch_sampler", "sampler", "prefetch_factor"};
-  for (auto opt : kOptions) ok = ok && !self_assignments_by_key_.count(c.name + "." + std::string(opt));
+  // `self.num_workers = kwargs["num_workers"]` (else a constant) after the base's `__init__`
+  // (NuWave's `DataLoader_back`, which also wraps `__iter__` in a prefetching generator): the
+  // worker count the loader runs with is not the call's argument when the call omits it, so
+  // only a call that passes `num_workers` constructs a loader of it (constructs_loader_class);
+  // the other options are the call's. Stores of it in the initializer only.
+  for (auto opt : kOptions) {
+    auto stored = self_assignments_by_key_.find(c.name + "." + std::string(opt));
+    if (stored == self_assignments_by_key_.end()) continue;
+    auto init = c.methods.find("__init__");
+    bool in_init = opt == "num_workers" && init != c.methods.end();
+    for (int ai : stored->second)
+      in_init = in_init && function_at(start(self_assignments_[ai].second)) == init->second;
+    if (in_init) sets_workers = true;
+    else ok = false;
+  }
   for (const auto& [name, f] : c.methods) {
     if (!ok) break;
     for (int ci : calls_by_caller_[f]) {
@@ -126,7 +142,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
     }
     ok = ok && forwards;
   }
-  loader_class_[klass] = ok ? 1 : 0;
+  loader_class_[klass] = ok ? (sets_workers ? 2 : 1) : 0;
   return ok;
 }
 
@@ -140,7 +156,9 @@ bool SemanticModel::constructs_loader_class(int ci) const {
       auto named = classes_by_name_.find(std::string(text(fn)));
       if (named != classes_by_name_.end())
         for (int c : named->second)
-          if (same(classes_[c].node, bindings[0]->value)) return loader_class(c);
+          if (same(classes_[c].node, bindings[0]->value))
+            return loader_class(c) &&  // DataLoader's num_workers: positional 5 or by keyword
+                   (loader_class_[c] == 1 || !is_null(argument(calls_[ci].call, 5, "num_workers")));
       return false;
     }
   }
@@ -256,6 +274,19 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
   return out;
 }
 
+namespace {
+// A call of what `getattr(obj, name)` returns, `name` not a string literal: the callee is chosen
+// at run time (a class named in a configuration file).
+bool reflective_call(const SemanticModel& m, Node call) {
+  if (!is(call, "call")) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "call") || m.callee_name(fn) != "builtins.getattr") return false;
+  Node name = unparen(m.argument(fn, 1, ""));
+  std::string lit;
+  return !is_null(name) && !string_literal_value(name, m.src(), lit);
+}
+}  // namespace
+
 bool SemanticModel::is_loader_uncached(Node expr) const {
   if (is(expr, "subscript")) {
     // `loaders[phase]` of a dict of loaders.
@@ -309,6 +340,10 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     for (const auto& v : values(expr)) {
       if (v.kind == Value::Kind::Expr && !same(v.expr, expr) && is_loader_impl(v.expr)) return true;
       if (v.kind == Value::Kind::Unknown || (v.kind == Value::Kind::Expr && same(v.expr, expr))) unknown = true;
+      // A class or function named by the configuration and looked up at run time
+      // (`getattr(module_data, config["data_loader"]["type"])(...)`: pytorch-template's test.py):
+      // what it builds is as unresolved as a parameter's value.
+      if (v.kind == Value::Kind::Expr && reflective_call(*this, unparen(v.expr))) unknown = true;
     }
     if (unknown && is(expr, "identifier")) {
       // Rebound to what Accelerate/Fabric return (`model, opt, loader = accelerator.prepare(...)`):

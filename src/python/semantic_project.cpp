@@ -1253,7 +1253,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (const auto& b : classes_[c].bases)
       if (facts.bases.size() < 4 && b != "object" && !starts_with(b, "builtins.")) facts.bases.push_back(b);
     facts.registry = registry_of(classes_[c].node);
-    facts.loader_class = loader_class(static_cast<int>(c));
+    // Only a class whose initializer leaves every option to the call (loader_class_ 1): one
+    // that stores `self.num_workers` is a loader of another module's call that passes none.
+    facts.loader_class = loader_class(static_cast<int>(c)) && loader_class_[c] == 1;
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
     if (!facts.bases.empty()) {  // only a subclass's stores reach another module's class

@@ -271,6 +271,25 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   for (size_t i = 0; i < arity; ++i) {
     AbstractType e = AbstractType::bottom();
     for (Node r : returns) e = join(e, value(r, Path::single(static_cast<int>(i))));
+    // A device element that its types leave unresolved (`torch.device("cuda:0" if n > 0 else "cpu")`
+    // in `return device, list_ids`): where every return is a tuple display, what the elements name
+    // (devkind_of), so that `device, ids = prepare_device(n)` in another module unpacks a device
+    // that may be CUDA.
+    if (e.kind == Kind::Device && e.device == TypeDevice::Unresolved) {
+      std::vector<Node> elems;
+      for (Node r : returns) {
+        Node u = unparen(r);
+        Node el = is(u, "tuple") || is(u, "expression_list") ? named_child(u, static_cast<uint32_t>(i)) : Node{};
+        if (is_null(el) || is(el, "list_splat")) {
+          elems.clear();
+          break;
+        }
+        elems.push_back(el);
+      }
+      int dk = elems.empty() ? 0 : m_.devkind_of(elems);
+      if (dk == 2) e.device = TypeDevice::Cuda;
+      else if (dk == 1) e.device = TypeDevice::Cpu;
+    }
     if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
     else out.ret_elems.push_back({-1, 0});
     // The class (or union) of the element's instances in every return (`return model, criterion`).
