@@ -230,6 +230,31 @@ bool graph_split_mask(const SemanticModel& m, Node e) {
   return true;
 }
 
+// One split of an OGB dataset's node or graph split, `split_idx["train"]` with every value of
+// `split_idx` a call `dataset.get_idx_split()` on an instance of a class of the `ogb` package
+// (`PygNodePropPredDataset(name=...)`), through parameters the module's calls hand it: OGB returns
+// the splits as CPU index tensors, so indexing CUDA data with one copies the positions to the
+// device first (set P ogb arxiv/gnn.py's test()). Not once moved (`split_idx["train"].to(device)`
+// is another expression). O(values of the two names).
+bool ogb_split_index(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (!is(e, "subscript") || named_count(e) != 2 || !is(unparen(field(e, "subscript")), "string")) return false;
+  Node splits = unparen(field(e, "value"));
+  if (!is(splits, "identifier")) return false;
+  return every_value(m, splits, [&](Node v) {
+    v = unparen(v);
+    if (!is(v, "call")) return false;
+    Node fn = unparen(field(v, "function"));
+    if (!is(fn, "attribute") || m.text(field(fn, "attribute")) != "get_idx_split") return false;
+    Node dataset = unparen(field(fn, "object"));
+    if (!is(dataset, "identifier")) return false;
+    return every_value(m, dataset, [&](Node d) {
+      d = unparen(d);
+      return is(d, "call") && m.callee_name(d).rfind("ogb.", 0) == 0;
+    });
+  });
+}
+
 // A falsy literal: None, False, 0, "", (), [], {}.
 bool falsy_literal(const SemanticModel& m, Node n) {
   n = unparen(n);
@@ -298,7 +323,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
       // `features[:, idx, :]` with `idx = np.random.permutation(n)`: a numpy array of positions
       // (through names) among several indices is copied to the device as a list is.
       host_array = host_array || (is(unparen(c), "identifier") && host_index_sequence(m, c));
-      host_tensor = host_tensor || cpu_tensor_index(m, c);
+      host_tensor = host_tensor || cpu_tensor_index(m, c) || ogb_split_index(m, c);
     }
     if (indices < 2) host_list = host_array = false;
     host_list = host_list || host_array;
