@@ -1439,9 +1439,16 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     result = is_batch_impl(value);
     // `x_all[n_id]` with `n_id` a batch's node ids (`for batch_size, n_id, adjs in sampler`): a
     // host tensor gathered at the step's indices is the step's batch (not one already on CUDA).
+    // Also at an element of such a batch (`train_feat[batch[0]]` over a loader of graph indices:
+    // set V GCNII ppi.py), a name subscripted by constants.
     if (!result && named_count(expr) == 2) {
       Node index = unparen(field(expr, "subscript"));
-      result = is(index, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
+      Node base = index;
+      for (int guard = 0; guard < 4 && is(base, "subscript") && named_count(base) == 2 &&
+                          is(unparen(field(base, "subscript")), "integer");
+           ++guard)
+        base = unparen(field(base, "value"));
+      result = is(base, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
     }
     if (!result) result = range_indexed_batch(*this, expr, cold_comprehensions_dropped_ && types_);
   } else if (k == "attribute") {

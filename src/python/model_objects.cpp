@@ -3,6 +3,7 @@
 #include "python/model_internal.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "python/frameworks.h"
 #include "python/types.h"
@@ -445,6 +446,46 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
     // `dataset.train` after `dataset = Cifar(...)`: what Cifar's initializer stores there.
     if (is(expr, "attribute"))
       for (Node s : instance_attribute_stores(expr)) add(s);
+    // `self.train_loader, self.nclass = factory.get_data_loader(...)` in a method of the class
+    // (set T RMI, set F deeplab's Trainer), the other module's function returning a tuple whose
+    // element there is a loader by its types: the attribute in that tuple target stands for the
+    // element, as external_loader_element's name does. One walk of the class per attribute read
+    // (memoized: classes without such a tuple target are walked once).
+    if (int klass = is(expr, "attribute") && facts_ ? class_of_self(expr) : -1; klass >= 0) {
+      std::string_view attr = text(field(expr, "attribute"));
+      auto visit = [&](const std::function<bool(Node, uint32_t, Node)>& f) {
+        std::vector<Node> stack{field(classes_[klass].node, "body")};
+        while (!stack.empty()) {
+          Node n = stack.back();
+          stack.pop_back();
+          if (is(n, "class_definition") || is(n, "lambda")) continue;
+          if (is(n, "assignment")) {
+            Node l = field(n, "left"), r = unparen(field(n, "right"));
+            if ((is(l, "pattern_list") || is(l, "tuple_pattern")) && is(r, "call"))
+              for (uint32_t i = 0; i < named_count(l) && i < 8; ++i) {
+                Node t = named_child(l, i);
+                if (is(t, "attribute") && text(unparen(field(t, "object"))) == "self" && f(t, i, r)) return true;
+              }
+            continue;
+          }
+          for (Node c : named_children(n)) stack.push_back(c);
+        }
+        return false;
+      };
+      if (memo("self_unpacked_call:" + classes_[klass].name,
+               [&] { return visit([](Node, uint32_t, Node) { return true; }) ? 1 : 0; }) != 0)
+        visit([&](Node t, uint32_t i, Node call) {
+          if (text(field(t, "attribute")) != attr) return false;
+          const FunctionFacts* ext = ext_callee_of(call, fact::kReturnType);
+          if (!ext || i >= ext->ret_elems.size() ||
+              ext->ret_elems[i].first != static_cast<int>(AbstractType::Kind::Loader))
+            return false;
+          bool dup = false;
+          for (Node x : out) dup = dup || same(x, t);
+          if (!dup && out.size() < kMaxCandidates) out.push_back(t);
+          return false;
+        });
+    }
     // `model, opt, train_dl = accelerator.prepare(model, opt, train_loader)`: train_dl is the
     // prepared train_loader (same workers and pinning).
     // `active_dataloader = train_dl` of such a name: the alias is read at its own binding.

@@ -487,6 +487,35 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   for (size_t i = 0; i < n; ++i)
     for (auto& d : sys_path_dirs(paths[i], texts[i]))
       if (std::find(extra.begin(), extra.end(), d) == extra.end()) extra.push_back(std::move(d));
+  // The checkout is itself the package its modules import (`from RMI.dataloaders import
+  // factory` in RMI/train.py, the repository cloned as `RMI` into a directory on sys.path): the
+  // directory the files have in common, not a package itself, whose name some module imports
+  // as the first part of a dotted name, has its parent searched as a root too. Only that
+  // name's imports reach through it (the modules' other names are unchanged). O(files + imports).
+  if (n > 1) {
+    std::error_code ec;
+    fs::path common = fs::absolute(fs::path(paths[0]), ec).lexically_normal().parent_path();
+    for (const auto& p : paths) {
+      fs::path dir = fs::absolute(fs::path(p), ec).lexically_normal().parent_path();
+      fs::path shared;
+      for (auto a = common.begin(), b = dir.begin(); a != common.end() && b != dir.end() && *a == *b; ++a, ++b)
+        shared /= *a;
+      common = shared;
+    }
+    std::string base = common.filename().string();
+    if (!base.empty() && is_identifier(base) && common.has_parent_path() && common != common.parent_path() &&
+        !fs::is_regular_file(common / "__init__.py", ec)) {
+      bool imported = false;
+      for (size_t i = 0; i < n && !imported; ++i)
+        for (const auto& name : imported_names(texts[i]))
+          if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 && name[base.size()] == '.') {
+            imported = true;
+            break;
+          }
+      std::string parent = common.parent_path().string();
+      if (imported && std::find(extra.begin(), extra.end(), parent) == extra.end()) extra.push_back(parent);
+    }
+  }
   ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
   setup.layout.index_words(texts);
   const ProjectLayout& layout = setup.layout;

@@ -872,7 +872,9 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) continue;
     for (uint32_t i = 0; i < named_count(pattern) && i < 8; ++i) {
       Node t = named_child(pattern, i);
-      if (!is(t, "identifier")) continue;
+      // Also `self.train_loader` of `self.train_loader, self.nclass = get_loader(args)`: the loops
+      // over the attribute in the class's methods (loader_origins).
+      if (!is(t, "identifier") && !(is(t, "attribute") && text(unparen(field(t, "object"))) == "self")) continue;
       bool feeds = false, per_epoch = false;
       for (int l : loops_iterating(t)) {
         feeds |= loops_[l].kind == LoopKind::Hot;

@@ -190,6 +190,71 @@ bool array_mask(const SemanticModel& m, Node e, int depth = 0) {
   return false;
 }
 
+// A node split mask of a PyTorch Geometric graph: `data.train_mask`, `data.val_mask`,
+// `data.valid_mask`, `data.test_mask` (the boolean tensors PyG's datasets and OGB's converted
+// splits store on a graph), in a module that imports torch_geometric; also the value a loop over
+// a graph's call binds, `for _, mask in data('test_mask')` (Data.__call__ yields (key, value)
+// pairs of the attributes it names, here masks only). Indexing a CUDA tensor with one syncs as
+// any mask does (set V GCNII PyG/cora/cora.py, set P ogb's cluster_gcn.py). O(1) after the
+// module's imports are read once.
+bool graph_split_mask(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  auto split_mask = [](std::string_view name) {
+    return name == "train_mask" || name == "val_mask" || name == "valid_mask" || name == "test_mask";
+  };
+  bool pyg = m.memo("imports_torch_geometric", [&] {
+    if (m.scopes().empty()) return 0;
+    for (const auto& [name, bindings] : m.scopes()[0].bindings)
+      for (const auto& b : bindings)
+        if (b.kind == Binding::Kind::Import && b.qualified.rfind("torch_geometric", 0) == 0) return 1;
+    return 0;
+  }) != 0;
+  if (!pyg) return false;
+  if (is(e, "attribute")) return split_mask(m.text(field(e, "attribute")));
+  if (!is(e, "identifier")) return false;
+  auto bindings = m.lookup(m.text(e), start(e));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::LoopTarget || b->unpack_index != 1) return false;
+    Node it = unparen(b->value);
+    if (!is(it, "call") || !is(unparen(field(it, "function")), "identifier")) return false;
+    bool names = false;
+    for (Node a : named_children(field(it, "arguments"))) {
+      if (!is(a, "string")) return false;
+      auto c = m.constant(a);
+      if (!c || c->kind != Value::Kind::Str || !split_mask(c->s)) return false;
+      names = true;
+    }
+    if (!names) return false;
+  }
+  return true;
+}
+
+// One split of an OGB dataset's node or graph split, `split_idx["train"]` with every value of
+// `split_idx` a call `dataset.get_idx_split()` on an instance of a class of the `ogb` package
+// (`PygNodePropPredDataset(name=...)`), through parameters the module's calls hand it: OGB returns
+// the splits as CPU index tensors, so indexing CUDA data with one copies the positions to the
+// device first (set P ogb arxiv/gnn.py's test()). Not once moved (`split_idx["train"].to(device)`
+// is another expression). O(values of the two names).
+bool ogb_split_index(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (!is(e, "subscript") || named_count(e) != 2 || !is(unparen(field(e, "subscript")), "string")) return false;
+  Node splits = unparen(field(e, "value"));
+  if (!is(splits, "identifier")) return false;
+  return every_value(m, splits, [&](Node v) {
+    v = unparen(v);
+    if (!is(v, "call")) return false;
+    Node fn = unparen(field(v, "function"));
+    if (!is(fn, "attribute") || m.text(field(fn, "attribute")) != "get_idx_split") return false;
+    Node dataset = unparen(field(fn, "object"));
+    if (!is(dataset, "identifier")) return false;
+    return every_value(m, dataset, [&](Node d) {
+      d = unparen(d);
+      return is(d, "call") && m.callee_name(d).rfind("ogb.", 0) == 0;
+    });
+  });
+}
+
 // A falsy literal: None, False, 0, "", (), [], {}.
 bool falsy_literal(const SemanticModel& m, Node n) {
   n = unparen(n);
@@ -252,13 +317,13 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     for (Node c : named_children(node)) {
       if (same(c, value) || is(c, "comment")) continue;
       ++indices;
-      mask = mask || m.is_cuda_bool(unparen(c)) || array_mask(m, c);
+      mask = mask || m.is_cuda_bool(unparen(c)) || array_mask(m, c) || graph_split_mask(m, c);
       host_range = host_range || (is(unparen(c), "call") && m.callee_name(unparen(c)) == "builtins.range");
       host_list = host_list || is(unparen(c), "list") || is(unparen(c), "list_comprehension");
       // `features[:, idx, :]` with `idx = np.random.permutation(n)`: a numpy array of positions
       // (through names) among several indices is copied to the device as a list is.
       host_array = host_array || (is(unparen(c), "identifier") && host_index_sequence(m, c));
-      host_tensor = host_tensor || cpu_tensor_index(m, c);
+      host_tensor = host_tensor || cpu_tensor_index(m, c) || ogb_split_index(m, c);
     }
     if (indices < 2) host_list = host_array = false;
     host_list = host_list || host_array;
