@@ -637,9 +637,19 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
           for (int g : targets)
             for (int l : loops_by_function_[g])
               if (g != function && loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader) pass = 1;
+          // Not a function of another module handed the step's batch (`inference(model, ims, ...)`
+          // with `ims = batch["im"]`, segmenter's sliding-window forward per image): its hot loop
+          // runs over that batch's parts, within the step.
           if (!pass && targets.empty())
-            if (const FunctionFacts* ef = ext_callee_of(calls_[ci].call, fact::kHotLoop); ef && ef->has_hot_loop)
-              pass = 1;
+            if (const FunctionFacts* ef = ext_callee_of(calls_[ci].call, fact::kHotLoop); ef && ef->has_hot_loop) {
+              bool batch_handed = false;
+              for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
+                if (is(a, "keyword_argument")) a = field(a, "value");
+                batch_handed = batch_handed || (!is(a, "list_splat") && !is(a, "dictionary_splat") && !is(a, "comment") &&
+                                                is_batch_value(a));
+              }
+              if (!batch_handed) pass = 1;
+            }
           if (pass) break;
         }
         memo_[key] = pass;

@@ -289,6 +289,71 @@ bool reflective_call(const SemanticModel& m, Node call) {
 }  // namespace
 
 bool SemanticModel::is_loader_uncached(Node expr) const {
+  // A construction of a project subclass of a DataLoader that defines no `__iter__` (through its
+  // bases) and, here, whose methods move nothing with `.cuda()`/`.to()`: iterated, it yields its
+  // base's host batches, whatever its constructor does with its own arguments (segmenter's
+  // `Loader(dataset, batch_size, num_workers, distributed, split)`, calling `super().__init__` in
+  // branches). A loader value, not a loader construction whose options the DL/BS rules read from the
+  // call (`loader_class`). The class is of this module by its name, or of another by its class
+  // facts' bases (at most 4 levels, each base a resolution).
+  std::function<bool(const std::string&, int)> ext_class_derives_loader = [&](const std::string& name, int depth) {
+    if (depth > 4 || !facts_) return false;
+    const FunctionFacts* cls = facts_->callee(name, fact::kClass);
+    if (!cls || !cls->is_class || cls->bases.empty()) return false;
+    for (const auto& b : cls->bases) {
+      for (auto l : kLoaderNames)
+        if (b == l) return true;
+      if (ext_class_derives_loader(b, depth + 1)) return true;
+    }
+    return false;
+  };
+  auto constructs_iterated_loader_subclass = [&](Node call) {
+    Node fn = unparen(field(call, "function"));
+    auto loader_name = [](std::string_view b) {
+      for (auto name : kLoaderNames)
+        if (b == name) return true;
+      return false;
+    };
+    if (is(fn, "identifier")) {
+      auto bindings = lookup(text(fn), start(fn));
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Class) {
+        auto named = class_by_node_.find(bindings[0]->value.id);
+        if (named == class_by_node_.end()) return false;
+        int klass = named->second;
+        bool iter = false, moves = false;
+        bool derives = any_base(klass, [&](const std::string& b) {
+          if (loader_name(b)) return true;
+          if (!facts_ || classes_by_name_.count(b)) return false;
+          const FunctionFacts* ext = facts_->callee(b, fact::kClass);
+          return ext && ext->is_class && ext_class_derives_loader(b, 0);
+        });
+        if (!derives) return false;
+        std::set<int> seen;
+        std::function<void(int)> visit = [&](int k) {
+          if (k < 0 || !seen.insert(k).second) return;
+          for (const auto& [name, f] : classes_[k].methods) {
+            iter |= name == "__iter__";
+            for (int ci : calls_by_caller_[f]) {
+              Node cf = unparen(field(calls_[ci].call, "function"));
+              moves |= is(cf, "attribute") && (text(field(cf, "attribute")) == "cuda" || text(field(cf, "attribute")) == "to");
+            }
+          }
+          for (const auto& b : classes_[k].bases)
+            if (auto n = classes_by_name_.find(b); n != classes_by_name_.end())
+              for (int c : n->second) visit(c);
+        };
+        visit(klass);
+        return !iter && !moves;
+      }
+    }
+    auto idx = call_index_.find(call.id);
+    if (!facts_ || idx == call_index_.end() || static_cast<size_t>(idx->second) >= ext_name_.size()) return false;
+    const std::string& name = ext_name_[idx->second];
+    if (name.empty() || name.find('|') != std::string::npos) return false;
+    const FunctionFacts* cls = facts_->callee(name, fact::kClass);
+    if (!cls || !cls->is_class || facts_->callee(name + ".__iter__", fact::kExists)) return false;
+    return ext_class_derives_loader(name, 0);
+  };
   if (is(expr, "subscript")) {
     // `loaders[phase]` of a dict of loaders.
     for (Node e : subscripted_elements(expr))
@@ -320,6 +385,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       return false;
     }
     if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
+    if (constructs_iterated_loader_subclass(expr)) return true;
     if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader); ext && ext->returns_loader) return true;
     // A function defined here that returns a loader.
     for (int f : callees(expr))
@@ -567,6 +633,9 @@ bool SemanticModel::is_module_uncached(Node expr) const {
         auto a = text(field(f, "attribute"));
         if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float" || a == "bfloat16") {
           e = unparen(field(f, "object"));
+          // `net = net.to(device)` of a name bound to a module before (`net = RetinaFace(...)`,
+          // `net = load_model(net, ...)`): that name's module.
+          if (is(e, "identifier") && is_module_value(e)) return true;
           continue;
         }
         if (a == "from_pretrained") return true;

@@ -319,6 +319,19 @@ std::string ProjectLayout::absolute(int from, std::string_view name) const {
 std::pair<int, std::string> ProjectLayout::split(int from, std::string_view absolute) const {
   if (absolute.empty()) return {-1, {}};
   auto parts = split_on(absolute, '.', true);
+  // A script (a module outside any package) finds the modules of its own directory first (it is
+  // sys.path[0]), and a regular module there wins over a namespace package of the same name:
+  // `import discrete_BCQ` in `discrete_BCQ/main.py` next to `discrete_BCQ/discrete_BCQ.py` is that
+  // file, so `discrete_BCQ.discrete_BCQ(...)` is its class, not the module below the namespace
+  // package `discrete_BCQ` of the project's root.
+  if (parts.size() > 1 && from >= 0 && static_cast<size_t>(from) < modules_.size()) {
+    const Module& here = modules_[from];
+    if (!here.is_package && !here.name.empty() && here.name.find('.') == std::string::npos)
+      if (auto it = by_name_.find(parts[0]); it != by_name_.end())
+        for (int c : it->second)
+          if (!modules_[c].is_package && modules_[c].dir == here.dir && modules_[c].name == parts[0])
+            return {c, join(parts, 1, parts.size())};
+  }
   for (size_t k = parts.size(); k > 0; --k) {
     auto it = by_name_.find(join(parts, 0, k));
     if (it == by_name_.end()) continue;

@@ -482,10 +482,53 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     return out;
   }
   if (k != "identifier") return {};
+  // A parameter of a function here: the union of what its call sites pass (here, and the class
+  // every call site of another module passes): `policy` of `eval_policy(policy, ...)`, called
+  // with a `BCQ.BCQ` in one function and a `DDPG.DDPG` in another.
+  auto param_classes = [&](int fi, int pi) -> std::string {
+    if (fi < 0 || pi < 0 || static_cast<size_t>(fi) >= m_.functions().size()) return {};
+    const Function& fn = m_.functions()[fi];
+    if (static_cast<size_t>(pi) >= fn.params.size()) return {};
+    const Param& p = fn.params[pi];
+    if (p.is_variadic || (fn.klass >= 0 && pi == 0) || m_.step_hook(fi)) return {};
+    std::string out;
+    // Call sites of other modules: the class every one of them passes.
+    if (const ArgFacts* ext = m_.ext_param(fi, pi, fact::kArgClass); ext && ext->passed) {
+      if (ext->klass.empty() || ext->klass == "?") return {};
+      out = ext->klass;
+    }
+    std::vector<Node> sites;
+    for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);
+    if (fn.klass >= 0 && fn.name == "__init__")
+      for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
+    if (sites.size() > SemanticModel::kMaxCandidates) return {};
+    int position = fn.klass >= 0 ? pi - 1 : pi;
+    for (Node call : sites) {
+      for (Node c : named_children(field(call, "arguments")))
+        if (is(c, "list_splat") || is(c, "dictionary_splat")) return {};
+      Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
+      if (is_null(a)) a = p.default_value;
+      if (is_null(a)) return {};
+      if (value(a, path).kind == Kind::None) continue;  // an optional instance
+      // Each call site one class: a site passing a name bound to several (SlowFast's `test_meter`,
+      // an `AVAMeter` or a `TestMeter` in the branches of one caller) gives the parameter none.
+      std::string c = class_names(a, path, depth + 1);
+      if (c.empty() || c.find('|') != std::string::npos) return {};
+      out = out.empty() ? c : union_join(out, c);
+      if (out.empty()) return {};
+    }
+    return out;
+  };
   auto bindings = visible(m_, expr);
   if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
   std::string out;
   for (const Binding* b : bindings) {
+    if (b->kind == Binding::Kind::Param) {
+      std::string c = param_classes(b->function, b->param_index);
+      out = out.empty() && c.empty() ? std::string{} : out.empty() ? c : union_join(out, c);
+      if (out.empty()) return {};
+      continue;
+    }
     if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
     AbstractType bt = binding_part(*b, path);
     if (bt.kind == Kind::None) continue;  // an optional instance

@@ -58,16 +58,30 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
   if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
   Node target = unparen(field(assign, "left"));
   if (!is(target, "identifier")) return false;
+  // In a function: its body is searched for the module fed. At module level (an evaluation
+  // script's `for i, img_name in enumerate(test_dataset):` under `if __name__ == "__main__":`,
+  // Pytorch_Retinaface): the body of the innermost loop around the move.
   int f = m.function_at(start(call));
-  if (f < 0) return false;
-  const Function& fn = m.functions()[f];
+  const Function* fn = f >= 0 ? &m.functions()[f] : nullptr;
+  int scope = fn ? fn->scope : m.scope_at(start(call));
+  Node region = fn ? field(fn->node, "body") : Node{};
+  if (!fn) {
+    if (scope < 0 || m.scopes()[scope].kind != Scope::Kind::Module) return false;
+    for (Node p = parent(call); !is_null(p) && is_null(region); p = parent(p))
+      if (is(p, "for_statement") || is(p, "while_statement")) region = field(p, "body");
+    if (is_null(region)) return false;
+  }
+  // At module level every name is the module's: the conversion and its array are bound in the
+  // loop (per image), not before it (a table moved on every pass is TX003's).
+  auto in_region = [&](uint32_t at) { return fn || (at >= start(region) && at < end(region)); };
   static const std::set<std::string, std::less<>> conversions = {
       "torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"};
   auto bindings = m.lookup(m.text(r), start(r));
   if (bindings.empty()) return false;
   bool converted = false;
   for (const Binding* b : bindings) {
-    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != fn.scope) return false;
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != scope || !in_region(b->at))
+      return false;
     Node v = unparen(b->value);
     if (same(v, call)) continue;
     // `torch.from_numpy(x).float()`, `.type(torch.FloatTensor)`: conversions on the host.
@@ -80,7 +94,7 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     }
     // `images = image.unsqueeze(0)` of an input the function preprocessed (`image =
     // self.transform(image)`: ssd's Predictor.predict).
-    if (is(v, "identifier") && m.text(v) != m.text(r) && preprocessed_here(m, v, fn)) {
+    if (fn && is(v, "identifier") && m.text(v) != m.text(r) && preprocessed_here(m, v, *fn)) {
       converted = true;
       continue;
     }
@@ -90,14 +104,14 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     auto src_bindings = m.lookup(m.text(src), start(src));
     if (src_bindings.empty()) return false;
     for (const Binding* sb : src_bindings)
-      if (sb->kind != Binding::Kind::Assign || m.scope_at(sb->at) != fn.scope) return false;
+      if (sb->kind != Binding::Kind::Assign || m.scope_at(sb->at) != scope || !in_region(sb->at)) return false;
     converted = true;
   }
   if (!converted) return false;
   // A module called after the move with the moved tensor as a positional argument.
   std::string_view name = m.text(target);
   bool fed = false;
-  std::vector<Node> stack{field(fn.node, "body")};
+  std::vector<Node> stack{region};
   while (!stack.empty() && !fed) {
     Node n = stack.back();
     stack.pop_back();
