@@ -1,6 +1,6 @@
 // Internal to the semantic model's implementation files (src/python/semantic_model.cpp and
-// src/python/model_*.cpp): helpers they share and the memoization template. Not an API: other
-// code includes python/semantic_model.h.
+// src/python/model_*.cpp, and types.cpp for property_getter): helpers they share and the
+// memoization template. Not an API: other code includes python/semantic_model.h.
 #pragma once
 
 #include <string_view>
@@ -42,6 +42,11 @@ inline constexpr const char* kCudaSwitchedOff = "cuda:switched-off";
 // earlier one of the chain false; an `else` body every condition of the chain false; a `while`
 // body its condition true. Unparenthesized. A walk up the parents, at most 4,096 levels.
 std::vector<std::pair<Node, bool>> branch_guards(Node n);
+
+// The getter of a `@property` (or `functools.cached_property`) named `name` that class `klass`
+// itself defines (functions() index), or -1: reading `self.name` runs it, so its returns are
+// what the attribute holds (`self.device` returning `self.model.device`).
+int property_getter(const SemanticModel& m, int klass, std::string_view name);
 
 }  // namespace model_detail
 

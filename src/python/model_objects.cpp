@@ -639,6 +639,16 @@ bool SemanticModel::is_module_uncached(Node expr) const {
           continue;
         }
         if (a == "from_pretrained") return true;
+        // A framework method that hands back its argument (`accelerator.unwrap_model(model)`).
+        if (types_) {
+          AbstractType recv = types_->type_of(field(f, "object"));
+          const auto& table = FrameworkTable::get();
+          if (recv.kind == AbstractType::Kind::Object && recv.framework >= 0 &&
+              table.identity(table.class_name(recv.framework) + "." + std::string(a))) {
+            Node first = argument(e, 0, "");
+            return !is_null(first) && !is(first, "keyword_argument") && is_module_value(first);
+          }
+        }
       }
       std::string q = qualified_name(f);
       if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))

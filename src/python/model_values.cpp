@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace stoker::python {
 
@@ -1516,6 +1517,22 @@ std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
   return out;
 }
 
+int model_detail::property_getter(const SemanticModel& m, int klass, std::string_view name) {
+  if (klass < 0 || klass >= static_cast<int>(m.classes().size())) return -1;
+  const auto& methods = m.classes()[klass].methods;
+  auto it = methods.find(std::string(name));
+  if (it == methods.end()) return -1;
+  Node def = m.functions()[it->second].node;
+  Node decorated = parent(def);
+  if (!is(decorated, "decorated_definition")) return -1;
+  for (Node d : named_children(decorated)) {
+    if (!is(d, "decorator")) continue;
+    std::string_view e = m.text(named_child(d, 0));
+    if (e == "property" || e == "functools.cached_property" || e == "cached_property") return it->second;
+  }
+  return -1;
+}
+
 std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   std::string_view name = text(field(attr, "attribute"));
@@ -1524,6 +1541,26 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     std::vector<Value> out;
     std::string key = classes_[klass].name + "." + std::string(name);
     auto indexed = self_assignments_by_key_.find(key);
+    // A property of the class (or of a base defined here) that nothing stores over: what its
+    // getter returns (`self.device` -> `self.model.device`, `self.unwrapped_model` ->
+    // `self.accelerator.unwrap_model(self.model)`).
+    if (indexed == self_assignments_by_key_.end()) {
+      std::set<int> seen;
+      for (int c = klass; c >= 0 && seen.insert(c).second;) {
+        if (int g = property_getter(*this, c, name); g >= 0) {
+          for (Node r : functions_[g].returns) add_values(out, values(r));
+          if (out.empty()) add_values(out, {Value::unknown()});
+          return out;
+        }
+        int base = -1;
+        for (const auto& b : classes_[c].bases)
+          if (auto named = classes_by_name_.find(std::string(last_part(b))); named != classes_by_name_.end()) {
+            base = named->second.back();
+            break;
+          }
+        c = base;
+      }
+    }
     static const std::vector<int> kNone;
     for (int ai : indexed == self_assignments_by_key_.end() ? kNone : indexed->second) {
       Node v = self_assignments_[ai].second;

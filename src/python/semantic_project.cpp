@@ -1167,11 +1167,36 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.has_hot_loop = function_has_hot_loop_[f] != 0;
     facts.steps = function_steps_[0][f] != 0;
     facts.steps_forward = function_steps_[1][f] != 0;
+    // A return that hands back a parameter of the function, as it is or prepared by a framework
+    // (EasyContext's `prepare_dataloader(mode, loader, accelerator)`: `return loader` in some
+    // modes, `return accelerator.prepare(loader)` in data_parallel): no loader of its own. A
+    // caller's loader_origins then follows the loader it hands in (the wrapper path), whose
+    // workers, pinning and batch size the returned loader has on every path.
+    auto own_param = [&](Node e) {
+      e = unparen(e);
+      if (!is(e, "identifier")) return false;
+      auto bindings = lookup(text(e), start(e));
+      if (bindings.empty()) return false;
+      for (const Binding* b : bindings)
+        if (b->kind != Binding::Kind::Param || b->function != static_cast<int>(f) || b->param_index < 0 ||
+            functions_[f].params[static_cast<size_t>(b->param_index)].is_variadic)
+          return false;
+      return true;
+    };
+    auto hands_back_param = [&](Node r) {
+      r = unparen(r);
+      if (own_param(r)) return true;
+      if (!is(r, "call")) return false;
+      Node fn = unparen(field(r, "function"));
+      if (!is(fn, "attribute") || !FrameworkTable::get().is_prepare_method(text(field(fn, "attribute")))) return false;
+      auto args = named_children(field(r, "arguments"));
+      return args.size() == 1 && own_param(args[0]);
+    };
     AbstractType returned = AbstractType::bottom();
     for (Node r : functions_[f].returns) {
       returned = join(returned, types().type_of(r));
       facts.returns_cuda |= is_cuda(r);
-      facts.returns_loader |= is_loader_impl(r);
+      if (!hands_back_param(r)) facts.returns_loader |= is_loader_impl(r);
       facts.returns_module |= is_module_value(r);
     }
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "python/frameworks.h"
+#include "python/model_internal.h"  // model_detail::property_getter
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types_detail.h"
@@ -1269,6 +1270,15 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
           any = true;
         }
       }
+    // A property the class defines (`def device(self): return self.model.device`): what its
+    // getter returns.
+    if (int g = model_detail::property_getter(m_, c, attr);
+        g >= 0 && !m_.self_assignments_by_key_.count(m_.classes()[c].name + "." + std::string(attr))) {
+      for (Node r : m_.functions()[g].returns) t = join(t, value(r, Path{}));
+      if (m_.functions()[g].returns.empty()) t = AbstractType::unknown();
+      any = true;
+      if (t.kind == Kind::Unknown) return t;
+    }
     for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
       AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v);
       // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
@@ -1664,6 +1674,12 @@ AbstractType TypeInference::call_type(Node call) const {
       case Kind::Object:
         if (recv.framework >= 0) {
           if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          // A method that hands back its argument as it is (row `identity CLASS.METHOD`:
+          // `accelerator.unwrap_model(model)`, the model on its device).
+          if (table.identity(table.class_name(recv.framework) + "." + std::string(meth))) {
+            Node first = m_.argument(call, 0, "");
+            return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
+          }
           if (table.returns_on_device(recv.framework, meth)) {
             // `accelerator.gather(t)`, `pad_across_processes(d)`: its tensors on the device; a
             // host value given stays what it was (the CUDA taint decides).

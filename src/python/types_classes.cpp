@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -368,13 +369,101 @@ int TypeInference::ext_class_index(std::string_view written) const {
 
 std::vector<std::string> TypeInference::cuda_instance_classes() const {
   std::vector<std::string> out;
-  if (!m_.facts_ || !m_.uses_cuda()) return out;
+  if (!m_.facts_) return out;
+  // The project classes of other modules a class object may be, as this module writes them
+  // (qualified through its imports): a class named, a name bound to one, or `table[a][b]` of
+  // dict displays of them (P-tuning-v2's `PREFIX_MODELS[config.model_type][task_type]`); `None`
+  // entries hold nothing. Library classes (`AutoModelForSequenceClassification`) are none of
+  // them: only the project's classes are collected (a may-set, not a type). False when an
+  // expression is not understood.
+  std::function<bool(Node, int, int, std::vector<std::string>&)> class_objects =
+      [&](Node e, int pending, int depth, std::vector<std::string>& got) -> bool {
+    e = unparen(e);
+    if (is_null(e) || depth > 8 || got.size() > 32) return false;
+    if (is(e, "none")) return pending == 0;
+    if (is(e, "subscript")) return class_objects(field(e, "value"), pending + 1, depth + 1, got);
+    if (is(e, "dictionary")) {
+      if (pending == 0) return false;
+      for (Node pair : named_children(e)) {
+        if (is(pair, "comment")) continue;
+        if (!is(pair, "pair") || !class_objects(field(pair, "value"), pending - 1, depth + 1, got)) return false;
+      }
+      return true;
+    }
+    if (!is(e, "identifier") && !is(e, "attribute")) return false;
+    if (const std::string& q = m_.qualified_name(e); !q.empty()) {
+      if (pending != 0) return false;
+      const FunctionFacts* f = m_.facts_->callee(q, fact::kClass);
+      if (f && f->is_class && f->module_kind == 1 && std::find(got.begin(), got.end(), q) == got.end()) got.push_back(q);
+      return true;  // a library class: none of the project's
+    }
+    if (!is(e, "identifier")) return false;
+    auto bindings = m_.lookup(text(e, m_.src()), start(e));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !class_objects(b->value, pending, depth + 1, got))
+        return false;
+    return true;
+  };
+  // A function of this module whose returned module another module places on CUDA (rec23b,
+  // FactsTable via cuda_instances below: P-tuning-v2's `model = get_model(...)` handed to
+  // `Trainer(model=model)`): the project classes its returns may construct, directly or with
+  // `from_pretrained`/`from_config` of a class object, are instances on CUDA.
+  for (size_t f = 0; f < m_.functions().size(); ++f) {
+    const Function& fn = m_.functions()[f];
+    if (fn.klass >= 0 || fn.returns.empty() || m_.scopes_[fn.scope].parent != 0 || !m_.facts_->class_on_cuda(fn.name))
+      continue;
+    std::vector<std::string> got;
+    for (Node r : fn.returns) {
+      std::vector<Node> built;
+      r = unparen(r);
+      if (is(r, "call")) {
+        built.push_back(r);
+      } else if (is(r, "identifier")) {
+        for (const Binding* b : m_.lookup(text(r, m_.src()), start(r)))
+          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call"))
+            built.push_back(unparen(b->value));
+      }
+      for (Node c : built) {
+        Node callee = unparen(field(c, "function"));
+        if (is(callee, "attribute")) {
+          std::string_view meth = text(field(callee, "attribute"), m_.src());
+          if (meth == "from_pretrained" || meth == "from_config") callee = field(callee, "object");
+        }
+        std::vector<std::string> classes;
+        if (class_objects(callee, 0, 0, classes))
+          for (auto& k : classes)
+            if (std::find(got.begin(), got.end(), k) == got.end()) got.push_back(std::move(k));
+      }
+    }
+    for (auto& k : got)
+      if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(std::move(k));
+  }
+  if (!m_.uses_cuda()) {
+    std::sort(out.begin(), out.end());
+    return out;
+  }
   for (const Scope& s : m_.scopes_)
     for (const auto& [name, list] : s.bindings)
       for (const Binding& b : list) {
         if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "call")) continue;
         AbstractType t = binding_part(b, Path{});
-        if (t.kind != Kind::Module || t.klass > -2) continue;
+        if (t.kind != Kind::Module || t.klass > -2) {
+          // A module of no known class returned by a function of another module and placed on
+          // CUDA here (`model = get_model(...)`, then `Trainer(model=model)`): that function, so
+          // that its module marks the classes its returns construct (above, there).
+          Node call = unparen(b.value);
+          const FunctionFacts* ext = t.klass == -1 ? m_.ext_callee_of(call, fact::kReturnsModule) : nullptr;
+          if (!ext || !ext->returns_module) continue;
+          auto ci = m_.call_index_.find(call.id);
+          if (ci == m_.call_index_.end() || static_cast<size_t>(ci->second) >= m_.ext_name_.size()) continue;
+          const std::string& fname = m_.ext_name_[ci->second];
+          if (fname.empty() || fname.find('|') != std::string::npos) continue;
+          TypeDevice moved = moved_device(&b);
+          if (moved != TypeDevice::Cuda && moved != TypeDevice::Any) continue;
+          if (std::find(out.begin(), out.end(), fname) == out.end()) out.push_back(fname);
+          continue;
+        }
         TypeDevice d = t.device;
         if (TypeDevice moved = moved_device(&b); moved != TypeDevice::Unresolved) d = join(d, moved);
         if (d != TypeDevice::Cuda && d != TypeDevice::Any) continue;
