@@ -722,7 +722,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     int module;
     std::string receiver;
   };
-  std::vector<std::unordered_map<std::string, std::vector<Relay>>> relays(n);
+  std::vector<std::unordered_map<std::string_view, std::vector<Relay>>> relays(n);  // keys: the summaries' strings
   TaintEdges taint;
   taint.call_targets.resize(n);
   // Every call to a project function of another module, joined per callee: O(calls x hops).
@@ -855,28 +855,28 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         const ParamSummary& p = params[i];
         if (rf->method && i == 0) continue;  // self
         if (p.star || p.double_star) continue;
+        // The argument's facts as the call has them (no copy), or `got` when it passes none.
+        const ArgFacts* arg = nullptr;
         ArgFacts got;
-        bool found = false;
         const TaintSources* follows = nullptr;
         size_t pos = i - (rf->method ? 1 : 0);
         if (!p.keyword_only) {
           ++named_positional;
           if (pos < oc.positional.size()) {
-            got = oc.positional[pos];
-            found = true;
+            arg = &oc.positional[pos];
             if (pos < oc.positional_follow.size()) follows = &oc.positional_follow[pos];
           }
         }
-        for (size_t k = 0; !found && k < oc.keywords.size(); ++k)
+        for (size_t k = 0; !arg && k < oc.keywords.size(); ++k)
           if (oc.keywords[k].first == p.name) {
-            got = oc.keywords[k].second;
+            arg = &oc.keywords[k].second;
             keyword_used[k] = 1;
-            found = true;
             if (k < oc.keyword_follow.size()) follows = &oc.keyword_follow[k];
           }
         if (follows && !follows->empty() && !oc.caller.empty())
           taint.args.push_back({static_cast<int>(m), &oc.caller, ci, rm, receiver, i, follows});
-        if (!found) {
+        if (!arg) {
+          arg = &got;
           if (oc.splat) {
             got.passed = true;
             got.values.assign(1, ScalarFact{});
@@ -887,9 +887,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             got.defaulted = true;
           }
         }
-        in.params[i].join(got);
-        if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(got);
-        if (got.cuda || got.device_cuda) cuda_[tm] = cuda_[rm] = 1;
+        in.params[i].join(*arg);
+        if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(*arg);
+        if (arg->cuda || arg->device_cuda) cuda_[tm] = cuda_[rm] = 1;
       }
       for (size_t i = 0; i < params.size(); ++i) {
         const ParamSummary& p = params[i];
@@ -938,6 +938,37 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
       return std::hash<std::string>{}(k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
     }
   };
+  // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
+  // round 1): nothing is relayed, and the graph is not built. The same sources as the edges below.
+  auto param_cuda = [&](int module, const std::string& local, int index) {
+    const Incoming* in = incoming(module, local);
+    return in && static_cast<size_t>(index) < in->params.size() && in->params[static_cast<size_t>(index)].cuda;
+  };
+  auto returns_cuda = [&](int module, const std::string& local) {
+    const FunctionFacts* f = function(module, local);
+    return f && f->returns_cuda;
+  };
+  auto any_source = [&](int m, const std::string& function, const TaintSources& src) {
+    for (int p : src.params)
+      if (param_cuda(m, function, p)) return true;
+    for (int c : src.calls)
+      if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
+        for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)])
+          if (returns_cuda(tm, local)) return true;
+    return false;
+  };
+  bool seeded = false;
+  for (size_t a = 0; a < edges.args.size() && !seeded; ++a)
+    seeded = any_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows);
+  for (size_t m = 0; m < summaries_.size() && !seeded; ++m) {
+    if (!summaries_[m]) continue;
+    for (const auto& [name, f] : summaries_[m]->functions)
+      if (!f.returns_follow.empty() && !f.returns_cuda && any_source(static_cast<int>(m), name, f.returns_follow)) {
+        seeded = true;
+        break;
+      }
+  }
+  if (!seeded) return;
   std::unordered_map<Key, std::vector<Key>, KeyHash> succ;
   auto edge = [&](Key from, const Key& to) { succ[std::move(from)].push_back(to); };
   auto from_sources = [&](int m, const std::string& function, const TaintSources& src, const Key& to) {
@@ -1357,7 +1388,7 @@ std::string FactsTable::star_import(int from, std::string_view name) const {
 
 bool FactsTable::attribute_mentioned(int from, std::string_view name) const {
   for (const char* key : {"*", ""}) {
-    auto it = attribute_modules_.find(*key ? std::string(key) : std::string(name));
+    auto it = attribute_modules_.find(*key ? std::string_view(key) : name);
     if (it == attribute_modules_.end()) continue;
     for (int m : it->second)
       if (m != from) return true;

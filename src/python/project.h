@@ -231,7 +231,8 @@ class FactsTable {
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
   std::vector<std::unordered_map<std::string, std::string>> imports_;
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
-  std::unordered_map<std::string, std::vector<int>> attribute_modules_;  // name -> modules naming it ("*": any)
+  // Name -> the modules naming it ("*": any); the keys are views of the summaries' strings.
+  std::unordered_map<std::string_view, std::vector<int>> attribute_modules_;
   std::vector<std::unordered_map<std::string, Incoming>> incoming_;
   std::vector<char> cuda_;
 };

@@ -162,7 +162,11 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
-  if (o.passed) join_scalars(elem_values, o.elem_values.empty() ? std::vector<ScalarFact>{ScalarFact{}} : o.elem_values);
+  if (o.passed) {
+    // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
+    static const std::vector<ScalarFact> unknown_element{ScalarFact{}};
+    join_scalars(elem_values, o.elem_values.empty() ? unknown_element : o.elem_values);
+  }
 }
 
 void ArgFacts::join_hot(const ArgFacts& site) {
