@@ -358,7 +358,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     // `loaders[phase]` of a dict of loaders.
     for (Node e : subscripted_elements(expr))
       if (is_loader_impl(e)) return true;
-    return false;
+    return ext_loader_item(expr);  // `data['tr_loader']` of a dict of loaders other modules hand
   }
   if (is(expr, "call")) {
     if (is_loader_call(expr)) return true;

@@ -92,89 +92,98 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
   Kwargs out;
   Node args = field(call, "arguments");
   std::unordered_set<const void*> visited;  // each dictionary expression is read once
-  std::function<void(Node)> add_dict = [&](Node d) {
-    d = unparen(d);
-    Step step(*this);
-    if (!step || !visited.insert(d.id).second) {
+  for (auto a : named_children(args)) {
+    if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+    else if (is(a, "dictionary_splat")) add_dict_entries(named_child(a, 0), start(call), out, visited);
+  }
+  return kwargs_cache_.emplace(call.id, std::move(out)).first->second;
+}
+
+SemanticModel::Kwargs SemanticModel::dict_entries(Node dict) const {
+  Kwargs out;
+  std::unordered_set<const void*> visited;
+  add_dict_entries(dict, start(dict), out, visited);
+  return out;
+}
+
+void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
+                                     std::unordered_set<const void*>& visited) const {
+  d = unparen(d);
+  Step step(*this);
+  if (!step || !visited.insert(d.id).second) {
+    out.complete = false;
+    return;
+  }
+  if (is(d, "dictionary")) {
+    for (auto pair : named_children(d)) {
+      if (is(pair, "pair")) {
+        std::string key;
+        if (string_literal_value(field(pair, "key"), src_, key)) out.items.push_back({key, field(pair, "value")});
+        else out.complete = false;
+      } else if (is(pair, "dictionary_splat")) {
+        add_dict_entries(named_child(pair, 0), before, out, visited);
+      }
+    }
+    return;
+  }
+  if (is(d, "conditional_expression") && named_count(d) == 3) {
+    // `{...} if use_cuda else {}`: the GPU path's keys count as present.
+    add_dict_entries(named_child(d, 0), before, out, visited);
+    add_dict_entries(named_child(d, 2), before, out, visited);
+    return;
+  }
+  if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
+    for (auto a : named_children(field(d, "arguments"))) {
+      if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+      else out.complete = false;
+    }
+    return;
+  }
+  if (is(d, "identifier")) {
+    auto bindings = lookup(text(d), start(d));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) {
       out.complete = false;
       return;
     }
-    if (is(d, "dictionary")) {
-      for (auto pair : named_children(d)) {
-        if (is(pair, "pair")) {
-          std::string key;
-          if (string_literal_value(field(pair, "key"), src_, key)) out.items.push_back({key, field(pair, "value")});
-          else out.complete = false;
-        } else if (is(pair, "dictionary_splat")) {
-          add_dict(named_child(pair, 0));
-        }
-      }
-      return;
-    }
-    if (is(d, "conditional_expression") && named_count(d) == 3) {
-      // `{...} if use_cuda else {}`: the GPU path's keys count as present.
-      add_dict(named_child(d, 0));
-      add_dict(named_child(d, 2));
-      return;
-    }
-    if (is(d, "call") && qualified_name(field(d, "function")) == "builtins.dict") {
-      for (auto a : named_children(field(d, "arguments"))) {
-        if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-        else out.complete = false;
-      }
-      return;
-    }
-    if (is(d, "identifier")) {
-      auto bindings = lookup(text(d), start(d));
-      if (bindings.empty() || bindings.size() > kMaxCandidates) {
+    // The earliest reaching assignment is the base; later ones (in branches) add keys.
+    bool any = false;
+    for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
+      const Binding* b = *it;
+      if (b->kind == Binding::Kind::Assign) {
+        add_dict_entries(b->value, before, out, visited);
+        any = true;
+      } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
+        add_dict_entries(field(b->value, "right"), before, out, visited);
+        any = true;
+      } else {
         out.complete = false;
-        return;
       }
-      // The earliest reaching assignment is the base; later ones (in branches) add keys.
-      bool any = false;
-      for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
-        const Binding* b = *it;
-        if (b->kind == Binding::Kind::Assign) {
-          add_dict(b->value);
-          any = true;
-        } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
-          add_dict(field(b->value, "right"));
-          any = true;
-        } else {
-          out.complete = false;
-        }
-      }
-      if (!any) return;
-      // Keys added before the call: d.update({...}), d.update(k=v), d["k"] = v.
-      std::string_view name = text(d);
-      uint32_t first_at = bindings.back()->at;
-      for (Node u : update_calls_) {
-        Node obj = field(field(u, "function"), "object");
-        if (!is(obj, "identifier") || text(obj) != name || start(u) < first_at || start(u) > start(call)) continue;
-        if (scope_at(start(u)) != scope_at(start(d))) continue;
-        for (auto a : named_children(field(u, "arguments"))) {
-          if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-          else add_dict(a);
-        }
-      }
-      for (Node s : subscript_assignments_) {
-        Node l = unparen(field(s, "left"));
-        Node obj = field(l, "value");
-        if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > start(call)) continue;
-        if (scope_at(start(s)) != scope_at(start(d))) continue;
-        std::string key;
-        if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
-        else out.complete = false;
-      }
-      return;
     }
-    out.complete = false;
-  };
-  for (auto a : named_children(args)) {
-    if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-    else if (is(a, "dictionary_splat")) add_dict(named_child(a, 0));
+    if (!any) return;
+    // Keys added before the call: d.update({...}), d.update(k=v), d["k"] = v.
+    std::string_view name = text(d);
+    uint32_t first_at = bindings.back()->at;
+    for (Node u : update_calls_) {
+      Node obj = field(field(u, "function"), "object");
+      if (!is(obj, "identifier") || text(obj) != name || start(u) < first_at || start(u) > before) continue;
+      if (scope_at(start(u)) != scope_at(start(d))) continue;
+      for (auto a : named_children(field(u, "arguments"))) {
+        if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
+        else add_dict_entries(a, before, out, visited);
+      }
+    }
+    for (Node s : subscript_assignments_) {
+      Node l = unparen(field(s, "left"));
+      Node obj = field(l, "value");
+      if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > before) continue;
+      if (scope_at(start(s)) != scope_at(start(d))) continue;
+      std::string key;
+      if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
+      else out.complete = false;
+    }
+    return;
   }
-  return kwargs_cache_.emplace(call.id, std::move(out)).first->second;
+  out.complete = false;
 }
 
 // Values are memoized per node; a node met again while its own values are being computed (a

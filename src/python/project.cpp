@@ -58,7 +58,10 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       for (char e : x.elem_cuda) o += e ? '1' : '0';
   }
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
-  if (fields & fact::kLoader) o += x.loader ? 'l' : '-';
+  if (fields & fact::kLoader) {
+    o += x.loader ? 'l' : '-';
+    for (const auto& k : x.loader_keys) o += "|k" + k;
+  }
   if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
   if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
   if (fields & fact::kType) {
@@ -196,10 +199,11 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
       const auto& p = x.params[i];
-      if (!p.iterated_hot && !p.called) continue;
+      if (!p.iterated_hot && !p.called && p.hot_keys.empty()) continue;
       o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
       for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch})
         o += b ? '1' : '0';
+      for (const auto& k : p.hot_keys) o += ",k" + k;
     }
   return o;
 }
@@ -1072,6 +1076,10 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
     p.iterated_hot |= q.iterated_hot;
     p.called |= q.called;
     p.iterated_per_epoch |= q.iterated_per_epoch;
+    for (const auto& k : q.hot_keys)
+      if (auto at = std::lower_bound(p.hot_keys.begin(), p.hot_keys.end(), k);
+          (at == p.hot_keys.end() || *at != k) && p.hot_keys.size() < kMaxLoaderKeys)
+        p.hot_keys.insert(at, k);
   }
   a.is_class = a.is_class && b.is_class;
   if (a.module_kind != b.module_kind) a.module_kind = -1;

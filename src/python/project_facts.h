@@ -66,6 +66,11 @@ struct ArgFacts {
   // (`args.num_workers` of `build_loaders(args)` in another module reads its default there).
   int ns = 0;
   std::vector<std::pair<std::string, std::vector<ScalarFact>>> ns_values;
+  // A dict of loaders (a display, `dict(k=v)`, a name bound to one and its literal-key stores:
+  // SemanticModel::dict_entries): the literal keys under which some passing site's dict holds a
+  // loader, sorted, at most kMaxLoaderKeys, read with kLoader (`data = {'tr_loader': tr_loader};
+  // Solver(data)` in one module, `self.tr_loader = data['tr_loader']` in Solver's).
+  std::vector<std::string> loader_keys;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields
@@ -102,6 +107,11 @@ struct ParamSummary {
   // iterated by a hot loop that runs once per iteration of an enclosing loop of the function
   // (or of one it calls): its own epoch loop
   bool iterated_per_epoch = false;
+  // The literal keys under which the items of the parameter (a dict) are iterated by a hot loop
+  // of the function, or of one it hands them to (`self.tr_loader = data['tr_loader']` in
+  // __init__, iterated by a method's loop), sorted, at most kMaxLoaderKeys; per epoch with
+  // iterated_per_epoch. A caller's dict display feeds training under those keys.
+  std::vector<std::string> hot_keys;
   bool operator==(const ParamSummary&) const = default;
 };
 
@@ -322,6 +332,7 @@ class ExternalFacts {
 
 constexpr size_t kMaxAttributeNames = 8192;
 constexpr size_t kMaxFedAttrs = 8;  // IncomingCalls::attrs_fed
+constexpr size_t kMaxLoaderKeys = 8;  // ArgFacts::loader_keys, ParamSummary::hot_keys
 constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).

@@ -40,7 +40,7 @@ json arg_json(const ArgFacts& a) {
   for (const auto& [dest, dvs] : a.ns_values) ns.push_back({dest, const_json(dvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step, a.ns, ns};
+          a.batch, a.step, a.ns, ns, a.loader_keys};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -68,6 +68,7 @@ ArgFacts arg_from(const json& j) {
   a.step = j.at(20);
   a.ns = j.at(21);
   for (const auto& d : j.at(22)) a.ns_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
+  if (j.size() > 23) a.loader_keys = j.at(23).get<std::vector<std::string>>();
   return a;
 }
 }  // namespace
@@ -77,7 +78,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   for (const auto& [name, f] : s.functions) {
     json ps = json::array();
     for (const auto& p : f.params)
-      ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch});
+      ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch,
+                    p.hot_keys});
     json attrs = json::array();
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     json ns = json::array();
@@ -169,7 +171,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
       for (const auto& p : f.at(8))
-        ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6)});
+        ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
+                                         p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{}});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();

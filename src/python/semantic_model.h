@@ -233,6 +233,10 @@ class SemanticModel {
     Node find(std::string_view key) const;
   };
   Kwargs keyword_arguments(Node call) const;
+  // The literal-key entries of a dict expression as `**` would expand it at that point (a
+  // display, `dict(k=v)`, a name bound to one, with its updates and `d["k"] = v` stores before);
+  // `complete` false when some entry or key is not known.
+  Kwargs dict_entries(Node dict) const;
   // Argument by position or keyword; null node when absent.
   Node argument(Node call, int position, std::string_view keyword) const;
   // The iterator a call advances: `it` in `next(it)` and in the old `it.next()` (PyTorch's early
@@ -506,6 +510,10 @@ class SemanticModel {
   std::vector<const FunctionFacts*> ext_callees(int call_index, unsigned fields) const;
   const ArgFacts* ext_param(int function, int param_index, unsigned fields) const;
   bool ext_param_flag(Node identifier, unsigned field) const;  // a parameter binding with the flag
+  // `data['tr_loader']` of a parameter every binding of which other modules hand a dict holding
+  // a loader under that literal key (ArgFacts::loader_keys).
+  bool ext_loader_item(Node subscript) const;
+  void add_dict_entries(Node dict, uint32_t before, Kwargs& out, std::unordered_set<const void*>& visited) const;
   bool external_feeds_training(Node loader_call) const;
   // Calls here (by node id) whose result, or an element of it, another module's function
   // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <tuple>
 
 #include "python/frameworks.h"
 #include "python/project_fields.h"
@@ -162,6 +163,10 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
+  for (const auto& k : o.loader_keys)
+    if (auto at = std::lower_bound(loader_keys.begin(), loader_keys.end(), k);
+        (at == loader_keys.end() || *at != k) && loader_keys.size() < kMaxLoaderKeys)
+      loader_keys.insert(at, k);
   if (o.passed) {
     // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
     static const std::vector<ScalarFact> unknown_element{ScalarFact{}};
@@ -600,6 +605,21 @@ bool SemanticModel::ext_param_flag(Node id, unsigned field) const {
   return false;
 }
 
+bool SemanticModel::ext_loader_item(Node subscript) const {
+  if (!facts_) return false;
+  Node c = unparen(field(subscript, "value"));
+  std::string key;
+  if (!is(c, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, key)) return false;
+  auto bindings = lookup(text(c), start(c));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Param) return false;
+    const ArgFacts* a = ext_param(b->function, b->param_index, fact::kLoader);
+    if (!a || !std::binary_search(a->loader_keys.begin(), a->loader_keys.end(), key)) return false;
+  }
+  return true;
+}
+
 bool SemanticModel::each_external_hot_argument(
     const std::function<bool(size_t, const ParamSummary&, Node)>& visit) const {
   // The arguments a call here passes to parameters of other modules' functions that those
@@ -610,10 +630,16 @@ bool SemanticModel::each_external_hot_argument(
     if (!ext) continue;
     for (size_t i = 0; i < ext->params.size(); ++i) {
       const ParamSummary& p = ext->params[i];
-      if (!p.iterated_hot || p.star || p.double_star) continue;
+      if ((!p.iterated_hot && p.hot_keys.empty()) || p.star || p.double_star) continue;
       int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
       Node a = argument(calls_[ci].call, position, p.name);
-      if (!is_null(a) && visit(ci, p, a)) return true;
+      if (is_null(a)) continue;
+      if (p.iterated_hot && visit(ci, p, a)) return true;
+      // A dict handed there whose items under those keys are iterated (`Solver(data)` with
+      // `data = {'tr_loader': tr_loader}`): each such item is handed on.
+      if (!p.hot_keys.empty())
+        for (const auto& [key, item] : dict_entries(a).items)
+          if (std::binary_search(p.hot_keys.begin(), p.hot_keys.end(), key) && visit(ci, p, item)) return true;
     }
   }
   return false;
@@ -1039,13 +1065,33 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // Parameters reached through what a class stores on itself (`self.loader = loader`): an object
   // keeps a loader to iterate it on every call of its method (an evaluator's `evaluate()`).
   std::vector<std::pair<int, int>>* stored = nullptr;
+  // Items of parameters reached under a literal key (`data['tr_loader']`, a dict handed there):
+  // (function, parameter, key, reached through what the class stores on itself).
+  struct KeyedParam {
+    int f, p;
+    std::string key;
+    bool stored;
+  };
+  std::vector<KeyedParam> keyed;
   std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
                                                                              std::vector<std::pair<int, int>>& params) {
     e = unparen(e);
     if (is_null(e) || depth > kMaxTraceDepth || !traced.insert(e.id).second) return;
     Step step(*this);
     if (!step) return;
-    if (is(e, "call")) {
+    if (is(e, "conditional_expression") && named_count(e) == 3) {
+      // `self.tr_loader if not cross_valid else self.cv_loader`: either.
+      trace(named_child(e, 0), depth + 1, params);
+      trace(named_child(e, 2), depth + 1, params);
+    } else if (std::string key; is(e, "subscript") && is(unparen(field(e, "value")), "identifier") &&
+                                string_literal_value(unparen(field(e, "subscript")), src_, key)) {
+      Node c = unparen(field(e, "value"));
+      auto bindings = lookup(text(c), start(c));
+      if (bindings.size() > kMaxCandidates) return;
+      for (const Binding* b : bindings)
+        if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64)
+          keyed.push_back({b->function, b->param_index, key, false});
+    } else if (is(e, "call")) {
       iterated_calls.insert(e.id);
       for (auto a : named_children(field(e, "arguments")))
         if (!is(a, "keyword_argument") && !is(a, "comment")) trace(a, depth + 1, params);
@@ -1059,10 +1105,11 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
       auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(e, "attribute"))));
-      size_t before = params.size();
+      size_t before = params.size(), keyed_before = keyed.size();
       if (indexed != self_assignments_by_key_.end())
         for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
       if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
+      for (size_t k = keyed_before; k < keyed.size(); ++k) keyed[k].stored = true;
     } else if (Node obj = is(e, "attribute") ? unparen(field(e, "object")) : Node{}; is(obj, "identifier")) {
       // `dataset.train` after `dataset = Cifar(...)`: an attribute of the instance a call built.
       auto bindings = lookup(text(obj), start(obj));
@@ -1080,10 +1127,25 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // made in a loop (or to a parameter the callee iterates per epoch).
   std::vector<std::vector<char>> epoch_param(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) epoch_param[f].assign(functions_[f].params.size(), 0);
+  // Per parameter, the keys of its items iterated hot (ParamSummary::hot_keys).
+  std::vector<std::vector<std::set<std::string>>> hot_keys(functions_.size());
+  for (size_t f = 0; f < functions_.size(); ++f) hot_keys[f].resize(functions_[f].params.size());
+  // The keyed items a trace reached: true when one is new (or newly per epoch).
+  auto add_keyed = [&](bool epoch) {
+    bool changed = false;
+    for (const auto& k : keyed) {
+      auto& keys = hot_keys[k.f][k.p];
+      if (keys.size() < kMaxLoaderKeys && keys.insert(k.key).second) changed = true;
+      if ((epoch || k.stored) && !epoch_param[k.f][k.p]) epoch_param[k.f][k.p] = changed = true;
+    }
+    keyed.clear();
+    return changed;
+  };
   for (const auto& l : loops_) {
     if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
     std::vector<std::pair<int, int>> params, kept;
     traced.clear();
+    keyed.clear();
     stored = &kept;
     trace(field(l.node, "right"), 0, params);
     stored = nullptr;
@@ -1092,6 +1154,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (l.parent_loop >= 0) epoch_param[f][p] = 1;
     }
     for (auto [f, p] : kept) epoch_param[f][p] = 1;
+    add_keyed(l.parent_loop >= 0);
   }
   // Through calls: a parameter handed to a function (here or in another module) that iterates it.
   auto argument_for = [&](Node call, bool method, int i, const std::string& name, bool kwonly) {
@@ -1102,31 +1165,55 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     bool changed = false;
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
       std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
+      // (argument, keys of its items iterated there, per epoch): a parameter handed on as a whole
+      std::vector<std::tuple<Node, const std::set<std::string>*, bool>> keyed_args;
+      std::vector<std::set<std::string>> ext_keys;
       bool in_loop = !calls_[ci].loops.empty();
       for (int c : callees_by_call_[ci]) {
         const Function& fn = functions_[c];
-        for (size_t i = 0; i < fn.params.size(); ++i)
-          if (hot_param[c][i] && !fn.params[i].is_variadic)
-            args.push_back({argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
-                                         fn.params[i].keyword_only),
-                            in_loop || epoch_param[c][i]});
+        for (size_t i = 0; i < fn.params.size(); ++i) {
+          if (fn.params[i].is_variadic) continue;
+          Node a = argument_for(calls_[ci].call, fn.klass >= 0, static_cast<int>(i), fn.params[i].name,
+                                fn.params[i].keyword_only);
+          if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i]});
+          if (!hot_keys[c][i].empty()) keyed_args.push_back({a, &hot_keys[c][i], in_loop || epoch_param[c][i]});
+        }
       }
-      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
+      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams)) {
+        ext_keys.reserve(ext->params.size());
         for (size_t i = 0; i < ext->params.size(); ++i) {
           const ParamSummary& p = ext->params[i];
-          if (p.iterated_hot && !p.star && !p.double_star)
-            args.push_back({argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only),
-                            in_loop || p.iterated_per_epoch});
+          if (p.star || p.double_star) continue;
+          Node a = argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only);
+          if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch});
+          if (!p.hot_keys.empty()) {
+            ext_keys.emplace_back(p.hot_keys.begin(), p.hot_keys.end());
+            keyed_args.push_back({a, &ext_keys.back(), in_loop || p.iterated_per_epoch});
+          }
         }
+      }
       for (auto [a, epoch] : args) {
         if (is_null(a)) continue;
         std::vector<std::pair<int, int>> params;
         traced.clear();
+        keyed.clear();
         trace(a, 0, params);
         for (auto [f, p] : params) {
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;
           if (epoch && !epoch_param[f][p]) epoch_param[f][p] = changed = true;
         }
+        changed |= add_keyed(epoch);  // `loop(data['train'])` with `data` a parameter here
+      }
+      // A parameter here handed on whole to one whose items are iterated under keys.
+      for (auto [a, keys, epoch] : keyed_args) {
+        a = unparen(a);
+        if (!is(a, "identifier")) continue;
+        auto bindings = lookup(text(a), start(a));
+        if (bindings.size() > kMaxCandidates) continue;
+        for (const Binding* b : bindings)
+          if (b->kind == Binding::Kind::Param && b->function >= 0)
+            for (const auto& k : *keys) keyed.push_back({b->function, b->param_index, k, false});
+        changed |= add_keyed(epoch);
       }
     }
     if (!changed) break;
@@ -1145,6 +1232,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       s.iterated_hot = hot_param[f][i] != 0;
       s.iterated_per_epoch = epoch_param[f][i] != 0;
+      if (!p.is_variadic) s.hot_keys.assign(hot_keys[f][i].begin(), hot_keys[f][i].end());
       s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
       ps.push_back(std::move(s));
     }
@@ -1412,6 +1500,13 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
     f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
+    // A dict holding loaders under literal keys (ArgFacts::loader_keys).
+    if (Node u = unparen(a); is(u, "identifier") || is(u, "dictionary") || is(u, "call")) {
+      std::set<std::string> keys;
+      for (const auto& [key, item] : dict_entries(u).items)
+        if (keys.size() < kMaxLoaderKeys && !keys.count(key) && is_loader_impl(item)) keys.insert(key);
+      f.loader_keys.assign(keys.begin(), keys.end());
+    }
     // The values its elements may take (a tuple of strings a dispatch loop reads).
     std::vector<ScalarFact> evs;
     for (const auto& v : element_values(a)) evs.push_back(to_scalar_fact(v));
