@@ -1823,13 +1823,25 @@ SemanticModel::Narrowing SemanticModel::isinstance_narrowing(Node use, const Bin
       // The if statement (or elif clause) whose condition holds the call as a conjunct.
       Node up = parent(call);
       while (!is_null(up) && (is(up, "boolean_operator") || is(up, "parenthesized_expression"))) up = parent(up);
+      std::string_view ck0 = is_tensor_call ? std::string_view("tensor") : class_kind(argument(call, 1, ""), class_kind, 0);
+      // `g.item() if isinstance(g, torch.Tensor) else g` (a disjunction holding the test too): in
+      // the else branch the name is not a tensor, as in the body of a host test.
+      if (is(up, "conditional_expression") && named_count(up) == 3 && ck0 == "tensor") {
+        std::vector<Node> alternatives;
+        conjuncts(named_child(up, 1), src_, alternatives, 0, "or");
+        bool disjunct = false;
+        for (Node c : alternatives) disjunct |= same(c, call);
+        auto& blocks = isinstance_ifs_[std::string(text(subject))].host_blocks;
+        if (disjunct && blocks.size() < 16) blocks.push_back(named_child(up, 2));
+        continue;
+      }
       if (!is(up, "if_statement") && !is(up, "elif_clause")) continue;
       Node cond = field(up, "condition");
       std::vector<Node> parts;
       conjuncts(cond, src_, parts);
       bool conjunct = false;
       for (Node c : parts) conjunct |= same(c, call);
-      std::string_view ck = is_tensor_call ? std::string_view("tensor") : class_kind(argument(call, 1, ""), class_kind, 0);
+      std::string_view ck = ck0;
       if (ck.empty()) continue;
       std::string name(text(subject));
       Node body = field(up, "consequence");

@@ -462,6 +462,49 @@ Node SemanticModel::external_loader_element(const Binding& b) const {
   return b.target;
 }
 
+
+// Every return value of function f is computed (arithmetic, a comparison, a literal, a torch,
+// numpy or math call, or a tuple of those) and names none of f's parameters; f is no method
+// and no generator: what it returns is a metric, not a loader it was handed or a list of its
+// batches. O(size of its return expressions + its text, for `yield`).
+namespace {
+bool returns_computed_values(const SemanticModel& m, const Function& fn) {
+  if (fn.returns.empty() || fn.klass >= 0) return false;
+  if (text(fn.node, m.src()).find("yield") != std::string_view::npos) return false;
+  auto computed = [&](Node v, auto&& self, int depth) -> bool {
+    v = unparen(v);
+    auto k = kind(v);
+    if (k == "expression_list" || k == "tuple") {
+      if (depth > 2) return false;
+      for (Node e : named_children(v))
+        if (!self(e, self, depth + 1)) return false;
+      return true;
+    }
+    if (k == "binary_operator" || k == "unary_operator" || k == "comparison_operator" || k == "boolean_operator" ||
+        k == "integer" || k == "float" || k == "string" || k == "true" || k == "false" || k == "none")
+      return true;
+    if (k != "call") return false;
+    const std::string& q = m.callee_name(v);
+    return starts_with(q, "torch.") || starts_with(q, "numpy.") || starts_with(q, "math.") ||
+           q == "builtins.float" || q == "builtins.int" || q == "builtins.round" || q == "builtins.len";
+  };
+  for (Node r : fn.returns)
+    if (!computed(r, computed, 0)) return false;
+  std::vector<Node> stack(fn.returns.begin(), fn.returns.end());
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier")) {
+      for (const Param& p : fn.params)
+        if (p.name == text(n, m.src())) return false;
+      continue;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return true;
+}
+}  // namespace
+
 const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
   static const std::vector<Node> kNone;
   expr = unparen(expr);
@@ -491,11 +534,16 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       for (auto a : named_children(field(expr, "arguments")))
         if (!is(a, "keyword_argument")) add(a);
     } else {
-      for (int f : callees(expr))
+      auto fs = callees(expr);
+      for (int f : fs)
         for (Node r : functions_[f].returns) add(r);
+      // A function of this module that returns computed values (returns_computed_values) does
+      // not hand back the loader it was given: `acc = validate(val_loader, model)` is a metric.
+      bool returns_own_values = !fs.empty();
+      for (int f : fs) returns_own_values = returns_own_values && returns_computed_values(*this, functions_[f]);
       Node source = types_->prepared_source(expr, Node{});
       if (!is_null(source)) add(source);  // the loader handed to `accelerator.prepare(loader)`
-      else if (qualified_name(fn).rfind("builtins.", 0) != 0 &&
+      else if (!returns_own_values && qualified_name(fn).rfind("builtins.", 0) != 0 &&
                (!FrameworkTable::get().is_prepare_method(last) || FrameworkTable::get().wraps_first(qualified_name(fn))))
         for (auto a : named_children(field(expr, "arguments")))
           if (!is(a, "keyword_argument")) add(a);

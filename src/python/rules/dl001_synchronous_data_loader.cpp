@@ -22,7 +22,12 @@ void framework_loader_config(Context& ctx, Node call) {
     return 0;
   });
   if (!trainer) return;
+  // `TrainingArguments(..., no_cuda=True)` / `use_cpu=True`: the trainer runs on the CPU.
   auto kw = m.keyword_arguments(call);
+  for (const char* cpu : {"no_cuda", "use_cpu"}) {
+    auto v = m.constant(kw.find(cpu));
+    if (v && v->kind == Value::Kind::Bool && v->b) return;
+  }
   Node workers = kw.find(workers_row->key);
   if (is_null(workers)) {
     if (!kw.complete || workers_row->default_value != "0") return;

@@ -386,6 +386,12 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
     return;
   }
   if (name == "repeat_interleave" && is_null(m.argument(node, -1, "output_size"))) {
+    // An integer count of repeats (`x.repeat_interleave(2, dim=2)`, `torch.repeat_interleave(x,
+    // n_heads)`): every element repeats n times, the output's shape is known on the host.
+    Node repeats = torch_fn ? m.argument(node, 1, "repeats") : m.argument(node, 0, "repeats");
+    if (!is_null(repeats) &&
+        (m.constant_int(repeats) || m.int_bounds(repeats) || m.types().type_of(repeats).kind == AbstractType::Kind::HostScalar))
+      return;
     report(ctx, node, "`repeat_interleave` without `output_size`", display("Pass `output_size=` when the total is known"));
     return;
   }
