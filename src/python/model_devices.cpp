@@ -530,6 +530,23 @@ Node unpacking_pattern(const Binding& b) {
   return pattern;
 }
 
+// A tensor by another module's types that is not known to be on the CPU (kind and device of an
+// element of FunctionFacts::ret_elems).
+bool device_tensor_fact(int kind, int device) {
+  return kind == static_cast<int>(AbstractType::Kind::Tensor) && device != static_cast<int>(TypeDevice::Cpu);
+}
+
+// The receiver of a method call (`self.model.bpr_loss(...)`) is a module on CUDA.
+bool cuda_module_receiver(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  Node recv = field(fn, "object");
+  if (!m.is_cuda(recv)) return false;
+  if (m.is_module(recv)) return true;
+  AbstractType t = m.types().type_of(recv);
+  return t.kind == AbstractType::Kind::Module;
+}
+
 }  // namespace
 
 std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
@@ -578,7 +595,14 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
     // element's taint there (`loss, logs = compute_loss(...)`, logs a dict of `.item()` floats).
     const FunctionFacts* ext = ext_callee_of(v, fact::kReturnsCuda);
     if (!ext || ext->ret_elem_cuda.size() != named_count(pattern)) return std::nullopt;
-    return ext->ret_elem_cuda[i] != 0;
+    if (ext->ret_elem_cuda[i] != 0) return true;
+    // A method of a CUDA module (`loss, reg = self.model.bpr_loss(...)`, the model moved in
+    // another module): an element its types give as a tensor not known to be on the CPU (joined
+    // over the classes of a table, `register.MODELS[...]`) is on the module's device; the
+    // callee's module judged its taint where the instance's device is not known.
+    const FunctionFacts* rt = ext->method ? ext_callee_of(v, fact::kReturnType) : nullptr;
+    return rt && i < rt->ret_elems.size() && device_tensor_fact(rt->ret_elems[i].first, rt->ret_elems[i].second) &&
+           cuda_module_receiver(*this, v);
   }
   bool cuda = false;
   for (int f : targets) {

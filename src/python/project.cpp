@@ -1051,7 +1051,16 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   a.returns_tensor |= b.returns_tensor;
   if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
   if (a.ret_framework != b.ret_framework) a.ret_framework.clear();
-  if (a.ret_elems != b.ret_elems) a.ret_elems.clear();
+  // Tuples of one arity join element-wise: a kind they differ on is unknown (-1), a device
+  // they differ on the join of the two (TypeDevice: Cuda with another is Any, Cpu with
+  // Unresolved is Unresolved).
+  if (a.ret_elems.size() != b.ret_elems.size()) a.ret_elems.clear();
+  for (size_t i = 0; i < a.ret_elems.size(); ++i) {
+    auto& [kind, device] = a.ret_elems[i];
+    const auto& [bkind, bdevice] = b.ret_elems[i];
+    if (kind != bkind) kind = -1, device = 0;
+    else if (device != bdevice) device = static_cast<int>(join(static_cast<TypeDevice>(device), static_cast<TypeDevice>(bdevice)));
+  }
   if (a.ret_elem_cuda.size() != b.ret_elem_cuda.size()) a.ret_elem_cuda.clear();
   for (size_t i = 0; i < a.ret_elem_cuda.size(); ++i) a.ret_elem_cuda[i] |= b.ret_elem_cuda[i];
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
