@@ -296,24 +296,21 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
   // branches). A loader value, not a loader construction whose options the DL/BS rules read from the
   // call (`loader_class`). The class is of this module by its name, or of another by its class
   // facts' bases (at most 4 levels, each base a resolution).
+  auto loader_name = [](std::string_view b) {
+    for (auto name : kLoaderNames)
+      if (b == name) return true;
+    return false;
+  };
   std::function<bool(const std::string&, int)> ext_class_derives_loader = [&](const std::string& name, int depth) {
     if (depth > 4 || !facts_) return false;
     const FunctionFacts* cls = facts_->callee(name, fact::kClass);
     if (!cls || !cls->is_class || cls->bases.empty()) return false;
-    for (const auto& b : cls->bases) {
-      for (auto l : kLoaderNames)
-        if (b == l) return true;
-      if (ext_class_derives_loader(b, depth + 1)) return true;
-    }
+    for (const auto& b : cls->bases)
+      if (loader_name(b) || ext_class_derives_loader(b, depth + 1)) return true;
     return false;
   };
   auto constructs_iterated_loader_subclass = [&](Node call) {
     Node fn = unparen(field(call, "function"));
-    auto loader_name = [](std::string_view b) {
-      for (auto name : kLoaderNames)
-        if (b == name) return true;
-      return false;
-    };
     if (is(fn, "identifier")) {
       auto bindings = lookup(text(fn), start(fn));
       if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Class) {
