@@ -942,44 +942,47 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
       return std::hash<std::string>{}(k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
     }
   };
-  // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
-  // round 1): nothing is relayed, and the graph is not built. The same sources as the edges below.
-  auto param_cuda = [&](int module, const std::string& local, int index) {
+  // Whether the facts say a node is CUDA: a parameter of a function (index >= 0) or what it
+  // returns (-1).
+  auto fact_cuda = [&](int module, const std::string& local, int index) {
+    if (index < 0) {
+      const FunctionFacts* f = function(module, local);
+      return f && f->returns_cuda;
+    }
     const Incoming* in = incoming(module, local);
     return in && static_cast<size_t>(index) < in->params.size() && in->params[static_cast<size_t>(index)].cuda;
   };
-  auto returns_cuda = [&](int module, const std::string& local) {
-    const FunctionFacts* f = function(module, local);
-    return f && f->returns_cuda;
-  };
-  auto any_source = [&](int m, const std::string& function, const TaintSources& src) {
+  // The nodes an edge starts from: the parameters and the callees' returns `src` follows in
+  // `function` of module m; visit(module, local, index) true stops the walk.
+  auto each_source = [&](int m, const std::string& function, const TaintSources& src, auto&& visit) {
     for (int p : src.params)
-      if (param_cuda(m, function, p)) return true;
+      if (visit(m, function, p)) return true;
     for (int c : src.calls)
       if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
         for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)])
-          if (returns_cuda(tm, local)) return true;
+          if (visit(tm, local, -1)) return true;
     return false;
   };
+  // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
+  // round 1): nothing is relayed, and the graph is not built.
   bool seeded = false;
   for (size_t a = 0; a < edges.args.size() && !seeded; ++a)
-    seeded = any_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows);
+    seeded = each_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows, fact_cuda);
   for (size_t m = 0; m < summaries_.size() && !seeded; ++m) {
     if (!summaries_[m]) continue;
     for (const auto& [name, f] : summaries_[m]->functions)
-      if (!f.returns_follow.empty() && !f.returns_cuda && any_source(static_cast<int>(m), name, f.returns_follow)) {
+      if (!f.returns_follow.empty() && !f.returns_cuda && each_source(static_cast<int>(m), name, f.returns_follow, fact_cuda)) {
         seeded = true;
         break;
       }
   }
   if (!seeded) return;
   std::unordered_map<Key, std::vector<Key>, KeyHash> succ;
-  auto edge = [&](Key from, const Key& to) { succ[std::move(from)].push_back(to); };
   auto from_sources = [&](int m, const std::string& function, const TaintSources& src, const Key& to) {
-    for (int p : src.params) edge({m, function, p}, to);
-    for (int c : src.calls)
-      if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
-        for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)]) edge({tm, local, -1}, to);
+    each_source(m, function, src, [&](int sm, const std::string& local, int index) {
+      succ[Key{sm, local, index}].push_back(to);
+      return false;
+    });
   };
   for (const auto& a : edges.args) from_sources(a.module, *a.caller, *a.follows, {a.callee_module, a.receiver, static_cast<int>(a.param)});
   for (size_t m = 0; m < summaries_.size(); ++m) {
@@ -990,15 +993,7 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
   }
   if (succ.empty()) return;
   std::unordered_set<Key, KeyHash> relayed_returns;
-  auto cuda_at = [&](const Key& k) {
-    if (k.index < 0) {
-      if (relayed_returns.count(k)) return true;
-      const FunctionFacts* f = function(k.module, k.local);
-      return f && f->returns_cuda;
-    }
-    const Incoming* in = incoming(k.module, k.local);
-    return in && static_cast<size_t>(k.index) < in->params.size() && in->params[static_cast<size_t>(k.index)].cuda;
-  };
+  auto cuda_at = [&](const Key& k) { return (k.index < 0 && relayed_returns.count(k)) || fact_cuda(k.module, k.local, k.index); };
   std::vector<Key> work;
   for (const auto& [k, next] : succ)
     if (cuda_at(k)) work.push_back(k);
