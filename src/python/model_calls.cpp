@@ -111,6 +111,38 @@ void SemanticModel::resolve_calls() {
         add_class_method(attr_class, "__call__");
       }
     }
+    // `loss_map[loss](outputs, ...)` of a dict display of this file's functions or of the
+    // class's own bound methods (`{'labels': self.loss_labels, 'boxes': self.loss_boxes}`, the
+    // DETR criteria's dispatch): a call of each of them. Only when every value names one.
+    if (is(fn, "subscript") && is(unparen(field(fn, "value")), "identifier")) {
+      std::vector<int> found;
+      bool all = true;
+      int f = function_at(start(call));
+      int own = f >= 0 ? functions_[f].klass : -1;
+      for (const auto& v : values(unparen(field(fn, "value")))) {
+        if (v.kind != Value::Kind::Expr || !is(v.expr, "dictionary") || named_count(v.expr) > 16) {
+          all = false;
+          break;
+        }
+        for (Node pair : named_children(v.expr)) {
+          if (is(pair, "comment")) continue;
+          Node e = is(pair, "pair") ? unparen(field(pair, "value")) : Node{};
+          size_t before = targets.size();
+          if (is(e, "attribute") && is(unparen(field(e, "object")), "identifier") &&
+              text(unparen(field(e, "object"))) == "self" && own >= 0) {
+            add_class_method(own, text(field(e, "attribute")));
+          } else if (is(e, "identifier")) {
+            for (const auto& ev : values(e))
+              if (ev.kind == Value::Kind::Expr && is(ev.expr, "function_definition"))
+                if (auto fi = function_by_node_.find(ev.expr.id); fi != function_by_node_.end()) targets.push_back(fi->second);
+          }
+          if (targets.size() == before) all = false;
+          else found.insert(found.end(), targets.begin() + static_cast<long>(before), targets.end());
+          targets.resize(before);
+        }
+      }
+      if (all) targets.insert(targets.end(), found.begin(), found.end());
+    }
     if (is(fn, "identifier") && text(fn) == "self") {
       int f = function_at(start(call));
       int klass = f >= 0 ? functions_[f].klass : -1;
