@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
+#include <string>
 
 namespace stoker::python {
 
@@ -110,6 +113,38 @@ void SemanticModel::resolve_calls() {
         add_class_method(attr_class, "forward");
         add_class_method(attr_class, "__call__");
       }
+    }
+    // `loss_map[loss](outputs, ...)` of a dict display of this file's functions or of the
+    // class's own bound methods (`{'labels': self.loss_labels, 'boxes': self.loss_boxes}`, the
+    // DETR criteria's dispatch): a call of each of them. Only when every value names one.
+    if (is(fn, "subscript") && is(unparen(field(fn, "value")), "identifier")) {
+      std::vector<int> found;
+      bool all = true;
+      int f = function_at(start(call));
+      int own = f >= 0 ? functions_[f].klass : -1;
+      for (const auto& v : values(unparen(field(fn, "value")))) {
+        if (v.kind != Value::Kind::Expr || !is(v.expr, "dictionary") || named_count(v.expr) > 16) {
+          all = false;
+          break;
+        }
+        for (Node pair : named_children(v.expr)) {
+          if (is(pair, "comment")) continue;
+          Node e = is(pair, "pair") ? unparen(field(pair, "value")) : Node{};
+          size_t before = targets.size();
+          if (is(e, "attribute") && is(unparen(field(e, "object")), "identifier") &&
+              text(unparen(field(e, "object"))) == "self" && own >= 0) {
+            add_class_method(own, text(field(e, "attribute")));
+          } else if (is(e, "identifier")) {
+            for (const auto& ev : values(e))
+              if (ev.kind == Value::Kind::Expr && is(ev.expr, "function_definition"))
+                if (auto fi = function_by_node_.find(ev.expr.id); fi != function_by_node_.end()) targets.push_back(fi->second);
+          }
+          if (targets.size() == before) all = false;
+          else found.insert(found.end(), targets.begin() + static_cast<long>(before), targets.end());
+          targets.resize(before);
+        }
+      }
+      if (all) targets.insert(targets.end(), found.begin(), found.end());
     }
     if (is(fn, "identifier") && text(fn) == "self") {
       int f = function_at(start(call));
@@ -252,6 +287,48 @@ void SemanticModel::resolve_closure_calls() {
   closures_by_call_.assign(calls_.size(), {});
   runs_by_call_ = callees_by_call_;
   run_sites_ = callers_;
+  // A dispatch through a dict display (`loss_map[loss](...)`, resolve_calls) whose key takes
+  // only string constants (`for loss in self.losses: self.get_loss(loss, ...)` with `losses=
+  // ['labels', 'boxes']` handed to the constructor) runs only the functions of those keys:
+  // YOLOS never asks for "masks", so `loss_masks` is not run per step. The call still maps its
+  // arguments onto every candidate's parameters (callees/callers: the types of a helper they
+  // share stay joined over all of them).
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    if (!is(fn, "subscript") || runs_by_call_[ci].size() < 2 || !is(unparen(field(fn, "value")), "identifier")) continue;
+    std::set<std::string> asked;
+    bool known = true;
+    for (const auto& v : values(unparen(field(fn, "subscript")))) {
+      if (v.kind != Value::Kind::Str) known = false;
+      else asked.insert(v.s);
+    }
+    if (!known || asked.empty()) continue;
+    // Each candidate's keys in the displays (by the name of the function or method a value names).
+    std::map<int, bool> selected;
+    for (const auto& dv : values(unparen(field(fn, "value")))) {
+      if (dv.kind != Value::Kind::Expr || !is(dv.expr, "dictionary")) continue;
+      for (Node pair : named_children(dv.expr)) {
+        if (!is(pair, "pair")) continue;
+        Node e = unparen(field(pair, "value"));
+        std::string_view name = is(e, "attribute") ? text(field(e, "attribute")) : is(e, "identifier") ? text(e) : "";
+        std::string key;
+        bool literal = string_literal_value(unparen(field(pair, "key")), src_, key);
+        for (int t : runs_by_call_[ci])
+          if (!name.empty() && functions_[t].name == name) selected[t] = selected[t] || !literal || asked.count(key) > 0;
+      }
+    }
+    std::vector<int> keep;
+    for (int t : runs_by_call_[ci]) {
+      auto it = selected.find(t);
+      if (it == selected.end() || it->second) {
+        keep.push_back(t);
+        continue;
+      }
+      auto& sites = run_sites_[t];
+      sites.erase(std::remove(sites.begin(), sites.end(), static_cast<int>(ci)), sites.end());
+    }
+    runs_by_call_[ci] = keep;
+  }
   // The function an argument names, or -1.
   auto function_named = [&](Node a) -> int {
     a = unparen(a);

@@ -498,6 +498,36 @@ bool SemanticModel::branches_all_bind(Node ifs, const std::vector<Binding>& list
   return true;
 }
 
+namespace {
+
+// A name reached only by `x = None` bound before a loop and rebound later in the loop's body
+// (`history = None` then `for i in ...: f(history) ... history = token_id`): from the second
+// pass on the use sees the later bindings, which join the None (an optional value). Only this
+// form: other values reaching a use keep the approximation (the last binding before it).
+template <typename Dead>
+void loop_carried(Node root, const std::vector<Binding>& list, uint32_t offset, std::vector<const Binding*>& out,
+                  size_t max_candidates, Dead dead) {
+  if (out.empty()) return;
+  for (const Binding* b : out)
+    if (b->kind != Binding::Kind::Assign || !is(unparen(b->value), "none")) return;
+  uint32_t first = out.back()->at;
+  // The outermost loop around the use that starts after the None (a loop that holds the None
+  // rebinds it first on every pass).
+  Node loop{};
+  for (Node n = ts_node_descendant_for_byte_range(root, offset, offset); !is_null(n); n = parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
+    if ((is(n, "for_statement") || is(n, "while_statement")) && start(n) > first) loop = n;
+  }
+  Node body = is_null(loop) ? Node{} : field(loop, "body");
+  if (is_null(body)) return;
+  for (const auto& b : list) {
+    if (out.size() > max_candidates) return;
+    if (b.at > offset && b.at < end(body) && b.kind == Binding::Kind::Assign && !dead(b)) out.push_back(&b);
+  }
+}
+
+}  // namespace
+
 std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
   std::vector<const Binding*> out;
   int s = scope_at(offset);
@@ -552,6 +582,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
       }
+      if (!late) loop_carried(root_, list, offset, out, kMaxCandidates, [&](const Binding& b) { return binding_dead(b); });
       return out;
     }
     if (sc.kind == Scope::Kind::Function) from_function = true;

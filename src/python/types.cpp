@@ -194,102 +194,10 @@ std::vector<const Binding*> visible(const SemanticModel& m, Node use) {
 
 }  // namespace type_detail
 
-// ---------------------------------------------------------------------------------------
-// The lattice.
-
-bool AbstractType::is_host() const {
-  switch (kind) {
-    case Kind::None:
-    case Kind::HostScalar:
-    case Kind::Host:
-    case Kind::Loader:
-    case Kind::Optimizer:
-    case Kind::Device:
-    case Kind::Object:
-    case Kind::ModuleMember: return true;
-    case Kind::HostContainer: return device == TypeDevice::Cpu;
-    default: return false;
-  }
-}
-
-TypeDevice join(TypeDevice a, TypeDevice b) {
-  if (a == b) return a;
-  if (a == TypeDevice::Any || b == TypeDevice::Any) return TypeDevice::Any;
-  if (a == TypeDevice::Cuda || b == TypeDevice::Cuda) return TypeDevice::Any;  // with Cpu or Unresolved
-  return TypeDevice::Unresolved;                                             // Cpu with Unresolved
-}
-
-AbstractType join(const AbstractType& a, const AbstractType& b) {
-  if (a.kind == Kind::Bottom) return b;
-  if (b.kind == Kind::Bottom) return a;
-  if (a.kind == Kind::Unknown || b.kind == Kind::Unknown) return AbstractType::unknown();
-  if (a.kind == Kind::None) return b;  // an optional value
-  if (b.kind == Kind::None) return a;
-  if (a.kind == b.kind) {
-    AbstractType t = a;
-    t.device = join(a.device, b.device);
-    if (a.klass != b.klass) t.klass = -1;
-    if (a.framework != b.framework) t.framework = -1;
-    return t;
-  }
-  if (a.is_host() && b.is_host()) return AbstractType::of(Kind::Host);
-  // A tensor (perhaps a module's dict output) or a container of tensors, both on CUDA
-  // (`return input_dict` or a dict of its reduced values): read as a tensor, whose subscripts,
-  // `.values()` and `.items()` values are CUDA tensors.
-  auto on_cuda = [](const AbstractType& t) { return t.device == TypeDevice::Cuda || t.device == TypeDevice::Any; };
-  if (((a.kind == Kind::Tensor && b.kind == Kind::HostContainer) ||
-       (a.kind == Kind::HostContainer && b.kind == Kind::Tensor)) &&
-      on_cuda(a) && on_cuda(b))
-    return AbstractType::of(Kind::Tensor, join(a.device, b.device));
-  // A tensor or a module, on the same devices: both "may be CUDA" or neither.
-  return AbstractType::unknown();
-}
-
-CudaAnswer cuda_answer(const AbstractType& t) {
-  switch (t.kind) {
-    case Kind::Bottom:
-    case Kind::Unknown: return CudaAnswer::Undecided;
-    case Kind::HostContainer:
-    case Kind::Tensor:
-    case Kind::Module:
-      if (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any) return CudaAnswer::Cuda;
-      if (t.device == TypeDevice::Cpu) return CudaAnswer::Host;
-      return CudaAnswer::Undecided;
-    default: return CudaAnswer::Host;
-  }
-}
+// The lattice and paths: types_lattice.cpp.
 
 // ---------------------------------------------------------------------------------------
 // Paths.
-
-TypeInference::Path TypeInference::Path::single(int i) {
-  Path p;
-  if (i < 0 || i > 255) {
-    p.code = 0xF;
-    return p;
-  }
-  p.code = 1 | (static_cast<uint64_t>(i) << 4);
-  return p;
-}
-
-TypeInference::Path TypeInference::Path::rest() const {
-  Path p;
-  if (size() == 0 || !valid()) return p;
-  uint64_t indices = code >> 12;  // drop the first index
-  p.code = (indices << 4) | (size() - 1);
-  return p;
-}
-
-TypeInference::Path TypeInference::Path::append(const Path& tail) const {
-  Path p;
-  if (!valid() || !tail.valid() || size() + tail.size() > 7) {
-    p.code = 0xF;
-    return p;
-  }
-  uint64_t indices = (code >> 4) | ((tail.code >> 4) << (8 * size()));
-  p.code = (indices << 4) | (size() + tail.size());
-  return p;
-}
 
 TypeInference::Path TypeInference::target_path(Node target) const {
   // Walk up from the identifier through the enclosing patterns, recording positions.
@@ -362,31 +270,6 @@ AbstractType TypeInference::iter(Node iterable, Path path) const {
   e.done = true;
   e.type = t;
   return t;
-}
-
-AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
-  AbstractType e = t;
-  for (size_t i = 0; i < depth; ++i) {
-    switch (e.kind) {
-      case Kind::Tensor:
-      case Kind::Module:
-      case Kind::HostScalar:
-      case Kind::Host:
-      case Kind::Bottom: break;  // rows of a tensor, submodules, characters
-      case Kind::HostContainer:
-        if (e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Host);
-        else if (e.device == TypeDevice::Unresolved) return AbstractType::unknown();
-        else e = AbstractType::of(Kind::Tensor, e.device);
-        break;
-      case Kind::Loader:
-        // A batch (and any part of it) of a loader of device batches, or of host batches.
-        if (e.device == TypeDevice::Cuda || e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Tensor, e.device);
-        else return AbstractType::unknown();
-        break;
-      default: return AbstractType::unknown();
-    }
-  }
-  return e;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -504,16 +387,23 @@ AbstractType TypeInference::base_type(Node expr) const {
   if (k == "none") return AbstractType::of(Kind::None);
   if (k == "tuple" || k == "list" || k == "expression_list" || k == "set") {
     TypeDevice d = TypeDevice::Cpu;
+    bool tensors = true, any = false;
     for (Node c : named_children(expr)) {
-      if (is(c, "list_splat")) c = named_child(c, 0);
+      if (is(c, "comment")) continue;
+      bool splat = is(c, "list_splat");
+      if (splat) c = named_child(c, 0);
       AbstractType t = value(c, Path{});
       TypeDevice cd = t.is_host() ? TypeDevice::Cpu
                       : (t.kind == Kind::Tensor || t.kind == Kind::Module || t.kind == Kind::HostContainer)
                           ? t.device
                           : TypeDevice::Unresolved;
       d = join(d, cd);
+      tensors = tensors && (splat ? t.kind == Kind::HostContainer && t.tensors : tensor_like(t));
+      any = true;
     }
-    return AbstractType::of(Kind::HostContainer, d);
+    AbstractType r = AbstractType::of(Kind::HostContainer, d);
+    r.tensors = tensors && any;
+    return r;
   }
   if (k == "dictionary") {
     TypeDevice d = TypeDevice::Cpu;
@@ -538,7 +428,9 @@ AbstractType TypeInference::base_type(Node expr) const {
                    : (t.kind == Kind::Tensor || t.kind == Kind::Module || t.kind == Kind::HostContainer)
                        ? t.device
                        : TypeDevice::Unresolved;
-    return AbstractType::of(Kind::HostContainer, d);
+    AbstractType r = AbstractType::of(Kind::HostContainer, d);
+    r.tensors = k != "dictionary_comprehension" && tensor_like(t);
+    return r;
   }
   if (k == "boolean_operator") return join(value(field(expr, "left"), Path{}), value(field(expr, "right"), Path{}));
   if (k == "unary_operator") return value(field(expr, "argument"), Path{});
@@ -1506,6 +1398,12 @@ AbstractType TypeInference::call_type(Node call) const {
     // torch's default device: `torch.set_default_device("cuda")`).
     if (host_factory_functions().count(q) && is_null(m_.argument(call, -1, "device")) && !m_.default_device_moved())
       return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    // `torch.full_like(src, i)` of a CPU tensor given no device: a CPU tensor (where the
+    // argument may be CUDA, the CUDA taint decides).
+    if (starts_with(q, "torch.") && q.size() > 11 && q.substr(q.size() - 5) == "_like" &&
+        is_null(m_.argument(call, -1, "device")))
+      if (AbstractType a = value(m_.argument(call, 0, "input"), Path{}); a.kind == Kind::Tensor && a.device == TypeDevice::Cpu)
+        return a;
     // Padding a sequence of tensors gives one tensor on their device (`pad_sequence([torch.tensor(ids)
     // for ids in batch])`: a CPU tensor).
     if (q == "torch.nn.utils.rnn.pad_sequence") {
@@ -1533,7 +1431,8 @@ AbstractType TypeInference::call_type(Node call) const {
           return AbstractType::of(Kind::Tensor, a.device);
         auto host_side = [&](Node n) {
           AbstractType t = value(n, Path{});
-          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
+          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar ||
+                 (t.kind == Kind::HostContainer && t.tensors && t.device == TypeDevice::Cpu);
         };
         bool cpu = true, any_tensor = false;
         for (Node arg : named_children(field(call, "arguments"))) {
@@ -1555,7 +1454,8 @@ AbstractType TypeInference::call_type(Node call) const {
             }
           } else {
             if (!host_side(u)) cpu = false;
-            any_tensor |= value(u, Path{}).kind == Kind::Tensor;
+            AbstractType ut = value(u, Path{});
+            any_tensor |= ut.kind == Kind::Tensor || (ut.kind == Kind::HostContainer && ut.tensors);
           }
         }
         if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
@@ -1722,6 +1622,10 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // Calling a module gives a tensor on its device, whatever is known about the batch.
   AbstractType callee = value(fn, Path{});
+  // Except a project module whose forward hands back CPU tensors by its types (a matcher that
+  // computes its index tensors after `.cpu()`): those, wherever the module lives.
+  if (callee.kind == Kind::Module)
+    if (AbstractType h = host_forward(callee.klass); h.kind != Kind::Unknown) return h;
   if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
     // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs
     // (or a device mismatch error).

@@ -49,6 +49,8 @@ struct AbstractType {
   int klass = -1;      // Module/Object: the project class (SemanticModel::classes()), -1 none; <= -2: a class
                        // of another project module (TypeInference::ext_class)
   int framework = -1;  // Object: the framework class (FrameworkTable), or -1
+  bool tensors = false;  // HostContainer: every element, at every depth, is a tensor (a list of CPU
+                         // index tensors: its elements are CPU tensors, not host values of any kind)
 
   static AbstractType of(Kind k, TypeDevice d = TypeDevice::Unresolved) {
     AbstractType t;
@@ -59,7 +61,7 @@ struct AbstractType {
   static AbstractType unknown() { return {}; }
   static AbstractType bottom() { return of(Kind::Bottom); }
   bool operator==(const AbstractType& o) const {
-    return kind == o.kind && device == o.device && klass == o.klass && framework == o.framework;
+    return kind == o.kind && device == o.device && klass == o.klass && framework == o.framework && tensors == o.tensors;
   }
   // A value that never lives on a GPU (scalars, host containers of host values, objects...).
   bool is_host() const;
@@ -171,6 +173,10 @@ class TypeInference {
   AbstractType base_type(Node expr) const;             // value at the empty path, by node kind
   AbstractType binding_part(const Binding& b, Path path) const;
   AbstractType call_type(Node call) const;
+  // What calling an instance of project class `klass` (here >= 0, or another module's <= -2)
+  // gives when its `forward` returns CPU tensors (or containers of them) by its types; unknown
+  // otherwise (a module's output is on its device).
+  AbstractType host_forward(int klass) const;
   // `d["key"]` where every value d may hold is a dict display (through names, parameters from
   // call sites, conditional expressions) that gives the key: the join of those values' types
   // and of every store of that key in the file (`x["key"] = v`, `x["key"] += v`,

@@ -146,13 +146,45 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
   return AbstractType::unknown();
 }
 
+AbstractType TypeInference::host_forward(int klass) const {
+  // A CPU tensor, or a container of them, by its types: a `forward` whose every return is one
+  // (`return [(torch.as_tensor(i), torch.as_tensor(j)) for i, j in indices]` after `C.cpu()`).
+  auto host_tensors = [](const AbstractType& t) {
+    return t.device == TypeDevice::Cpu && (t.kind == Kind::Tensor || (t.kind == Kind::HostContainer && t.tensors));
+  };
+  if (klass <= -2) {
+    const FunctionFacts* cls = ext_class(klass);
+    size_t i = static_cast<size_t>(-2 - klass);
+    if (!cls || !m_.facts_ || i >= ext_classes_.size()) return AbstractType::unknown();
+    const FunctionFacts* f = m_.facts_->callee(ext_classes_[i] + ".forward", fact::kReturnType);
+    if (!f) return AbstractType::unknown();
+    AbstractType t = ext_return(*f);
+    return host_tensors(t) ? t : AbstractType::unknown();
+  }
+  std::set<int> seen;
+  for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c)) {
+    auto mit = m_.classes()[c].methods.find("forward");
+    if (mit == m_.classes()[c].methods.end()) continue;
+    const auto& returns = m_.functions()[mit->second].returns;
+    if (returns.empty() || !yields(mit->second).empty()) return AbstractType::unknown();
+    AbstractType t = AbstractType::bottom();
+    for (Node r : returns) t = join(t, value(r, Path{}));
+    return host_tensors(t) ? t : AbstractType::unknown();
+  }
+  return AbstractType::unknown();
+}
+
 // ---------------------------------------------------------------------------------------
 // Classes of other project modules (project mode).
 
 AbstractType TypeInference::from_fact(int kind, int device) {
+  bool tensors = device >= 0 && (device & kTensorsFact);  // a container of tensors (device_fact)
+  if (tensors) device &= ~kTensorsFact;
   if (kind < 0 || kind > static_cast<int>(Kind::Unknown) || device < 0 || device > static_cast<int>(TypeDevice::Any))
     return AbstractType::unknown();
-  return AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
+  AbstractType t = AbstractType::of(static_cast<Kind>(kind), static_cast<TypeDevice>(device));
+  t.tensors = tensors && t.kind == Kind::HostContainer;
+  return t;
 }
 
 AbstractType TypeInference::ext_return(const FunctionFacts& f) {
@@ -262,7 +294,7 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   }
   if (known(whole)) {
     out.ret_kind = static_cast<int>(whole.kind);
-    out.ret_device = static_cast<int>(whole.device);
+    out.ret_device = device_fact(whole);
     if (whole.kind == Kind::Object && whole.framework >= 0)
       out.ret_framework = FrameworkTable::get().class_name(whole.framework);
   }
@@ -291,7 +323,7 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
       if (dk == 2) e.device = TypeDevice::Cuda;
       else if (dk == 1) e.device = TypeDevice::Cpu;
     }
-    if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), static_cast<int>(e.device)});
+    if (known(e)) out.ret_elems.push_back({static_cast<int>(e.kind), device_fact(e)});
     else out.ret_elems.push_back({-1, 0});
     // The class (or union) of the element's instances in every return (`return model, criterion`).
     std::string c;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "python/semantic_model.h"
+#include "python/types.h"
 
 namespace stoker::python::type_detail {
 
@@ -16,5 +17,13 @@ std::string_view last_part(std::string_view s);
 
 // The bindings a use of a name sees, comprehension variables scoped to their comprehension.
 std::vector<const Binding*> visible(const SemanticModel& m, Node use);
+
+// A tensor, or a container whose every element is one (AbstractType::tensors).
+bool tensor_like(const AbstractType& t);
+
+// A type's device as the facts carry it (FunctionFacts::ret_device, ret_elems): the TypeDevice,
+// with kTensorsFact added for a container of tensors (TypeInference::from_fact reads it back).
+constexpr int kTensorsFact = 16;
+int device_fact(const AbstractType& t);
 
 }  // namespace stoker::python::type_detail

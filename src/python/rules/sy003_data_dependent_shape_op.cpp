@@ -123,6 +123,28 @@ bool host_index_tensor(const SemanticModel& m, Node e, int depth) {
   return true;
 }
 
+// What the part of a loop's target that binds `b`'s name draws from: for `J` in
+// `for t, (_, J) in zip(targets, indices)`, `indices`; for `src` in
+// `for i, (src, _) in enumerate(indices)`, `indices`; else the whole iterable.
+Node drawn_from(const SemanticModel& m, const Binding& b) {
+  Node it = unparen(b.value);
+  Node t = b.target, child{};
+  for (Node p = parent(t); !is_null(p) && !is(p, "for_statement") && !is(p, "for_in_clause"); p = parent(p)) {
+    child = t;
+    t = p;
+  }
+  if (is_null(child) || !is(it, "call")) return it;
+  int pos = 0, found = -1;
+  for (Node c : named_children(t)) {
+    if (same(c, child)) found = pos;
+    ++pos;
+  }
+  const std::string& q = m.callee_name(it);
+  if (q == "builtins.zip" && found >= 0) return unparen(m.argument(it, found, ""));
+  if (q == "builtins.enumerate" && found == 1) return unparen(m.argument(it, 0, "iterable"));
+  return it;
+}
+
 // A tensor the abstract types place on the host (`self.mask = torch.ones((n, n), dtype=bool)`
 // read in a forward, the CPU index tensors a matcher returns): torch copies it to the device
 // before gathering (a boolean one after finding its true positions).
@@ -130,6 +152,9 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
   e = unparen(e);
   if (is_null(e) || m.default_device_moved()) return false;
   AbstractType t = m.types().type_of(e);
+  // A tuple or list of CPU index tensors (`idx = (batch_idx, src_idx)`, advanced indexing by
+  // several) is copied to the device as one is.
+  if (t.kind == AbstractType::Kind::HostContainer && t.tensors && t.device == TypeDevice::Cpu) return true;
   if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
   // An element of iterating a tensor (`for i in torch.randint(n, (b,))`: a 0-dim integer tensor
   // indexes as a Python int does, read on the host) or a reduction to one value is no index
@@ -143,8 +168,11 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
   if (is(e, "identifier"))
     for (const Binding* b : m.lookup(m.text(e), start(e)))
       if (b->kind == Binding::Kind::LoopTarget && !m.types().is_host_loader_iteration(b->value) &&
-          !m.types().is_loader_iteration(b->value) && !m.is_loader_expr(b->value))
-        return false;
+          !m.types().is_loader_iteration(b->value) && !m.is_loader_expr(b->value)) {
+        // An element of a container of index tensors (a matcher's pairs) is a whole tensor.
+        AbstractType from = m.types().type_of(drawn_from(m, *b));
+        if (from.kind != AbstractType::Kind::HostContainer || !from.tensors) return false;
+      }
   return true;
 }
 
