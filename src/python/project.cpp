@@ -828,10 +828,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
       c.result_per_epoch |= oc.result_per_epoch;
-      for (const auto& a : oc.attrs_fed)
-        if (auto at = std::lower_bound(c.attrs_fed.begin(), c.attrs_fed.end(), a);
-            (at == c.attrs_fed.end() || *at != a) && c.attrs_fed.size() < kMaxFedAttrs)
-          c.attrs_fed.insert(at, a);
+      join_sorted(c.attrs_fed, oc.attrs_fed, kMaxFedAttrs);
       // Arguments to parameters, as Python binds them.
       const auto& params = rf->params;
       in.params.resize(params.size());
@@ -1080,10 +1077,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
     p.iterated_hot |= q.iterated_hot;
     p.called |= q.called;
     p.iterated_per_epoch |= q.iterated_per_epoch;
-    for (const auto& k : q.hot_keys)
-      if (auto at = std::lower_bound(p.hot_keys.begin(), p.hot_keys.end(), k);
-          (at == p.hot_keys.end() || *at != k) && p.hot_keys.size() < kMaxLoaderKeys)
-        p.hot_keys.insert(at, k);
+    join_sorted(p.hot_keys, q.hot_keys, kMaxLoaderKeys);
   }
   a.is_class = a.is_class && b.is_class;
   if (a.module_kind != b.module_kind) a.module_kind = -1;
