@@ -596,14 +596,35 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
 // The facts of a round.
 
 FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries,
-                       FactsTable* previous)
+                       FactsTable* previous, const std::vector<uint64_t>* versions)
     : layout_(layout), summaries_(summaries) {
   const size_t n = summaries.size();
   functions_.resize(n);
   imports_.resize(n);
   stars_.resize(n);
-  incoming_.resize(n);
   cuda_.assign(n, 0);
+  // The previous table's bound entries, taken over below where their contributions are the same
+  // (Bound); `changed`: the modules with another summary than the previous table's.
+  std::vector<std::unordered_map<std::string, Bound>> old_bound;
+  std::vector<char> changed(n, 1);
+  if (versions && versions->size() == n) {
+    versions_ = *versions;
+    if (previous && previous->versions_.size() == n && previous->bound_.size() == n) {
+      old_bound = std::move(previous->bound_);
+      for (size_t m = 0; m < n; ++m) changed[m] = previous->versions_[m] != versions_[m];
+    }
+  }
+  bound_.resize(n);
+  relayed_.resize(n);
+  // The entry of (module, receiver) in this table, in the order first reached.
+  auto entry = [&](int rm, const std::string& receiver) -> Bound& {
+    auto& here = bound_[static_cast<size_t>(rm)];
+    if (auto it = here.find(receiver); it != here.end()) return it->second;
+    if (!old_bound.empty())
+      if (auto node = old_bound[static_cast<size_t>(rm)].extract(receiver); !node.empty())
+        return here.insert(std::move(node)).position->second;
+    return here.try_emplace(receiver).first->second;
+  };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
@@ -714,9 +735,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   // A function another module imports by name may be called there, or passed along.
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
-    for (const auto& [name, q] : summaries[m]->imports) {
-      auto target = resolve(static_cast<int>(m), q);
-      if (target && target->first != static_cast<int>(m)) incoming_[target->first][target->second].calls.called = true;
+    for (size_t k = 0; k < summaries[m]->imports.size(); ++k) {
+      auto target = resolve(static_cast<int>(m), summaries[m]->imports[k].second);
+      if (target && target->first != static_cast<int>(m))
+        entry(target->first, target->second).next.push_back({static_cast<int>(m), -1, static_cast<uint32_t>(k)});
     }
   }
   // Calls that run per step when their function does: per module, by calling function, the
@@ -820,212 +842,41 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           }
       }
       if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, rm, receiver});
-      Incoming& in = incoming_[rm][receiver];
-      IncomingCalls& c = in.calls;
-      if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
-      c.called = true;
-      c.in_loop |= oc.in_loop;
-      if (!t.binds) continue;  // an override run through `self`: not handed the arguments
-      c.result_feeds_training |= oc.result_feeds_training;
-      c.result_per_epoch |= oc.result_per_epoch;
-      for (const auto& a : oc.attrs_fed)
-        if (auto at = std::lower_bound(c.attrs_fed.begin(), c.attrs_fed.end(), a);
-            (at == c.attrs_fed.end() || *at != a) && c.attrs_fed.size() < kMaxFedAttrs)
-          c.attrs_fed.insert(at, a);
-      // Arguments to parameters, as Python binds them.
-      const auto& params = rf->params;
-      in.params.resize(params.size());
-      if (batch_object && !params.empty()) {
-        ArgFacts self;
-        self.passed = true;
-        self.batch = self.step = true;
-        self.values.assign(1, ScalarFact{});
-        self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
-        self.klass = "?";
-        in.params[0].join(self);
-      }
-      if (module_object && !params.empty()) {  // `self` the CUDA module the call is made on
-        ArgFacts self;
-        self.passed = true;
-        self.cuda = self.module = true;
-        self.values.assign(1, ScalarFact{});
-        self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
-        self.klass = "?";
-        in.params[0].join(self);
-      }
-      std::vector<char> keyword_used(oc.keywords.size(), 0);
-      size_t named_positional = 0;
-      for (size_t i = 0; i < params.size(); ++i) {
-        const ParamSummary& p = params[i];
-        if (rf->method && i == 0) continue;  // self
-        if (p.star || p.double_star) continue;
-        // The argument's facts as the call has them (no copy), or `got` when it passes none.
-        const ArgFacts* arg = nullptr;
-        ArgFacts got;
-        const TaintSources* follows = nullptr;
-        size_t pos = i - (rf->method ? 1 : 0);
-        if (!p.keyword_only) {
-          ++named_positional;
-          if (pos < oc.positional.size()) {
-            arg = &oc.positional[pos];
-            if (pos < oc.positional_follow.size()) follows = &oc.positional_follow[pos];
-          }
-        }
-        for (size_t k = 0; !arg && k < oc.keywords.size(); ++k)
-          if (oc.keywords[k].first == p.name) {
-            arg = &oc.keywords[k].second;
-            keyword_used[k] = 1;
-            if (k < oc.keyword_follow.size()) follows = &oc.keyword_follow[k];
-          }
-        if (follows && !follows->empty() && !oc.caller.empty())
-          taint.args.push_back({static_cast<int>(m), &oc.caller, ci, rm, receiver, i, follows});
-        if (!arg) {
-          arg = &got;
-          if (oc.splat) {
-            got.passed = true;
-            got.values.assign(1, ScalarFact{});
-            got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
-            got.klass = "?";
-            got.cuda = oc.splat_cuda;
-          } else {
-            got.defaulted = true;
-          }
-        }
-        in.params[i].join(*arg);
-        if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(*arg);
-        if (arg->cuda || arg->device_cuda) cuda_[tm] = cuda_[rm] = 1;
-      }
-      for (size_t i = 0; i < params.size(); ++i) {
-        const ParamSummary& p = params[i];
-        ArgFacts rest;
-        if (p.star)
-          for (size_t a = named_positional; a < oc.positional.size(); ++a) rest.join(oc.positional[a]);
-        if (p.double_star)
-          for (size_t k = 0; k < oc.keywords.size(); ++k)
-            if (!keyword_used[k]) rest.join(oc.keywords[k].second);
-        if ((p.star || p.double_star) && oc.splat) {
-          rest.passed = true;
-          rest.values.assign(1, ScalarFact{});
-          rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
-          rest.klass = "?";
-          rest.cuda |= oc.splat_cuda;
-        }
-        if (!p.star && !p.double_star) continue;
-        in.params[i].join(rest);
-        if (rest.cuda || rest.device_cuda) cuda_[tm] = cuda_[rm] = 1;
-      }
+      entry(rm, receiver).next.push_back({static_cast<int>(m), tm, static_cast<uint32_t>(ci), t.binds, &oc, rf});
       }
     }
   }
+  // Each entry taken over or joined again; the entries no call binds any more are dropped (with
+  // old_bound).
+  static const bool trace = std::getenv("STOKER_PROJECT_TRACE") != nullptr;
+  size_t taken = 0, joined = 0, taken_calls = 0, joined_calls = 0;
+  for (size_t rm = 0; rm < n; ++rm)
+    for (auto& [receiver, b] : bound_[rm]) {
+      bool same = !changed[rm] && b.from.size() == b.next.size();
+      for (size_t k = 0; same && k < b.next.size(); ++k) {
+        const Contribution& c = b.next[k];
+        same = c.same(b.from[k]) && !changed[static_cast<size_t>(c.module)] &&
+               (c.target < 0 || !changed[static_cast<size_t>(c.target)]);
+      }
+      if (!same) {
+        b.in = Incoming{};
+        b.cuda_marks.clear();
+        b.taint.clear();
+        for (const Contribution& c : b.next) bind(b, static_cast<int>(rm), receiver, c);
+        ++joined, joined_calls += b.next.size();
+      } else {
+        ++taken, taken_calls += b.next.size();
+      }
+      for (int k : b.cuda_marks) cuda_[static_cast<size_t>(k)] = 1;
+      taint.args.insert(taint.args.end(), b.taint.begin(), b.taint.end());
+      b.from = std::move(b.next);
+      b.next.clear();
+    }
+  if (trace)
+    std::fprintf(stderr, "table: %zu entries taken over (%zu contributions), %zu joined (%zu)\n", taken, taken_calls,
+                 joined, joined_calls);
   relay_taint(taint);
   relay_hotness(relays);
-}
-
-// The CUDA taint relayed in the table (speed15): a parameter of a function that other modules
-// hand CUDA values (P) makes CUDA the arguments whose taint follows it (OutgoingCall::
-// positional_follow) in the callees' parameters, and its returns when they follow it
-// (FunctionFacts::returns_follow: R, `returns_cuda`); a function returning CUDA (R) does the
-// same for the arguments and returns that follow its calls. Closed by a worklist, each node made
-// CUDA once: O(edges). What is relayed is what the analyses of the modules on the way would
-// find one round later each (the sources are only certain dependences), so a chain of modules
-// settles in one table instead of one round per module.
-void FactsTable::relay_taint(const TaintEdges& edges) {
-  // Nodes: P (module, function, parameter index) and R (module, function; index -1).
-  struct Key {
-    int module;
-    std::string local;
-    int index;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<std::string>{}(k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
-    }
-  };
-  // Whether the facts say a node is CUDA: a parameter of a function (index >= 0) or what it
-  // returns (-1).
-  auto fact_cuda = [&](int module, const std::string& local, int index) {
-    if (index < 0) {
-      const FunctionFacts* f = function(module, local);
-      return f && f->returns_cuda;
-    }
-    const Incoming* in = incoming(module, local);
-    return in && static_cast<size_t>(index) < in->params.size() && in->params[static_cast<size_t>(index)].cuda;
-  };
-  // The nodes an edge starts from: the parameters and the callees' returns `src` follows in
-  // `function` of module m; visit(module, local, index) true stops the walk.
-  auto each_source = [&](int m, const std::string& function, const TaintSources& src, auto&& visit) {
-    for (int p : src.params)
-      if (visit(m, function, p)) return true;
-    for (int c : src.calls)
-      if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
-        for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)])
-          if (visit(tm, local, -1)) return true;
-    return false;
-  };
-  // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
-  // round 1): nothing is relayed, and the graph is not built.
-  bool seeded = false;
-  for (size_t a = 0; a < edges.args.size() && !seeded; ++a)
-    seeded = each_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows, fact_cuda);
-  for (size_t m = 0; m < summaries_.size() && !seeded; ++m) {
-    if (!summaries_[m]) continue;
-    for (const auto& [name, f] : summaries_[m]->functions)
-      if (!f.returns_follow.empty() && !f.returns_cuda && each_source(static_cast<int>(m), name, f.returns_follow, fact_cuda)) {
-        seeded = true;
-        break;
-      }
-  }
-  if (!seeded) return;
-  std::unordered_map<Key, std::vector<Key>, KeyHash> succ;
-  auto from_sources = [&](int m, const std::string& function, const TaintSources& src, const Key& to) {
-    each_source(m, function, src, [&](int sm, const std::string& local, int index) {
-      succ[Key{sm, local, index}].push_back(to);
-      return false;
-    });
-  };
-  for (const auto& a : edges.args) from_sources(a.module, *a.caller, *a.follows, {a.callee_module, a.receiver, static_cast<int>(a.param)});
-  for (size_t m = 0; m < summaries_.size(); ++m) {
-    if (!summaries_[m]) continue;
-    for (const auto& [name, f] : summaries_[m]->functions)
-      if (!f.returns_follow.empty() && !f.returns_cuda)
-        from_sources(static_cast<int>(m), name, f.returns_follow, {static_cast<int>(m), name, -1});
-  }
-  if (succ.empty()) return;
-  std::unordered_set<Key, KeyHash> relayed_returns;
-  auto cuda_at = [&](const Key& k) { return (k.index < 0 && relayed_returns.count(k)) || fact_cuda(k.module, k.local, k.index); };
-  std::vector<Key> work;
-  for (const auto& [k, next] : succ)
-    if (cuda_at(k)) work.push_back(k);
-  while (!work.empty()) {
-    Key k = std::move(work.back());
-    work.pop_back();
-    auto it = succ.find(k);
-    if (it == succ.end()) continue;
-    for (const Key& to : it->second) {
-      if (cuda_at(to)) continue;
-      if (to.index < 0) {
-        relayed_returns.insert(to);
-        // Its callers' modules use CUDA, as for a function whose facts say it returns CUDA.
-        if (auto c = edges.caller_modules.find({to.module, to.local}); c != edges.caller_modules.end())
-          for (int m : c->second) cuda_[m] = 1;
-      } else {
-        auto& params = incoming_[to.module][to.local].params;
-        if (static_cast<size_t>(to.index) >= params.size()) continue;
-        params[static_cast<size_t>(to.index)].cuda = true;
-        cuda_[to.module] = 1;
-      }
-      work.push_back(to);
-    }
-  }
-  for (const Key& k : relayed_returns) {
-    const FunctionFacts* f = function(k.module, k.local);
-    if (!f) continue;
-    synthesized_.push_back(*f);
-    synthesized_.back().returns_cuda = true;
-    synthesized_.back().ret_elem_cuda.clear();  // relayed: which element is CUDA is not known
-    functions_[k.module][k.local] = &synthesized_.back();
-  }
 }
 
 namespace {
@@ -1080,10 +931,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
     p.iterated_hot |= q.iterated_hot;
     p.called |= q.called;
     p.iterated_per_epoch |= q.iterated_per_epoch;
-    for (const auto& k : q.hot_keys)
-      if (auto at = std::lower_bound(p.hot_keys.begin(), p.hot_keys.end(), k);
-          (at == p.hot_keys.end() || *at != k) && p.hot_keys.size() < kMaxLoaderKeys)
-        p.hot_keys.insert(at, k);
+    join_sorted(p.hot_keys, q.hot_keys, kMaxLoaderKeys);
   }
   a.is_class = a.is_class && b.is_class;
   if (a.module_kind != b.module_kind) a.module_kind = -1;
@@ -1213,8 +1061,10 @@ void FactsTable::relay_hotness(const Relays& relays) {
   const size_t n = relays.size();
   std::vector<std::pair<int, std::string>> work;
   for (size_t m = 0; m < n; ++m)
-    for (const auto& [local, in] : incoming_[m])
+    for (const auto& [local, b] : bound_[m]) {
+      const Incoming& in = *incoming(static_cast<int>(m), local);
       if ((in.calls.hot || in.calls.in_loop) && relays[m].count(local)) work.push_back({static_cast<int>(m), local});
+    }
   auto combine = [](long long a, long long b) {
     if (a == 0) return b;
     if (b == 0) return a;
@@ -1226,16 +1076,21 @@ void FactsTable::relay_hotness(const Relays& relays) {
     work.pop_back();
     auto found = relays[m].find(local);
     if (found == relays[m].end()) continue;
-    const IncomingCalls caller = incoming_[m][local].calls;
+    const Incoming* from = incoming(m, local);
+    const IncomingCalls caller = from ? from->calls : relayed(m, local).calls;
     for (const auto& r : found->second) {
       const OutgoingCall& oc = *r.call;
-      IncomingCalls& c = incoming_[r.module][r.receiver].calls;
-      IncomingCalls before = c;
+      // Changed in a copy: the entry is copied to relayed_ only when it changes.
+      const Incoming* now = incoming(r.module, r.receiver);
+      if (!now) now = &relayed(r.module, r.receiver);
+      IncomingCalls c = now->calls;
       c.in_loop |= caller.in_loop;  // called from a function that runs in a loop
       if (caller.hot && oc.hot_if_caller)
         join_hot(c, combine(caller.every, oc.caller_every), caller.once_per_epoch || oc.caller_once_per_epoch,
                  caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));
-      if (!(before == c) && relays[r.module].count(r.receiver)) work.push_back({r.module, r.receiver});
+      if (c == now->calls) continue;
+      relayed(r.module, r.receiver).calls = std::move(c);
+      if (relays[r.module].count(r.receiver)) work.push_back({r.module, r.receiver});
     }
   }
 }
@@ -1417,11 +1272,6 @@ bool FactsTable::subclass_stores(int module, const std::string& local_class, std
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
-}
-
-const FactsTable::Incoming* FactsTable::incoming(int module, const std::string& local) const {
-  auto it = incoming_[module].find(local);
-  return it == incoming_[module].end() ? nullptr : &it->second;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1699,7 +1549,11 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
   // Per module: the queries its latest analysis made, with the answers it got.
   std::vector<std::optional<std::map<std::string, std::pair<ModuleEnv::Query, std::string>>>> recorded(n);
   std::vector<const ModuleSummary*> latest(n, nullptr);
-  auto table = std::make_unique<FactsTable>(layout, latest);
+  // Per module, a number changed whenever its summary is replaced (FactsTable takes over the
+  // entries the same calls of unchanged summaries bind).
+  std::vector<uint64_t> version(n, 0);
+  uint64_t versions = 0;
+  auto table = std::make_unique<FactsTable>(layout, latest, nullptr, &version);
   std::vector<char> todo(eligible.begin(), eligible.end());
   todo.resize(n, 0);
   std::vector<char> analyzed(n, 0);
@@ -1718,6 +1572,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       run.results[i] = std::move(result);
       summaries[i] = std::move(summary);
       latest[i] = summaries[i].get();
+      version[i] = ++versions;
       recorded[i] = std::move(queries);
       todo[i] = 0;
     }
@@ -1725,7 +1580,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
   for (size_t i = 0; i < n; ++i) any_loaded |= recorded[i].has_value();
   if (any_loaded) {
     // Loaded modules whose recorded answers differ now (a module they read changed).
-    table = std::make_unique<FactsTable>(layout, latest);
+    table = std::make_unique<FactsTable>(layout, latest, nullptr, &version);
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i] || todo[i]) continue;
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
@@ -1795,7 +1650,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       if (trace)
         for (size_t i : group) std::fprintf(stderr, "round %d: group %zu: %s\n", round, g, layout.name(static_cast<int>(i)).c_str());
       // A later group reads the summaries of the groups before it.
-      if (g > 0 && !table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get());
+      if (g > 0 && !table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
       table_fresh = false;
       std::vector<std::unique_ptr<ModuleSummary>> next_summaries(group.size());
       std::atomic<size_t> next{0};
@@ -1850,6 +1705,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
         summaries[i] = std::move(next_summaries[w]);
         latest[i] = summaries[i].get();
+        version[i] = ++versions;
         todo[i] = 0;
       }
       // After a round's first group: the modules the round does not analyze whose recorded
@@ -1857,7 +1713,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       // later groups (the callers that hand their callees instances come first, so the taint
       // they start reaches the whole chain in this table rather than one round later).
       if (g == 0 && round > 1 && extend_rounds) {
-        table = std::make_unique<FactsTable>(layout, latest, table.get());
+        table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
         table_fresh = true;
         std::vector<char> in_round(n, 0);
         for (size_t i : work) in_round[i] = 1;
@@ -1886,7 +1742,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     }
     if (round == kMaxProjectRounds) break;
     // (A table built after the round's only group already holds every latest summary.)
-    if (!table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get());
+    if (!table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
     // Analyzed again: the modules for which an answer they read has changed.
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;

@@ -133,8 +133,11 @@ class FactsTable {
  public:
   // `previous` (optional, about to be discarded): its resolution memo is taken over, each entry
   // still valid when the modules it read have the same names (resolve_shape) in this table.
+  // `versions` (optional): per module, a number that changes whenever its summary is replaced;
+  // with both, the callees' entries the same calls of unchanged summaries bind are taken over
+  // from `previous` instead of joined again (Bound).
   FactsTable(const ProjectLayout& layout, const std::vector<const ModuleSummary*>& summaries,
-             FactsTable* previous = nullptr);
+             FactsTable* previous = nullptr, const std::vector<uint64_t>* versions = nullptr);
   struct Incoming {
     IncomingCalls calls;
     std::vector<ArgFacts> params;
@@ -143,7 +146,7 @@ class FactsTable {
   std::optional<std::pair<int, std::string>> resolve(int from, std::string_view name) const;
   const FunctionFacts* function(int module, const std::string& local) const;
   const Incoming* incoming(int module, const std::string& local) const;
-  bool has_incoming(int module) const { return !incoming_[module].empty(); }
+  bool has_incoming(int module) const { return !bound_[module].empty(); }
   bool cuda(int module) const { return cuda_[module] != 0; }
   // The functions and classes registered into the registry object `name` (written in module
   // `from`): ExternalFacts::registered.
@@ -211,6 +214,32 @@ class FactsTable {
     std::map<std::pair<int, std::string>, std::vector<int>> caller_modules;
   };
   void relay_taint(const TaintEdges& edges);
+  // A callee's entry as the calls bind it, before the relays (speed24a), with what it was joined
+  // from in order: the imports by name and the calls (caller module, index, target module,
+  // Target::binds). A later table takes the entry over when the same contributions bind it and
+  // none of their modules (nor the entry's) has a new summary; otherwise it joins them again,
+  // in the same order. The CUDA marks and taint edges the binding found are kept with it (the
+  // edges point into the callers' summaries, unchanged while the entry is taken over).
+  struct Contribution {
+    int module;
+    int target;  // -1: an import by name
+    uint32_t index;
+    bool binds = true;
+    const OutgoingCall* call = nullptr;      // this table's: the call
+    const FunctionFacts* receiver = nullptr;  // and the facts of the function receiving it
+    bool same(const Contribution& o) const {
+      return module == o.module && target == o.target && index == o.index && binds == o.binds;
+    }
+  };
+  struct Bound {
+    Incoming in;
+    std::vector<Contribution> from, next;  // the table's contributions (`from` once built)
+    std::vector<int> cuda_marks;
+    std::vector<TaintEdges::Arg> taint;
+  };
+  void bind(Bound& b, int rm, const std::string& receiver, const Contribution& c);
+  // The entries the relays changed (copies of bound_'s, which a later table takes over as bound).
+  Incoming& relayed(int module, const std::string& local);
   // A target of a call: (module, local name), and whether the call's arguments bind to its
   // parameters (false: a subclass's override the target method runs through `self`).
   struct Target {
@@ -233,7 +262,11 @@ class FactsTable {
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
   // Name -> the modules naming it ("*": any); the keys are views of the summaries' strings.
   std::unordered_map<std::string_view, std::vector<int>> attribute_modules_;
-  std::vector<std::unordered_map<std::string, Incoming>> incoming_;
+  // Per module, the callees' entries in the order the binding first reached them (the order of
+  // a fresh table's: relay_hotness walks it).
+  std::vector<std::unordered_map<std::string, Bound>> bound_;
+  std::vector<std::unordered_map<std::string, Incoming>> relayed_;
+  std::vector<uint64_t> versions_;
   std::vector<char> cuda_;
 };
 

@@ -351,6 +351,9 @@ inline std::vector<std::string> union_members(std::string_view name) { return sp
 std::string union_join(std::string_view a, std::string_view b);
 // Each member with `suffix` appended, joined again by '|' ("A|B", ".__call__" -> "A.__call__|B.__call__").
 std::string union_suffix(std::string_view name, std::string_view suffix);
+// Adds to the sorted `dst` the strings of `src` it lacks, in `src`'s order, while it holds fewer
+// than `cap` (ArgFacts::loader_keys, ParamSummary::hot_keys, IncomingCalls::attrs_fed).
+void join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap);
 
 }  // namespace stoker::python
 

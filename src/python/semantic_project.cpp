@@ -51,6 +51,12 @@ std::string union_suffix(std::string_view name, std::string_view suffix) {
   return out;
 }
 
+void join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap) {
+  for (const auto& k : src)
+    if (auto at = std::lower_bound(dst.begin(), dst.end(), k); (at == dst.end() || *at != k) && dst.size() < cap)
+      dst.insert(at, k);
+}
+
 std::vector<Value> to_values(const std::vector<ScalarFact>& facts) {
   std::vector<Value> out;
   for (const auto& f : facts) {
@@ -163,10 +169,7 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
-  for (const auto& k : o.loader_keys)
-    if (auto at = std::lower_bound(loader_keys.begin(), loader_keys.end(), k);
-        (at == loader_keys.end() || *at != k) && loader_keys.size() < kMaxLoaderKeys)
-      loader_keys.insert(at, k);
+  join_sorted(loader_keys, o.loader_keys, kMaxLoaderKeys);
   if (o.passed) {
     // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
     static const std::vector<ScalarFact> unknown_element{ScalarFact{}};
