@@ -57,9 +57,11 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         return epoch_length(args[0], depth + 1);
       return false;
     }
+    // Divided by a batch size (`len(images) // batch_size`), not by a count of their own
+    // (`len(loader) // 10`: ten times per epoch).
     if (is(e, "binary_operator")) {
       std::string_view o = text(field(e, "operator"));
-      return (o == "//" || o == "/") && epoch_length(field(e, "left"), depth + 1);
+      return (o == "//" || o == "/") && !constant_int(field(e, "right")) && epoch_length(field(e, "left"), depth + 1);
     }
     std::string_view name = is(e, "attribute") ? text(field(e, "attribute")) : is(e, "identifier") ? text(e) : "";
     if (name.empty()) return false;
