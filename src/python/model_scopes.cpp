@@ -451,26 +451,6 @@ Node branch_if(Node stmt) {
   return Node{};
 }
 
-// Do the statements from `first` up to (not including) `stop`, siblings of one block, always run
-// on to `stop` once `first` has run: no `return`, `raise`, nor a `break`/`continue` of a loop
-// around them (those of a loop inside them stay inside). Bounded: false past 512 nodes.
-bool runs_through(Node first, Node stop) {
-  std::vector<std::pair<Node, bool>> stack;  // (node, inside a loop of the region)
-  for (Node n = first; !is_null(n) && !same(n, stop); n = ts_node_next_named_sibling(n)) stack.push_back({n, false});
-  for (size_t seen = 0; !stack.empty(); ++seen) {
-    if (seen > 512) return false;
-    auto [n, in_loop] = stack.back();
-    stack.pop_back();
-    auto k = kind(n);
-    if (k == "return_statement" || k == "raise_statement") return false;
-    if ((k == "break_statement" || k == "continue_statement") && !in_loop) return false;
-    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
-    bool loop = in_loop || k == "for_statement" || k == "while_statement";
-    for (Node c : named_children(n)) stack.push_back({c, loop});
-  }
-  return true;
-}
-
 }  // namespace
 
 // An if statement with an else whose every branch block rebinds `name` by a plain statement of
@@ -546,12 +526,6 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         return out;
       }
       Node killer{};  // the statement of the last binding taken, when it overwrites unconditionally
-      // The plain statements of the bindings taken that always rebind the name (at most 4): a
-      // binding of a statement earlier in the same block that always runs on to one of them
-      // (`scores = self.index.rank(Q, pids)`, two statements later `pids, scores = ....tolist()`)
-      // reaches no use after it.
-      Node overwriters[4];
-      int n_overwriters = 0;
       uint32_t stop_below = 0;  // the start of an if statement whose every branch rebinds the name
       Node checked_if{};
       for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
@@ -573,13 +547,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
           killer = stmt;
           continue;
         }
-        bool overwritten = false;
-        for (int w = 0; w < n_overwriters && !overwritten && !is_null(stmt); ++w)
-          overwritten = !same(stmt, overwriters[w]) && same(parent(stmt), parent(overwriters[w])) &&
-                        end(stmt) <= start(overwriters[w]) && runs_through(stmt, overwriters[w]);
-        if (overwritten) continue;
         killer = list[i].kind == Binding::Kind::Assign ? overwriting_statement(list[i]) : Node{};
-        if (!is_null(killer) && n_overwriters < 4) overwriters[n_overwriters++] = killer;
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
