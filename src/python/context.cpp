@@ -23,9 +23,25 @@ Diagnostic& Context::report(std::string_view code, Node at, std::string message)
   return out_.back();
 }
 
+namespace {
+
+// Inside the message of an `assert` (`assert ok, f"grad {p.grad}"`): evaluated only when the
+// assertion fails, which ends the run, so at most once.
+bool in_assert_message(Node at) {
+  Node below = at;
+  for (Node n = parent(at); !is_null(n); below = n, n = parent(n)) {
+    if (is(n, "assert_statement")) return named_count(n) >= 2 && same(named_child(n, 1), below);
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "block")) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::string message) {
   HotContext h = hot();
   if (!h.hot || h.once_per_epoch) return nullptr;
+  if (in_assert_message(at)) return nullptr;
   if (h.every > kAmortizedSilentAbove) return nullptr;
   Diagnostic& d = report(code, at, std::move(message));
   if (&d == &dropped_) return nullptr;

@@ -37,17 +37,94 @@ std::optional<bool> memoized_truth(std::unordered_map<const void*, signed char>&
 
 void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                                  Node hot_region) const {
-  // `step % N`: the guarded code runs once every N steps (N unknown: -1; N = 1: every step).
-  auto amortize = [&](Node modulo) {
-    auto n = constant_int(field(modulo, "right"));
-    if (n && *n == 1) return;
-    ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
-  };
   // The bindings of a name in the scope it is read in (none: nullptr).
   auto bindings_of = [&](Node name) -> const std::vector<Binding>* {
     const auto& bindings = scopes_[scope_at(start(name))].bindings;
     auto it = bindings.find(std::string(text(name)));
     return it == bindings.end() ? nullptr : &it->second;
+  };
+  // The number of steps in an epoch: `len(loader)`, a name or attribute called so
+  // (`steps_per_epoch`, `self.iters_per_epoch`, `epoch_size`), or a name bound only to such a
+  // length, also divided or rounded (`len(train_loader.images) // batch_size`, `ceil(...)`).
+  std::function<bool(Node, int)> epoch_length = [&](Node e, int depth) -> bool {
+    e = unparen(e);
+    if (depth > 3 || is_null(e)) return false;
+    if (is(e, "call")) {
+      std::string_view f = text(field(e, "function"));
+      auto args = named_children(field(e, "arguments"));
+      if (f == "len") return args.size() == 1;
+      if ((f == "ceil" || f == "math.ceil" || f == "int" || f == "round") && args.size() == 1)
+        return epoch_length(args[0], depth + 1);
+      return false;
+    }
+    // Divided by a batch size (`len(images) // batch_size`), not by a count of their own
+    // (`len(loader) // 10`: ten times per epoch).
+    if (is(e, "binary_operator")) {
+      std::string_view o = text(field(e, "operator"));
+      return (o == "//" || o == "/") && !constant_int(field(e, "right")) && epoch_length(field(e, "left"), depth + 1);
+    }
+    std::string_view name = is(e, "attribute") ? text(field(e, "attribute")) : is(e, "identifier") ? text(e) : "";
+    if (name.empty()) return false;
+    if (name.find("per_epoch") != std::string_view::npos || name == "epoch_size" || name == "epoch_length" ||
+        name == "epoch_len")
+      return true;
+    if (!is(e, "identifier")) return false;
+    const auto* bindings = bindings_of(e);
+    if (!bindings || bindings->empty()) return false;
+    for (const Binding& b : *bindings)
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !epoch_length(b.value, depth + 1)) return false;
+    return true;
+  };
+  // A lazy initialization's test (`X is None`, `not hasattr(o, "attr")`): the name or attribute
+  // it tests ("o.attr"), or "" for any other condition.
+  auto lazy_target = [&](Node c) -> std::string {
+    c = unparen(c);
+    if (is(c, "comparison_operator") && named_count(c) == 2 && ts_node_child_count(c) == 3 &&
+        text(ts_node_child(c, 1)) == "is" && is(unparen(named_child(c, 1)), "none")) {
+      Node x = unparen(named_child(c, 0));
+      if (is(x, "identifier") || is(x, "attribute")) return std::string(text(x));
+      return {};
+    }
+    if (!is(c, "not_operator")) return {};
+    Node call = unparen(field(c, "argument"));
+    if (!is(call, "call") || text(field(call, "function")) != "hasattr") return {};
+    auto args = named_children(field(call, "arguments"));
+    std::string attr;
+    if (args.size() != 2 || !string_literal_value(unparen(args[1]), src_, attr)) return {};
+    Node o = unparen(args[0]);
+    if (!is(o, "identifier") && !is(o, "attribute")) return {};
+    return std::string(text(o)) + "." + attr;
+  };
+  // Does the branch the condition `c` (or the `and`/`or`/`not` it is part of) guards assign
+  // `target` (`all_gather_list._buffer = torch.cuda.ByteTensor(n)`)?
+  auto branch_assigns = [&](Node c, const std::string& target) {
+    Node owner = parent(c);
+    while (is(owner, "parenthesized_expression") || is(owner, "boolean_operator") || is(owner, "not_operator"))
+      owner = parent(owner);
+    if (!is(owner, "if_statement") && !is(owner, "elif_clause")) return false;
+    Node branch = field(owner, "consequence");
+    if (is_null(branch)) return false;
+    if (assigned_within(target, branch)) return true;
+    std::vector<Node> stack{branch};
+    for (size_t guard = 0; !stack.empty() && guard < 512; ++guard) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "assignment") && text(unparen(field(n, "left"))) == target) return true;
+      if (is(n, "function_definition") || is(n, "class_definition")) continue;
+      for (Node ch : named_children(n)) stack.push_back(ch);
+    }
+    return false;
+  };
+  // `step % N`: the guarded code runs once every N steps (N unknown: -1; N = 1: every step).
+  // N the length of an epoch (`step % steps_per_epoch == 0`): one step per epoch.
+  auto amortize = [&](Node modulo) {
+    auto n = constant_int(field(modulo, "right"));
+    if (n && *n == 1) return;
+    if (!n && epoch_length(field(modulo, "right"), 0)) {
+      ctx.once_per_epoch = true;
+      return;
+    }
+    ctx.every = n ? std::max(ctx.every, *n) : (ctx.every == 0 ? -1 : ctx.every);
   };
   std::function<void(Node, bool)> apply = [&](Node cond, bool positive) {
     cond = unparen(cond);
@@ -67,6 +144,16 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       // period is the shortest side's.
       HotContext outer = ctx, sides[2];
       Node parts[2] = {field(cond, "left"), field(cond, "right")};
+      // `not hasattr(f, "_buffer") or f._buffer.numel() < n` whose branch assigns `f._buffer`:
+      // a cache built once (and grown when too small), not per step.
+      for (int i = 0; i < 2; ++i) {
+        std::string target = lazy_target(parts[i]);
+        if (!target.empty() && text(parts[1 - i]).find(target) != std::string_view::npos &&
+            branch_assigns(cond, target)) {
+          ctx.once_per_epoch = true;
+          return;
+        }
+      }
       for (int i = 0; i < 2; ++i) {
         ctx = HotContext{};
         apply(parts[i], true);
@@ -93,6 +180,14 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
         if (positive) amortize(arg);  // `not i % N`: once every N steps
         return;
+      }
+      // `if not hasattr(f, "_buffer"): f._buffer = ...`: a lazy initialization, once.
+      if (positive) {
+        std::string target = lazy_target(cond);
+        if (!target.empty() && target.find('.') != std::string::npos && branch_assigns(cond, target)) {
+          ctx.once_per_epoch = true;
+          return;
+        }
       }
       apply(arg, !positive);
       return;
@@ -137,26 +232,53 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           amortize(l);
           return;
         }
-        // step == 0, batch_idx == 0: one step per epoch or run
-        if (is(l, "identifier") && is(r, "integer")) ctx.once_per_epoch = true;
-        if (is(r, "identifier") && is(l, "integer")) ctx.once_per_epoch = true;
+        // step == 0, batch_idx == 0, `(step + 1) == 1`: one step per epoch or run
+        auto counter_like = [&](Node e) {
+          e = unparen(e);
+          if (is(e, "binary_operator") && (text(field(e, "operator")) == "+" || text(field(e, "operator")) == "-") &&
+              is(unparen(field(e, "right")), "integer"))
+            e = unparen(field(e, "left"));
+          return is(e, "identifier");
+        };
+        if (counter_like(l) && is(r, "integer")) ctx.once_per_epoch = true;
+        if (counter_like(r) && is(l, "integer")) ctx.once_per_epoch = true;
         // `step == max_steps - 1`, `i == len(loader) - 1`: the hot loop's counter against a
         // bound that does not change in the loop (names other than the counter, attributes,
         // integers, `len(...)`, `+`/`-`): the last (or one chosen) step.
+        // A step counter: the loop's own target, or a name the hot region only increments
+        // (`current_steps += 1`; `if current_steps == total_train_steps:` is the last step).
         Node loop_stmt = is_null(hot_region) ? Node{} : parent(hot_region);  // the body's loop
+        std::string_view counter;
         if (!is_null(loop_stmt) && is(loop_stmt, "for_statement")) {
           Node target = unparen(field(loop_stmt, "left"));
           if (is(target, "pattern_list") || is(target, "tuple_pattern")) {
             auto parts_t = named_children(target);
             target = parts_t.empty() ? Node{} : unparen(parts_t.front());
           }
-          std::string_view counter = is(target, "identifier") ? text(target) : std::string_view{};
+          if (is(target, "identifier")) counter = text(target);
+        }
+        auto stepped = [&](Node e) {
+          if (!is(e, "identifier") || is_null(hot_region)) return false;
+          if (!counter.empty() && text(e) == counter) return true;
+          const auto* bindings = bindings_of(e);
+          if (!bindings) return false;
+          bool incremented = false;
+          for (const Binding& x : *bindings) {
+            if (is_null(x.target) || !contains(hot_region, x.target)) continue;
+            if (x.kind != Binding::Kind::AugAssign || text(field(x.value, "operator")) != "+=" ||
+                !is(unparen(field(x.value, "right")), "integer"))
+              return false;
+            incremented = true;
+          }
+          return incremented;
+        };
+        if (!is_null(hot_region)) {
           std::function<bool(Node, int)> fixed = [&](Node e, int depth) -> bool {
             e = unparen(e);
             if (depth > 8 || is_null(e)) return false;
             if (is(e, "integer")) return true;
             if (is(e, "identifier")) {
-              if (text(e) == counter) return false;
+              if (stepped(e)) return false;
               // Assigned in the loop: it may change every step.
               if (const auto* bindings = bindings_of(e))
                 for (const Binding& x : *bindings)
@@ -172,10 +294,8 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
             if (is(e, "call") && text(field(e, "function")) == "len") return true;
             return false;
           };
-          if (!counter.empty()) {
-            if (is(l, "identifier") && text(l) == counter && fixed(r, 0)) ctx.once_per_epoch = true;
-            if (is(r, "identifier") && text(r) == counter && fixed(l, 0)) ctx.once_per_epoch = true;
-          }
+          if (stepped(l) && fixed(r, 0)) ctx.once_per_epoch = true;
+          if (stepped(r) && fixed(l, 0)) ctx.once_per_epoch = true;
         }
       }
       // `if len(all_preds) == 0: all_preds.append(p) else: ...`: an accumulator its own branch
@@ -615,6 +735,27 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     ctx = hot_function_[function];
     ctx.loop = -1;
     apply_guards(ctx, guards, 0, Node{});
+    // A memoized function (`@functools.lru_cache`, `@cache`, `@cached_property`, a project's
+    // `@lru_cache_unless_export(...)`), or one nested in it: its body runs once per distinct
+    // argument, not per step.
+    auto memoized = [&] {
+      for (int f = function, guard = 0; f >= 0 && guard < 16; ++guard) {
+        if (Node p = parent(functions_[f].node); is(p, "decorated_definition"))
+          for (Node d : named_children(p)) {
+            if (!is(d, "decorator") || named_count(d) == 0) continue;
+            Node e = unparen(named_child(d, 0));
+            if (is(e, "call")) e = unparen(field(e, "function"));
+            std::string_view name = is(e, "attribute") ? text(field(e, "attribute")) : text(e);
+            if (name == "cache" || name == "cached_property" || name.find("lru_cache") != std::string_view::npos)
+              return true;
+          }
+        int ps = scopes_[functions_[f].scope].parent;
+        if (ps < 0 || scopes_[ps].kind != Scope::Kind::Function) break;
+        f = scopes_[ps].function;
+      }
+      return false;
+    };
+    if (memoized()) ctx.once_per_epoch = true;
     // Outside the function's own loop over a data loader (an evaluation pass called every N
     // steps): the statement runs once per pass over that loader, as after an epoch's loop.
     for (int l : loops_by_function_[function])

@@ -47,11 +47,11 @@ bool is_pattern(std::string_view k) {
          k == "tuple" || k == "list";
 }
 
-// Attributes of tensors and modules that are host values.
+// Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's).
 const std::set<std::string, std::less<>>& host_attributes() {
   static const std::set<std::string, std::less<>> s = {
       "shape", "dtype", "ndim", "requires_grad", "grad_fn", "layout", "is_leaf", "training", "names",
-      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__"};
+      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__", "width", "height"};
   return s;
 }
 

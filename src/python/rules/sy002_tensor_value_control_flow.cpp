@@ -80,9 +80,13 @@ std::vector<std::string_view> host_instances(const Context& ctx, Node c) {
 }
 
 // A list, tuple, dict or numpy array by its type: its truth is its length (or, for an array,
-// its host values), whatever tensors it holds (`results if results else COCO()`).
+// its host values), whatever tensors it holds (`results if results else COCO()`). So is an
+// nn.Module by its type (`if criterion:` of a loss module moved to the GPU, or a parameter that
+// defaults to None): its truth is the object's (a container module's length), never a tensor
+// value, whatever device its parameters are on.
 bool host_container(const SemanticModel& m, Node c) {
-  return m.types().type_of(c).kind == AbstractType::Kind::HostContainer;
+  auto k = m.types().type_of(c).kind;
+  return k == AbstractType::Kind::HostContainer || k == AbstractType::Kind::Module;
 }
 
 }  // namespace
