@@ -4,6 +4,8 @@
 // concern (issue 10's layout).
 #include "python/model_internal.h"
 
+#include "python/dict_fills.h"
+
 #include "python/types.h"
 
 namespace stoker::python {
@@ -127,6 +129,24 @@ bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int dept
           is_cuda_impl(field(store, "right")))
         return true;
     }
+  // A helper of this module that fills the dict from another argument's items (dict_fills.h):
+  // what that argument holds under the key (a dict display's value, a `dict(...)` keyword, the
+  // stores of the key into a name).
+  for (Node a : dict_fill_sources(*this, *types_, dict)) {
+    a = unparen(a);
+    Node v{};
+    if (is(a, "dictionary")) {
+      for (Node c : named_children(a)) {
+        std::string k;
+        if (is(c, "pair") && string_literal_value(unparen(field(c, "key")), src_, k) && k == key) v = field(c, "value");
+      }
+    } else if (is(a, "call") && qualified_name(unparen(field(a, "function"))) == "builtins.dict") {
+      v = argument(a, -1, key);
+    } else if (is(a, "identifier") && keyed_store_cuda(a, key, depth + 1)) {
+      return true;
+    }
+    if (!is_null(v) && is_cuda_impl(v) && !is_module_value(v)) return true;
+  }
   // The names and calls the dict came from: `b = a`, `b = f(a)`.
   auto bindings = lookup(text(dict), start(dict));
   if (bindings.size() > kMaxCandidates) return false;

@@ -800,6 +800,16 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         std::sort(targets.begin(), targets.end(),
                   [](const Target& a, const Target& b) { return std::tie(a.module, a.local) < std::tie(b.module, b.local); });
         direct = false;
+      } else if (oc.callee.size() > 2 && oc.callee.compare(oc.callee.size() - 2, 2, ".*") == 0) {
+        // "M.*": a function of project module M looked up by name (SemanticModel::external_name,
+        // `getattr(module_metric, met)`): each top-level function of M, at most 8 of them.
+        auto [tm, rest] = layout_.split(static_cast<int>(m), layout_.absolute(static_cast<int>(m), oc.callee));
+        if (!oc.hot || tm < 0 || tm == static_cast<int>(m) || rest != "*") continue;
+        for (const auto& [local, f] : functions_[tm])
+          if (local.find('.') == std::string::npos && !f->is_class && !f->method) targets.push_back({tm, local, true});
+        if (targets.empty() || targets.size() > 8) continue;
+        std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) { return a.local < b.local; });
+        direct = false;
       } else {
         auto target = resolve(static_cast<int>(m), oc.callee);
         if (!target || target->first == static_cast<int>(m)) continue;

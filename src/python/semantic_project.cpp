@@ -297,6 +297,62 @@ std::string SemanticModel::external_name(int ci) const {
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
   // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
   // (every value of `build` one): the registered functions or classes, each may run.
+  // A function of a project module looked up by name (pytorch-template's `metric_fns =
+  // [getattr(module_metric, met) for met in config['metrics']]`, `metric(output, target)` per
+  // batch): "M.*", which the FactsTable binds to each top-level function of module M.
+  auto module_lookup = [&](Node e) -> std::string {
+    e = unparen(e);
+    if (!is(e, "call") || qualified_name(field(e, "function")) != "builtins.getattr" || !is_null(argument(e, 2, "")))
+      return {};
+    Node mod = unparen(argument(e, 0, ""));
+    if (!is(mod, "identifier")) return {};
+    const std::string& q = qualified_name(mod);
+    if (q.empty() || starts_with(q, "builtins.")) return {};
+    auto bindings = lookup(text(mod), start(mod));
+    if (bindings.empty()) return {};
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Import) return {};  // a module imported, not an object
+    // (A literal name, `getattr(losses, "NamedHead")`, stays as before: not bound here.)
+    std::string literal;
+    return string_literal_value(unparen(argument(e, 1, "")), src_, literal) ? std::string{} : q + ".*";
+  };
+  if (std::string m = module_lookup(fn); !m.empty()) return m;
+  // ... also through a name bound to one, or the variable of a loop over a list of them
+  // (`for i, metric in enumerate(metric_fns)`, the list a display or a comprehension).
+  if (is(fn, "identifier") && text(fn) != "self") {
+    std::string found;
+    bool all = true;
+    auto take = [&](Node e) {
+      std::string m = module_lookup(e);
+      all = all && !m.empty() && (found.empty() || found == m);
+      found = m;
+    };
+    auto bindings = lookup(text(fn), start(fn));
+    for (const Binding* b : bindings) {
+      if (!all) break;
+      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+        take(b->value);
+        continue;
+      }
+      Node it = b->kind == Binding::Kind::LoopTarget ? unparen(b->value) : Node{};
+      if (b->unpack_index >= 0) {
+        bool enumerated = is(it, "call") && qualified_name(field(it, "function")) == "builtins.enumerate";
+        it = enumerated && b->unpack_index == 1 ? unparen(argument(it, 0, "iterable")) : Node{};
+      }
+      std::vector<Node> lists;
+      if (is(it, "identifier")) {
+        for (const auto& v : values(it)) lists.push_back(v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{});
+      } else {
+        lists.push_back(it);
+      }
+      for (Node l : lists) {
+        if (is(l, "list_comprehension")) take(field(l, "body"));
+        else if (is(l, "list") || is(l, "tuple")) for (Node e : named_children(l)) take(e);
+        else all = false;
+      }
+    }
+    if (all && !bindings.empty() && !found.empty()) return found;
+  }
   if (is(fn, "call") || is(fn, "subscript")) return registry_lookup(fn);
   if (is(fn, "identifier") && text(fn) != "self") {
     std::string reg;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 
+#include "python/dict_fills.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 #include "python/types_detail.h"
@@ -103,7 +104,21 @@ AbstractType TypeInference::keyed_value(Node subscript) const {
   if (!string_literal_value(unparen(field(subscript, "subscript")), m_.src(), key)) return AbstractType::unknown();
   std::vector<std::string_view> names;  // the names the dict passed through
   AbstractType t = keyed(field(subscript, "value"), key, names);
-  if (t.kind == Kind::Unknown || t.kind == Kind::Bottom) return AbstractType::unknown();
+  // A helper here that fills the dict from another argument's items (`accum_log(logs, {"critic_loss":
+  // critic_loss})`, dict_fills.h): a tensor on the devices those values may be on, when one is not
+  // known to be a host value (the CUDA taint then reads the values); nothing otherwise.
+  AbstractType filled = AbstractType::bottom();
+  if (is(unparen(field(subscript, "value")), "identifier"))
+    for (Node source : dict_fill_sources(m_, *this, field(subscript, "value"))) {
+      std::vector<std::string_view> inner;
+      AbstractType st = keyed(source, key, inner);
+      if (cuda_answer(st) == CudaAnswer::Host) continue;
+      TypeDevice d = cuda_answer(st) == CudaAnswer::Cuda ? st.device : TypeDevice::Unresolved;
+      filled = filled.kind == Kind::Bottom ? AbstractType::of(Kind::Tensor, d)
+                                           : AbstractType::of(Kind::Tensor, join(filled.device, d));
+    }
+  if (t.kind == Kind::Unknown || t.kind == Kind::Bottom) return filled.kind == Kind::Bottom ? AbstractType::unknown() : filled;
+  if (filled.kind != Kind::Bottom) t = join(t, filled);
   // Stores of the key anywhere in the file (on any object: a store to another dict with the
   // same key only widens the answer).
   auto stored_key = [&](Node target) {
