@@ -1,5 +1,6 @@
 // Devices: whether the program uses CUDA, device expressions, which values may be CUDA
 // tensors (and CUDA masks), batch values, assignments within a region.
+#include "python/call_positions.h"
 #include "python/model_internal.h"
 
 #include <functional>
@@ -454,7 +455,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) &&
           (b.param_index == 1 || p.name == "hiddens"))
         return true;
-      int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+      int position = b.param_index - bound_params(fn, src_);
       if (position < 0 || p.is_variadic) return false;
       for (int ci : callers(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -567,7 +568,7 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
     cuda = ext->elem_cuda[i] != 0;
   }
   // This module's call sites: the element of the tuple display each passes.
-  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  int position = p.param_index - bound_params(fn, src_);
   if (position < 0) return std::nullopt;
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -706,7 +707,7 @@ std::vector<char> SemanticModel::param_elements_cuda(const Binding& p, int depth
   if (const ArgFacts* ext = ext_param(p.function, p.param_index, fact::kCuda); ext && ext->passed)
     if (ext->elems_mixed || !join_elements(acc, first, ext->elem_cuda)) return {};
   // This module's call sites.
-  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  int position = p.param_index - bound_params(fn, src_);
   if (position < 0) return {};
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -774,7 +775,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
       "names", "itemsize", "nbytes", "param_groups", "defaults"};
   static const std::set<std::string, std::less<>> host_methods = {
-      "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
+      "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
       "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
   // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
@@ -1291,7 +1292,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
         // A parameter that a call site here passes a mask (`simota_matching(..., fg_mask)`).
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        int position = b->param_index - bound_params(fn, src_);
         if (position < 0 || p.is_variadic) continue;
         for (int ci : callers(b->function)) {
           Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -1441,7 +1442,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        int position = b->param_index - bound_params(fn, src_);
         if (position >= 0 && !p.is_variadic)
           for (int ci : callers(b->function)) {
             Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
