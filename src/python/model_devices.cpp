@@ -1486,7 +1486,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     static const std::set<std::string, std::less<>> rebuild = {
         "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
-        "torch.cat", "torch.concat", "torch.concatenate"};
+        "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
@@ -1740,9 +1740,19 @@ bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
   AbstractType src = types_->type_of(field(fn, "object"));
   if (src.kind != AbstractType::Kind::Object || src.klass == -1 || src.framework >= 0) return false;
   AbstractType t = types_->binding_type(b);
-  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  // Also host data the step converts itself (a list, an array: SR-GNN's `alias_inputs, A, items,
+  // mask, targets = data.get_slice(i)`, then `torch.Tensor(alias_inputs).long()`).
+  bool host = t.kind == AbstractType::Kind::HostContainer;
+  if ((t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) && !host) return false;
   for (Node p = ts_node_parent(call); !is_null(p); p = ts_node_parent(p)) {
-    if (is(p, "function_definition") || is(p, "lambda") || is(p, "class_definition")) return false;
+    // Fetched in a function that runs once per step (called from a hot loop, no loop of its own
+    // around the fetch: SR-GNN's `forward(model, i, data)`), read in that function.
+    if (is(p, "function_definition")) {
+      if (!hot_functions_ready_) return false;
+      int f = function_at(start(call));
+      return f >= 0 && function_is_hot(f) && function_at(start(use)) == f && function_of(p) == f;
+    }
+    if (is(p, "lambda") || is(p, "class_definition")) return false;
     if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), call))
       return contains(field(p, "body"), use);
   }

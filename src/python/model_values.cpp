@@ -1012,9 +1012,8 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   const Param& p = fn.params[pi];
   if (p.is_variadic) return {Value::unknown()};
   std::vector<Value> out;
-  int position = pi;
-  if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
-  if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
+  int position = pi - bound_params(fn, src_);  // `self` is not passed explicitly
+  if (position < 0) return {Value::unknown()};
   // `__init__` is called by constructing its class (`Trainer(args)`).
   const std::vector<int> sites = init_sites(f);
   // `torch.multiprocessing.spawn(fn, args=(a, b), nprocs=n)` runs `fn(i, a, b)` in each process:

@@ -934,7 +934,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const Function& fn = m_.functions()[fi];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return AbstractType::unknown();
-  if (fn.klass >= 0 && pi == 0) {
+  if (pi == 0 && bound_params(fn, m_.src()) == 1) {
     if (p.name != "self") return AbstractType::unknown();
     AbstractType t = instance_of(fn.klass);
     if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;

@@ -84,6 +84,16 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   bool through_method = false;
   Node factory = host_factory_of(m, moved, &through_method);
   if (is_null(factory)) return;
+  // `if isinstance(s, np.ndarray): s = torch.from_numpy(s).type_as(ts)`: a parameter converted
+  // only where a caller hands an array (U-ViT's `stp`, whose callers pass tensors) is an input
+  // normalization whose branch the analysis does not know to run.
+  if (type_as) {
+    Node data = unparen(m.argument(factory, 0, ""));
+    if (is(data, "identifier"))
+      for (const Binding* b : m.lookup(m.text(data), start(data)))
+        if (b->kind == Binding::Kind::Param && m.isinstance_narrowing(data, *b) == SemanticModel::Narrowing::Host)
+          return;
+  }
   // Through such methods, only a move to a device known to be CUDA (`.cuda()`, a CUDA device,
   // a device chosen by `torch.cuda.is_available()`): `.to(t.device)` of a tensor of unknown
   // device may be a copy to the CPU (a checkpoint loaded there).
