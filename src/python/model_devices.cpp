@@ -1,5 +1,6 @@
 // Devices: whether the program uses CUDA, device expressions, which values may be CUDA
 // tensors (and CUDA masks), batch values, assignments within a region.
+#include "python/call_positions.h"
 #include "python/model_internal.h"
 
 #include <functional>
@@ -454,7 +455,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) &&
           (b.param_index == 1 || p.name == "hiddens"))
         return true;
-      int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+      int position = b.param_index - bound_params(fn, src_);
       if (position < 0 || p.is_variadic) return false;
       for (int ci : callers(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -567,7 +568,7 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
     cuda = ext->elem_cuda[i] != 0;
   }
   // This module's call sites: the element of the tuple display each passes.
-  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  int position = p.param_index - bound_params(fn, src_);
   if (position < 0) return std::nullopt;
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -706,7 +707,7 @@ std::vector<char> SemanticModel::param_elements_cuda(const Binding& p, int depth
   if (const ArgFacts* ext = ext_param(p.function, p.param_index, fact::kCuda); ext && ext->passed)
     if (ext->elems_mixed || !join_elements(acc, first, ext->elem_cuda)) return {};
   // This module's call sites.
-  int position = fn.klass >= 0 ? p.param_index - 1 : p.param_index;
+  int position = p.param_index - bound_params(fn, src_);
   if (position < 0) return {};
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -774,7 +775,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
       "names", "itemsize", "nbytes", "param_groups", "defaults"};
   static const std::set<std::string, std::less<>> host_methods = {
-      "item", "tolist", "numpy", "cpu", "size", "dim", "numel", "data_ptr", "element_size", "nelement", "stride",
+      "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
       "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
   // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
@@ -1291,7 +1292,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
         // A parameter that a call site here passes a mask (`simota_matching(..., fg_mask)`).
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        int position = b->param_index - bound_params(fn, src_);
         if (position < 0 || p.is_variadic) continue;
         for (int ci : callers(b->function)) {
           Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -1441,7 +1442,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        int position = b->param_index - bound_params(fn, src_);
         if (position >= 0 && !p.is_variadic)
           for (int ci : callers(b->function)) {
             Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -1485,7 +1486,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     static const std::set<std::string, std::less<>> rebuild = {
         "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
-        "torch.cat", "torch.concat", "torch.concatenate"};
+        "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
@@ -1739,9 +1740,19 @@ bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
   AbstractType src = types_->type_of(field(fn, "object"));
   if (src.kind != AbstractType::Kind::Object || src.klass == -1 || src.framework >= 0) return false;
   AbstractType t = types_->binding_type(b);
-  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  // Also host data the step converts itself (a list, an array: SR-GNN's `alias_inputs, A, items,
+  // mask, targets = data.get_slice(i)`, then `torch.Tensor(alias_inputs).long()`).
+  bool host = t.kind == AbstractType::Kind::HostContainer;
+  if ((t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) && !host) return false;
   for (Node p = ts_node_parent(call); !is_null(p); p = ts_node_parent(p)) {
-    if (is(p, "function_definition") || is(p, "lambda") || is(p, "class_definition")) return false;
+    // Fetched in a function that runs once per step (called from a hot loop, no loop of its own
+    // around the fetch: SR-GNN's `forward(model, i, data)`), read in that function.
+    if (is(p, "function_definition")) {
+      if (!hot_functions_ready_) return false;
+      int f = function_at(start(call));
+      return f >= 0 && function_is_hot(f) && function_at(start(use)) == f && function_of(p) == f;
+    }
+    if (is(p, "lambda") || is(p, "class_definition")) return false;
     if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), call))
       return contains(field(p, "body"), use);
   }

@@ -1,5 +1,6 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
+#include "python/call_positions.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/types.h"
@@ -844,7 +845,7 @@ std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node n
     default_used |= ext->hot_defaulted;
     any |= ext->hot_passed || ext->hot_defaulted;
   }
-  int position = fn.klass >= 0 ? pi - 1 : pi;
+  int position = pi - bound_params(fn, src_);
   for (int ci : callers(function)) {
     const CallSite& cs = calls_[ci];
     HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);

@@ -415,6 +415,23 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
   if (l.function < 0 || l.function == built_in || built_in < 0) return function_called_in_loop(l.function);
   // Iterated by another function of this module: through the calls of the constructing function
   // that hand it the loader. Without such a call (a loader kept on an object), as before.
+  // Does function `from` call `to`, directly or through at most three others? O(their calls).
+  auto reaches = [&](int from, int to) {
+    std::vector<int> frontier{from}, seen{from};
+    for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+      std::vector<int> next;
+      for (int f : frontier)
+        for (int c : calls_by_caller_[f])
+          for (int g : runs_by_call_[c]) {
+            if (g == to) return true;
+            if (std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+            seen.push_back(g);
+            next.push_back(g);
+          }
+      frontier = std::move(next);
+    }
+    return false;
+  };
   bool handed = false;
   for (int ci : calls_by_caller_[built_in]) {
     bool passes = false;
@@ -427,8 +444,12 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
     handed = true;
     if (call_repeats_for(ci, loader_call)) return true;
     // Handed on through another function before the iteration: that function's own calls decide.
+    // Only a function that reaches the iterating one through its calls (a few levels): a sibling
+    // handed the same loader (val.py's `evaluate_msf(model, dataloader)` next to
+    // `evaluate(model, dataloader)`, the latter also called per epoch by another module with its
+    // own loader) does not hand it on.
     for (int c : runs_by_call_[ci])
-      if (c != l.function && function_called_in_loop(l.function)) return true;
+      if (c != l.function && reaches(c, l.function) && function_called_in_loop(l.function)) return true;
   }
   if (!handed) return function_called_in_loop(l.function);
   // Built on every call of its function and handed on by calls that do not repeat: each call's

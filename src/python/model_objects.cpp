@@ -1,5 +1,6 @@
 // What objects are: data loaders (constructions, wrappers, loader identity through names and
 // framework `prepare`), optimizers, nn.Modules, Lightning modules and their step hooks.
+#include "python/call_positions.h"
 #include "python/model_internal.h"
 
 #include <algorithm>
@@ -223,7 +224,7 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
         if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return {};
-        int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+        int position = b->param_index - bound_params(fn, src_);
         const auto& sites = callers(b->function);
         if (sites.empty()) return {};
         for (int ci : sites) {
@@ -620,7 +621,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
           const Function& fn = functions_[b->function];
           const Param& p = fn.params[b->param_index];
           if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) continue;
-          int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+          int position = b->param_index - bound_params(fn, src_);
           for (int ci : callers(b->function)) {
             Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
             if (is(a, "identifier")) add(a);

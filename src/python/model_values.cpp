@@ -1,5 +1,6 @@
 // Values: keyword arguments, constants, the candidate values of expressions through bindings,
 // parameters (call sites, defaults, other modules), argparse defaults and attributes.
+#include "python/call_positions.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 
@@ -1011,9 +1012,8 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   const Param& p = fn.params[pi];
   if (p.is_variadic) return {Value::unknown()};
   std::vector<Value> out;
-  int position = pi;
-  if (fn.klass >= 0 && pi > 0) position = pi - 1;  // `self` is not passed explicitly
-  if (fn.klass >= 0 && pi == 0) return {Value::unknown()};
+  int position = pi - bound_params(fn, src_);  // `self` is not passed explicitly
+  if (position < 0) return {Value::unknown()};
   // `__init__` is called by constructing its class (`Trainer(args)`).
   const std::vector<int> sites = init_sites(f);
   // `torch.multiprocessing.spawn(fn, args=(a, b), nprocs=n)` runs `fn(i, a, b)` in each process:
@@ -1740,7 +1740,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     const Function& fn = functions_[b->function];
     const Param& p = fn.params[b->param_index];
     if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return unknown;
-    int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+    int position = b->param_index - bound_params(fn, src_);
     const std::vector<int> sites = init_sites(b->function);
     bool default_used = sites.empty();
     if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kElemValues)) {  // other modules

@@ -1,5 +1,6 @@
 // The semantic model's side of project mode: naming the project functions a call may invoke,
 // reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
+#include "python/call_positions.h"
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -853,7 +854,7 @@ std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
 bool SemanticModel::returns_first_item(int f) const {
   if (f < 0) return false;
   const Function& fn = functions_[f];
-  size_t pi = fn.klass >= 0 ? 1 : 0;
+  size_t pi = static_cast<size_t>(bound_params(fn, src_));
   if (fn.params.size() <= pi || fn.params[pi].is_variadic || fn.returns.empty()) return false;
   for (Node r : fn.returns)
     if (!first_item_of(r, fn.params[pi].name, src_)) return false;

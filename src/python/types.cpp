@@ -1,3 +1,4 @@
+#include "python/call_positions.h"
 #include "python/types.h"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ const std::set<std::string, std::less<>>& host_attributes() {
 // Methods whose result is a host scalar whatever the receiver.
 const std::set<std::string, std::less<>>& host_scalar_methods() {
   static const std::set<std::string, std::less<>> s = {
-      "item", "size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
+      "item", "size", "dim", "ndimension", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
       "__len__", "get_device", "storage_offset", "is_floating_point", "is_complex", "__repr__", "__str__",
       "format", "join", "startswith", "endswith", "lower", "upper", "strip", "split", "replace",
       "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size"};
@@ -825,7 +826,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const Function& fn = m_.functions()[fi];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return AbstractType::unknown();
-  if (fn.klass >= 0 && pi == 0) {
+  if (pi == 0 && bound_params(fn, m_.src()) == 1) {
     if (p.name != "self") return AbstractType::unknown();
     AbstractType t = instance_of(fn.klass);
     if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;
@@ -844,7 +845,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
     }
     return AbstractType::unknown();
   }
-  int position = fn.klass >= 0 ? pi - 1 : pi;
+  int position = pi - bound_params(fn, m_.src());
   std::vector<Node> sites;
   for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);
   if (fn.klass >= 0 && fn.name == "__init__")

@@ -1,3 +1,4 @@
+#include "python/call_positions.h"
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -623,7 +624,7 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (fn.klass >= 0 && fn.name == "__init__")
       for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
     if (sites.size() > SemanticModel::kMaxCandidates) return {};
-    int position = fn.klass >= 0 ? pi - 1 : pi;
+    int position = pi - bound_params(fn, m_.src());
     for (Node call : sites) {
       for (Node c : named_children(field(call, "arguments")))
         if (is(c, "list_splat") || is(c, "dictionary_splat")) return {};

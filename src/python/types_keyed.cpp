@@ -1,3 +1,4 @@
+#include "python/call_positions.h"
 #include <algorithm>
 #include <string>
 
@@ -209,7 +210,7 @@ AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<st
           // From every call site in this file (a parameter other modules call is left unknown).
           const Function& fn = m_.functions()[b->function];
           const Param& p = fn.params[b->param_index];
-          int position = fn.klass >= 0 ? b->param_index - 1 : b->param_index;
+          int position = b->param_index - bound_params(fn, m_.src());
           const auto& sites = m_.callers(b->function);
           bool external = m_.facts_ && m_.ext_param(b->function, b->param_index, fact::kValues);
           if (position >= 0 && !p.is_variadic && !sites.empty() && !external && !m_.is_step_hook(b->function)) {

@@ -1,3 +1,4 @@
+#include "python/call_positions.h"
 #include <algorithm>
 #include <set>
 #include <string>
@@ -390,7 +391,7 @@ Node TypeInference::site_argument(int function, int param, Node call) const {
     Node callee = unparen(field(call, "function"));
     if (is(callee, "attribute") && class_of_callee(field(callee, "object")) >= 0) return Node{};
   }
-  int position = p.keyword_only ? -1 : fn.klass >= 0 ? param - 1 : param;
+  int position = p.keyword_only ? -1 : param - bound_params(fn, m_.src());
   Node a = m_.argument(call, position, p.name);
   return is_null(a) ? p.default_value : a;
 }

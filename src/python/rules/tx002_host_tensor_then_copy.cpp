@@ -68,11 +68,32 @@ Node host_factory_of(const SemanticModel& m, Node e, bool* through_method, int d
 void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
-  if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
+  // `torch.empty(1, 1).fill_(sos).type_as(source)` with `source` on CUDA: `type_as` converts to
+  // the other tensor's type, device included, so it is the move (a later `.to(device)` copies
+  // nothing). Only an argument CUDA by its type or taint.
+  bool type_as = false;
+  if (meth == "type_as") {
+    Node other = m.argument(call, 0, "other");
+    if (is_null(other)) return;
+    if (m.types().cuda(other) != CudaAnswer::Cuda && !m.is_cuda(other)) return;
+    type_as = true;
+  } else if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) {
+    return;
+  }
   Node moved = receiver(call);
   bool through_method = false;
   Node factory = host_factory_of(m, moved, &through_method);
   if (is_null(factory)) return;
+  // `if isinstance(s, np.ndarray): s = torch.from_numpy(s).type_as(ts)`: a parameter converted
+  // only where a caller hands an array (U-ViT's `stp`, whose callers pass tensors) is an input
+  // normalization whose branch the analysis does not know to run.
+  if (type_as) {
+    Node data = unparen(m.argument(factory, 0, ""));
+    if (is(data, "identifier"))
+      for (const Binding* b : m.lookup(m.text(data), start(data)))
+        if (b->kind == Binding::Kind::Param && m.isinstance_narrowing(data, *b) == SemanticModel::Narrowing::Host)
+          return;
+  }
   // Through such methods, only a move to a device known to be CUDA (`.cuda()`, a CUDA device,
   // a device chosen by `torch.cuda.is_available()`): `.to(t.device)` of a tensor of unknown
   // device may be a copy to the CPU (a checkpoint loaded there).
@@ -134,7 +155,7 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   HotContext h = ctx.hot();
   Diagnostic& d = ctx.report("TX002", field(factory, "function"), msg);
   if (!h.hot) d.severity = Severity::Info;
-  if (!direct) {
+  if (!direct || type_as) {
     // The moved value is computed from the factory's result: creating the factory's tensor on
     // the device moves the computation with it, which the user should check.
     d.fix = Fix{"Create the tensor on the device (`device=`) and compute there", Applicability::DisplayOnly, {}};

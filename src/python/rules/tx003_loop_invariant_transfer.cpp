@@ -1,4 +1,5 @@
 // TX003: the same value moved to the GPU on every step.
+#include "python/call_positions.h"
 #include "python/rules/common.h"
 
 #include <vector>
@@ -24,7 +25,7 @@ std::string part_key(const Context& ctx, Node n) {
 bool param_invariant_across_steps(const SemanticModel& m, const Binding& b) {
   const Function& fn = m.functions()[b.function];
   const Param& p = fn.params[b.param_index];
-  int position = fn.klass >= 0 ? b.param_index - 1 : b.param_index;
+  int position = b.param_index - bound_params(fn, m.src());
   if (position < 0 || p.is_variadic) return false;
   const auto& callers = m.callers(b.function);
   if (callers.empty()) return false;
