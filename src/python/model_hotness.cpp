@@ -601,14 +601,16 @@ static void collect_rebinds(Node root, std::string_view src, std::unordered_set<
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
-    if (is(n, "global_statement") || is(n, "nonlocal_statement")) {
+    // The node's type read once (this walk visits every named node of the file).
+    std::string_view k = kind(n);
+    if (k == "global_statement" || k == "nonlocal_statement") {
       for (Node c : named_children(n))
         if (is(c, "identifier")) globals.insert(std::string(text(c, src)));
       continue;
     }
     Node left{};
-    if (is(n, "assignment") || is(n, "augmented_assignment")) left = field(n, "left");
-    else if (is(n, "for_statement") || is(n, "for_in_clause")) left = field(n, "left");
+    if (k == "assignment" || k == "augmented_assignment" || k == "for_statement" || k == "for_in_clause")
+      left = field(n, "left");
     if (!is_null(left)) {
       targets.assign(1, left);
       while (!targets.empty()) {
@@ -624,7 +626,10 @@ static void collect_rebinds(Node root, std::string_view src, std::unordered_set<
         }
       }
     }
-    for (Node c : named_children(n)) stack.push_back(c);
+    for_each_named_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
   }
 }
 

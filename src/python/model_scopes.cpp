@@ -433,8 +433,21 @@ Node overwriting_statement(const Binding& b) {
   return Node{};
 }
 
-// The next statement of the same block (comments skipped), or null.
+// The next statement of the same block (comments skipped), or null. From the parent's children
+// in the ChildIndex when one is installed (ts_node_next_named_sibling walks the parent's children
+// from the first, thousands of instructions in a long block).
 Node next_statement(Node stmt) {
+  if (const ChildIndex* index = current_child_index())
+    if (const ChildIndex::Entry* e = index->find(parent(stmt))) {
+      const Node* kids = index->children(*e);
+      uint32_t i = 0;
+      while (i < e->count && !same(kids[i], stmt)) ++i;
+      if (i < e->count) {
+        for (++i; i < e->count; ++i)
+          if (ts_node_is_named(kids[i]) && !is(kids[i], "comment")) return kids[i];
+        return Node{};
+      }
+    }
   Node n = ts_node_next_named_sibling(stmt);
   while (!is_null(n) && is(n, "comment")) n = ts_node_next_named_sibling(n);
   return n;

@@ -544,6 +544,16 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
 const std::vector<std::pair<Node, Node>>& SemanticModel::membership_asserts(int scope, const std::string& name) const {
   if (!asserts_built_) {
     asserts_built_ = true;
+    // An assert is a statement: the walk enters the nodes that hold statements (and any subtree
+    // with a parse error), not the expressions (most of the tree).
+    auto holds_statements = [](Node c) {
+      auto k = kind(c);
+      return k == "block" || k == "assert_statement" || k == "if_statement" || k == "elif_clause" ||
+             k == "else_clause" || k == "for_statement" || k == "while_statement" || k == "try_statement" ||
+             k == "except_clause" || k == "except_group_clause" || k == "finally_clause" || k == "with_statement" ||
+             k == "function_definition" || k == "class_definition" || k == "decorated_definition" ||
+             k == "match_statement" || k == "case_clause" || ts_node_has_error(c);
+    };
     std::vector<Node> stack{root_};
     while (!stack.empty()) {
       Node n = stack.back();
@@ -558,7 +568,7 @@ const std::vector<std::pair<Node, Node>>& SemanticModel::membership_asserts(int 
         continue;
       }
       for_each_named_child(n, [&](Node c) {
-        stack.push_back(c);
+        if (holds_statements(c)) stack.push_back(c);
         return true;
       });
     }
@@ -1394,11 +1404,19 @@ int SemanticModel::class_of_self(Node attr) const {
 }
 
 const std::set<std::string>& SemanticModel::self_stores(int klass) const {
-  if (self_stores_built_) return self_stores_[static_cast<size_t>(klass)];
-  // Kept once the model is built (types_ set): before, the call sites may be incomplete.
-  self_stores_built_ = types_ != nullptr;
+  // Built twice at most: once the call sites are all known (resolve_calls' walk sizes callers_
+  // after it; before, they may be incomplete, and the stores are built again on each question),
+  // kept while the model is being built, then once more when it is (types_ set: the lookups of
+  // setattr's loop variables then drop dead bindings). Everything else read here (the stores,
+  // scopes and bindings) is complete after collect(). A build made while the model was being built
+  // has one set more than there are classes. Without functions there are no methods, and every
+  // class's stores are empty whatever the call sites.
+  const bool built = types_ != nullptr;
+  if (self_stores_built_ && (!built || self_stores_.size() == classes_.size()))
+    return self_stores_[static_cast<size_t>(klass)];
+  self_stores_built_ = built || callers_.size() == functions_.size();
   auto& out = self_stores_;
-  out.assign(classes_.size(), {});
+  out.assign(classes_.size() + (built ? 0 : 1), {});
   // The class whose method holds `n`, -1 outside methods.
   auto class_at = [&](Node n) {
     int f = function_at(start(n));
