@@ -46,6 +46,16 @@ constexpr size_t kMaxListedDirs = 256;
 constexpr size_t kMaxListedEntries = 4096;
 constexpr int kMaxNamespaceDepth = 3;
 
+// Call sites "file.py:12" in order: by file name, then line.
+bool earlier(const std::string& a, const std::string& b) {
+  auto ca = a.rfind(':'), cb = b.rfind(':');
+  std::string_view fa(a.data(), ca == std::string::npos ? a.size() : ca), fb(b.data(), cb == std::string::npos ? b.size() : cb);
+  if (fa != fb) return fa < fb;
+  long la = ca == std::string::npos ? 0 : std::atol(a.c_str() + ca + 1);
+  long lb = cb == std::string::npos ? 0 : std::atol(b.c_str() + cb + 1);
+  return la < lb;
+}
+
 // Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
 // read as all false.
 std::string fp_arg(const ArgFacts* a, unsigned fields) {
@@ -58,6 +68,10 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       for (char e : x.elem_cuda) o += e ? '1' : '0';
   }
   if (fields & fact::kModule) o += x.module ? 'm' : '-';
+  if (fields & fact::kValues) {
+    o += std::string("|w") + (x.kw_known ? "k" : "-") + (x.kw_open ? "o" : "-");
+    for (const auto& k : x.kw_names) o += "," + k;
+  }
   if (fields & fact::kLoader) {
     o += x.loader ? 'l' : '-';
     for (const auto& k : x.loader_keys) o += "|k" + k;
@@ -75,6 +89,16 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
     for (const auto& v : x.hot_values)
       o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
            ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
+  if (fields & fact::kUseValues) {
+    o += std::string("|U") + (x.fed_passed ? "p" : "-") + (x.fed_defaulted ? "d" : "-") + (x.epoch_passed ? "P" : "-") +
+         (x.epoch_defaulted ? "D" : "-");
+    for (const auto* vs : {&x.fed_values, &x.epoch_values}) {
+      o += "|";
+      for (const auto& v : *vs)
+        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+             v.s + ":" + (v.b ? "1" : "0") + ";";
+    }
   }
   if (fields & fact::kArgClass) o += "<" + x.klass + ">";
   if (fields & fact::kElemValues) {
@@ -128,6 +152,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
     for (const auto& a : x.attrs_fed) o += '.' + a;
   }
   if (fields & fact::kCalled) o += x.called ? 'C' : '-';
+  if (fields & fact::kRebuilt) o += x.rebuilt ? "B" + x.rebuilt_via : "-";
   return o;
 }
 
@@ -802,6 +827,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a loader it returns whole that such a loop iterates (magvit2's `DataLoader`
+      // wrapper in a data module without CUDA of its own, called by the trainer).
+      if (oc.result_feeds_training && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // So does a loader kept on an instance whose attribute such a loop iterates.
       if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A class called: its __init__ receives the arguments.
@@ -825,6 +853,11 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
       c.called = true;
       c.in_loop |= oc.in_loop;
+      if (oc.rebuilds) {
+        std::string via = via_of(static_cast<int>(m), oc.line);
+        if (!c.rebuilt || earlier(via, c.rebuilt_via)) c.rebuilt_via = via;
+        c.rebuilt = true;
+      }
       if (!t.binds) continue;  // an override run through `self`: not handed the arguments
       c.result_feeds_training |= oc.result_feeds_training;
       c.result_per_epoch |= oc.result_per_epoch;
@@ -893,6 +926,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         }
         in.params[i].join(*arg);
         if (oc.hot && !oc.once_per_epoch) in.params[i].join_hot(*arg);
+        if (oc.result_feeds_training || oc.result_per_epoch) in.params[i].join_use(*arg, oc.result_per_epoch != 0);
         if (arg->cuda || arg->device_cuda) cuda_[tm] = cuda_[rm] = 1;
       }
       for (size_t i = 0; i < params.size(); ++i) {
@@ -900,9 +934,23 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         ArgFacts rest;
         if (p.star)
           for (size_t a = named_positional; a < oc.positional.size(); ++a) rest.join(oc.positional[a]);
-        if (p.double_star)
+        if (p.double_star) {
+          ArgFacts names;  // the keywords themselves (ArgFacts::kw_names)
+          names.kw_known = true;
+          names.kw_open = oc.splat;
           for (size_t k = 0; k < oc.keywords.size(); ++k)
-            if (!keyword_used[k]) rest.join(oc.keywords[k].second);
+            if (!keyword_used[k]) {
+              rest.join(oc.keywords[k].second);
+              names.kw_names.push_back(oc.keywords[k].first);
+            }
+          std::sort(names.kw_names.begin(), names.kw_names.end());
+          names.kw_names.erase(std::unique(names.kw_names.begin(), names.kw_names.end()), names.kw_names.end());
+          if (names.kw_names.size() > kMaxKwNames) {
+            names.kw_names.clear();
+            names.kw_open = true;
+          }
+          rest.join(names);
+        }
         if ((p.star || p.double_star) && oc.splat) {
           rest.passed = true;
           rest.values.assign(1, ScalarFact{});
@@ -1181,14 +1229,6 @@ std::string FactsTable::via_of(int module, uint32_t line) const {
 // call site named is the first by file name and line whatever the order the calls arrive in (the
 // answer a module records must not change with the order of a table's construction).
 void FactsTable::join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via) {
-  auto earlier = [](const std::string& a, const std::string& b) {
-    auto ca = a.rfind(':'), cb = b.rfind(':');
-    std::string_view fa(a.data(), ca == std::string::npos ? a.size() : ca), fb(b.data(), cb == std::string::npos ? b.size() : cb);
-    if (fa != fb) return fa < fb;
-    long la = ca == std::string::npos ? 0 : std::atol(a.c_str() + ca + 1);
-    long lb = cb == std::string::npos ? 0 : std::atol(b.c_str() + cb + 1);
-    return la < lb;
-  };
   if (!c.hot) {
     c.hot = true;
     c.every = every;
@@ -1232,6 +1272,10 @@ void FactsTable::relay_hotness(const Relays& relays) {
       IncomingCalls& c = incoming_[r.module][r.receiver].calls;
       IncomingCalls before = c;
       c.in_loop |= caller.in_loop;  // called from a function that runs in a loop
+      if (caller.rebuilt && oc.rebuilds_if_caller && (!c.rebuilt || earlier(caller.rebuilt_via, c.rebuilt_via))) {
+        c.rebuilt = true;  // called from a function rebuilt per pass of a loop (IncomingCalls::rebuilt)
+        c.rebuilt_via = caller.rebuilt_via;
+      }
       if (caller.hot && oc.hot_if_caller)
         join_hot(c, combine(caller.every, oc.caller_every), caller.once_per_epoch || oc.caller_once_per_epoch,
                  caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));

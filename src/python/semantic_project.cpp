@@ -163,6 +163,19 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
+  fed_passed |= o.fed_passed;
+  fed_defaulted |= o.fed_defaulted;
+  epoch_passed |= o.epoch_passed;
+  epoch_defaulted |= o.epoch_defaulted;
+  join_scalars(fed_values, o.fed_values);
+  join_scalars(epoch_values, o.epoch_values);
+  kw_known |= o.kw_known;
+  kw_open |= o.kw_open;
+  for (const auto& k : o.kw_names)
+    if (auto at = std::lower_bound(kw_names.begin(), kw_names.end(), k); at == kw_names.end() || *at != k) {
+      if (kw_names.size() >= kMaxKwNames) kw_open = true;
+      else kw_names.insert(at, k);
+    }
   for (const auto& k : o.loader_keys)
     if (auto at = std::lower_bound(loader_keys.begin(), loader_keys.end(), k);
         (at == loader_keys.end() || *at != k) && loader_keys.size() < kMaxLoaderKeys)
@@ -178,6 +191,16 @@ void ArgFacts::join_hot(const ArgFacts& site) {
   hot_passed |= site.passed;
   hot_defaulted |= site.defaulted;
   join_scalars(hot_values, site.values);
+}
+
+void ArgFacts::join_use(const ArgFacts& site, bool epoch) {
+  fed_passed |= site.passed;
+  fed_defaulted |= site.defaulted;
+  if (site.passed) join_scalars(fed_values, site.values);
+  if (!epoch) return;
+  epoch_passed |= site.passed;
+  epoch_defaulted |= site.defaulted;
+  if (site.passed) join_scalars(epoch_values, site.values);
 }
 
 std::string SemanticModel::local_name(int f) const {
@@ -709,6 +732,127 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   return false;
 }
 
+std::optional<std::vector<Value>> SemanticModel::site_use_values(Node expr, bool epoch) const {
+  Node e = unparen(expr);
+  if (!is(e, "identifier")) return std::nullopt;
+  auto bindings = lookup(text(e), start(e));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0)
+    return std::nullopt;
+  int f = bindings[0]->function, pi = bindings[0]->param_index;
+  const Function& fn = functions_[f];
+  const Param& p = fn.params[pi];
+  if (p.is_variadic || (fn.klass >= 0 && pi == 0)) return std::nullopt;
+  std::vector<Value> out;
+  bool any = false, defaulted = false;
+  // Call sites in other modules (ArgFacts::fed_values / epoch_values).
+  if (const ArgFacts* a = facts_ ? ext_param(f, pi, fact::kUseValues) : nullptr) {
+    bool passed = epoch ? a->epoch_passed : a->fed_passed;
+    defaulted = epoch ? a->epoch_defaulted : a->fed_defaulted;
+    any = passed || defaulted;
+    if (passed) out = to_values(epoch ? a->epoch_values : a->fed_values);
+  }
+  // Call sites here whose result a name holds (`train_loader = make_loader(...)`) that a hot loop
+  // here iterates (through enumerate/tqdm/iter) or that is handed to another module's function
+  // iterating it hot: per epoch when that loop runs in another loop (or its function in one), or
+  // the other module's parameter is iterated per epoch.
+  auto holds = [&](Node x, Node call) {
+    x = unparen(x);
+    for (int depth = 0; depth < 3 && is(x, "call"); ++depth) {
+      Node fnode = unparen(field(x, "function"));
+      std::string_view last = is(fnode, "attribute") ? text(field(fnode, "attribute")) : text(fnode);
+      if (last != "enumerate" && last != "tqdm" && last != "iter") return false;
+      x = unparen(named_child(field(x, "arguments"), 0));
+    }
+    if (!is(x, "identifier")) return false;
+    auto bs = lookup(text(x), start(x));
+    if (bs.size() > kMaxCandidates) return false;
+    for (const Binding* b : bs)
+      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && same(unparen(b->value), call)) return true;
+    return false;
+  };
+  auto used = [&](Node call) {
+    for (const auto& l : loops_) {
+      if (l.kind != LoopKind::Hot || !is(l.node, "for_statement") || !holds(field(l.node, "right"), call)) continue;
+      if (!epoch || l.parent_loop >= 0 || function_called_in_loop(l.function)) return true;
+    }
+    if (!facts_) return false;
+    return each_external_hot_argument([&](size_t ci, const ParamSummary& hp, Node arg) {
+      return holds(arg, call) && (!epoch || hot_param_per_epoch(ci, hp, arg));
+    });
+  };
+  int position = fn.klass >= 0 ? pi - 1 : pi;
+  for (int ci : callers(f)) {
+    Node call = calls_[ci].call;
+    if (!used(call)) continue;
+    any = true;
+    Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+    if (!is_null(a)) {
+      for (const Value& v : values(a)) out.push_back(v);
+      continue;
+    }
+    bool splat = false;
+    for (Node c : named_children(field(call, "arguments"))) splat |= is(c, "list_splat") || is(c, "dictionary_splat");
+    if (splat) out.push_back(Value::unknown());
+    else defaulted = true;
+  }
+  if (!any) return std::nullopt;
+  if (defaulted) {
+    if (is_null(p.default_value)) out.push_back(Value::unknown());
+    else
+      for (const Value& v : values(p.default_value)) out.push_back(v);
+  }
+  return out;
+}
+
+std::optional<std::string> SemanticModel::rebuilt_by_other_modules(int f) const {
+  if (!facts_ || f < 0) return std::nullopt;
+  std::string name = local_name(f);
+  if (name.empty()) return std::nullopt;
+  const IncomingCalls* in = facts_->incoming(name, fact::kRebuilt);
+  if (!in || !in->rebuilt) return std::nullopt;
+  return in->rebuilt_via;
+}
+
+void SemanticModel::rebuild_context(const CallSite& cs, bool& rebuilds, bool& if_caller) const {
+  rebuilds = if_caller = false;
+  if (cs.lambda_depth > 0) return;
+  // An argument that reads a name (or `self.x`) the loop assigns changes from pass to pass (a
+  // fold's split, the epoch's data): rebuilding what the call builds is then the point.
+  auto changes_in = [&](Node region) {
+    std::vector<Node> stack{field(cs.call, "arguments")};
+    for (size_t work = 0; !stack.empty(); ++work) {
+      if (work > 512) return true;
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "identifier")) {
+        if (assigned_within(text(n), region)) return true;
+        continue;
+      }
+      if (is(n, "attribute")) {
+        Node obj = field(n, "object");
+        if (text(obj) == "self" && assigned_within("self." + std::string(text(field(n, "attribute"))), region))
+          return true;
+        stack.push_back(obj);
+        continue;
+      }
+      if (is(n, "keyword_argument")) {
+        stack.push_back(field(n, "value"));
+        continue;
+      }
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+    return false;
+  };
+  for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
+    const Loop& l = loops_[*it];
+    if (l.kind == LoopKind::Setup || l.comprehension) continue;
+    if (changes_in(l.node)) continue;
+    rebuilds = true;
+    return;
+  }
+  if (cs.loops.empty() && cs.caller >= 0) if_caller = true;
+}
+
 Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
   sampler = unparen(sampler);
   if (!is(sampler, "call") || depth > 3) return Node{};
@@ -1095,12 +1239,37 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       iterated_calls.insert(e.id);
       for (auto a : named_children(field(e, "arguments")))
         if (!is(a, "keyword_argument") && !is(a, "comment")) trace(a, depth + 1, params);
+      // A function of this module returning what it built or got (`data_loader = init_pipe(True)`
+      // with `data_loader, _ = init_data(...); return data_loader` in init_pipe): its returns.
+      if (auto at = call_index_.find(e.id); at != call_index_.end()) {
+        std::vector<std::pair<int, int>> inner;  // its own parameters: not iterated by it
+        for (int c : callees_by_call_[at->second])
+          for (Node r : functions_[c].returns) trace(r, depth + 1, inner);
+      }
     } else if (is(e, "identifier")) {
       auto bindings = lookup(text(e), start(e));
       if (bindings.size() > kMaxCandidates) return;
       for (const Binding* b : bindings) {
         if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
         else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
+        else if (b->kind == Binding::Kind::Assign && is(unparen(b->value), "call")) {
+          // `data_loader, sampler = init_data(...)` of another module's function whose returned
+          // tuple holds a loader at that element and at no other (by its types): the call's
+          // result feeds training (a second loader there would be taken for fed as well).
+          Node v = unparen(b->value);
+          Node pattern = is(b->target, "identifier") ? parent(b->target) : b->target;
+          auto at = call_index_.find(v.id);
+          const FunctionFacts* ext = at != call_index_.end() ? ext_callee(at->second, fact::kReturnType) : nullptr;
+          if (!ext || !(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) ||
+              !is(parent(pattern), "assignment"))
+            continue;
+          const int loader_kind = static_cast<int>(AbstractType::Kind::Loader);
+          bool sole = b->unpack_index < static_cast<int>(ext->ret_elems.size()) &&
+                      ext->ret_elems[b->unpack_index].first == loader_kind;
+          for (size_t i = 0; sole && i < ext->ret_elems.size(); ++i)
+            sole = static_cast<int>(i) == b->unpack_index || ext->ret_elems[i].first != loader_kind;
+          if (sole) iterated_calls.insert(v.id);
+        }
       }
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
@@ -1568,6 +1737,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       oc.flag_guarded = h.flag_guarded;
       oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
       oc.caller = local_name(cs.caller);
+      rebuild_context(cs, oc.rebuilds, oc.rebuilds_if_caller);
       if (!h.hot && cs.lambda_depth == 0 && cs.caller >= 0) {
         // Hot when its function is: as frame_hot_context for a function without a hot loop here.
         bool in_hot_loop = false;
