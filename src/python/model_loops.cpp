@@ -417,9 +417,8 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
   // that hand it the loader. Without such a call (a loader kept on an object), as before.
   bool handed = false;
   for (int ci : calls_by_caller_[built_in]) {
-    // A call that runs no function of this module (`ipe = len(loader)`) hands nothing to the
-    // function whose loop iterates it.
-    if (runs_by_call_[ci].empty()) continue;
+    // A builtin (`ipe = len(loader)`) hands nothing to the function whose loop iterates it.
+    if (runs_by_call_[ci].empty() && callee_name(calls_[ci].call).rfind("builtins.", 0) == 0) continue;
     bool passes = false;
     for (auto a : named_children(field(calls_[ci].call, "arguments"))) {
       Node v = is(a, "keyword_argument") ? field(a, "value") : a;

@@ -641,9 +641,12 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
-      // So does a loader it returns whole that such a loop iterates (magvit2's `DataLoader`
-      // wrapper in a data module without CUDA of its own, called by the trainer).
-      if (oc.result_feeds_training && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a loader a wrapper forwarding the caller's `**kwargs` returns whole that such a loop
+      // iterates (magvit2's `DataLoader(*args, **kwargs)` in a data module without CUDA of its own,
+      // called by the trainer): the construction is the caller's.
+      if (oc.result_feeds_training && ff->returns_loader && summaries[m]->uses_cuda &&
+          std::any_of(ff->params.begin(), ff->params.end(), [](const ParamSummary& p) { return p.double_star; }))
+        cuda_[tm] = 1;
       // So does a loader kept on an instance whose attribute such a loop iterates.
       if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A class called: its __init__ receives the arguments.
