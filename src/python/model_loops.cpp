@@ -434,6 +434,8 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
   };
   bool handed = false;
   for (int ci : calls_by_caller_[built_in]) {
+    // A builtin (`ipe = len(loader)`) hands nothing to the function whose loop iterates it.
+    if (runs_by_call_[ci].empty() && callee_name(calls_[ci].call).rfind("builtins.", 0) == 0) continue;
     bool passes = false;
     for (auto a : named_children(field(calls_[ci].call, "arguments"))) {
       Node v = is(a, "keyword_argument") ? field(a, "value") : a;

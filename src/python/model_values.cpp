@@ -93,9 +93,26 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
   Kwargs out;
   Node args = field(call, "arguments");
   std::unordered_set<const void*> visited;  // each dictionary expression is read once
+  // `PytorchDataLoader(*args, collate_fn=c, **kwargs)` in a wrapper `def DataLoader(*args,
+  // **kwargs)` that only other modules call: the keywords their calls pass (ArgFacts::kw_names),
+  // each of unknown value (the splat itself); a keyword no call passes is absent. Loader
+  // constructions only (their options are what the DL/BS rules read).
+  auto forwarded = [&](Node splat) {
+    Node d = unparen(named_child(splat, 0));
+    if (!facts_ || !is(d, "identifier") || !is_loader_call(call)) return false;
+    auto bindings = lookup(text(d), start(d));
+    if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0) return false;
+    int f = bindings[0]->function, pi = bindings[0]->param_index;
+    const Param& p = functions_[f].params[pi];
+    if (!p.is_variadic || text(p.node).substr(0, 2) != "**" || !callers(f).empty()) return false;
+    const ArgFacts* a = ext_param(f, pi, fact::kValues);
+    if (!a || !a->kw_known || a->kw_open) return false;
+    for (const auto& k : a->kw_names) out.items.push_back({k, splat});
+    return true;
+  };
   for (auto a : named_children(args)) {
     if (is(a, "keyword_argument")) out.items.push_back({std::string(text(field(a, "name"))), field(a, "value")});
-    else if (is(a, "dictionary_splat")) add_dict_entries(named_child(a, 0), start(call), out, visited);
+    else if (is(a, "dictionary_splat") && !forwarded(a)) add_dict_entries(named_child(a, 0), start(call), out, visited);
   }
   return kwargs_cache_.emplace(call.id, std::move(out)).first->second;
 }

@@ -13,6 +13,7 @@
 
 #include "python/parser.h"
 #include "python/project_fields.h"
+#include "python/project_fingerprints.h"
 #include "python/types.h"
 
 namespace fs = std::filesystem;
@@ -45,168 +46,6 @@ constexpr int kMaxPackageDepth = 32;
 constexpr size_t kMaxListedDirs = 256;
 constexpr size_t kMaxListedEntries = 4096;
 constexpr int kMaxNamespaceDepth = 3;
-
-// Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
-// read as all false.
-std::string fp_arg(const ArgFacts* a, unsigned fields) {
-  static const ArgFacts kNone;
-  const ArgFacts& x = a ? *a : kNone;
-  std::string o;
-  if (fields & fact::kCuda) {
-    o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
-    if (!x.elems_mixed)
-      for (char e : x.elem_cuda) o += e ? '1' : '0';
-  }
-  if (fields & fact::kModule) o += x.module ? 'm' : '-';
-  if (fields & fact::kLoader) {
-    o += x.loader ? 'l' : '-';
-    for (const auto& k : x.loader_keys) o += "|k" + k;
-  }
-  if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
-  if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
-  if (fields & fact::kType) {
-    o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
-    if (!x.elems_mixed)
-      for (const auto& [k, d] : x.elem_types) o += "," + std::to_string(k) + ":" + std::to_string(d);
-  }
-  if (fields & fact::kHotValues) {
-    o += x.hot_passed ? "|hp" : "|h-";
-    o += x.hot_defaulted ? 'd' : '-';
-    for (const auto& v : x.hot_values)
-      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-           ":" + v.s + ":" + (v.b ? "1" : "0");
-  }
-  if (fields & fact::kArgClass) o += "<" + x.klass + ">";
-  if (fields & fact::kElemValues) {
-    o += "|e";
-    for (const auto& v : x.elem_values)
-      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-           ":" + v.s + ":" + (v.b ? "1" : "0");
-  }
-  if (fields & fact::kNamespaceArg) {
-    o += "|n" + std::to_string(x.ns);
-    for (const auto& [dest, vs] : x.ns_values) {
-      o += "|" + dest + "=";
-      for (const auto& v : vs)
-        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
-             v.s + ":" + (v.b ? "1" : "0") + ";";
-    }
-  }
-  if (fields & fact::kValues) {
-    bool all_unknown = true;
-    for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
-    if (!a || ((fields & fact::kPlain) && all_unknown)) {
-      o += "|null";
-    } else {
-      o += x.passed ? "|p" : "|-";
-      o += x.defaulted ? 'd' : '-';
-      for (const auto& v : x.values)
-        o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" +
-             std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
-    }
-  }
-  return o;
-}
-
-std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
-  static const IncomingCalls kNone;
-  const IncomingCalls& x = in ? *in : kNone;
-  std::string o;
-  if (fields & fact::kHot) {
-    if (x.hot) {
-      o += 'H' + std::to_string(x.every);
-      o += x.once_per_epoch ? 'O' : '-';
-      o += x.flag_guarded ? 'F' : '-';
-      o += x.via;
-    } else {
-      o += '-';
-    }
-  }
-  if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
-  if (fields & fact::kResult) {
-    o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
-    for (const auto& a : x.attrs_fed) o += '.' + a;
-  }
-  if (fields & fact::kCalled) o += x.called ? 'C' : '-';
-  return o;
-}
-
-std::string fp_function(const FunctionFacts* f, unsigned fields) {
-  static const FunctionFacts kNone;
-  const FunctionFacts& x = f ? *f : kNone;
-  std::string o;
-  if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
-  if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
-  if (fields & fact::kReturnsCuda) {
-    o += x.returns_cuda ? 'c' : '-';
-    for (int c : x.ret_elem_cuda) o += c ? 'C' : 'H';
-  }
-  if (fields & fact::kReturnsTensor) o += x.returns_tensor ? 't' : '-';
-  if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
-  if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
-  if (fields & fact::kReturnType) {
-    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;
-    for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
-    for (const auto& c : x.ret_elem_classes) o += "," + c;
-    o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
-         std::to_string(x.yields_param) + (x.method ? "m" : "f");
-    if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
-      o += x.params[static_cast<size_t>(x.yields_param)].name +
-           (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
-  }
-  if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
-  if (fields & fact::kExists) o += f ? 'E' : '-';
-  if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
-  if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
-  if (fields & fact::kNamespace) {
-    o += x.returns_namespace ? "N" : "-";
-    for (const auto& [dest, vs] : x.namespace_values) {
-      o += "|" + dest;
-      for (const auto& v : vs)
-        o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-             ":" + v.s + ":" + (v.b ? "1" : "0");
-    }
-  }
-  if (fields & fact::kReturnsMask) o += x.returns_mask ? "M" : "-";
-  if (fields & fact::kConstValues)
-    for (const auto& v : x.const_values)
-      o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
-           v.s + ":" + (v.b ? "1" : "0");
-  if (fields & fact::kReturnDep) {
-    o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
-         (x.dep_cuda ? "c" : "-");
-    for (const auto& [i, d] : x.dep_uses) {
-      o += "," + std::to_string(i) + ":" + std::to_string(d);
-      if (i >= 0 && static_cast<size_t>(i) < x.params.size())  // how a call site binds it
-        o += x.params[static_cast<size_t>(i)].name + (x.params[static_cast<size_t>(i)].keyword_only ? "k" : "p");
-    }
-    o += x.method ? 'm' : 'f';
-    for (int i : x.returns_follow.params) o += "/" + std::to_string(i);  // SemanticModel::keyed_store_cuda
-  }
-  if (fields & fact::kTable)
-    for (const auto& c : x.table_classes) o += "[" + c;
-  if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
-    o += "b" + std::to_string(x.batch_size_param) + x.params[static_cast<size_t>(x.batch_size_param)].name;
-  if ((fields & fact::kBatchSize) && x.returns_first_item) o += "i";
-  if (fields & fact::kClass) {
-    o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
-         std::to_string(x.iter_device);
-    for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
-    if (!x.framework.empty()) o += "|F" + x.framework;
-  }
-  if (fields & fact::kHotSelfCalls)
-    for (const auto& h : x.hot_self_calls) o += "|h" + h;
-  if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
-    for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
-      const auto& p = x.params[i];
-      if (!p.iterated_hot && !p.called && p.hot_keys.empty()) continue;
-      o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
-      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch})
-        o += b ? '1' : '0';
-      for (const auto& k : p.hot_keys) o += ",k" + k;
-    }
-  return o;
-}
 
 }  // namespace
 
@@ -834,6 +673,12 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a loader a wrapper forwarding the caller's `**kwargs` returns whole that such a loop
+      // iterates (magvit2's `DataLoader(*args, **kwargs)` in a data module without CUDA of its own,
+      // called by the trainer): the construction is the caller's.
+      if (oc.result_feeds_training && ff->returns_loader && summaries[m]->uses_cuda &&
+          std::any_of(ff->params.begin(), ff->params.end(), [](const ParamSummary& p) { return p.double_star; }))
+        cuda_[tm] = 1;
       // So does a loader kept on an instance whose attribute such a loop iterates.
       if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A class called: its __init__ receives the arguments.
@@ -1039,14 +884,6 @@ std::string FactsTable::via_of(int module, uint32_t line) const {
 // call site named is the first by file name and line whatever the order the calls arrive in (the
 // answer a module records must not change with the order of a table's construction).
 void FactsTable::join_hot(IncomingCalls& c, long long every, bool once, bool flag, const std::string& via) {
-  auto earlier = [](const std::string& a, const std::string& b) {
-    auto ca = a.rfind(':'), cb = b.rfind(':');
-    std::string_view fa(a.data(), ca == std::string::npos ? a.size() : ca), fb(b.data(), cb == std::string::npos ? b.size() : cb);
-    if (fa != fb) return fa < fb;
-    long la = ca == std::string::npos ? 0 : std::atol(a.c_str() + ca + 1);
-    long lb = cb == std::string::npos ? 0 : std::atol(b.c_str() + cb + 1);
-    return la < lb;
-  };
   if (!c.hot) {
     c.hot = true;
     c.every = every;
@@ -1058,7 +895,7 @@ void FactsTable::join_hot(IncomingCalls& c, long long every, bool once, bool fla
   if (every == 0) c.every = 0;
   if (!once) c.once_per_epoch = false;
   if (!flag) c.flag_guarded = false;
-  if (earlier(via, c.via)) c.via = via;
+  if (earlier_site(via, c.via)) c.via = via;
 }
 
 // A function that another module calls per step runs the calls its body makes per step: the
@@ -1095,6 +932,10 @@ void FactsTable::relay_hotness(const Relays& relays) {
       if (!now) now = &relayed(r.module, r.receiver);
       IncomingCalls c = now->calls;
       c.in_loop |= caller.in_loop;  // called from a function that runs in a loop
+      if (caller.rebuilt && oc.rebuilds_if_caller && (!c.rebuilt || earlier_site(caller.rebuilt_via, c.rebuilt_via))) {
+        c.rebuilt = true;  // called from a function rebuilt per pass of a loop (IncomingCalls::rebuilt)
+        c.rebuilt_via = caller.rebuilt_via;
+      }
       if (caller.hot && oc.hot_if_caller)
         join_hot(c, combine(caller.every, oc.caller_every), caller.once_per_epoch || oc.caller_once_per_epoch,
                  caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));

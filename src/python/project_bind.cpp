@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "python/project.h"
+#include "python/project_fingerprints.h"
 #include "python/types.h"
 
 // FactsTable's calls bound to their callees' entries (Bound, taken over from one table to the
@@ -34,6 +35,11 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
   if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
   c.called = true;
   c.in_loop |= oc.in_loop;
+  if (oc.rebuilds) {  // rebuilt per pass of a loop (IncomingCalls::rebuilt), first site by file and line
+    std::string via = via_of(static_cast<int>(m), oc.line);
+    if (!c.rebuilt || earlier_site(via, c.rebuilt_via)) c.rebuilt_via = via;
+    c.rebuilt = true;
+  }
   if (!binds) return;  // an override run through `self`: not handed the arguments
   c.result_feeds_training |= oc.result_feeds_training;
   c.result_per_epoch |= oc.result_per_epoch;
@@ -99,6 +105,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     }
     b.in.params[i].join(*arg);
     if (oc.hot && !oc.once_per_epoch) b.in.params[i].join_hot(*arg);
+    if (oc.result_feeds_training || oc.result_per_epoch) b.in.params[i].join_use(*arg, oc.result_per_epoch != 0);
     if (arg->cuda || arg->device_cuda) {
       mark(tm);
       mark(rm);
@@ -109,9 +116,23 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     ArgFacts rest;
     if (p.star)
       for (size_t a = named_positional; a < oc.positional.size(); ++a) rest.join(oc.positional[a]);
-    if (p.double_star)
+    if (p.double_star) {
+      ArgFacts names;  // the keywords themselves (ArgFacts::kw_names)
+      names.kw_known = true;
+      names.kw_open = oc.splat;
       for (size_t k = 0; k < oc.keywords.size(); ++k)
-        if (!keyword_used[k]) rest.join(oc.keywords[k].second);
+        if (!keyword_used[k]) {
+          rest.join(oc.keywords[k].second);
+          names.kw_names.push_back(oc.keywords[k].first);
+        }
+      std::sort(names.kw_names.begin(), names.kw_names.end());
+      names.kw_names.erase(std::unique(names.kw_names.begin(), names.kw_names.end()), names.kw_names.end());
+      if (names.kw_names.size() > kMaxKwNames) {
+        names.kw_names.clear();
+        names.kw_open = true;
+      }
+      rest.join(names);
+    }
     if ((p.star || p.double_star) && oc.splat) {
       rest.passed = true;
       rest.values.assign(1, ScalarFact{});

@@ -71,9 +71,23 @@ struct ArgFacts {
   // loader, sorted, at most kMaxLoaderKeys, read with kLoader (`data = {'tr_loader': tr_loader};
   // Solver(data)` in one module, `self.tr_loader = data['tr_loader']` in Solver's).
   std::vector<std::string> loader_keys;
+  // A `**kwargs` parameter: the keywords the call sites put into it, sorted, at most
+  // kMaxKwNames (`DataLoader(dataset, shuffle=True, batch_size=bs)` of a wrapper `def
+  // DataLoader(*args, **kwargs)`); `kw_known` some site's were collected, `kw_open` some site
+  // splats its own `**`/`*` (or more names): the keys are not known. Read with kValues.
+  std::vector<std::string> kw_names;
+  bool kw_known = false, kw_open = false;
+  // The same as passed/defaulted/values over the call sites whose result feeds training
+  // (IncomingCalls::result_feeds_training or result_per_epoch: `fed_*`) and over those whose
+  // result is iterated per epoch (`epoch_*`): a loader built from the parameter takes the options
+  // of the call sites that use it (msn's `init_data(num_workers=0)` iterated by a step loop,
+  // another site's default 8 iterated per epoch). Read with kUseValues.
+  bool fed_passed = false, fed_defaulted = false, epoch_passed = false, epoch_defaulted = false;
+  std::vector<ScalarFact> fed_values, epoch_values;
   bool operator==(const ArgFacts&) const = default;
   void join(const ArgFacts& o);
   void join_hot(const ArgFacts& site);  // a hot call site's facts into the hot_* fields
+  void join_use(const ArgFacts& site, bool epoch);  // ... into the fed_* (and epoch_*) fields
 };
 
 // How a function defined in this module is called from the other modules.
@@ -94,6 +108,12 @@ struct IncomingCalls {
   // sorted, at most kMaxFedAttrs: a loader `__init__` stores there feeds training.
   std::vector<std::string> attrs_fed;
   std::string via;              // "engine.py:12": the first hot call site, for the message
+  // Called once per pass of a loop that is no setup loop (an epoch loop, a loop around a hot
+  // loop), with arguments that do not change from pass to pass (OutgoingCall::rebuilds), or from
+  // a function so called (relayed): what it builds is rebuilt every pass (DL004). `rebuilt_via`
+  // the first such call site in the caller's module ("for_test.py:37"), for the message.
+  bool rebuilt = false;
+  std::string rebuilt_via;
   bool operator==(const IncomingCalls&) const = default;
 };
 
@@ -250,11 +270,11 @@ struct FunctionFacts {
 namespace fact {
 // incoming_param
 constexpr unsigned kValues = 1, kCuda = 2, kModule = 4, kLoader = 8, kDevice = 16, kType = 64, kHotValues = 128,
-                   kArgClass = 256, kElemValues = 512, kBatch = 1024;
+                   kArgClass = 256, kElemValues = 512, kBatch = 1024, kUseValues = 4096;
 constexpr unsigned kPlain = 32;  // the parameter has no default and no call site in its module:
                                  // values that are all unknown read as no facts
 // incoming
-constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8;
+constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8, kRebuilt = 16;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
                    kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
@@ -333,6 +353,7 @@ class ExternalFacts {
 constexpr size_t kMaxAttributeNames = 8192;
 constexpr size_t kMaxFedAttrs = 8;  // IncomingCalls::attrs_fed
 constexpr size_t kMaxLoaderKeys = 8;  // ArgFacts::loader_keys, ParamSummary::hot_keys
+constexpr size_t kMaxKwNames = 16;    // ArgFacts::kw_names
 constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
@@ -368,6 +389,11 @@ struct OutgoingCall {
   bool once_per_epoch = false;
   bool flag_guarded = false;
   bool in_loop = false;
+  // In a loop that is no setup loop, its arguments the same on every pass, or made by a function
+  // of this module called so (IncomingCalls::rebuilt); `rebuilds_if_caller`: when the calling
+  // function is itself called so from another module (relayed).
+  bool rebuilds = false;
+  bool rebuilds_if_caller = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
   unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
   std::vector<std::string> attrs_fed;  // IncomingCalls::attrs_fed: `obj.attr` of the result iterated hot

@@ -40,7 +40,7 @@ json arg_json(const ArgFacts& a) {
   for (const auto& [dest, dvs] : a.ns_values) ns.push_back({dest, const_json(dvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step, a.ns, ns, a.loader_keys};
+          a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -69,6 +69,11 @@ ArgFacts arg_from(const json& j) {
   a.ns = j.at(21);
   for (const auto& d : j.at(22)) a.ns_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
   if (j.size() > 23) a.loader_keys = j.at(23).get<std::vector<std::string>>();
+  if (j.size() > 26) {
+    a.kw_names = j.at(24).get<std::vector<std::string>>();
+    a.kw_known = j.at(25);
+    a.kw_open = j.at(26);
+  }
   return a;
 }
 }  // namespace
@@ -106,7 +111,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
                      c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows, c.attrs_fed,
-                     c.splat_cuda});
+                     c.splat_cuda, c.rebuilds, c.rebuilds_if_caller});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -204,6 +209,10 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       for (const auto& t : c.at(17).at(1)) oc.keyword_follow.push_back({t.at(0).get<std::vector<int>>(), t.at(1).get<std::vector<int>>()});
       if (c.size() > 18) oc.attrs_fed = c.at(18).get<std::vector<std::string>>();
       if (c.size() > 19) oc.splat_cuda = c.at(19).get<bool>();
+      if (c.size() > 21) {
+        oc.rebuilds = c.at(20).get<bool>();
+        oc.rebuilds_if_caller = c.at(21).get<bool>();
+      }
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

@@ -359,6 +359,15 @@ class SemanticModel {
   // function called in one, or the callee iterates the parameter in a loop nested in another).
   // nullopt when the loader reaches no such parameter.
   std::optional<bool> external_iteration_per_epoch(Node loader_call) const;
+  // `num_workers=num_workers` of a parameter of a loader factory: the values the call sites
+  // whose result feeds training (per epoch with `epoch`) pass it, in other modules
+  // (ArgFacts::fed_values/epoch_values) and here (a name bound to the result iterated by a hot
+  // loop or handed to another module's), the parameter's default where one leaves it out;
+  // nullopt when the expression is no such parameter or no such site is known.
+  std::optional<std::vector<Value>> site_use_values(Node expr, bool epoch) const;
+  // Function f is called once per pass of a loop in another module, or from a function so called
+  // (IncomingCalls::rebuilt): the first such call site ("for_test.py:37"); nullopt otherwise.
+  std::optional<std::string> rebuilt_by_other_modules(int f) const;
 
   // --- CUDA ---------------------------------------------------------------------------
   bool uses_cuda() const { return uses_cuda_; }
@@ -515,6 +524,10 @@ class SemanticModel {
   bool ext_loader_item(Node subscript) const;
   void add_dict_entries(Node dict, uint32_t before, Kwargs& out, std::unordered_set<const void*>& visited) const;
   bool external_feeds_training(Node loader_call) const;
+  // summarize(): whether a call site sits in a loop that is no setup loop with arguments the
+  // same on every pass (or in a function of this module called so), and whether it would when
+  // its function is called so from another module (OutgoingCall::rebuilds, rebuilds_if_caller).
+  void rebuild_context(const CallSite& cs, bool& rebuilds, bool& if_caller) const;
   // Calls here (by node id) whose result, or an element of it, another module's function
   // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).
   std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;

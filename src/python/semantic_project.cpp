@@ -170,6 +170,19 @@ void ArgFacts::join(const ArgFacts& o) {
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   join_scalars(values, o.values);
+  fed_passed |= o.fed_passed;
+  fed_defaulted |= o.fed_defaulted;
+  epoch_passed |= o.epoch_passed;
+  epoch_defaulted |= o.epoch_defaulted;
+  join_scalars(fed_values, o.fed_values);
+  join_scalars(epoch_values, o.epoch_values);
+  kw_known |= o.kw_known;
+  kw_open |= o.kw_open;
+  for (const auto& k : o.kw_names)
+    if (auto at = std::lower_bound(kw_names.begin(), kw_names.end(), k); at == kw_names.end() || *at != k) {
+      if (kw_names.size() >= kMaxKwNames) kw_open = true;
+      else kw_names.insert(at, k);
+    }
   join_sorted(loader_keys, o.loader_keys, kMaxLoaderKeys);
   if (o.passed) {
     // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
@@ -182,6 +195,16 @@ void ArgFacts::join_hot(const ArgFacts& site) {
   hot_passed |= site.passed;
   hot_defaulted |= site.defaulted;
   join_scalars(hot_values, site.values);
+}
+
+void ArgFacts::join_use(const ArgFacts& site, bool epoch) {
+  fed_passed |= site.passed;
+  fed_defaulted |= site.defaulted;
+  if (site.passed) join_scalars(fed_values, site.values);
+  if (!epoch) return;
+  epoch_passed |= site.passed;
+  epoch_defaulted |= site.defaulted;
+  if (site.passed) join_scalars(epoch_values, site.values);
 }
 
 std::string SemanticModel::local_name(int f) const {
@@ -1155,12 +1178,37 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       iterated_calls.insert(e.id);
       for (auto a : named_children(field(e, "arguments")))
         if (!is(a, "keyword_argument") && !is(a, "comment")) trace(a, depth + 1, params);
+      // A function of this module returning what it built or got (`data_loader = init_pipe(True)`
+      // with `data_loader, _ = init_data(...); return data_loader` in init_pipe): its returns.
+      if (auto at = call_index_.find(e.id); at != call_index_.end()) {
+        std::vector<std::pair<int, int>> inner;  // its own parameters: not iterated by it
+        for (int c : callees_by_call_[at->second])
+          for (Node r : functions_[c].returns) trace(r, depth + 1, inner);
+      }
     } else if (is(e, "identifier")) {
       auto bindings = lookup(text(e), start(e));
       if (bindings.size() > kMaxCandidates) return;
       for (const Binding* b : bindings) {
         if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
         else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
+        else if (b->kind == Binding::Kind::Assign && is(unparen(b->value), "call")) {
+          // `data_loader, sampler = init_data(...)` of another module's function whose returned
+          // tuple holds a loader at that element and at no other (by its types): the call's
+          // result feeds training (a second loader there would be taken for fed as well).
+          Node v = unparen(b->value);
+          Node pattern = is(b->target, "identifier") ? parent(b->target) : b->target;
+          auto at = call_index_.find(v.id);
+          const FunctionFacts* ext = at != call_index_.end() ? ext_callee(at->second, fact::kReturnType) : nullptr;
+          if (!ext || !(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) ||
+              !is(parent(pattern), "assignment"))
+            continue;
+          const int loader_kind = static_cast<int>(AbstractType::Kind::Loader);
+          bool sole = b->unpack_index < static_cast<int>(ext->ret_elems.size()) &&
+                      ext->ret_elems[b->unpack_index].first == loader_kind;
+          for (size_t i = 0; sole && i < ext->ret_elems.size(); ++i)
+            sole = static_cast<int>(i) == b->unpack_index || ext->ret_elems[i].first != loader_kind;
+          if (sole) iterated_calls.insert(v.id);
+        }
       }
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
@@ -1628,6 +1676,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       oc.flag_guarded = h.flag_guarded;
       oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
       oc.caller = local_name(cs.caller);
+      rebuild_context(cs, oc.rebuilds, oc.rebuilds_if_caller);
       if (!h.hot && cs.lambda_depth == 0 && cs.caller >= 0) {
         // Hot when its function is: as frame_hot_context for a function without a hot loop here.
         bool in_hot_loop = false;

@@ -37,13 +37,28 @@ void bs001_small_batch(Context& ctx, Node call) {
     // one a positive int: below the threshold on every path when the largest is; reported with
     // the range. Any other candidate (None, unknown) leaves it silent.
     auto vs = m.values(bs);
-    if (vs.size() < 2 || vs.size() > 8) return;
+    bool all_ints = vs.size() >= 2 && vs.size() <= 8;
     for (const auto& x : vs) {
-      if (x.kind != Value::Kind::Int || x.i < 1) return;
+      if (!all_ints || x.kind != Value::Kind::Int || x.i < 1) {
+        all_ints = false;
+        break;
+      }
       smallest = smallest == 0 ? x.i : std::min(smallest, x.i);
       size = std::max(size, x.i);
     }
     if (smallest == size) smallest = 0;
+    if (!all_ints) {
+      // `batch_size=batch_size` of a loader factory's parameter: a call site whose loader feeds
+      // training passing a small size decides (robot-surgery's `make_loader(...,
+      // batch_size=args.batch_size)`, default 1, beside the valid loader's unknown size).
+      auto uses = m.site_use_values(bs, false);
+      if (!uses) return;
+      size = 0;
+      smallest = 0;
+      for (const auto& x : *uses)
+        if (x.kind == Value::Kind::Int && x.i >= 1 && (size == 0 || x.i < size)) size = x.i;
+      if (size == 0) return;
+    }
   }
   if (size >= ctx.settings().min_batch_size || size <= 0) return;
   // A collate_fn returning `examples[0]`: each dataset item is a whole batch (a bucketed dataset);

@@ -78,9 +78,15 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
   if (is_null(workers)) {
     if (!kw.complete) return;  // **kwargs we could not read may set it
-  } else {
-    auto n = m.constant_int(workers);
-    if (!n || *n != 0) return;
+  } else if (auto n = m.constant_int(workers); !n || *n != 0) {
+    // `num_workers=num_workers` of a parameter other modules pass: a call site whose loader
+    // feeds training passing 0 (or leaving a default of 0) decides (msn's `init_data(...,
+    // num_workers=0)` in logistic_eval.py beside other sites' 8).
+    auto uses = m.site_use_values(workers, false);
+    bool zero = false;
+    if (uses)
+      for (const Value& v : *uses) zero |= v.kind == Value::Kind::Int && v.i == 0;
+    if (!zero) return;
   }
   Diagnostic& d = ctx.report("DL001", field(call, "function"),
                              is_null(workers) ? "`DataLoader` without `num_workers` loads every batch on the main "

@@ -23,9 +23,20 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   // devices: at least one worker, the exact number unknown.
   auto bounds = !n && !cpu_count && !is_null(workers) ? m.int_bounds(workers) : std::nullopt;
   if (bounds && bounds->first < 1) bounds.reset();
+  // `num_workers=num_workers` of a parameter other modules pass: a call site whose loader is
+  // iterated per epoch passing a count (or leaving a default) of at least one decides (msn's
+  // `init_data(...)` in linear_eval.py with the default 8, iterated every epoch).
+  bool by_site = false;
+  if (!cpu_count && !bounds && (!n || *n <= 0) && !is_null(workers))
+    if (auto uses = m.site_use_values(workers, true))
+      for (const Value& v : *uses)
+        if (v.kind == Value::Kind::Int && v.i > 0 && (!by_site || v.i < *n)) {
+          n = v.i;
+          by_site = true;
+        }
   if (!cpu_count && !bounds && (!n || *n <= 0)) return;
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
-  bool per_epoch = false;
+  bool per_epoch = by_site;
   auto loops = m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch_for(l, call);
   // Iterated elsewhere: by a trainer (per epoch), or by other modules' functions, per epoch when
@@ -33,7 +44,7 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   // `final_test(loader)` is iterated once).
   if (loops.empty() && m.loader_feeds_training(call)) {
     auto external = m.external_iteration_per_epoch(call);
-    per_epoch = !external || *external;
+    per_epoch = by_site || !external || *external;
   }
   if (!per_epoch) return;
   Diagnostic& d = ctx.report("DL003", field(call, "function"),

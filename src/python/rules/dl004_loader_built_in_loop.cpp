@@ -1,4 +1,5 @@
 // DL004: a DataLoader constructed inside an epoch or training loop.
+#include <algorithm>
 #include <set>
 
 #include "python/rules/common.h"
@@ -214,6 +215,33 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
     }
     pending = std::move(next);
   }
+  // Called once per pass of a loop in another module, with arguments the same on every pass,
+  // directly or through functions called so (nuwave's `for i in range(5): t =
+  // model.test_dataloader()` in for_test.py, whose method calls `create_vctk_dataloader`): the
+  // functions reached above through call sites outside loops, the loader's own first.
+  // A construction under a condition on the function's parameters (`if cv == 0:` choosing the
+  // training loader, `else:` the test one) is left alone: the rebuilding call's arguments are not
+  // known here, and another caller may be the one taking that branch.
+  for (const auto& guard : frame.guards) {
+    bool reads_param = false;
+    each_read_name(guard.first, [&](Node id) {
+      for (const Binding* b : m.lookup(m.text(id), start(id)))
+        reads_param |= b->kind == Binding::Kind::Param && b->function == frame.function;
+      return !reads_param;
+    });
+    if (reads_param) return;
+  }
+  std::vector<int> reached(seen.begin(), seen.end());
+  std::stable_partition(reached.begin(), reached.end(), [&](int f) { return f == frame.function; });
+  for (int f : reached)
+    if (auto via = m.rebuilt_by_other_modules(f)) {
+      Diagnostic& d = ctx.report("DL004", field(call, "function"),
+                                 "`DataLoader` is constructed on every iteration of a training or epoch loop "
+                                 "(starting its workers each time; called once per iteration from " +
+                                     *via + "); build it once before the loop");
+      d.fix = Fix{"Hoist the `DataLoader` construction out of the loop", Applicability::DisplayOnly, {}};
+      return;
+    }
 }
 
 }  // namespace stoker::python::rules

@@ -1,0 +1,199 @@
+// Fingerprints of the project's answers (python/project_fingerprints.h), moved out of
+// python/project.cpp.
+#include "python/project_fingerprints.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "python/project_fields.h"
+
+namespace stoker::python {
+
+// Call sites "file.py:12" in order: by file name, then line.
+bool earlier_site(const std::string& a, const std::string& b) {
+  auto ca = a.rfind(':'), cb = b.rfind(':');
+  std::string_view fa(a.data(), ca == std::string::npos ? a.size() : ca), fb(b.data(), cb == std::string::npos ? b.size() : cb);
+  if (fa != fb) return fa < fb;
+  long la = ca == std::string::npos ? 0 : std::atol(a.c_str() + ca + 1);
+  long lb = cb == std::string::npos ? 0 : std::atol(b.c_str() + cb + 1);
+  return la < lb;
+}
+
+// Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
+// read as all false.
+std::string fp_arg(const ArgFacts* a, unsigned fields) {
+  static const ArgFacts kNone;
+  const ArgFacts& x = a ? *a : kNone;
+  std::string o;
+  if (fields & fact::kCuda) {
+    o += std::string(x.cuda ? "c" : "-") + (x.tensor ? "t" : "-") + (x.untyped ? "u" : "-");
+    if (!x.elems_mixed)
+      for (char e : x.elem_cuda) o += e ? '1' : '0';
+  }
+  if (fields & fact::kModule) o += x.module ? 'm' : '-';
+  if (fields & fact::kValues) {
+    o += std::string("|w") + (x.kw_known ? "k" : "-") + (x.kw_open ? "o" : "-");
+    for (const auto& k : x.kw_names) o += "," + k;
+  }
+  if (fields & fact::kLoader) {
+    o += x.loader ? 'l' : '-';
+    for (const auto& k : x.loader_keys) o += "|k" + k;
+  }
+  if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
+  if (fields & fact::kType) {
+    o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+    if (!x.elems_mixed)
+      for (const auto& [k, d] : x.elem_types) o += "," + std::to_string(k) + ":" + std::to_string(d);
+  }
+  if (fields & fact::kHotValues) {
+    o += x.hot_passed ? "|hp" : "|h-";
+    o += x.hot_defaulted ? 'd' : '-';
+    for (const auto& v : x.hot_values)
+      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+           ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
+  if (fields & fact::kUseValues) {
+    o += std::string("|U") + (x.fed_passed ? "p" : "-") + (x.fed_defaulted ? "d" : "-") + (x.epoch_passed ? "P" : "-") +
+         (x.epoch_defaulted ? "D" : "-");
+    for (const auto* vs : {&x.fed_values, &x.epoch_values}) {
+      o += "|";
+      for (const auto& v : *vs)
+        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+             v.s + ":" + (v.b ? "1" : "0") + ";";
+    }
+  }
+  if (fields & fact::kArgClass) o += "<" + x.klass + ">";
+  if (fields & fact::kElemValues) {
+    o += "|e";
+    for (const auto& v : x.elem_values)
+      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+           ":" + v.s + ":" + (v.b ? "1" : "0");
+  }
+  if (fields & fact::kNamespaceArg) {
+    o += "|n" + std::to_string(x.ns);
+    for (const auto& [dest, vs] : x.ns_values) {
+      o += "|" + dest + "=";
+      for (const auto& v : vs)
+        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+             v.s + ":" + (v.b ? "1" : "0") + ";";
+    }
+  }
+  if (fields & fact::kValues) {
+    bool all_unknown = true;
+    for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;
+    if (!a || ((fields & fact::kPlain) && all_unknown)) {
+      o += "|null";
+    } else {
+      o += x.passed ? "|p" : "|-";
+      o += x.defaulted ? 'd' : '-';
+      for (const auto& v : x.values)
+        o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" +
+             std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
+    }
+  }
+  return o;
+}
+
+std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
+  static const IncomingCalls kNone;
+  const IncomingCalls& x = in ? *in : kNone;
+  std::string o;
+  if (fields & fact::kHot) {
+    if (x.hot) {
+      o += 'H' + std::to_string(x.every);
+      o += x.once_per_epoch ? 'O' : '-';
+      o += x.flag_guarded ? 'F' : '-';
+      o += x.via;
+    } else {
+      o += '-';
+    }
+  }
+  if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
+  if (fields & fact::kResult) {
+    o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
+    for (const auto& a : x.attrs_fed) o += '.' + a;
+  }
+  if (fields & fact::kCalled) o += x.called ? 'C' : '-';
+  if (fields & fact::kRebuilt) o += x.rebuilt ? "B" + x.rebuilt_via : "-";
+  return o;
+}
+
+std::string fp_function(const FunctionFacts* f, unsigned fields) {
+  static const FunctionFacts kNone;
+  const FunctionFacts& x = f ? *f : kNone;
+  std::string o;
+  if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
+  if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
+  if (fields & fact::kReturnsCuda) {
+    o += x.returns_cuda ? 'c' : '-';
+    for (int c : x.ret_elem_cuda) o += c ? 'C' : 'H';
+  }
+  if (fields & fact::kReturnsTensor) o += x.returns_tensor ? 't' : '-';
+  if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
+  if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
+  if (fields & fact::kReturnType) {
+    o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;
+    for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
+    for (const auto& c : x.ret_elem_classes) o += "," + c;
+    o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
+         std::to_string(x.yields_param) + (x.method ? "m" : "f");
+    if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
+      o += x.params[static_cast<size_t>(x.yields_param)].name +
+           (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
+  }
+  if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
+  if (fields & fact::kExists) o += f ? 'E' : '-';
+  if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
+  if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
+  if (fields & fact::kNamespace) {
+    o += x.returns_namespace ? "N" : "-";
+    for (const auto& [dest, vs] : x.namespace_values) {
+      o += "|" + dest;
+      for (const auto& v : vs)
+        o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
+             ":" + v.s + ":" + (v.b ? "1" : "0");
+    }
+  }
+  if (fields & fact::kReturnsMask) o += x.returns_mask ? "M" : "-";
+  if (fields & fact::kConstValues)
+    for (const auto& v : x.const_values)
+      o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
+           v.s + ":" + (v.b ? "1" : "0");
+  if (fields & fact::kReturnDep) {
+    o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
+         (x.dep_cuda ? "c" : "-");
+    for (const auto& [i, d] : x.dep_uses) {
+      o += "," + std::to_string(i) + ":" + std::to_string(d);
+      if (i >= 0 && static_cast<size_t>(i) < x.params.size())  // how a call site binds it
+        o += x.params[static_cast<size_t>(i)].name + (x.params[static_cast<size_t>(i)].keyword_only ? "k" : "p");
+    }
+    o += x.method ? 'm' : 'f';
+    for (int i : x.returns_follow.params) o += "/" + std::to_string(i);  // SemanticModel::keyed_store_cuda
+  }
+  if (fields & fact::kTable)
+    for (const auto& c : x.table_classes) o += "[" + c;
+  if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())
+    o += "b" + std::to_string(x.batch_size_param) + x.params[static_cast<size_t>(x.batch_size_param)].name;
+  if ((fields & fact::kBatchSize) && x.returns_first_item) o += "i";
+  if (fields & fact::kClass) {
+    o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
+         std::to_string(x.iter_device);
+    for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
+    if (!x.framework.empty()) o += "|F" + x.framework;
+  }
+  if (fields & fact::kHotSelfCalls)
+    for (const auto& h : x.hot_self_calls) o += "|h" + h;
+  if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
+    for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
+      const auto& p = x.params[i];
+      if (!p.iterated_hot && !p.called && p.hot_keys.empty()) continue;
+      o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
+      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch})
+        o += b ? '1' : '0';
+      for (const auto& k : p.hot_keys) o += ",k" + k;
+    }
+  return o;
+}
+
+}  // namespace stoker::python
