@@ -47,19 +47,13 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
   // Arguments to parameters, as Python binds them.
   const auto& params = rf->params;
   b.in.params.resize(params.size());
-  if (batch_object && !params.empty()) {
+  // `self` the step's batch object, or the CUDA module the call is made on: passed, of no known
+  // value, type or class.
+  if ((batch_object || module_object) && !params.empty()) {
     ArgFacts self;
     self.passed = true;
-    self.batch = self.step = true;
-    self.values.assign(1, ScalarFact{});
-    self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
-    self.klass = "?";
-    b.in.params[0].join(self);
-  }
-  if (module_object && !params.empty()) {  // `self` the CUDA module the call is made on
-    ArgFacts self;
-    self.passed = true;
-    self.cuda = self.module = true;
+    self.batch = self.step = batch_object;
+    self.cuda = self.module = module_object;
     self.values.assign(1, ScalarFact{});
     self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
     self.klass = "?";
