@@ -450,8 +450,9 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
     // handed the same loader (val.py's `evaluate_msf(model, dataloader)` next to
     // `evaluate(model, dataloader)`, the latter also called per epoch by another module with its
     // own loader) does not hand it on.
-    for (int c : runs_by_call_[ci])
-      if (c != l.function && reaches(c, l.function) && function_called_in_loop(l.function)) return true;
+    if (function_called_in_loop(l.function))  // (independent of the callee: asked before the walks)
+      for (int c : runs_by_call_[ci])
+        if (c != l.function && reaches(c, l.function)) return true;
   }
   if (!handed) return function_called_in_loop(l.function);
   // Built on every call of its function and handed on by calls that do not repeat: each call's

@@ -19,6 +19,12 @@ bool earlier_site(const std::string& a, const std::string& b) {
   return la < lb;
 }
 
+// One scalar value as the fingerprints spell it: kind:int:float:string:bool.
+static std::string fp_scalar(const ScalarFact& v) {
+  return std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" + v.s +
+         ":" + (v.b ? "1" : "0");
+}
+
 // Fingerprints of the parts of answers a query reads: equal strings, equal answers. No facts
 // read as all false.
 std::string fp_arg(const ArgFacts* a, unsigned fields) {
@@ -50,8 +56,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
     o += x.hot_passed ? "|hp" : "|h-";
     o += x.hot_defaulted ? 'd' : '-';
     for (const auto& v : x.hot_values)
-      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-           ":" + v.s + ":" + (v.b ? "1" : "0");
+      o += "|" + fp_scalar(v);
   }
   if (fields & fact::kUseValues) {
     o += std::string("|U") + (x.fed_passed ? "p" : "-") + (x.fed_defaulted ? "d" : "-") + (x.epoch_passed ? "P" : "-") +
@@ -59,24 +64,21 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
     for (const auto* vs : {&x.fed_values, &x.epoch_values}) {
       o += "|";
       for (const auto& v : *vs)
-        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
-             v.s + ":" + (v.b ? "1" : "0") + ";";
+        o += fp_scalar(v) + ";";
     }
   }
   if (fields & fact::kArgClass) o += "<" + x.klass + ">";
   if (fields & fact::kElemValues) {
     o += "|e";
     for (const auto& v : x.elem_values)
-      o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-           ":" + v.s + ":" + (v.b ? "1" : "0");
+      o += "|" + fp_scalar(v);
   }
   if (fields & fact::kNamespaceArg) {
     o += "|n" + std::to_string(x.ns);
     for (const auto& [dest, vs] : x.ns_values) {
       o += "|" + dest + "=";
       for (const auto& v : vs)
-        o += std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
-             v.s + ":" + (v.b ? "1" : "0") + ";";
+        o += fp_scalar(v) + ";";
     }
   }
   if (fields & fact::kValues) {
@@ -88,8 +90,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
       o += x.passed ? "|p" : "|-";
       o += x.defaulted ? 'd' : '-';
       for (const auto& v : x.values)
-        o += "|" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" +
-             std::to_string(v.f) + ":" + v.s + ":" + (v.b ? "1" : "0");
+        o += "|" + fp_scalar(v);
     }
   }
   return o;
@@ -151,15 +152,13 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     for (const auto& [dest, vs] : x.namespace_values) {
       o += "|" + dest;
       for (const auto& v : vs)
-        o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) +
-             ":" + v.s + ":" + (v.b ? "1" : "0");
+        o += "=" + fp_scalar(v);
     }
   }
   if (fields & fact::kReturnsMask) o += x.returns_mask ? "M" : "-";
   if (fields & fact::kConstValues)
     for (const auto& v : x.const_values)
-      o += "=" + std::to_string(static_cast<int>(v.kind)) + ":" + std::to_string(v.i) + ":" + std::to_string(v.f) + ":" +
-           v.s + ":" + (v.b ? "1" : "0");
+      o += "=" + fp_scalar(v);
   if (fields & fact::kReturnDep) {
     o += "D" + std::string(x.dep_known ? "1" : "0") + std::to_string(x.dep_kind) + ":" + std::to_string(x.dep_device) +
          (x.dep_cuda ? "c" : "-");

@@ -1,11 +1,11 @@
 // The semantic model's side of project mode: naming the project functions a call may invoke,
 // reading the facts other modules supply (ExternalFacts), and summarizing this module for them.
-#include "python/call_positions.h"
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <tuple>
 
+#include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"

@@ -1,4 +1,3 @@
-#include "python/call_positions.h"
 #include "python/types.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"  // model_detail::property_getter
 #include "python/project_fields.h"

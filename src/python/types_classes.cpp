@@ -1,9 +1,9 @@
-#include "python/call_positions.h"
 #include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
 
+#include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/semantic_model.h"
 #include "python/types.h"

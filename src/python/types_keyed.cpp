@@ -1,7 +1,7 @@
-#include "python/call_positions.h"
 #include <algorithm>
 #include <string>
 
+#include "python/call_positions.h"
 #include "python/dict_fills.h"
 #include "python/semantic_model.h"
 #include "python/types.h"

@@ -1,8 +1,8 @@
-#include "python/call_positions.h"
 #include <algorithm>
 #include <set>
 #include <string>
 
+#include "python/call_positions.h"
 #include "python/project_facts.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
