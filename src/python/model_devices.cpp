@@ -773,7 +773,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   bool result = false;
   static const std::set<std::string, std::less<>> host_attrs = {
       "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
-      "names", "itemsize", "nbytes", "param_groups", "defaults"};
+      "names", "itemsize", "nbytes", "param_groups", "defaults", "config"};
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",

@@ -571,6 +571,43 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   return external_feeds_training(loader_call);
 }
 
+namespace {
+// A loader bound to a name (`test_dataloader = DataLoader(...)`) that no loop iterates and whose
+// every other mention in the file asks its length or draws one batch (`len(test_dataloader)`,
+// `next(iter(test_dataloader))` at module level outside loops, at least one draw: a notebook's
+// look at the first batch). A name handed anywhere else (a call's argument, a return, an
+// attribute) may feed a loop: false.
+// O(file) per such loader.
+bool only_sized_or_peeked(const SemanticModel& m, Node loader_call) {
+  Node assign = parent(loader_call);
+  if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), loader_call)) return false;
+  Node target = field(assign, "left");
+  if (!is(target, "identifier") || !m.loops_iterating(loader_call).empty()) return false;
+  std::string_view name = m.text(target);
+  auto call_of = [&](Node arg, std::string_view callee) {
+    Node list = parent(arg);
+    return is(list, "argument_list") && named_count(list) == 1 && m.callee_name(parent(list)) == callee;
+  };
+  bool peeked = false;
+  std::vector<Node> stack{m.root()};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!is(n, "identifier")) {
+      for (Node c : named_children(n)) stack.push_back(c);
+      continue;
+    }
+    if (m.text(n) != name || same(n, target)) continue;
+    if (call_of(n, "builtins.len")) continue;
+    if (!call_of(n, "builtins.iter") || !call_of(parent(parent(n)), "builtins.next")) return false;
+    for (Node p = parent(n); !is_null(p); p = parent(p))  // drawn once: in no loop
+      if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition")) return false;
+    peeked = true;
+  }
+  return peeked;
+}
+}  // namespace
+
 bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
   if (is_null(loader_call) || loader_feeds_training(loader_call)) return false;
   // Every loop known to iterate it ends its first pass (runs_once), and some such loop or a
@@ -581,6 +618,7 @@ bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
     drawn = true;
   }
   if (drawn) return true;
+  if (only_sized_or_peeked(*this, loader_call)) return true;
   // Whether the file makes any development-run fit at all, once per model (the per-loader scan
   // below runs only where it does: O(calls) once, O(loaders x calls) only in such files).
   auto is_fit = [&](Node call) {

@@ -650,6 +650,43 @@ bool SemanticModel::is_optimizer_value(Node expr) const {
          (lower.size() > 4 && lower.substr(lower.size() - 4) == "_opt");
 }
 
+namespace {
+// A name bound to a call's result moved to a device (`pipe = self.pipeline_class(**c).to(dev)`,
+// a class or function this file does not define) and called as a function in the same scope (`pipe(**inputs)`):
+// a tensor is never called, so what was moved is a module (or a pipeline of modules), and its
+// attributes read as values (`pipe.vae_scale_factor`) are members, not tensors. O(calls) once
+// per such name and scope.
+bool called_moved_object(const SemanticModel& m, Node expr) {
+  if (!is(expr, "identifier")) return false;
+  bool moved = false;
+  for (const auto& v : m.values(expr)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
+    Node f = unparen(field(v.expr, "function"));
+    if (!is(f, "attribute")) return false;
+    auto a = m.text(field(f, "attribute"));
+    Node made = unparen(field(f, "object"));
+    if ((a != "to" && a != "cuda") || !is(made, "call")) return false;
+    // A class or function of this file decides by what it is (a project class with its own
+    // `to()` and `__call__` is no module).
+    if (!m.callees(made).empty()) return false;
+    for (const auto& cv : m.values(field(made, "function")))
+      if (cv.kind == Value::Kind::Expr && (is(cv.expr, "class_definition") || is(cv.expr, "function_definition")))
+        return false;
+    moved = true;
+  }
+  if (!moved) return false;
+  int scope = m.function_at(start(expr));
+  std::string name(m.text(expr));
+  return m.memo("called-name:" + std::to_string(scope) + ":" + name, [&] {
+    for (const auto& cs : m.calls()) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (cs.caller == scope && is(fn, "identifier") && m.text(fn) == name) return 1;
+    }
+    return 0;
+  });
+}
+}  // namespace
+
 bool SemanticModel::is_module_value(Node expr) const {
   expr = unparen(expr);
   if (is_null(expr)) return false;
@@ -711,7 +748,7 @@ bool SemanticModel::is_module_uncached(Node expr) const {
       break;
     }
   }
-  return false;
+  return called_moved_object(*this, expr);
 }
 
 }  // namespace stoker::python

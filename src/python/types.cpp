@@ -1303,6 +1303,10 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   }
   if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
   AbstractType o = value(obj, Path{});
+  // A name moved to a device and called as a function (`pipe = self.pipeline_class(...).to(dev)`
+  // then `pipe(**inputs)`): a module, not a tensor; `pipe.vae_scale_factor` is a member.
+  if (o.kind == Kind::Tensor && is(unparen(obj), "identifier") && m_.is_module_value(obj))
+    return AbstractType::of(Kind::ModuleMember, o.device);
   switch (o.kind) {
     case Kind::Tensor: return o;  // .T, .grad, .data; a model output's `.loss`, `.logits`
     case Kind::Object: {

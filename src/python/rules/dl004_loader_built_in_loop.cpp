@@ -165,11 +165,26 @@ bool iterated_by_inner_loop(const SemanticModel& m, Node loader_call, Node regio
   return true;
 }
 
+// A loader of positions without workers (`DataLoader(range(n), batch_size)`, ogb's link
+// predictors): building it again starts no worker process, and its dataset and sampler are a
+// range and an index generator, so a rebuild per pass costs microseconds. O(arguments).
+bool workerless_range_loader(const SemanticModel& m, Node call) {
+  Node dataset = m.argument(call, 0, "dataset");
+  if (!is(dataset, "call") || m.callee_name(dataset) != "builtins.range") return false;
+  auto kw = m.keyword_arguments(call);
+  Node workers = kw.find("num_workers");
+  if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
+  if (is_null(workers)) return kw.complete;
+  auto n = m.constant_int(workers);
+  return n && *n == 0;
+}
+
 }  // namespace
 
 void dl004_loader_built_in_loop(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  if (workerless_range_loader(m, call)) return;
   Node args = field(call, "arguments");
   const auto& frame = ctx.frame();
   auto report = [&](std::optional<Node> via) {
