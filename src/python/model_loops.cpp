@@ -249,16 +249,75 @@ void SemanticModel::compute_reachability() {
   for (size_t ci = 0; ci < calls_.size(); ++ci)
     if (calls_[ci].caller >= 0 && !outside_hot(static_cast<int>(ci)))
       for (int c : runs_by_call_[ci]) run_in_hot.insert({calls_[ci].caller, c});
+  // The set is the least one holding every function with a stepping call outside its hot loops
+  // (a seed) and closed under `through` towards the callers. A function already in it (reached
+  // from a seed found earlier) is not asked its own calls: the answer would not change the set,
+  // and each question is a type inference of the callee (the costly part of this pass on real
+  // code). The forward kind's set contains the other one (a step call is one with forwards
+  // allowed, and `through` accepts more), so it starts from it.
+  //
+  // Who reads the sets: loop_performs_step, for the functions run by the calls in loops, and a
+  // project module's summary (`summarize`, FunctionFacts::steps), for every function. Without
+  // project facts no summary is made (checker.cpp asks one only in project mode, where `facts_`
+  // is set), so only the functions those loops' calls reach through the call graph are asked
+  // their seeds: the least set restricted to them is exact (a function's membership depends
+  // only on the functions it reaches), and a function outside them is never read. In a file of
+  // model definitions, most functions are reached from no loop. O(functions + calls).
+  std::vector<char> asked(nf, 1);
+  if (!facts_) {
+    asked.assign(nf, 0);
+    std::vector<int> work;
+    for (const auto& in_loop : calls_in_loop_)
+      for (int ci : in_loop)
+        for (int c : runs_by_call_[ci])
+          if (!asked[c]) {
+            asked[c] = 1;
+            work.push_back(c);
+          }
+    while (!work.empty()) {
+      int f = work.back();
+      work.pop_back();
+      for (int ci : calls_by_caller_[f])
+        for (int c : runs_by_call_[ci])
+          if (!asked[c]) {
+            asked[c] = 1;
+            work.push_back(c);
+          }
+    }
+  }
   for (int allow = 0; allow < 2; ++allow) {
     auto& steps = function_steps_[allow];
-    steps.assign(nf, 0);
-    for (size_t f = 0; f < nf; ++f)
-      for (int ci : calls_by_caller_[f])
-        if (!steps[f] && outside_hot(ci) && is_step_call_at(ci, allow == 1)) steps[f] = 1;
-    propagate(steps, [&](int ci, int callee) {
+    auto through = [&](int ci, int callee) {
       return outside_hot(ci) &&
              (allow == 1 || !function_has_hot_loop_[calls_[ci].caller] || !run_in_hot.count({calls_[ci].caller, callee}));
-    });
+    };
+    if (allow == 1) {
+      steps = function_steps_[0];
+      propagate(steps, through);
+    } else {
+      steps.assign(nf, 0);
+    }
+    std::vector<int> work;
+    for (size_t f = 0; f < nf; ++f) {
+      if (steps[f] || !asked[f]) continue;
+      for (int ci : calls_by_caller_[f])
+        if (outside_hot(ci) && is_step_call_at(ci, allow == 1)) {
+          steps[f] = 1;
+          break;
+        }
+      if (!steps[f]) continue;
+      work.push_back(static_cast<int>(f));
+      while (!work.empty()) {
+        int g = work.back();
+        work.pop_back();
+        for (int ci : run_sites_[g]) {
+          int caller = calls_[ci].caller;
+          if (caller < 0 || steps[caller] || !through(ci, g)) continue;
+          steps[caller] = 1;
+          work.push_back(caller);
+        }
+      }
+    }
   }
 }
 

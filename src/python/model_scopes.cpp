@@ -13,6 +13,52 @@ namespace {
 constexpr int kMaxPatternDepth = 64;    // nested target patterns bound deeper than this are not bound
 constexpr size_t kMaxQualifiedName = 512;  // longer dotted names are not API names
 
+// The node types collect() treats apart, each matched by its type name once per grammar symbol
+// instead of by a chain of name comparisons per node.
+enum class Collected : uint8_t {
+  Other, Block, Module, For, While, Comprehension, FunctionDef, ClassDef, Global, Import, ImportFrom, Lambda,
+  Assignment, AugAssign, ForIn, Named, AsPattern, Return, Call
+};
+
+Collected collected_kind(std::string_view k) {
+  static const std::pair<std::string_view, Collected> kinds[] = {
+      {"block", Collected::Block},
+      {"module", Collected::Module},
+      {"for_statement", Collected::For},
+      {"while_statement", Collected::While},
+      {"function_definition", Collected::FunctionDef},
+      {"class_definition", Collected::ClassDef},
+      {"global_statement", Collected::Global},
+      {"import_statement", Collected::Import},
+      {"import_from_statement", Collected::ImportFrom},
+      {"lambda", Collected::Lambda},
+      {"assignment", Collected::Assignment},
+      {"augmented_assignment", Collected::AugAssign},
+      {"for_in_clause", Collected::ForIn},
+      {"named_expression", Collected::Named},
+      {"as_pattern", Collected::AsPattern},
+      {"return_statement", Collected::Return},
+      {"call", Collected::Call},
+  };
+  if (is_comprehension_kind(k)) return Collected::Comprehension;
+  for (const auto& [name, c] : kinds)
+    if (k == name) return c;
+  return Collected::Other;
+}
+
+// A node's class for collect() (by its type name, as kind() gives it): one symbol read.
+Collected collected_kind(Node n) {
+  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
+  static const std::vector<Collected> by_symbol = [] {
+    std::vector<Collected> out(count);
+    const std::string_view* names = symbol_names();
+    for (uint32_t s = 0; s < count; ++s) out[s] = collected_kind(names[s]);
+    return out;
+  }();
+  TSSymbol s = ts_node_symbol(n);
+  return s < count ? by_symbol[s] : collected_kind(kind(n));
+}
+
 }  // namespace
 
 void SemanticModel::collect() {
@@ -85,28 +131,31 @@ void SemanticModel::collect() {
     Item it = stack.back();
     stack.pop_back();
     Node n = it.node;
-    auto k = kind(n);
+    Collected ck = collected_kind(n);
     int scope = it.scope, function = it.function;
     Node block = it.block;
     // A `with` body always runs when its statement does: its bindings dominate what follows
     // the statement as the statement's own would (the enclosing block stays the block).
-    if ((k == "block" && !is(parent(n), "with_statement")) || k == "module") block = n;
-    // A binding is visible after its statement (a for target: inside the body).
-    uint32_t at = end(n);
-    if (k == "for_statement") at = start(field(n, "body"));
-    if (k == "function_definition" || k == "class_definition") at = start(n);
-    Binding base;
-    base.at = at;
-    base.block = range(block);
+    if ((ck == Collected::Block && !is(parent(n), "with_statement")) || ck == Collected::Module) block = n;
+    // A binding is visible after its statement (a for target: inside the body). Built only for
+    // the nodes that bind (reading a node's end costs a call into tree-sitter).
+    auto base = [&] {
+      Binding b;
+      b.at = ck == Collected::For                                        ? start(field(n, "body"))
+             : ck == Collected::FunctionDef || ck == Collected::ClassDef ? start(n)
+                                                                         : end(n);
+      b.block = range(block);
+      return b;
+    };
 
-    if (k == "global_statement" && scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
+    if (ck == Collected::Global && scope > 0 && scopes_[scope].kind == Scope::Kind::Function) {
       for (Node c : named_children(n))
         if (is(c, "identifier")) declared_global[scope].insert(std::string(text(c)));
       continue;
     }
-    if (k == "import_statement") {
+    if (ck == Collected::Import) {
       for (auto c : named_children(n)) {
-        Binding b = base;
+        Binding b = base();
         b.kind = Binding::Kind::Import;
         if (is(c, "dotted_name")) {
           std::string full(text(c));
@@ -120,12 +169,12 @@ void SemanticModel::collect() {
       }
       continue;
     }
-    if (k == "import_from_statement") {
+    if (ck == Collected::ImportFrom) {
       Node mod = field(n, "module_name");
       std::string module(text(mod));
       for (auto c : named_children(n)) {
         if (same(c, mod)) continue;
-        Binding b = base;
+        Binding b = base();
         b.kind = Binding::Kind::Import;
         // `from . import x` names the module `.x` (leading dots: the relative level).
         std::string sep = module.find_first_not_of('.') == std::string::npos ? "" : ".";
@@ -139,13 +188,13 @@ void SemanticModel::collect() {
       }
       continue;
     }
-    if (k == "function_definition") {
+    if (ck == Collected::FunctionDef) {
       int fi = static_cast<int>(functions_.size());
       Function f;
       f.node = n;
       f.name = std::string(text(field(n, "name")));
       f.klass = scopes_[scope].kind == Scope::Kind::Class ? scopes_[scope].klass : -1;
-      Binding b = base;
+      Binding b = base();
       b.kind = Binding::Kind::Def;
       b.value = n;
       b.function = fi;
@@ -202,12 +251,12 @@ void SemanticModel::collect() {
       stack.push_back({body, fs, fi, -1, body});
       continue;
     }
-    if (k == "class_definition") {
+    if (ck == Collected::ClassDef) {
       int ci = static_cast<int>(classes_.size());
       Class c;
       c.node = n;
       c.name = std::string(text(field(n, "name")));
-      Binding b = base;
+      Binding b = base();
       b.kind = Binding::Kind::Class;
       b.value = n;
       bind(scope, c.name, b);
@@ -221,14 +270,14 @@ void SemanticModel::collect() {
       stack.push_back({body, cs, function, -1, body});
       continue;
     }
-    if (k == "lambda") {
+    if (ck == Collected::Lambda) {
       continue;  // parameters and body run later, elsewhere; nothing to bind for our rules
     }
-    if (k == "assignment") {
+    if (ck == Collected::Assignment) {
       Node left = field(n, "left"), right = field(n, "right");
       while (is(right, "assignment")) {  // a = b = value
         Node inner_left = field(right, "left");
-        Binding b = base;
+        Binding b = base();
         b.kind = Binding::Kind::Assign;
         right = field(right, "right");
         b.value = right;
@@ -236,7 +285,7 @@ void SemanticModel::collect() {
         store_attributes(inner_left, right);
       }
       if (!is_null(right)) {
-        Binding b = base;
+        Binding b = base();
         b.kind = Binding::Kind::Assign;
         b.value = right;
         bind_target(left, scope, b, -1);
@@ -277,32 +326,32 @@ void SemanticModel::collect() {
         if (is(l, "identifier") && is(r, "attribute") && text(field(r, "attribute")) == "add_argument")
           add_argument_aliases.insert(std::string(text(l)));
       }
-    } else if (k == "augmented_assignment") {
-      Binding b = base;
+    } else if (ck == Collected::AugAssign) {
+      Binding b = base();
       b.kind = Binding::Kind::AugAssign;
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
       store_attributes(field(n, "left"), n);  // the value: the augmented assignment itself
       if (is(unparen(field(n, "left")), "subscript")) subscript_augmented_.push_back(n);
-    } else if (k == "for_statement" || k == "for_in_clause") {
-      Binding b = base;
+    } else if (ck == Collected::For || ck == Collected::ForIn) {
+      Binding b = base();
       b.kind = Binding::Kind::LoopTarget;
       b.value = field(n, "right");
       bind_target(field(n, "left"), scope, b, -1);
-    } else if (k == "named_expression") {
-      Binding b = base;
+    } else if (ck == Collected::Named) {
+      Binding b = base();
       b.kind = Binding::Kind::Assign;
       b.value = field(n, "value");
       bind_target(field(n, "name"), scope, b, -1);
-    } else if (k == "as_pattern") {
-      Binding b = base;
+    } else if (ck == Collected::AsPattern) {
+      Binding b = base();
       b.kind = Binding::Kind::With;
       b.value = named_child(n, 0);
       Node alias = field(n, "alias");
       if (!is_null(alias)) bind_target(named_count(alias) ? named_child(alias, 0) : alias, scope, b, -1);
-    } else if (k == "return_statement" && function >= 0) {
+    } else if (ck == Collected::Return && function >= 0) {
       if (named_count(n)) functions_[function].returns.push_back(named_child(n, 0));
-    } else if (k == "call") {
+    } else if (ck == Collected::Call) {
       Node fn = field(n, "function");
       // A call of an alias of `parser.add_argument` (walked after the alias's assignment, in
       // source order) whose first argument is a string.
@@ -344,8 +393,8 @@ void SemanticModel::collect() {
       }
     }
 
-    bool comprehension = is_comprehension_kind(k) && !is_null(field(n, "body"));
-    bool is_loop = (k == "for_statement" || k == "while_statement" || comprehension);
+    bool comprehension = ck == Collected::Comprehension && !is_null(field(n, "body"));
+    bool is_loop = (ck == Collected::For || ck == Collected::While || comprehension);
     int loop = it.loop;
     if (is_loop) {
       Loop l;

@@ -324,22 +324,24 @@ ChildIndex::ChildIndex(Node root) : tree_(root.tree) {
   for (size_t k = 0; k < entries_.size(); ++k) {
     Node n = k == 0 ? root : nodes_[k - 1];
     uint32_t first = static_cast<uint32_t>(nodes_.size()), fields_first = static_cast<uint32_t>(fields_.size());
-    if (ts_node_child_count(n) > 0) {
+    // The cursor visits the node's visible children, ts_node_child_count of them: it is moved to
+    // the next sibling only while one is left (a failed step, past the last child, costs as
+    // much as a successful one in tree-sitter 0.20: one per node with children saved).
+    if (uint32_t count = ts_node_child_count(n); count > 0) {
       // A node type without fields in the grammar (an argument list, a string...) has no child to
       // ask the field of; an ERROR node (a symbol past the table) is always asked.
       TSSymbol symbol = ts_node_symbol(n);
       bool may_have_fields = symbol >= symbol_fields.size() || !symbol_fields[symbol].empty();
       ts_tree_cursor_reset(&cursor, n);
-      if (ts_tree_cursor_goto_first_child(&cursor)) {
-        do {
-          add_child(ts_tree_cursor_current_node(&cursor));
-          if (!may_have_fields) continue;
-          // The first child of each field (what ts_node_child_by_field_id answers).
-          TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
-          bool seen = false;
-          for (uint32_t i = fields_first; i < fields_.size() && !seen; ++i) seen = fields_[i].id == f;
-          if (f && !seen) fields_.push_back({f, nodes_.back()});
-        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      bool more = ts_tree_cursor_goto_first_child(&cursor);
+      for (uint32_t visited = 0; more; more = ++visited < count && ts_tree_cursor_goto_next_sibling(&cursor)) {
+        add_child(ts_tree_cursor_current_node(&cursor));
+        if (!may_have_fields) continue;
+        // The first child of each field (what ts_node_child_by_field_id answers).
+        TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+        bool seen = false;
+        for (uint32_t i = fields_first; i < fields_.size() && !seen; ++i) seen = fields_[i].id == f;
+        if (f && !seen) fields_.push_back({f, nodes_.back()});
       }
     }
     Entry& e = entries_[k];
