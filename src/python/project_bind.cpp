@@ -182,14 +182,14 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
     for (int c : src.calls)
       if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
         for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)])
-          if (visit(tm, local, -1)) return true;
+          if (visit(tm, *local, -1)) return true;
     return false;
   };
   // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
   // round 1): nothing is relayed, and the graph is not built.
   bool seeded = false;
   for (size_t a = 0; a < edges.args.size() && !seeded; ++a)
-    seeded = each_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows, fact_cuda);
+    seeded = each_source(edges.args[a]->module, *edges.args[a]->caller, *edges.args[a]->follows, fact_cuda);
   for (size_t m = 0; m < summaries_.size() && !seeded; ++m) {
     if (!summaries_[m]) continue;
     for (const auto& [name, f] : summaries_[m]->functions)
@@ -206,7 +206,7 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
       return false;
     });
   };
-  for (const auto& a : edges.args) from_sources(a.module, *a.caller, *a.follows, {a.callee_module, a.receiver, static_cast<int>(a.param)});
+  for (const auto* a : edges.args) from_sources(a->module, *a->caller, *a->follows, {a->callee_module, a->receiver, static_cast<int>(a->param)});
   for (size_t m = 0; m < summaries_.size(); ++m) {
     if (!summaries_[m]) continue;
     for (const auto& [name, f] : summaries_[m]->functions)
@@ -215,6 +215,9 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
   }
   if (succ.empty()) return;
   std::unordered_set<Key, KeyHash> relayed_returns;
+  // The modules calling each function, indexed at the first return relayed.
+  std::unordered_map<Key, std::vector<int>, KeyHash> callers;
+  bool callers_indexed = false;
   auto cuda_at = [&](const Key& k) { return (k.index < 0 && relayed_returns.count(k)) || fact_cuda(k.module, k.local, k.index); };
   std::vector<Key> work;
   for (const auto& [k, next] : succ)
@@ -229,7 +232,11 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
       if (to.index < 0) {
         relayed_returns.insert(to);
         // Its callers' modules use CUDA, as for a function whose facts say it returns CUDA.
-        if (auto c = edges.caller_modules.find({to.module, to.local}); c != edges.caller_modules.end())
+        if (!callers_indexed) {
+          for (const auto& c : edges.callers) callers[Key{c.module, *c.local, -1}].push_back(c.caller);
+          callers_indexed = true;
+        }
+        if (auto c = callers.find(to); c != callers.end())
           for (int m : c->second) cuda_[m] = 1;
       } else {
         auto& params = relayed(to.module, to.local).params;
