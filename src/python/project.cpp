@@ -456,20 +456,44 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   bound_.resize(n);
   relayed_.resize(n);
   // The entry of (module, receiver) in this table, in the order first reached.
-  auto entry = [&](int rm, const std::string& receiver) -> Bound& {
+  // (Its key lives as long as the table: the hotness relays keep it.)
+  auto entry = [&](int rm, const std::string& receiver) -> std::pair<const std::string, Bound>& {
     auto& here = bound_[static_cast<size_t>(rm)];
-    if (auto it = here.find(receiver); it != here.end()) return it->second;
+    if (auto it = here.find(receiver); it != here.end()) return *it;
     if (!old_bound.empty())
       if (auto node = old_bound[static_cast<size_t>(rm)].extract(receiver); !node.empty())
-        return here.insert(std::move(node)).position->second;
-    return here.try_emplace(receiver).first->second;
+        return *here.insert(std::move(node)).position;
+    return *here.try_emplace(receiver).first;
   };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
     for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
     stars_[m] = summaries[m]->star_imports;
-    for (const std::string& a : summaries[m]->attribute_names) attribute_modules_[a].push_back(static_cast<int>(m));
+  }
+  // The attribute names: the previous table's index, the modules with another summary moved.
+  const bool take_attributes = previous && versions_.size() == n && previous->versions_.size() == n &&
+                               previous->attributes_of_.size() == n;
+  if (take_attributes) {
+    attribute_modules_ = std::move(previous->attribute_modules_);
+    attributes_of_ = std::move(previous->attributes_of_);
+  }
+  attributes_of_.resize(n);
+  for (size_t m = 0; m < n; ++m) {
+    if (take_attributes && previous->versions_[m] == versions_[m]) continue;
+    for (std::vector<int>* list : attributes_of_[m]) {
+      auto it = std::find(list->begin(), list->end(), static_cast<int>(m));
+      *it = list->back();
+      list->pop_back();
+    }
+    attributes_of_[m].clear();
+    if (!summaries[m]) continue;
+    for (const std::string& a : summaries[m]->attribute_names) {
+      auto it = attribute_modules_.find(a);
+      if (it == attribute_modules_.end()) it = attribute_modules_.try_emplace(a).first;
+      it->second.push_back(static_cast<int>(m));
+      attributes_of_[m].push_back(&it->second);
+    }
   }
   members_.resize(n);
   for (size_t m = 0; m < n; ++m) {
@@ -577,7 +601,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (size_t k = 0; k < summaries[m]->imports.size(); ++k) {
       auto target = resolve(static_cast<int>(m), summaries[m]->imports[k].second);
       if (target && target->first != static_cast<int>(m))
-        entry(target->first, target->second).next.push_back({static_cast<int>(m), -1, static_cast<uint32_t>(k)});
+        entry(target->first, target->second).second.next.push_back({static_cast<int>(m), -1, static_cast<uint32_t>(k)});
     }
   }
   // Calls that run per step when their function does: per module, by calling function, the
@@ -585,7 +609,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   struct Relay {
     const OutgoingCall* call;
     int module;
-    std::string receiver;
+    const std::string* receiver;  // the key of its entry in bound_
   };
   std::vector<std::unordered_map<std::string_view, std::vector<Relay>>> relays(n);  // keys: the summaries' strings
   TaintEdges taint;
@@ -653,8 +677,8 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         auto target = resolve(static_cast<int>(m), oc.callee);
         if (!target || target->first == static_cast<int>(m)) continue;
         // A class of a dict of classes (or a method of its instance): each of them.
-        targets = {{target->first, target->second, true}};
-        if (auto u = members_[target->first].find(target->second); u != members_[target->first].end()) {
+        targets = {{target->first, std::move(target->second), true}};
+        if (auto u = members_[target->first].find(targets[0].local); u != members_[target->first].end()) {
           targets = u->second;
           direct = false;
         }
@@ -662,14 +686,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       for (const Target& t : targets) {
       if (t.module == static_cast<int>(m)) continue;
       int tm = t.module;
-      const std::string& local = t.local;
-      const FunctionFacts* ff = function(tm, local);
-      if (!ff) continue;
+      auto found = functions_[tm].find(t.local);
+      if (found == functions_[tm].end()) continue;
+      const std::string& local = found->first;  // the table's key: kept by the taint edges
+      const FunctionFacts* ff = found->second;
       if (ff->returns_cuda) cuda_[m] = 1;
-      taint.caller_modules[{tm, local}].push_back(static_cast<int>(m));
+      taint.callers.push_back({tm, &local, static_cast<int>(m)});
       // What the call returns (a function, not a construction): a source of the taint relay.
       if (direct && !(ff->method && local.find('.') == std::string::npos))
-        taint.call_targets[m][ci].push_back({tm, local});
+        taint.call_targets[m][ci].push_back({tm, &local});
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
@@ -696,8 +721,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             rf = function(rm, receiver);
           }
       }
-      if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, rm, receiver});
-      entry(rm, receiver).next.push_back({static_cast<int>(m), tm, static_cast<uint32_t>(ci), t.binds, &oc, rf});
+      auto& [key, b] = entry(rm, receiver);
+      if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, rm, &key});
+      b.next.push_back({static_cast<int>(m), tm, static_cast<uint32_t>(ci), t.binds, &oc, rf});
       }
     }
   }
@@ -723,7 +749,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         ++taken, taken_calls += b.next.size();
       }
       for (int k : b.cuda_marks) cuda_[static_cast<size_t>(k)] = 1;
-      taint.args.insert(taint.args.end(), b.taint.begin(), b.taint.end());
+      for (const TaintEdges::Arg& a : b.taint) taint.args.push_back(&a);
       b.from = std::move(b.next);
       b.next.clear();
     }
@@ -928,8 +954,9 @@ void FactsTable::relay_hotness(const Relays& relays) {
     for (const auto& r : found->second) {
       const OutgoingCall& oc = *r.call;
       // Changed in a copy: the entry is copied to relayed_ only when it changes.
-      const Incoming* now = incoming(r.module, r.receiver);
-      if (!now) now = &relayed(r.module, r.receiver);
+      const std::string& receiver = *r.receiver;
+      const Incoming* now = incoming(r.module, receiver);
+      if (!now) now = &relayed(r.module, receiver);
       IncomingCalls c = now->calls;
       c.in_loop |= caller.in_loop;  // called from a function that runs in a loop
       if (caller.rebuilt && oc.rebuilds_if_caller && (!c.rebuilt || earlier_site(caller.rebuilt_via, c.rebuilt_via))) {
@@ -940,8 +967,8 @@ void FactsTable::relay_hotness(const Relays& relays) {
         join_hot(c, combine(caller.every, oc.caller_every), caller.once_per_epoch || oc.caller_once_per_epoch,
                  caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));
       if (c == now->calls) continue;
-      relayed(r.module, r.receiver).calls = std::move(c);
-      if (relays[r.module].count(r.receiver)) work.push_back({r.module, r.receiver});
+      relayed(r.module, receiver).calls = std::move(c);
+      if (relays[r.module].count(receiver)) work.push_back({r.module, receiver});
     }
   }
 }

@@ -209,9 +209,16 @@ class FactsTable {
       size_t param;
       const TaintSources* follows;
     };
-    std::vector<Arg> args;
-    std::vector<std::vector<std::vector<std::pair<int, std::string>>>> call_targets;
-    std::map<std::pair<int, std::string>, std::vector<int>> caller_modules;
+    std::vector<const Arg*> args;  // the bound entries' (Bound::taint)
+    // The strings are the keys of functions_ (stable while the table lives: no copies per call).
+    std::vector<std::vector<std::vector<std::pair<int, const std::string*>>>> call_targets;
+    // (callee module, function, calling module) per call; indexed only once a return is relayed.
+    struct Caller {
+      int module;
+      const std::string* local;
+      int caller;
+    };
+    std::vector<Caller> callers;
   };
   void relay_taint(const TaintEdges& edges);
   // A callee's entry as the calls bind it, before the relays (speed24a), with what it was joined
@@ -260,8 +267,11 @@ class FactsTable {
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
   std::vector<std::unordered_map<std::string, std::string>> imports_;
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
-  // Name -> the modules naming it ("*": any); the keys are views of the summaries' strings.
-  std::unordered_map<std::string_view, std::vector<int>> attribute_modules_;
+  // Name -> the modules naming it ("*": any), in no particular order. Taken over from the
+  // previous table and updated for the modules with another summary only: `attributes_of_` lists
+  // per module the lists it is in, so its old names leave without the (freed) old summary.
+  std::unordered_map<std::string, std::vector<int>, NameHash, std::equal_to<>> attribute_modules_;
+  std::vector<std::vector<std::vector<int>*>> attributes_of_;
   // Per module, the callees' entries in the order the binding first reached them (the order of
   // a fresh table's: relay_hotness walks it).
   std::vector<std::unordered_map<std::string, Bound>> bound_;

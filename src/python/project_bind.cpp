@@ -152,16 +152,18 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
 // find one round later each (the sources are only certain dependences), so a chain of modules
 // settles in one table instead of one round per module.
 void FactsTable::relay_taint(const TaintEdges& edges) {
-  // Nodes: P (module, function, parameter index) and R (module, function; index -1).
+  // Nodes: P (module, function, parameter index) and R (module, function; index -1). The
+  // function's name is one of the summaries', the bound entries' or the table's (no copies: they
+  // outlive the relay), compared by its text.
   struct Key {
     int module;
-    std::string local;
+    const std::string* local;
     int index;
-    bool operator==(const Key&) const = default;
+    bool operator==(const Key& o) const { return module == o.module && index == o.index && *local == *o.local; }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return std::hash<std::string>{}(k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
+      return std::hash<std::string>{}(*k.local) * 31 + static_cast<size_t>(k.module) * 131 + static_cast<size_t>(k.index + 1);
     }
   };
   // Whether the facts say a node is CUDA: a parameter of a function (index >= 0) or what it
@@ -182,14 +184,14 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
     for (int c : src.calls)
       if (c >= 0 && static_cast<size_t>(c) < edges.call_targets[m].size())
         for (const auto& [tm, local] : edges.call_targets[m][static_cast<size_t>(c)])
-          if (visit(tm, local, -1)) return true;
+          if (visit(tm, *local, -1)) return true;
     return false;
   };
   // No node to start from (no source of an edge is CUDA in this table, as in the early tables of
   // round 1): nothing is relayed, and the graph is not built.
   bool seeded = false;
   for (size_t a = 0; a < edges.args.size() && !seeded; ++a)
-    seeded = each_source(edges.args[a].module, *edges.args[a].caller, *edges.args[a].follows, fact_cuda);
+    seeded = each_source(edges.args[a]->module, *edges.args[a]->caller, *edges.args[a]->follows, fact_cuda);
   for (size_t m = 0; m < summaries_.size() && !seeded; ++m) {
     if (!summaries_[m]) continue;
     for (const auto& [name, f] : summaries_[m]->functions)
@@ -202,25 +204,28 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
   std::unordered_map<Key, std::vector<Key>, KeyHash> succ;
   auto from_sources = [&](int m, const std::string& function, const TaintSources& src, const Key& to) {
     each_source(m, function, src, [&](int sm, const std::string& local, int index) {
-      succ[Key{sm, local, index}].push_back(to);
+      succ[Key{sm, &local, index}].push_back(to);
       return false;
     });
   };
-  for (const auto& a : edges.args) from_sources(a.module, *a.caller, *a.follows, {a.callee_module, a.receiver, static_cast<int>(a.param)});
+  for (const auto* a : edges.args) from_sources(a->module, *a->caller, *a->follows, {a->callee_module, &a->receiver, static_cast<int>(a->param)});
   for (size_t m = 0; m < summaries_.size(); ++m) {
     if (!summaries_[m]) continue;
     for (const auto& [name, f] : summaries_[m]->functions)
       if (!f.returns_follow.empty() && !f.returns_cuda)
-        from_sources(static_cast<int>(m), name, f.returns_follow, {static_cast<int>(m), name, -1});
+        from_sources(static_cast<int>(m), name, f.returns_follow, {static_cast<int>(m), &name, -1});
   }
   if (succ.empty()) return;
   std::unordered_set<Key, KeyHash> relayed_returns;
-  auto cuda_at = [&](const Key& k) { return (k.index < 0 && relayed_returns.count(k)) || fact_cuda(k.module, k.local, k.index); };
+  // The modules calling each function, indexed at the first return relayed.
+  std::unordered_map<Key, std::vector<int>, KeyHash> callers;
+  bool callers_indexed = false;
+  auto cuda_at = [&](const Key& k) { return (k.index < 0 && relayed_returns.count(k)) || fact_cuda(k.module, *k.local, k.index); };
   std::vector<Key> work;
   for (const auto& [k, next] : succ)
     if (cuda_at(k)) work.push_back(k);
   while (!work.empty()) {
-    Key k = std::move(work.back());
+    Key k = work.back();
     work.pop_back();
     auto it = succ.find(k);
     if (it == succ.end()) continue;
@@ -229,10 +234,14 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
       if (to.index < 0) {
         relayed_returns.insert(to);
         // Its callers' modules use CUDA, as for a function whose facts say it returns CUDA.
-        if (auto c = edges.caller_modules.find({to.module, to.local}); c != edges.caller_modules.end())
+        if (!callers_indexed) {
+          for (const auto& c : edges.callers) callers[Key{c.module, c.local, -1}].push_back(c.caller);
+          callers_indexed = true;
+        }
+        if (auto c = callers.find(to); c != callers.end())
           for (int m : c->second) cuda_[m] = 1;
       } else {
-        auto& params = relayed(to.module, to.local).params;
+        auto& params = relayed(to.module, *to.local).params;
         if (static_cast<size_t>(to.index) >= params.size()) continue;
         params[static_cast<size_t>(to.index)].cuda = true;
         cuda_[to.module] = 1;
@@ -241,12 +250,12 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
     }
   }
   for (const Key& k : relayed_returns) {
-    const FunctionFacts* f = function(k.module, k.local);
+    const FunctionFacts* f = function(k.module, *k.local);
     if (!f) continue;
     synthesized_.push_back(*f);
     synthesized_.back().returns_cuda = true;
     synthesized_.back().ret_elem_cuda.clear();  // relayed: which element is CUDA is not known
-    functions_[k.module][k.local] = &synthesized_.back();
+    functions_[k.module][*k.local] = &synthesized_.back();
   }
 }
 

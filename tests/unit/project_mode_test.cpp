@@ -268,6 +268,51 @@ TEST_CASE("a table built over changed summaries keeps only the resolutions whose
   CHECK(t4->resolve(2, "lib.impl.Model") == std::nullopt);
 }
 
+TEST_CASE("a table taken over from the previous one answers attribute_mentioned as a fresh table does", "[project]") {
+  // The attribute-name index moves from table to table; only the modules with another summary
+  // (version) leave it and join it again.
+  testing::TempDir d;
+  testing::write_text(d / "a.py", "x = 1\n");
+  testing::write_text(d / "b.py", "x = 1\n");
+  testing::write_text(d / "c.py", "x = 1\n");
+  python::ProjectLayout layout({(d / "a.py").string(), (d / "b.py").string(), (d / "c.py").string()});
+  python::ModuleSummary a, b1, b2, c1, c2;
+  a.attribute_names = {"lr"};
+  b1.attribute_names = {"lr", "num_workers"};
+  b2.attribute_names = {"batch_size"};
+  c1.attribute_names = {"num_workers"};
+  c2.attribute_names = {"*"};
+  std::vector<const python::ModuleSummary*> latest{&a, &b1, &c1};
+  std::vector<uint64_t> version{1, 2, 3};
+  auto check = [&](const python::FactsTable& t) {
+    python::FactsTable fresh(layout, latest);
+    for (int from = 0; from < 3; ++from)
+      for (const char* name : {"lr", "num_workers", "batch_size", "momentum"}) {
+        INFO(from << " " << name);
+        CHECK(t.attribute_mentioned(from, name) == fresh.attribute_mentioned(from, name));
+      }
+  };
+  auto t1 = std::make_unique<python::FactsTable>(layout, latest, nullptr, &version);
+  check(*t1);
+  CHECK(t1->attribute_mentioned(0, "num_workers"));
+  CHECK_FALSE(t1->attribute_mentioned(2, "batch_size"));
+  latest[1] = &b2, version[1] = 4;  // b: lr and num_workers gone, batch_size new
+  auto t2 = std::make_unique<python::FactsTable>(layout, latest, t1.get(), &version);
+  check(*t2);
+  CHECK_FALSE(t2->attribute_mentioned(0, "lr"));  // only a.py names it now
+  CHECK(t2->attribute_mentioned(0, "batch_size"));
+  CHECK_FALSE(t2->attribute_mentioned(1, "batch_size"));
+  latest[2] = &c2, version[2] = 5;  // c: any name
+  auto t3 = std::make_unique<python::FactsTable>(layout, latest, t2.get(), &version);
+  check(*t3);
+  CHECK(t3->attribute_mentioned(0, "momentum"));
+  CHECK_FALSE(t3->attribute_mentioned(2, "momentum"));
+  latest[2] = nullptr, version[2] = 6;  // c: no summary (its names leave)
+  auto t4 = std::make_unique<python::FactsTable>(layout, latest, t3.get(), &version);
+  check(*t4);
+  CHECK_FALSE(t4->attribute_mentioned(0, "momentum"));
+}
+
 TEST_CASE("a recorded callee answer covers only the fields asked for: returns_tensor and hot_self_calls apart", "[project]") {
   // main.py reads lib.py's class and its method: a change of `returns_tensor` or of the class's
   // `hot_self_calls` changes only the answers that asked for them, so a module reading only
