@@ -210,7 +210,8 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
         return ext_devkind(ext->devkind);
     return DeviceKind::Unknown;
   }
-  if (k == "identifier" || k == "attribute") {
+  // `cfg["device"]` of a dict of settings another module hands (dict_args.cpp) reads its values.
+  if (k == "identifier" || k == "attribute" || (k == "subscript" && param_dict_item(expr))) {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
     if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, all_other = true, any = false;

@@ -50,6 +50,13 @@ void add_values(std::vector<Value>& out, const std::vector<Value>& in) {
   }
 }
 
+// Every candidate a None (a parameter no call site passes, defaulting to None).
+bool only_none(const std::vector<Value>& vs) {
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::None) return false;
+  return !vs.empty();
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -173,6 +180,9 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
       } else if (b->kind == Binding::Kind::AugAssign) {  // d |= {...}
         add_dict_entries(field(b->value, "right"), before, out, visited);
         any = true;
+      } else if (b->kind == Binding::Kind::Param && b->function >= 0 && only_none(param_values(b->function, b->param_index))) {
+        // `if model_config is not None: config = model_config` of a parameter no caller passes:
+        // it adds no entry.
       } else {
         out.complete = false;
       }
@@ -525,6 +535,8 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
         return out;
       }
     }
+    // `cfg["device"]` of a parameter other modules hand a dict of settings (dict_args.cpp).
+    if (auto item = param_dict_item(expr)) return *item;
   }
   if (k == "call") {
     std::string callee = callee_name(expr);

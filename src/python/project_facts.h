@@ -66,6 +66,14 @@ struct ArgFacts {
   // (`args.num_workers` of `build_loaders(args)` in another module reads its default there).
   int ns = 0;
   std::vector<std::pair<std::string, std::vector<ScalarFact>>> ns_values;
+  // A dict of settings (SemanticModel::dict_facts: a display, `dict(k=v)`, a name bound to one
+  // with its literal-key stores, every entry under a literal key): 1 when every passing call site
+  // passes one, 2 when some site passes something else (0: none passed yet). With 1, the values
+  // its literal keys hold at the sites, joined: each key whose values are all known constants,
+  // sorted, at most kMaxDictKeys; a key absent is unknown (`torch.device(cfg["device"])` of
+  // `train(modelConfig)` handed Main.py's display). Read with fact::kDictArg.
+  int dict = 0;
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> dict_values;
   // A dict of loaders (a display, `dict(k=v)`, a name bound to one and its literal-key stores:
   // SemanticModel::dict_entries): the literal keys under which some passing site's dict holds a
   // loader, sorted, at most kMaxLoaderKeys, read with kLoader (`data = {'tr_loader': tr_loader};
@@ -355,6 +363,7 @@ constexpr size_t kMaxFedAttrs = 8;  // IncomingCalls::attrs_fed
 constexpr size_t kMaxLoaderKeys = 8;  // ArgFacts::loader_keys, ParamSummary::hot_keys
 constexpr size_t kMaxKwNames = 16;    // ArgFacts::kw_names
 constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
+constexpr size_t kMaxDictKeys = 64;  // ArgFacts::dict_values
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
 constexpr unsigned kWholeResult = 1u << 31;

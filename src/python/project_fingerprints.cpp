@@ -81,6 +81,14 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
         o += fp_scalar(v) + ";";
     }
   }
+  if (fields & fact::kDictArg) {
+    o += "|D" + std::to_string(x.dict);
+    for (const auto& [key, vs] : x.dict_values) {
+      o += "|" + key + "=";
+      for (const auto& v : vs)
+        o += fp_scalar(v) + ";";
+    }
+  }
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;

@@ -38,9 +38,11 @@ json arg_json(const ArgFacts& a) {
   json vs = const_json(a.values), hvs = const_json(a.hot_values), evs = const_json(a.elem_values);
   json ns = json::array();
   for (const auto& [dest, dvs] : a.ns_values) ns.push_back({dest, const_json(dvs)});
+  json dict = json::array();
+  for (const auto& [key, kvs] : a.dict_values) dict.push_back({key, const_json(kvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open};
+          a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open, a.dict, dict};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -73,6 +75,10 @@ ArgFacts arg_from(const json& j) {
     a.kw_names = j.at(24).get<std::vector<std::string>>();
     a.kw_known = j.at(25);
     a.kw_open = j.at(26);
+  }
+  if (j.size() > 28) {
+    a.dict = j.at(27);
+    for (const auto& d : j.at(28)) a.dict_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
   }
   return a;
 }

@@ -601,6 +601,13 @@ class SemanticModel {
   // The values of the attributes of the namespace `a` is (every candidate a namespace_value) as
   // they travel in ArgFacts::ns_values; false when `a` is not one.
   bool namespace_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
+  // A dict of settings handed across modules (dict_args.cpp): whether the call site's argument
+  // `a` is a dict whose every entry is under a literal key, with the values of those keys as
+  // they travel in ArgFacts::dict_values (keys whose values are all known); and what `d["key"]`
+  // reads of a parameter d that only other modules' call sites hand such dicts (nullopt when d
+  // is not one).
+  bool dict_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
+  std::optional<std::vector<Value>> param_dict_item(Node subscript) const;
   // A call whose receiver is a module of no known class (`model = checkpoint["model"]`) of a
   // method named as project nn.Modules' methods: "%.<method>" (FactsTable binds it), or "".
   std::string unknown_module_method(Node call) const;

@@ -133,6 +133,17 @@ void ArgFacts::join(const ArgFacts& o) {
       ns = 2;
       ns_values.clear();
     }
+    // Likewise a dict of settings (its keys' values).
+    int site_dict = o.dict == 1 ? 1 : 2;
+    if (!passed) {
+      dict = site_dict;
+      dict_values = site_dict == 1 ? o.dict_values : decltype(dict_values){};
+    } else if (dict == 1 && site_dict == 1) {
+      join_namespace_values(dict_values, o.dict_values);
+    } else {
+      dict = 2;
+      dict_values.clear();
+    }
   }
   if (o.passed) {
     if (!passed) {
@@ -1608,6 +1619,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
     f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
+    // A dict of settings: its literal keys' values travel (ArgFacts::dict_values).
+    f.dict = !through_param && dict_facts(a, f.dict_values) ? 1 : 2;
     // A dict holding loaders under literal keys (ArgFacts::loader_keys).
     if (Node u = unparen(a); is(u, "identifier") || is(u, "dictionary") || is(u, "call")) {
       std::set<std::string> keys;

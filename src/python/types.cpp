@@ -1321,6 +1321,8 @@ AbstractType TypeInference::attribute_type(Node attr) const {
       }
       if (table.is_device_module(o.framework, name)) return AbstractType::of(Kind::Module, TypeDevice::Any);
       if (table.is_device_attribute(o.framework, name)) return AbstractType::of(Kind::Device, TypeDevice::Any);
+      // An attribute holding a loader the framework prepared (trl's `self.dataloader`).
+      if (table.returns_device_loader(o.framework, name)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
       return AbstractType::unknown();
     }
     case Kind::Module: {

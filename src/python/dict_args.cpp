@@ -1,0 +1,123 @@
+// Dicts of settings handed across modules (rec25ab, set AB DDPM): a dict display, `dict(k=v)`,
+// or a name bound to one (`modelConfig = {"device": "cuda:0", "batch_size": 80, ...};
+// train(modelConfig)` in Main.py) handed to a function of another module, which reads
+// `torch.device(modelConfig["device"])`. The call site's literal keys travel with their values
+// (ArgFacts::dict_values, read with fact::kDictArg), and `d["key"]` of the parameter reads them.
+#include "python/model_internal.h"
+#include "python/project_fields.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+void add_value(std::vector<Value>& out, const Value& v) {
+  ScalarFact f = to_scalar_fact(v);
+  for (const auto& o : out)
+    if (to_scalar_fact(o) == f) return;
+  out.push_back(v);
+}
+
+bool known(const Value& v) { return v.kind != Value::Kind::Unknown && v.kind != Value::Kind::Expr; }
+
+}  // namespace
+
+bool SemanticModel::dict_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
+  out.clear();
+  Node u = unparen(a);
+  if (!is(u, "identifier") && !is(u, "dictionary") && !is(u, "call")) return false;
+  // Every candidate a dict display or `dict(k=v)`; a None (`model_config=None` rebinding the
+  // name only when a caller passes one) is never subscripted.
+  bool any = false;
+  for (const auto& v : values(u)) {
+    if (v.kind == Value::Kind::None) continue;
+    if (v.kind != Value::Kind::Expr) return false;
+    Node e = unparen(v.expr);
+    bool display = is(e, "dictionary") || (is(e, "call") && qualified_name(field(e, "function")) == "builtins.dict");
+    if (!display) return false;
+    any = true;
+  }
+  if (!any) return false;
+  // The entries as `**` would expand the dict at the call: the displays, the updates and the
+  // literal-key stores before it; one under a key that is not known makes every key unknown.
+  Kwargs entries = dict_entries(u);
+  if (!entries.complete) return false;
+  std::map<std::string, std::vector<Value>> by_key;
+  std::set<std::string> unknown_keys;
+  for (const auto& [key, item] : entries.items) {
+    if (unknown_keys.count(key)) continue;
+    auto& slot = by_key[key];
+    for (const auto& v : values(item)) {
+      if (!known(v)) {
+        unknown_keys.insert(key);
+        by_key.erase(key);
+        break;
+      }
+      add_value(slot, v);
+    }
+  }
+  for (auto& [key, vs] : by_key) {
+    if (vs.empty() || vs.size() > kMaxCandidates) continue;
+    std::vector<ScalarFact> facts;
+    for (const auto& v : vs) facts.push_back(to_scalar_fact(v));
+    out.push_back({key, std::move(facts)});
+    if (out.size() >= kMaxDictKeys) break;
+  }
+  return true;
+}
+
+std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript) const {
+  if (!facts_) return std::nullopt;
+  Node obj = unparen(field(subscript, "value"));
+  std::string key;
+  if (!is(obj, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, key))
+    return std::nullopt;
+  auto bindings = lookup(text(obj), start(obj));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0)
+    return std::nullopt;
+  int f = bindings[0]->function, pi = bindings[0]->param_index;
+  const Param& p = functions_[f].params[pi];
+  // Only other modules' call sites: those of this module hand values the model reads itself.
+  if (p.is_variadic || !init_sites(f).empty()) return std::nullopt;
+  const ArgFacts* a = ext_param(f, pi, fact::kDictArg);
+  if (!a || !a->passed || a->dict != 1) return std::nullopt;
+  if (a->defaulted) {
+    // A site leaving it to its default: a None (subscripting it raises), or nothing is known.
+    if (is_null(p.default_value)) return std::nullopt;
+    for (const auto& v : values(p.default_value))
+      if (v.kind != Value::Kind::None) return std::nullopt;
+  }
+  std::vector<Value> out;
+  auto at = std::lower_bound(a->dict_values.begin(), a->dict_values.end(), key,
+                             [](const auto& entry, const std::string& k) { return entry.first < k; });
+  if (at != a->dict_values.end() && at->first == key) {
+    for (const auto& v : to_values(at->second)) add_value(out, v);
+  } else {
+    out.push_back(Value::unknown());
+  }
+  // A store of the function into the dict under that key (before or after the read: not
+  // told apart), under a key that is not a literal, or an update, may replace the value.
+  for (Node st : subscript_assignments_) {
+    Node l = unparen(field(st, "left"));
+    if (!is(unparen(field(l, "value")), "identifier") || text(unparen(field(l, "value"))) != text(obj) ||
+        function_at(start(st)) != f)
+      continue;
+    std::string stored;
+    if (!string_literal_value(unparen(field(l, "subscript")), src_, stored) || stored == key)
+      return std::vector<Value>{Value::unknown()};
+  }
+  for (Node u : update_calls_) {
+    Node o = unparen(field(field(u, "function"), "object"));
+    if (is(o, "identifier") && text(o) == text(obj) && function_at(start(u)) == f)
+      return std::vector<Value>{Value::unknown()};
+  }
+  if (out.size() > kMaxCandidates) return std::vector<Value>{Value::unknown()};
+  return out;
+}
+
+}  // namespace stoker::python
