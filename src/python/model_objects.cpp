@@ -611,6 +611,16 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
             bool dup = false;
             for (Node x : out) dup = dup || same(x, t);
             if (!dup) out.push_back(t);
+          } else if (Node v = unparen(b->value); is(v, "call") && b->unpack_index < 8) {
+            // `train_data, train_loader = self._get_data(flag='train')` of a function here whose
+            // returns are tuple displays: the element there (`return data_set, data_loader`
+            // after `data_set, data_loader = data_provider(self.args, flag)` of another module:
+            // set AA Autoformer, as set R Informer's `_get_data` built its own loader).
+            for (int f : callees(v))
+              for (Node r : functions_[f].returns)
+                if (Node u = unparen(r); is(u, "tuple") || is(u, "expression_list"))
+                  if (Node e = named_child(u, static_cast<uint32_t>(b->unpack_index)); !is_null(e) && !is(e, "list_splat"))
+                    add(e);
           }
         } else if (b->kind == Binding::Kind::Assign && is(b->target, "identifier") &&
                    is(unparen(b->value), "identifier") && !same(unparen(b->value), expr)) {

@@ -513,6 +513,28 @@ Node branch_if(Node stmt) {
   return Node{};
 }
 
+// Does `stmt` sit in one branch of an if statement (its consequence, an elif's or the else's
+// block) whose other branch holds offset `use`? Then it reaches the use only through an
+// enclosing loop's next pass. O(depth).
+bool in_other_branch(Node stmt, uint32_t use) {
+  auto holds = [&](Node n) { return !is_null(n) && start(n) <= use && use < end(n); };
+  for (Node n = stmt; !is_null(n);) {
+    Node p = parent(n);
+    if (is_null(p) || is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) break;
+    if (is(n, "block") && !holds(n)) {
+      Node ifs = is(p, "if_statement") ? p : is(p, "elif_clause") || is(p, "else_clause") ? parent(p) : Node{};
+      if (is(ifs, "if_statement") && holds(ifs)) {
+        if (holds(field(ifs, "consequence"))) return true;
+        for (Node c : named_children(ifs))
+          if ((is(c, "elif_clause") && holds(field(c, "consequence"))) || (is(c, "else_clause") && holds(field(c, "body"))))
+            return true;
+      }
+    }
+    n = p;
+  }
+  return false;
+}
+
 }  // namespace
 
 // An if statement with an else whose every branch block rebinds `name` by a plain statement of
@@ -620,9 +642,19 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
       Node killer{};  // the statement of the last binding taken, when it overwrites unconditionally
       uint32_t stop_below = 0;  // the start of an if statement whose every branch rebinds the name
       Node checked_if{};
+      // Bindings in another branch of an if statement that holds the use (`if old: x = f(x)
+      // else: x = x.cuda()`): they reach it only through a loop's next pass, so only when no
+      // binding before the use reaches it on every path (set AA Efficient-Segmentation-Networks
+      // train.py:325, a batch moved in the else branch).
+      std::vector<const Binding*> other_branch;
+      bool dominated = false;
       for (int i = last; i >= 0 && out.size() <= kMaxCandidates; --i) {
         if (stop_below && list[i].at < stop_below) break;
         if (binding_dead(list[i])) continue;
+        if (!late && in_other_branch(binding_statement(list[i]), offset)) {
+          other_branch.push_back(&list[i]);
+          continue;
+        }
         if (!stop_below && list[i].kind == Binding::Kind::Assign) {
           Node stmt = overwriting_statement(list[i]);
           Node ifs = is_null(stmt) ? Node{} : branch_if(stmt);
@@ -642,8 +674,14 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         killer = list[i].kind == Binding::Kind::Assign ? overwriting_statement(list[i]) : Node{};
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
-        if (list[i].block.start <= use_at && use_at <= list[i].block.end) break;
+        if (list[i].block.start <= use_at && use_at <= list[i].block.end) {
+          dominated = true;
+          break;
+        }
       }
+      if (!dominated)
+        for (const Binding* b : other_branch)
+          if (out.size() <= kMaxCandidates) out.push_back(b);
       if (!late) loop_carried(root_, list, offset, out, kMaxCandidates, [&](const Binding& b) { return binding_dead(b); });
       return out;
     }

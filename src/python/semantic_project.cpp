@@ -20,6 +20,24 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 constexpr int kMaxTraceDepth = 8;
 constexpr int kParamPropagationPasses = 4;
 
+// `Exp = Exp_Main` then `exp = Exp(args)`: a name every binding of which assigns one imported name
+// (or an attribute of one), the same: that name (set AA Autoformer's and set R Informer's scripts).
+std::string alias_name(const SemanticModel& m, Node fn) {
+  fn = unparen(fn);
+  if (!is(fn, "identifier")) return {};
+  auto bindings = m.lookup(m.text(fn), start(fn));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
+  std::string out;
+  for (const Binding* b : bindings) {
+    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    if (!is(v, "identifier") && !is(v, "attribute")) return {};
+    const std::string& q = m.qualified_name(v);
+    if (q.empty() || starts_with(q, "builtins.") || (!out.empty() && out != q)) return {};
+    out = q;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> split_on(std::string_view s, char sep, bool keep_empty) {
@@ -330,6 +348,7 @@ std::string SemanticModel::external_name(int ci) const {
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
+  if (std::string a = alias_name(*this, fn); !a.empty()) return a;
   // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
   // (every value of `build` one): the registered functions or classes, each may run.
   // A function of a project module looked up by name (pytorch-template's `metric_fns =
@@ -436,6 +455,7 @@ std::string SemanticModel::external_name(int ci) const {
     if (!is(e, "call")) continue;
     std::string c = callee_name(e);
     if (c.empty()) c = class_table_name(unparen(field(e, "function")));
+    if (c.empty()) c = alias_name(*this, field(e, "function"));
     if (c.empty() || starts_with(c, "builtins.")) continue;
     if (!cls.empty() && cls != c) return {};  // instances of different classes
     cls = c;
@@ -764,10 +784,18 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   // Returned by a function whose callers in other modules iterate what it returns.
   int f = function_at(start(loader_call));
   const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+  // Also as an element of a returned tuple: a caller's hot loop iterates the one loader element
+  // (`datas, testLoader = build_dataset_test(...)`, SemanticModel::summarize's trace).
   if (in && in->result_feeds_training)
-    for (Node r : functions_[f].returns)
-      for (Node o : loader_origins(r))
-        if (same(o, loader_call)) return true;
+    for (Node r : functions_[f].returns) {
+      r = unparen(r);
+      std::vector<Node> parts{r};
+      if (is(r, "tuple") || is(r, "expression_list"))
+        for (uint32_t i = 0; i < named_count(r) && i < 8; ++i) parts.push_back(named_child(r, i));
+      for (Node part : parts)
+        for (Node o : loader_origins(part))
+          if (same(o, loader_call)) return true;
+    }
   // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
   // `Cifar.__init__`) whose attribute a hot loop of another module iterates (`for batch in
   // dataset.train` after `dataset = Cifar(...)`).
@@ -1018,7 +1046,28 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
     return hot_param_per_epoch(ci, p, loader_call);
   });
   if (per_epoch) return true;
-  return found ? std::optional<bool>(false) : std::nullopt;
+  if (found) return false;
+  // Returned as an element of a returned tuple (`return datas, testLoader`) to callers whose hot
+  // loops iterate it (IncomingCalls::result_feeds_training): per epoch where a caller's bit for
+  // that element says so, else once (test.py's and predict.py's test loader; set AA
+  // Efficient-Segmentation-Networks). Returned whole: as before.
+  int f = function_at(start(loader_call));
+  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+  if (!in || !in->result_feeds_training) return std::nullopt;
+  bool element = false;
+  for (Node r : functions_[f].returns) {
+    r = unparen(r);
+    for (Node o : loader_origins(r))
+      if (same(o, loader_call)) return std::nullopt;
+    if (!is(r, "tuple") && !is(r, "expression_list")) continue;
+    for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
+      for (Node o : loader_origins(named_child(r, i)))
+        if (same(o, loader_call)) {
+          if (in->result_per_epoch & (1u << i)) return true;
+          element = true;
+        }
+  }
+  return element ? std::optional<bool>(false) : std::nullopt;
 }
 
 bool SemanticModel::ext_classes_hold_cuda() const {

@@ -5,6 +5,7 @@
 
 #include "python/call_positions.h"
 #include "python/frameworks.h"
+#include "python/model_internal.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 #include "python/types_detail.h"
@@ -271,7 +272,24 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
     }
     return;
   }
-  const auto& returns = m_.functions()[function].returns;
+  // A return in a branch that never runs (its condition known false from the parameters' call
+  // sites: `if dataset == "cityscapes":` with every caller passing the argparse default
+  // "camvid") returns nothing: its names resolve to no binding, and their unknown type would
+  // hide what the live returns give (set AA Efficient-Segmentation-Networks'
+  // build_dataset_train, a tuple of two loaders per dataset). All of them dead: all kept.
+  std::vector<Node> returns;
+  for (Node r : m_.functions()[function].returns) {
+    bool dead = false;
+    for (const auto& [cond, need] : model_detail::branch_guards(r)) {
+      auto truth = m_.guard_truth(cond);
+      if (truth && *truth != need) {
+        dead = true;
+        break;
+      }
+    }
+    if (!dead) returns.push_back(r);
+  }
+  if (returns.empty()) returns = m_.functions()[function].returns;
   if (returns.empty()) return;
   AbstractType whole = AbstractType::bottom();
   size_t arity = 0;
