@@ -497,7 +497,7 @@ bool SemanticModel::unresolved_argument(Node a) const {
       const IncomingCalls* in = name.empty() ? nullptr : facts_->incoming(name, fact::kCalled);
       if (in && in->called) return false;
     }
-    if (step_hook(b->function) || (functions_[b->function].klass >= 0 && b->param_index == 0)) return false;
+    if (step_hook(b->function) || b->param_index < bound_params(functions_[b->function], src_)) return false;
     // A parameter with a host literal default (`num_timesteps_cond=None`, `k=1`): the value
     // where no call passes one is that default, not what other calls hand the helper.
     if (b->param_index >= 0) {
@@ -1643,7 +1643,7 @@ bool SemanticModel::batch_through_helper(Node call) const {
       if (bindings.empty()) return false;
       for (const Binding* b : bindings) {
         if (b->kind == Binding::Kind::Param && b->function == targets[0]) {
-          if ((f.klass >= 0 && b->param_index == 0) || f.params[b->param_index].is_variadic) return false;
+          if (b->param_index < bound_params(f, src_) || f.params[b->param_index].is_variadic) return false;
           if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
         } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
           Node v = unparen(b->value);
@@ -1722,7 +1722,7 @@ bool SemanticModel::step_data_at(Node expr, int depth) const {
       return true;
     if (b->kind != Binding::Kind::Param || !facts_) continue;
     const Function& fn = functions_[b->function];
-    if (fn.params[b->param_index].is_variadic || (fn.klass >= 0 && b->param_index == 0)) continue;
+    if (fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn, src_)) continue;
     if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->step) return true;
   }
   return false;

@@ -841,7 +841,7 @@ std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node n
   int pi = bindings[0]->param_index;
   const Function& fn = functions_[function];
   const Param& p = fn.params[pi];
-  if (p.is_variadic || (fn.klass >= 0 && pi == 0)) return std::nullopt;
+  if (p.is_variadic || pi < bound_params(fn, src_)) return std::nullopt;
   std::vector<Value> vs;
   bool any = false, default_used = false;
   if (const ArgFacts* ext = ext_param(function, pi, fact::kHotValues)) {  // hot call sites elsewhere

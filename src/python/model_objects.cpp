@@ -223,7 +223,7 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
       if (b->kind == Binding::Kind::Param && b->function >= 0) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return {};
+        if (p.is_variadic || b->param_index < bound_params(fn, src_)) return {};
         int position = b->param_index - bound_params(fn, src_);
         const auto& sites = callers(b->function);
         if (sites.empty()) return {};
@@ -630,7 +630,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
           // values are unknown): `valid(model, test_loader)` after `_, test_loader = get_loader()`.
           const Function& fn = functions_[b->function];
           const Param& p = fn.params[b->param_index];
-          if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) continue;
+          if (p.is_variadic || b->param_index < bound_params(fn, src_)) continue;
           int position = b->param_index - bound_params(fn, src_);
           for (int ci : callers(b->function)) {
             Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));

@@ -1786,7 +1786,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     if (b->kind != Binding::Kind::Param) return unknown;
     const Function& fn = functions_[b->function];
     const Param& p = fn.params[b->param_index];
-    if (p.is_variadic || (fn.klass >= 0 && b->param_index == 0)) return unknown;
+    if (p.is_variadic || b->param_index < bound_params(fn, src_)) return unknown;
     int position = b->param_index - bound_params(fn, src_);
     const std::vector<int> sites = init_sites(b->function);
     bool default_used = sites.empty();

@@ -630,7 +630,7 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     const Function& fn = m_.functions()[fi];
     if (static_cast<size_t>(pi) >= fn.params.size()) return {};
     const Param& p = fn.params[pi];
-    if (p.is_variadic || (fn.klass >= 0 && pi == 0) || m_.step_hook(fi)) return {};
+    if (p.is_variadic || pi < bound_params(fn, m_.src()) || m_.step_hook(fi)) return {};
     std::string out;
     // Call sites of other modules: the class every one of them passes.
     if (const ArgFacts* ext = m_.ext_param(fi, pi, fact::kArgClass); ext && ext->passed) {
