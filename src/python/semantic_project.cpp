@@ -877,7 +877,7 @@ std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
 bool SemanticModel::returns_first_item(int f) const {
   if (f < 0) return false;
   const Function& fn = functions_[f];
-  size_t pi = static_cast<size_t>(bound_params(fn, src_));
+  size_t pi = static_cast<size_t>(bound_params(fn));
   if (fn.params.size() <= pi || fn.params[pi].is_variadic || fn.returns.empty()) return false;
   for (Node r : fn.returns)
     if (!first_item_of(r, fn.params[pi].name, src_)) return false;
@@ -1281,7 +1281,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         const Function& fn = functions_[c];
         for (size_t i = 0; i < fn.params.size(); ++i) {
           if (fn.params[i].is_variadic) continue;
-          Node a = argument_for(calls_[ci].call, bound_params(fn, src_) == 1, static_cast<int>(i), fn.params[i].name,
+          Node a = argument_for(calls_[ci].call, bound_params(fn) == 1, static_cast<int>(i), fn.params[i].name,
                                 fn.params[i].keyword_only);
           if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i]});
           if (!hot_keys[c][i].empty()) keyed_args.push_back({a, &hot_keys[c][i], in_loop || epoch_param[c][i]});
@@ -1363,7 +1363,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
     FunctionFacts facts;
-    facts.method = bound_params(functions_[f], src_) == 1;
+    facts.method = bound_params(functions_[f]) == 1;
     facts.has_hot_loop = function_has_hot_loop_[f] != 0;
     facts.steps = function_steps_[0][f] != 0;
     facts.steps_forward = function_steps_[1][f] != 0;

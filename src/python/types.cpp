@@ -826,7 +826,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const Function& fn = m_.functions()[fi];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return AbstractType::unknown();
-  if (pi == 0 && bound_params(fn, m_.src()) == 1) {
+  if (pi == 0 && bound_params(fn) == 1) {
     if (p.name != "self") return AbstractType::unknown();
     AbstractType t = instance_of(fn.klass);
     if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;
@@ -845,7 +845,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
     }
     return AbstractType::unknown();
   }
-  int position = pi - bound_params(fn, m_.src());
+  int position = pi - bound_params(fn);
   std::vector<Node> sites;
   for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);
   if (fn.klass >= 0 && fn.name == "__init__")
