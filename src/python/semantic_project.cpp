@@ -52,10 +52,14 @@ std::string union_suffix(std::string_view name, std::string_view suffix) {
   return out;
 }
 
-void join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap) {
+bool join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap) {
+  bool truncated = false;
   for (const auto& k : src)
-    if (auto at = std::lower_bound(dst.begin(), dst.end(), k); (at == dst.end() || *at != k) && dst.size() < cap)
-      dst.insert(at, k);
+    if (auto at = std::lower_bound(dst.begin(), dst.end(), k); at == dst.end() || *at != k) {
+      if (dst.size() < cap) dst.insert(at, k);
+      else truncated = true;
+    }
+  return truncated;
 }
 
 std::vector<Value> to_values(const std::vector<ScalarFact>& facts) {
@@ -178,11 +182,7 @@ void ArgFacts::join(const ArgFacts& o) {
   join_scalars(epoch_values, o.epoch_values);
   kw_known |= o.kw_known;
   kw_open |= o.kw_open;
-  for (const auto& k : o.kw_names)
-    if (auto at = std::lower_bound(kw_names.begin(), kw_names.end(), k); at == kw_names.end() || *at != k) {
-      if (kw_names.size() >= kMaxKwNames) kw_open = true;
-      else kw_names.insert(at, k);
-    }
+  if (join_sorted(kw_names, o.kw_names, kMaxKwNames)) kw_open = true;
   join_sorted(loader_keys, o.loader_keys, kMaxLoaderKeys);
   if (o.passed) {
     // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
