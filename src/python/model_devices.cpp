@@ -7,6 +7,7 @@
 
 #include "python/frameworks.h"
 #include "python/types.h"
+#include "python/types_detail.h"
 
 namespace stoker::python {
 
@@ -771,9 +772,10 @@ bool SemanticModel::is_cuda_impl(Node expr) const {
 
 bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   bool result = false;
-  static const std::set<std::string, std::less<>> host_attrs = {
-      "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
-      "names", "itemsize", "nbytes", "param_groups", "defaults"};
+  // A host attribute of a tensor or module (the types' list), a device, an optimizer's groups.
+  auto host_attr = [](std::string_view a) {
+    return type_detail::host_attributes().count(a) || a == "device" || a == "param_groups" || a.substr(0, 3) == "is_";
+  };
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
@@ -792,7 +794,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   } else if (k == "attribute") {
     std::string_view attr = text(field(expr, "attribute"));
     int klass = class_of_self(expr);
-    if (host_attrs.count(attr) || attr.substr(0, 3) == "is_") {
+    if (host_attr(attr)) {
       result = false;
     } else if (klass >= 0) {
       std::string key = classes_[klass].name + "." + std::string(attr);
@@ -898,8 +900,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       AbstractType ot = types_->type_of(obj);
       bool module_obj = ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
                         is_module_value(obj);
-      bool host_attr = host_attrs.count(attr_name) || starts_with(attr_name, "is_");
-      result = (!host_attr && !module_obj && is_cuda_impl(obj)) || (!is_null(fallback) && is_cuda_impl(fallback));
+      result = (!host_attr(attr_name) && !module_obj && is_cuda_impl(obj)) || (!is_null(fallback) && is_cuda_impl(fallback));
     } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
       // Factories: torch.zeros(..., device=dev)
       DeviceKind d = device_kind(argument(expr, -1, "device"));

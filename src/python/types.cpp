@@ -48,14 +48,6 @@ bool is_pattern(std::string_view k) {
          k == "tuple" || k == "list";
 }
 
-// Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's).
-const std::set<std::string, std::less<>>& host_attributes() {
-  static const std::set<std::string, std::less<>> s = {
-      "shape", "dtype", "ndim", "requires_grad", "grad_fn", "layout", "is_leaf", "training", "names",
-      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__", "width", "height"};
-  return s;
-}
-
 // Methods whose result is a host scalar whatever the receiver.
 const std::set<std::string, std::less<>>& host_scalar_methods() {
   static const std::set<std::string, std::less<>> s = {
@@ -1432,8 +1424,7 @@ AbstractType TypeInference::call_type(Node call) const {
           return AbstractType::of(Kind::Tensor, a.device);
         auto host_side = [&](Node n) {
           AbstractType t = value(n, Path{});
-          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar ||
-                 (t.kind == Kind::HostContainer && t.tensors && t.device == TypeDevice::Cpu);
+          return (tensor_like(t) && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
         };
         bool cpu = true, any_tensor = false;
         for (Node arg : named_children(field(call, "arguments"))) {
@@ -1456,7 +1447,7 @@ AbstractType TypeInference::call_type(Node call) const {
           } else {
             if (!host_side(u)) cpu = false;
             AbstractType ut = value(u, Path{});
-            any_tensor |= ut.kind == Kind::Tensor || (ut.kind == Kind::HostContainer && ut.tensors);
+            any_tensor |= tensor_like(ut);
           }
         }
         if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);

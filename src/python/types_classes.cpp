@@ -151,7 +151,7 @@ AbstractType TypeInference::host_forward(int klass) const {
   // A CPU tensor, or a container of them, by its types: a `forward` whose every return is one
   // (`return [(torch.as_tensor(i), torch.as_tensor(j)) for i, j in indices]` after `C.cpu()`).
   auto host_tensors = [](const AbstractType& t) {
-    return t.device == TypeDevice::Cpu && (t.kind == Kind::Tensor || (t.kind == Kind::HostContainer && t.tensors));
+    return t.device == TypeDevice::Cpu && tensor_like(t);
   };
   if (klass <= -2) {
     const FunctionFacts* cls = ext_class(klass);
