@@ -1235,15 +1235,19 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // made in a loop (or to a parameter the callee iterates per epoch).
   std::vector<std::vector<char>> epoch_param(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) epoch_param[f].assign(functions_[f].params.size(), 0);
-  // Per parameter, the keys of its items iterated hot (ParamSummary::hot_keys).
-  std::vector<std::vector<std::set<std::string>>> hot_keys(functions_.size());
+  // Per parameter, the keys of its items iterated hot, sorted (ParamSummary::hot_keys).
+  std::vector<std::vector<std::vector<std::string>>> hot_keys(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) hot_keys[f].resize(functions_[f].params.size());
   // The keyed items a trace reached: true when one is new (or newly per epoch).
   auto add_keyed = [&](bool epoch) {
     bool changed = false;
     for (const auto& k : keyed) {
       auto& keys = hot_keys[k.f][k.p];
-      if (keys.size() < kMaxLoaderKeys && keys.insert(k.key).second) changed = true;
+      if (auto at = std::lower_bound(keys.begin(), keys.end(), k.key);
+          keys.size() < kMaxLoaderKeys && (at == keys.end() || *at != k.key)) {
+        keys.insert(at, k.key);
+        changed = true;
+      }
       if ((epoch || k.stored) && !epoch_param[k.f][k.p]) epoch_param[k.f][k.p] = changed = true;
     }
     keyed.clear();
@@ -1274,8 +1278,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
       std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
       // (argument, keys of its items iterated there, per epoch): a parameter handed on as a whole
-      std::vector<std::tuple<Node, const std::set<std::string>*, bool>> keyed_args;
-      std::vector<std::set<std::string>> ext_keys;
+      std::vector<std::tuple<Node, const std::vector<std::string>*, bool>> keyed_args;
       bool in_loop = !calls_[ci].loops.empty();
       for (int c : callees_by_call_[ci]) {
         const Function& fn = functions_[c];
@@ -1288,16 +1291,12 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         }
       }
       if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams)) {
-        ext_keys.reserve(ext->params.size());
         for (size_t i = 0; i < ext->params.size(); ++i) {
           const ParamSummary& p = ext->params[i];
           if (p.star || p.double_star) continue;
           Node a = argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only);
           if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch});
-          if (!p.hot_keys.empty()) {
-            ext_keys.emplace_back(p.hot_keys.begin(), p.hot_keys.end());
-            keyed_args.push_back({a, &ext_keys.back(), in_loop || p.iterated_per_epoch});
-          }
+          if (!p.hot_keys.empty()) keyed_args.push_back({a, &p.hot_keys, in_loop || p.iterated_per_epoch});
         }
       }
       for (auto [a, epoch] : args) {
@@ -1340,7 +1339,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       s.iterated_hot = hot_param[f][i] != 0;
       s.iterated_per_epoch = epoch_param[f][i] != 0;
-      if (!p.is_variadic) s.hot_keys.assign(hot_keys[f][i].begin(), hot_keys[f][i].end());
+      if (!p.is_variadic) s.hot_keys = hot_keys[f][i];
       s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
       ps.push_back(std::move(s));
     }
