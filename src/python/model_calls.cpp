@@ -368,7 +368,7 @@ void SemanticModel::resolve_closure_calls() {
       const Function& fn = functions_[c];
       for (size_t i = 0; i < fn.params.size(); ++i)
         if (!fn.params[i].is_variadic && calls_param(c, static_cast<int>(i)))
-          consider(bound_params(fn, src_) == 1, static_cast<int>(i), fn.params[i].name, fn.params[i].keyword_only);
+          consider(bound_params(fn) == 1, static_cast<int>(i), fn.params[i].name, fn.params[i].keyword_only);
     }
     if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams))
       for (size_t i = 0; i < ext->params.size(); ++i) {

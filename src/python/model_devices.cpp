@@ -7,6 +7,7 @@
 
 #include "python/frameworks.h"
 #include "python/types.h"
+#include "python/types_detail.h"
 
 namespace stoker::python {
 
@@ -456,7 +457,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       if (lightning_gpu_ && is_step_hook(b.function) && is_lightning_module(fn.klass) &&
           (b.param_index == 1 || p.name == "hiddens"))
         return true;
-      int position = b.param_index - bound_params(fn, src_);
+      int position = b.param_index - bound_params(fn);
       if (position < 0 || p.is_variadic) return false;
       for (int ci : callers(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -497,7 +498,7 @@ bool SemanticModel::unresolved_argument(Node a) const {
       const IncomingCalls* in = name.empty() ? nullptr : facts_->incoming(name, fact::kCalled);
       if (in && in->called) return false;
     }
-    if (step_hook(b->function) || b->param_index < bound_params(functions_[b->function], src_)) return false;
+    if (step_hook(b->function) || b->param_index < bound_params(functions_[b->function])) return false;
     // A parameter with a host literal default (`num_timesteps_cond=None`, `k=1`): the value
     // where no call passes one is that default, not what other calls hand the helper.
     if (b->param_index >= 0) {
@@ -569,7 +570,7 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
     cuda = ext->elem_cuda[i] != 0;
   }
   // This module's call sites: the element of the tuple display each passes.
-  int position = p.param_index - bound_params(fn, src_);
+  int position = p.param_index - bound_params(fn);
   if (position < 0) return std::nullopt;
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -708,7 +709,7 @@ std::vector<char> SemanticModel::param_elements_cuda(const Binding& p, int depth
   if (const ArgFacts* ext = ext_param(p.function, p.param_index, fact::kCuda); ext && ext->passed)
     if (ext->elems_mixed || !join_elements(acc, first, ext->elem_cuda)) return {};
   // This module's call sites.
-  int position = p.param_index - bound_params(fn, src_);
+  int position = p.param_index - bound_params(fn);
   if (position < 0) return {};
   for (int ci : callers(p.function)) {
     Node a = unparen(argument(calls_[ci].call, param.keyword_only ? -1 : position, param.name));
@@ -772,9 +773,12 @@ bool SemanticModel::is_cuda_impl(Node expr) const {
 
 bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   bool result = false;
-  static const std::set<std::string, std::less<>> host_attrs = {
-      "shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn", "layout", "is_leaf", "training",
-      "names", "itemsize", "nbytes", "param_groups", "defaults", "config"};
+  // A host attribute of a tensor or module (the types' list), a device, an optimizer's groups, a module's
+  // configuration.
+  auto host_attr = [](std::string_view a) {
+    return type_detail::host_attributes().count(a) || a == "device" || a == "param_groups" || a == "config" ||
+           a.substr(0, 3) == "is_";
+  };
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
@@ -793,7 +797,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   } else if (k == "attribute") {
     std::string_view attr = text(field(expr, "attribute"));
     int klass = class_of_self(expr);
-    if (host_attrs.count(attr) || attr.substr(0, 3) == "is_") {
+    if (host_attr(attr)) {
       result = false;
     } else if (klass >= 0) {
       std::string key = classes_[klass].name + "." + std::string(attr);
@@ -899,8 +903,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       AbstractType ot = types_->type_of(obj);
       bool module_obj = ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
                         is_module_value(obj);
-      bool host_attr = host_attrs.count(attr_name) || starts_with(attr_name, "is_");
-      result = (!host_attr && !module_obj && is_cuda_impl(obj)) || (!is_null(fallback) && is_cuda_impl(fallback));
+      result = (!host_attr(attr_name) && !module_obj && is_cuda_impl(obj)) || (!is_null(fallback) && is_cuda_impl(fallback));
     } else if (starts_with(q, "torch.") && !is_null(argument(expr, -1, "device"))) {
       // Factories: torch.zeros(..., device=dev)
       DeviceKind d = device_kind(argument(expr, -1, "device"));
@@ -1293,7 +1296,7 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
         // A parameter that a call site here passes a mask (`simota_matching(..., fg_mask)`).
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = b->param_index - bound_params(fn, src_);
+        int position = b->param_index - bound_params(fn);
         if (position < 0 || p.is_variadic) continue;
         for (int ci : callers(b->function)) {
           Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -1443,7 +1446,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        int position = b->param_index - bound_params(fn, src_);
+        int position = b->param_index - bound_params(fn);
         if (position >= 0 && !p.is_variadic)
           for (int ci : callers(b->function)) {
             Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
@@ -1643,7 +1646,7 @@ bool SemanticModel::batch_through_helper(Node call) const {
       if (bindings.empty()) return false;
       for (const Binding* b : bindings) {
         if (b->kind == Binding::Kind::Param && b->function == targets[0]) {
-          if (b->param_index < bound_params(f, src_) || f.params[b->param_index].is_variadic) return false;
+          if (b->param_index < bound_params(f) || f.params[b->param_index].is_variadic) return false;
           if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
         } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
           Node v = unparen(b->value);
@@ -1722,7 +1725,7 @@ bool SemanticModel::step_data_at(Node expr, int depth) const {
       return true;
     if (b->kind != Binding::Kind::Param || !facts_) continue;
     const Function& fn = functions_[b->function];
-    if (fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn, src_)) continue;
+    if (fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn)) continue;
     if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->step) return true;
   }
   return false;

@@ -841,7 +841,7 @@ std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node n
   int pi = bindings[0]->param_index;
   const Function& fn = functions_[function];
   const Param& p = fn.params[pi];
-  if (p.is_variadic || pi < bound_params(fn, src_)) return std::nullopt;
+  if (p.is_variadic || pi < bound_params(fn)) return std::nullopt;
   std::vector<Value> vs;
   bool any = false, default_used = false;
   if (const ArgFacts* ext = ext_param(function, pi, fact::kHotValues)) {  // hot call sites elsewhere
@@ -850,7 +850,7 @@ std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node n
     default_used |= ext->hot_defaulted;
     any |= ext->hot_passed || ext->hot_defaulted;
   }
-  int position = pi - bound_params(fn, src_);
+  int position = pi - bound_params(fn);
   for (int ci : callers(function)) {
     const CallSite& cs = calls_[ci];
     HotContext h = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
@@ -1089,13 +1089,8 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
   if (fn.klass < 0 || fn.name.rfind("__", 0) == 0 || local_name(f).empty()) return answer(false);
   for (const std::string& b : classes_[fn.klass].bases)
     if (b != "object" && b != "builtins.object") return answer(false);
+  if (fn.other_decorators) return answer(false);
   Node def = fn.node;
-  if (Node p = parent(def); is(p, "decorated_definition"))
-    for (Node d : named_children(p)) {
-      if (!is(d, "decorator")) continue;
-      std::string_view t = text(d);
-      if (t != "@staticmethod" && t != "@classmethod") return answer(false);
-    }
   // The positions of the calls resolved to f, with their callers.
   std::unordered_map<uint32_t, int> resolved;
   for (int ci : callers(f)) {

@@ -223,8 +223,8 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
       if (b->kind == Binding::Kind::Param && b->function >= 0) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
-        if (p.is_variadic || b->param_index < bound_params(fn, src_)) return {};
-        int position = b->param_index - bound_params(fn, src_);
+        if (p.is_variadic || b->param_index < bound_params(fn)) return {};
+        int position = b->param_index - bound_params(fn);
         const auto& sites = callers(b->function);
         if (sites.empty()) return {};
         for (int ci : sites) {
@@ -630,8 +630,8 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
           // values are unknown): `valid(model, test_loader)` after `_, test_loader = get_loader()`.
           const Function& fn = functions_[b->function];
           const Param& p = fn.params[b->param_index];
-          if (p.is_variadic || b->param_index < bound_params(fn, src_)) continue;
-          int position = b->param_index - bound_params(fn, src_);
+          if (p.is_variadic || b->param_index < bound_params(fn)) continue;
+          int position = b->param_index - bound_params(fn);
           for (int ci : callers(b->function)) {
             Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
             if (is(a, "identifier")) add(a);

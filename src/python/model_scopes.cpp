@@ -194,6 +194,16 @@ void SemanticModel::collect() {
       f.node = n;
       f.name = std::string(text(field(n, "name")));
       f.klass = scopes_[scope].kind == Scope::Kind::Class ? scopes_[scope].klass : -1;
+      if (Node dp = parent(n); is(dp, "decorated_definition"))
+        for (Node d : named_children(dp)) {
+          if (!is(d, "decorator")) continue;
+          std::string_view t = text(d);
+          while (!t.empty() && (t.front() == '@' || t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+          while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
+            t.remove_suffix(1);
+          if (t == "staticmethod") f.static_method = f.klass >= 0;
+          else if (t != "classmethod") f.other_decorators = true;
+        }
       Binding b = base();
       b.kind = Binding::Kind::Def;
       b.value = n;

@@ -18,7 +18,7 @@ std::optional<std::vector<Value>> SemanticModel::site_use_values(Node expr, bool
   int f = bindings[0]->function, pi = bindings[0]->param_index;
   const Function& fn = functions_[f];
   const Param& p = fn.params[pi];
-  if (p.is_variadic || pi < bound_params(fn, src_)) return std::nullopt;
+  if (p.is_variadic || pi < bound_params(fn)) return std::nullopt;
   std::vector<Value> out;
   bool any = false, defaulted = false;
   // Call sites in other modules (ArgFacts::fed_values / epoch_values).
@@ -57,7 +57,7 @@ std::optional<std::vector<Value>> SemanticModel::site_use_values(Node expr, bool
       return holds(arg, call) && (!epoch || hot_param_per_epoch(ci, hp, arg));
     });
   };
-  int position = pi - bound_params(fn, src_);
+  int position = pi - bound_params(fn);
   for (int ci : callers(f)) {
     Node call = calls_[ci].call;
     if (!used(call)) continue;

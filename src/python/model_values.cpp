@@ -1051,7 +1051,7 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   const Param& p = fn.params[pi];
   if (p.is_variadic) return {Value::unknown()};
   std::vector<Value> out;
-  int position = pi - bound_params(fn, src_);  // `self` is not passed explicitly
+  int position = pi - bound_params(fn);  // `self` is not passed explicitly
   if (position < 0) return {Value::unknown()};
   // `__init__` is called by constructing its class (`Trainer(args)`).
   const std::vector<int> sites = init_sites(f);
@@ -1786,8 +1786,8 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     if (b->kind != Binding::Kind::Param) return unknown;
     const Function& fn = functions_[b->function];
     const Param& p = fn.params[b->param_index];
-    if (p.is_variadic || b->param_index < bound_params(fn, src_)) return unknown;
-    int position = b->param_index - bound_params(fn, src_);
+    if (p.is_variadic || b->param_index < bound_params(fn)) return unknown;
+    int position = b->param_index - bound_params(fn);
     const std::vector<int> sites = init_sites(b->function);
     bool default_used = sites.empty();
     if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kElemValues)) {  // other modules

@@ -949,8 +949,8 @@ void FactsTable::relay_hotness(const Relays& relays) {
     work.pop_back();
     auto found = relays[m].find(local);
     if (found == relays[m].end()) continue;
-    const Incoming* from = incoming(m, local);
-    const IncomingCalls caller = from ? from->calls : relayed(m, local).calls;
+    // Every entry on the worklist has one: bound (the first round) or relayed (pushed after).
+    const IncomingCalls caller = incoming(m, local)->calls;
     for (const auto& r : found->second) {
       const OutgoingCall& oc = *r.call;
       // Changed in a copy: the entry is copied to relayed_ only when it changes.

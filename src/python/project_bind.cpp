@@ -114,17 +114,13 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
       ArgFacts names;  // the keywords themselves (ArgFacts::kw_names)
       names.kw_known = true;
       names.kw_open = oc.splat;
+      std::vector<std::string> passed;
       for (size_t k = 0; k < oc.keywords.size(); ++k)
         if (!keyword_used[k]) {
           rest.join(oc.keywords[k].second);
-          names.kw_names.push_back(oc.keywords[k].first);
+          passed.push_back(oc.keywords[k].first);
         }
-      std::sort(names.kw_names.begin(), names.kw_names.end());
-      names.kw_names.erase(std::unique(names.kw_names.begin(), names.kw_names.end()), names.kw_names.end());
-      if (names.kw_names.size() > kMaxKwNames) {
-        names.kw_names.clear();
-        names.kw_open = true;
-      }
+      if (join_sorted(names.kw_names, passed, kMaxKwNames)) names.kw_open = true;
       rest.join(names);
     }
     if ((p.star || p.double_star) && oc.splat) {

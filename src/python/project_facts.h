@@ -82,7 +82,8 @@ struct ArgFacts {
   // A `**kwargs` parameter: the keywords the call sites put into it, sorted, at most
   // kMaxKwNames (`DataLoader(dataset, shuffle=True, batch_size=bs)` of a wrapper `def
   // DataLoader(*args, **kwargs)`); `kw_known` some site's were collected, `kw_open` some site
-  // splats its own `**`/`*` (or more names): the keys are not known. Read with kValues.
+  // splats its own `**`/`*`, or the names passed the cap (join_sorted kept the first ones): the
+  // keys are not known. Read with kValues.
   std::vector<std::string> kw_names;
   bool kw_known = false, kw_open = false;
   // The same as passed/defaulted/values over the call sites whose result feeds training
@@ -382,8 +383,9 @@ std::string union_join(std::string_view a, std::string_view b);
 // Each member with `suffix` appended, joined again by '|' ("A|B", ".__call__" -> "A.__call__|B.__call__").
 std::string union_suffix(std::string_view name, std::string_view suffix);
 // Adds to the sorted `dst` the strings of `src` it lacks, in `src`'s order, while it holds fewer
-// than `cap` (ArgFacts::loader_keys, ParamSummary::hot_keys, IncomingCalls::attrs_fed).
-void join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap);
+// than `cap` (ArgFacts::loader_keys and kw_names, ParamSummary::hot_keys, IncomingCalls::attrs_fed).
+// True when a string of `src` was left out for the cap (kw_names: the keywords are then open).
+bool join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap);
 
 }  // namespace stoker::python
 

@@ -104,6 +104,11 @@ struct Function {
   int klass = -1;       // the class it is a method of, or -1
   std::vector<Param> params;
   std::vector<Node> returns;  // return values
+  // From its decorators, read once in collect(): a method decorated `@staticmethod` binds no
+  // receiver (call_positions.h, bound_params); a decorator other than `@staticmethod` and
+  // `@classmethod` wraps it in what that decorator returns.
+  bool static_method = false;
+  bool other_decorators = false;
   // A method that runs once when an instance is built: `__init__`, or the hook a generated
   // `__init__` calls after it (dataclasses' `__post_init__`, attrs' `__attrs_post_init__`).
   // Its `self.x = ...` assignments define what the attribute holds for the other methods.

@@ -70,10 +70,14 @@ std::string union_suffix(std::string_view name, std::string_view suffix) {
   return out;
 }
 
-void join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap) {
+bool join_sorted(std::vector<std::string>& dst, const std::vector<std::string>& src, size_t cap) {
+  bool truncated = false;
   for (const auto& k : src)
-    if (auto at = std::lower_bound(dst.begin(), dst.end(), k); (at == dst.end() || *at != k) && dst.size() < cap)
-      dst.insert(at, k);
+    if (auto at = std::lower_bound(dst.begin(), dst.end(), k); at == dst.end() || *at != k) {
+      if (dst.size() < cap) dst.insert(at, k);
+      else truncated = true;
+    }
+  return truncated;
 }
 
 std::vector<Value> to_values(const std::vector<ScalarFact>& facts) {
@@ -207,11 +211,7 @@ void ArgFacts::join(const ArgFacts& o) {
   join_scalars(epoch_values, o.epoch_values);
   kw_known |= o.kw_known;
   kw_open |= o.kw_open;
-  for (const auto& k : o.kw_names)
-    if (auto at = std::lower_bound(kw_names.begin(), kw_names.end(), k); at == kw_names.end() || *at != k) {
-      if (kw_names.size() >= kMaxKwNames) kw_open = true;
-      else kw_names.insert(at, k);
-    }
+  if (join_sorted(kw_names, o.kw_names, kMaxKwNames)) kw_open = true;
   join_sorted(loader_keys, o.loader_keys, kMaxLoaderKeys);
   if (o.passed) {
     // (No copy of the site's elements: the ternary of a vector and a temporary copied them.)
@@ -916,7 +916,7 @@ std::vector<int> SemanticModel::returned_elements_cuda(int f) const {
 bool SemanticModel::returns_first_item(int f) const {
   if (f < 0) return false;
   const Function& fn = functions_[f];
-  size_t pi = static_cast<size_t>(bound_params(fn, src_));
+  size_t pi = static_cast<size_t>(bound_params(fn));
   if (fn.params.size() <= pi || fn.params[pi].is_variadic || fn.returns.empty()) return false;
   for (Node r : fn.returns)
     if (!first_item_of(r, fn.params[pi].name, src_)) return false;
@@ -1295,15 +1295,19 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // made in a loop (or to a parameter the callee iterates per epoch).
   std::vector<std::vector<char>> epoch_param(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) epoch_param[f].assign(functions_[f].params.size(), 0);
-  // Per parameter, the keys of its items iterated hot (ParamSummary::hot_keys).
-  std::vector<std::vector<std::set<std::string>>> hot_keys(functions_.size());
+  // Per parameter, the keys of its items iterated hot, sorted (ParamSummary::hot_keys).
+  std::vector<std::vector<std::vector<std::string>>> hot_keys(functions_.size());
   for (size_t f = 0; f < functions_.size(); ++f) hot_keys[f].resize(functions_[f].params.size());
   // The keyed items a trace reached: true when one is new (or newly per epoch).
   auto add_keyed = [&](bool epoch) {
     bool changed = false;
     for (const auto& k : keyed) {
       auto& keys = hot_keys[k.f][k.p];
-      if (keys.size() < kMaxLoaderKeys && keys.insert(k.key).second) changed = true;
+      if (auto at = std::lower_bound(keys.begin(), keys.end(), k.key);
+          keys.size() < kMaxLoaderKeys && (at == keys.end() || *at != k.key)) {
+        keys.insert(at, k.key);
+        changed = true;
+      }
       if ((epoch || k.stored) && !epoch_param[k.f][k.p]) epoch_param[k.f][k.p] = changed = true;
     }
     keyed.clear();
@@ -1334,30 +1338,25 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
       std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
       // (argument, keys of its items iterated there, per epoch): a parameter handed on as a whole
-      std::vector<std::tuple<Node, const std::set<std::string>*, bool>> keyed_args;
-      std::vector<std::set<std::string>> ext_keys;
+      std::vector<std::tuple<Node, const std::vector<std::string>*, bool>> keyed_args;
       bool in_loop = !calls_[ci].loops.empty();
       for (int c : callees_by_call_[ci]) {
         const Function& fn = functions_[c];
         for (size_t i = 0; i < fn.params.size(); ++i) {
           if (fn.params[i].is_variadic) continue;
-          Node a = argument_for(calls_[ci].call, bound_params(fn, src_) == 1, static_cast<int>(i), fn.params[i].name,
+          Node a = argument_for(calls_[ci].call, bound_params(fn) == 1, static_cast<int>(i), fn.params[i].name,
                                 fn.params[i].keyword_only);
           if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i]});
           if (!hot_keys[c][i].empty()) keyed_args.push_back({a, &hot_keys[c][i], in_loop || epoch_param[c][i]});
         }
       }
       if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams)) {
-        ext_keys.reserve(ext->params.size());
         for (size_t i = 0; i < ext->params.size(); ++i) {
           const ParamSummary& p = ext->params[i];
           if (p.star || p.double_star) continue;
           Node a = argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only);
           if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch});
-          if (!p.hot_keys.empty()) {
-            ext_keys.emplace_back(p.hot_keys.begin(), p.hot_keys.end());
-            keyed_args.push_back({a, &ext_keys.back(), in_loop || p.iterated_per_epoch});
-          }
+          if (!p.hot_keys.empty()) keyed_args.push_back({a, &p.hot_keys, in_loop || p.iterated_per_epoch});
         }
       }
       for (auto [a, epoch] : args) {
@@ -1400,7 +1399,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       s.iterated_hot = hot_param[f][i] != 0;
       s.iterated_per_epoch = epoch_param[f][i] != 0;
-      if (!p.is_variadic) s.hot_keys.assign(hot_keys[f][i].begin(), hot_keys[f][i].end());
+      if (!p.is_variadic) s.hot_keys = hot_keys[f][i];
       s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
       ps.push_back(std::move(s));
     }
@@ -1423,7 +1422,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
     FunctionFacts facts;
-    facts.method = bound_params(functions_[f], src_) == 1;
+    facts.method = bound_params(functions_[f]) == 1;
     facts.has_hot_loop = function_has_hot_loop_[f] != 0;
     facts.steps = function_steps_[0][f] != 0;
     facts.steps_forward = function_steps_[1][f] != 0;

@@ -48,14 +48,6 @@ bool is_pattern(std::string_view k) {
          k == "tuple" || k == "list";
 }
 
-// Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's).
-const std::set<std::string, std::less<>>& host_attributes() {
-  static const std::set<std::string, std::less<>> s = {
-      "shape", "dtype", "ndim", "requires_grad", "grad_fn", "layout", "is_leaf", "training", "names",
-      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__", "width", "height"};
-  return s;
-}
-
 // Methods whose result is a host scalar whatever the receiver.
 const std::set<std::string, std::less<>>& host_scalar_methods() {
   static const std::set<std::string, std::less<>> s = {
@@ -826,7 +818,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const Function& fn = m_.functions()[fi];
   const Param& p = fn.params[pi];
   if (p.is_variadic) return AbstractType::unknown();
-  if (pi == 0 && bound_params(fn, m_.src()) == 1) {
+  if (pi == 0 && bound_params(fn) == 1) {
     if (p.name != "self") return AbstractType::unknown();
     AbstractType t = instance_of(fn.klass);
     if (t.kind == Kind::Module) t.device = TypeDevice::Unresolved;
@@ -845,7 +837,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
     }
     return AbstractType::unknown();
   }
-  int position = pi - bound_params(fn, m_.src());
+  int position = pi - bound_params(fn);
   std::vector<Node> sites;
   for (int ci : m_.callers(fi)) sites.push_back(m_.calls()[ci].call);
   if (fn.klass >= 0 && fn.name == "__init__")
@@ -1438,8 +1430,7 @@ AbstractType TypeInference::call_type(Node call) const {
           return AbstractType::of(Kind::Tensor, a.device);
         auto host_side = [&](Node n) {
           AbstractType t = value(n, Path{});
-          return (t.kind == Kind::Tensor && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar ||
-                 (t.kind == Kind::HostContainer && t.tensors && t.device == TypeDevice::Cpu);
+          return (tensor_like(t) && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
         };
         bool cpu = true, any_tensor = false;
         for (Node arg : named_children(field(call, "arguments"))) {
@@ -1462,7 +1453,7 @@ AbstractType TypeInference::call_type(Node call) const {
           } else {
             if (!host_side(u)) cpu = false;
             AbstractType ut = value(u, Path{});
-            any_tensor |= ut.kind == Kind::Tensor || (ut.kind == Kind::HostContainer && ut.tensors);
+            any_tensor |= tensor_like(ut);
           }
         }
         if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);

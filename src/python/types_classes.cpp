@@ -152,7 +152,7 @@ AbstractType TypeInference::host_forward(int klass) const {
   // A CPU tensor, or a container of them, by its types: a `forward` whose every return is one
   // (`return [(torch.as_tensor(i), torch.as_tensor(j)) for i, j in indices]` after `C.cpu()`).
   auto host_tensors = [](const AbstractType& t) {
-    return t.device == TypeDevice::Cpu && (t.kind == Kind::Tensor || (t.kind == Kind::HostContainer && t.tensors));
+    return t.device == TypeDevice::Cpu && tensor_like(t);
   };
   if (klass <= -2) {
     const FunctionFacts* cls = ext_class(klass);
@@ -630,7 +630,7 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     const Function& fn = m_.functions()[fi];
     if (static_cast<size_t>(pi) >= fn.params.size()) return {};
     const Param& p = fn.params[pi];
-    if (p.is_variadic || pi < bound_params(fn, m_.src()) || m_.step_hook(fi)) return {};
+    if (p.is_variadic || pi < bound_params(fn) || m_.step_hook(fi)) return {};
     std::string out;
     // Call sites of other modules: the class every one of them passes.
     if (const ArgFacts* ext = m_.ext_param(fi, pi, fact::kArgClass); ext && ext->passed) {
@@ -642,7 +642,7 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (fn.klass >= 0 && fn.name == "__init__")
       for (Node c : constructor_calls(fn.klass)) sites.push_back(c);
     if (sites.size() > SemanticModel::kMaxCandidates) return {};
-    int position = pi - bound_params(fn, m_.src());
+    int position = pi - bound_params(fn);
     for (Node call : sites) {
       for (Node c : named_children(field(call, "arguments")))
         if (is(c, "list_splat") || is(c, "dictionary_splat")) return {};

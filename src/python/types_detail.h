@@ -1,7 +1,10 @@
 #pragma once
 
-// Helpers shared by the files of the type inference (types.cpp, types_classes.cpp).
+// Helpers shared by the files of the type inference (types.cpp, types_classes.cpp), two of them
+// also read by the device analysis and SY003 (host_attributes, tensor_like).
 
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +23,10 @@ std::vector<const Binding*> visible(const SemanticModel& m, Node use);
 
 // A tensor, or a container whose every element is one (AbstractType::tensors).
 bool tensor_like(const AbstractType& t);
+
+// Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's);
+// with the `is_` ones, never a tensor (TypeInference's attribute types, SemanticModel::is_cuda).
+const std::set<std::string, std::less<>>& host_attributes();
 
 // A type's device as the facts carry it (FunctionFacts::ret_device, ret_elems): the TypeDevice,
 // with kTensorsFact added for a container of tensors (TypeInference::from_fact reads it back).

@@ -210,7 +210,7 @@ AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<st
           // From every call site in this file (a parameter other modules call is left unknown).
           const Function& fn = m_.functions()[b->function];
           const Param& p = fn.params[b->param_index];
-          int position = b->param_index - bound_params(fn, m_.src());
+          int position = b->param_index - bound_params(fn);
           const auto& sites = m_.callers(b->function);
           bool external = m_.facts_ && m_.ext_param(b->function, b->param_index, fact::kValues);
           if (position >= 0 && !p.is_variadic && !sites.empty() && !external && !m_.is_step_hook(b->function)) {

@@ -16,6 +16,13 @@ bool tensor_like(const AbstractType& t) {
   return t.kind == Kind::Tensor || (t.kind == Kind::HostContainer && t.tensors);
 }
 
+const std::set<std::string, std::less<>>& host_attributes() {
+  static const std::set<std::string, std::less<>> s = {
+      "shape", "dtype", "ndim", "requires_grad", "grad_fn", "layout", "is_leaf", "training", "names",
+      "itemsize", "nbytes", "defaults", "batch_size", "num_workers", "__name__", "__class__", "width", "height"};
+  return s;
+}
+
 int device_fact(const AbstractType& t) {
   return static_cast<int>(t.device) | (t.kind == Kind::HostContainer && t.tensors ? kTensorsFact : 0);
 }

@@ -119,7 +119,7 @@ bool TypeInference::mentions_parameters(Node expr, int function, int depth) cons
       if (is(p, "keyword_argument") && same(field(p, "name"), n)) return;
       for (const Binding* b : visible(m_, n)) {
         if (b->kind == Binding::Kind::Param && b->function == function) {
-          if (b->param_index < bound_params(fn, m_.src())) continue;  // self: the instance, not an argument
+          if (b->param_index < bound_params(fn)) continue;  // self: the instance, not an argument
           found = true;
         } else if (m_.scope_at(b->at) == fn.scope) {
           if (b->kind != Binding::Kind::Assign || mentions_parameters(b->value, function, depth + 1)) found = true;
@@ -216,7 +216,7 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
         default: break;
       }
       if (b->kind == Binding::Kind::Param && b->function == function) {
-        if (b->param_index < bound_params(fn, m_.src())) {
+        if (b->param_index < bound_params(fn)) {
           if (!add_fixed(t, expr)) return false;  // self
           continue;
         }
@@ -274,7 +274,7 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
       auto bindings = visible(m_, callee);
       if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
         const Binding* b = bindings[0];
-        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn, m_.src()))
+        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
           return false;
         ReturnDependence::Use use{b->param_index, device, true};
         if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
@@ -365,7 +365,7 @@ const ReturnDependence& TypeInference::return_dependence(int function) const {
   bool ok = !fn.returns.empty() && fn.returns.size() <= kMaxReturns && yields(function).empty();
   // A method is read with `self` first (a static method binds none): one whose first parameter is
   // not the instance is left to the context-free join.
-  if (bound_params(fn, m_.src()) == 1 &&
+  if (bound_params(fn) == 1 &&
       (fn.params.empty() || (fn.params[0].name != "self" && fn.params[0].name != "cls")))
     ok = false;
   int caller_steps = dependence_steps;
@@ -387,7 +387,7 @@ Node TypeInference::site_argument(int function, int param, Node call) const {
   if (param < 0 || static_cast<size_t>(param) >= fn.params.size() || has_splat(call)) return Node{};
   const Param& p = fn.params[param];
   if (p.is_variadic) return Node{};
-  int bound = bound_params(fn, m_.src());
+  int bound = bound_params(fn);
   if (bound) {
     if (param < bound) return Node{};
     // `Class.method(obj, x)`: the instance is passed first; not read here.

@@ -135,7 +135,7 @@ bool call_feeds_new_data(const Context& ctx, int f, Node loader_args, const Call
   int budget = 128;  // bindings read for all the arguments together
   for (int pi : params) {
     if (m.functions()[f].params[pi].is_variadic) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
-    if (pi < bound_params(m.functions()[f], m.src())) continue;  // the instance itself
+    if (pi < bound_params(m.functions()[f])) continue;  // the instance itself
     Node a = m.types().site_argument(f, pi, cs.call);
     if (is_null(a)) return depends_on_region(ctx, field(cs.call, "arguments"), loop);
     if (changes_per_pass(m, a, loop, budget)) return true;

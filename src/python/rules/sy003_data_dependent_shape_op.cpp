@@ -4,6 +4,7 @@
 #include "python/frameworks.h"
 #include "python/rules/common.h"
 #include "python/types.h"
+#include "python/types_detail.h"
 
 namespace stoker::python::rules {
 namespace {
@@ -154,8 +155,8 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
   AbstractType t = m.types().type_of(e);
   // A tuple or list of CPU index tensors (`idx = (batch_idx, src_idx)`, advanced indexing by
   // several) is copied to the device as one is.
-  if (t.kind == AbstractType::Kind::HostContainer && t.tensors && t.device == TypeDevice::Cpu) return true;
-  if (t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) return false;
+  if (!type_detail::tensor_like(t) || t.device != TypeDevice::Cpu) return false;
+  if (t.kind == AbstractType::Kind::HostContainer) return true;
   // An element of iterating a tensor (`for i in torch.randint(n, (b,))`: a 0-dim integer tensor
   // indexes as a Python int does, read on the host) or a reduction to one value is no index
   // tensor; a loader's batch of positions is.

@@ -25,7 +25,7 @@ std::string part_key(const Context& ctx, Node n) {
 bool param_invariant_across_steps(const SemanticModel& m, const Binding& b) {
   const Function& fn = m.functions()[b.function];
   const Param& p = fn.params[b.param_index];
-  int position = b.param_index - bound_params(fn, m.src());
+  int position = b.param_index - bound_params(fn);
   if (position < 0 || p.is_variadic) return false;
   const auto& callers = m.callers(b.function);
   if (callers.empty()) return false;
