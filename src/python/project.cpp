@@ -1189,10 +1189,18 @@ const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields
 
 const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, unsigned fields) const {
   if (local.empty()) return nullptr;
-  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
+  auto it = params_.find(local);
+  if (it == params_.end()) it = params_.emplace(std::string(local), Params{table_.incoming(module_, std::string(local)), {}}).first;
+  const FactsTable::Incoming* in = it->second.in;
   const ArgFacts* out =
       in && index >= 0 && static_cast<size_t>(index) < in->params.size() ? &in->params[index] : nullptr;
-  if (fields) record_once('p', local, index, fields, [&] { return fp_arg(out, fields); });
+  if (fields) {
+    auto& recorded = it->second.recorded;
+    if (std::find(recorded.begin(), recorded.end(), std::make_pair(index, fields)) == recorded.end()) {
+      recorded.emplace_back(index, fields);
+      record_once('p', local, index, fields, [&] { return fp_arg(out, fields); });
+    }
+  }
   return out;
 }
 
@@ -1208,11 +1216,13 @@ ModuleEnv::Resolved& ModuleEnv::resolve_callee(std::string_view name) const {
 }
 
 const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) const {
-  // A name already resolved was a project name (only those are resolved here).
+  // A name asked before: resolved if it is a project name, remembered as none if not.
   auto it = resolved_.find(name);
-  if (it == resolved_.end()) {
-    if (!layout_.is_project_name(module_, name)) return nullptr;
+  if (it == resolved_.end() && !layout_.is_project_name(module_, name)) {
+    resolved_.emplace(std::string(name), Resolved{nullptr, {}, false});
+    return nullptr;
   }
+  if (it != resolved_.end() && !it->second.project) return nullptr;
   Resolved& r = it != resolved_.end() ? it->second : resolve_callee(name);
   if (fields && std::find(r.recorded.begin(), r.recorded.end(), fields) == r.recorded.end()) {
     r.recorded.push_back(fields);

@@ -324,6 +324,7 @@ class ModuleEnv : public ExternalFacts {
   struct Resolved {
     const FunctionFacts* facts = nullptr;
     std::vector<unsigned> recorded;
+    bool project = true;  // false: not a project name (callee answers nothing, records nothing)
   };
   struct ViewHash {
     using is_transparent = void;
@@ -331,6 +332,13 @@ class ModuleEnv : public ExternalFacts {
   };
   Resolved& resolve_callee(std::string_view name) const;
   mutable std::unordered_map<std::string, Resolved, ViewHash, std::equal_to<>> resolved_;
+  // Per local function asked by incoming_param: its entry, and the (index, fields) already
+  // recorded (as for callee: the query key is built once per analysis).
+  struct Params {
+    const FactsTable::Incoming* in = nullptr;
+    std::vector<std::pair<int, unsigned>> recorded;
+  };
+  mutable std::unordered_map<std::string, Params, ViewHash, std::equal_to<>> params_;
 };
 
 // Analyzes module `index` with the given facts, filling `summary`.
