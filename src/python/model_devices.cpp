@@ -205,6 +205,14 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
       if (backend != "current_device") return device_string_kind(backend);
     }
     if (starts_with(q, "torch.accelerator.")) return DeviceKind::Cuda;
+    // `'cuda:{}'.format(gpu)`: the literal's type; `self._acquire_device()` of this module (sets R,
+    // AA `Exp_Basic`): what its returns name (devkind_of).
+    if (Node fn = unparen(field(expr, "function")); is(fn, "attribute") && text(field(fn, "attribute")) == "format")
+      if (Node lit = unparen(field(fn, "object")); is(lit, "string")) return device_kind_impl(lit);
+    std::vector<Node> returns;
+    for (int f : callees(expr)) returns.insert(returns.end(), functions_[f].returns.begin(), functions_[f].returns.end());
+    if (int dk = returns.empty() || returns.size() > kMaxCandidates ? 0 : devkind_of(returns); dk == 1 || dk == 2)
+      return dk == 2 ? DeviceKind::Cuda : DeviceKind::Cpu;
     // A project function of another module that returns a device (`utils.get_device()`).
     if (facts_)
       if (const FunctionFacts* ext = ext_callee_of(expr, fact::kDevKind); ext && ext->devkind)

@@ -3,6 +3,7 @@
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
+#include "python/types.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1593,6 +1594,30 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   std::string_view name = text(field(attr, "attribute"));
   int klass = class_of_self(attr);
+  // The argument the class's `__init__` hands its first base's `__init__` (a class of another
+  // module, by its "Class" entry: a parameter of the attribute's name and an attribute of that
+  // name typed a host value) through `super().__init__(...)`; null when there is none.
+  auto inherited_init_argument = [&](int k) -> Node {
+    const Class& c = classes_[k];
+    auto init = c.methods.find("__init__");
+    if (!facts_ || c.bases.empty() || init == c.methods.end()) return Node{};
+    const FunctionFacts* base = facts_->callee(c.bases[0], fact::kClass | fact::kParams);
+    if (!base || !base->is_class) return Node{};
+    bool typed = false;
+    for (const auto& a : base->attrs) typed |= a.name == name && a.kind == static_cast<int>(AbstractType::Kind::Host);
+    int position = -1;
+    for (size_t i = 1; i < base->params.size(); ++i)
+      if (base->params[i].name == name && !base->params[i].star && !base->params[i].double_star)
+        position = static_cast<int>(i);
+    if (!typed || position < 0) return Node{};
+    for (int ci : calls_by_caller_[init->second]) {
+      Node callee = unparen(field(calls_[ci].call, "function"));
+      if (is(callee, "attribute") && text(field(callee, "attribute")) == "__init__" &&
+          is_super_call(field(callee, "object")))
+        return argument(calls_[ci].call, base->params[position].keyword_only ? -1 : position - 1, name);
+    }
+    return Node{};
+  };
   if (klass >= 0) {
     std::vector<Value> out;
     std::string key = classes_[klass].name + "." + std::string(name);
@@ -1615,6 +1640,16 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
             break;
           }
         c = base;
+      }
+      // Stored by the initializer of the first base, a class of another module, from the parameter
+      // of the attribute's name that the class's `super().__init__(...)` hands an argument
+      // (Autoformer's `Exp_Basic.__init__(self, args)` with `self.args = args`, its class entry
+      // typing `self.args` a host value): that argument, so `self.args.num_workers` reads the
+      // namespace the subclass's constructor is handed (set AA exp_main.py's `_get_data`).
+      if (Node a = inherited_init_argument(klass); !is_null(a)) {
+        add_values(out, values(a));
+        if (out.empty() || attribute_overridden(klass, name)) add_values(out, {Value::unknown()});
+        return out;
       }
     }
     static const std::vector<int> kNone;

@@ -759,6 +759,22 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
     if (out.attrs.size() >= 64) break;
     AbstractType t = member_type(klass, name, TypeDevice::Unresolved);
     if (!keep(t)) continue;
+    // A device its types leave unresolved (`self.device = self._acquire_device()`, returning
+    // `torch.device('cuda:{}'.format(gpu))` or the CPU's): what the stored values name
+    // (devkind_of), so a subclass of another module moves to a device that may be CUDA (set R
+    // Informer2020's and set AA Autoformer's `Exp_Basic`).
+    if (t.kind == Kind::Device && t.device == TypeDevice::Unresolved) {
+      std::vector<Node> stored;
+      for (int c = klass; c >= 0 && stored.size() <= SemanticModel::kMaxCandidates; c = base_class(c)) {
+        auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
+        if (indexed != m_.self_assignments_by_key_.end())
+          for (int ai : indexed->second) stored.push_back(m_.self_assignments_[ai].second);
+        if (!stored.empty()) break;
+      }
+      int dk = stored.empty() || stored.size() > SemanticModel::kMaxCandidates ? 0 : m_.devkind_of(stored);
+      if (dk == 2) t.device = TypeDevice::Cuda;
+      else if (dk == 1) t.device = TypeDevice::Cpu;
+    }
     out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
   }
 }

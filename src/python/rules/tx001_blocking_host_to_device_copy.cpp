@@ -1,7 +1,9 @@
 // TX001: a batch copied to the GPU without non_blocking=True.
 #include "python/rules/common.h"
+#include "python/call_positions.h"
 #include "python/types.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -144,6 +146,44 @@ bool host_rows_gathered(const SemanticModel& m, Node recv) {
          it.kind == AbstractType::Kind::Tensor && it.device == TypeDevice::Cpu;
 }
 
+// `batch_y[:, -n:].to(self.device)` in a helper called per step with a batch that one call site
+// keeps on the host (Autoformer's `vali()`: `batch_y = batch_y.float()`) and another moves first
+// (`train()`): the parameter's join "may be CUDA" hides the host path. True when some call site
+// of this module hands a parameter the receiver reads a batch not on CUDA: the copy runs on that
+// path (set AA Autoformer exp_main.py:58/75). O(receiver nodes + parameters x call sites).
+bool host_batch_at_some_site(const SemanticModel& m, Node recv) {
+  int f = m.function_at(start(recv));
+  if (f < 0) return false;
+  const Function& fn = m.functions()[f];
+  std::vector<int> params;
+  std::vector<Node> stack{recv};
+  while (!stack.empty()) {
+    Node n = unparen(stack.back());
+    stack.pop_back();
+    if (is(n, "lambda") || is(n, "list_comprehension") || is(n, "generator_expression")) continue;
+    if (is(n, "attribute")) {
+      stack.push_back(field(n, "object"));
+    } else if (is(n, "identifier")) {
+      auto bindings = m.lookup(m.text(n), start(n));
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == f &&
+          std::find(params.begin(), params.end(), bindings[0]->param_index) == params.end())
+        params.push_back(bindings[0]->param_index);
+    } else {
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+  }
+  const int skip = bound_params(fn, m.src());
+  for (int p : params) {
+    const Param& prm = fn.params[p];
+    if (prm.is_variadic || p < skip) continue;
+    for (int ci : m.callers(f)) {
+      Node a = m.argument(m.calls()[ci].call, prm.keyword_only ? -1 : p - skip, prm.name);
+      if (!is_null(a) && m.is_batch_value(a) && m.types().cuda(a) != CudaAnswer::Cuda) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
@@ -154,7 +194,7 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
     return;
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
-  if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda) return;
+  if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda && !host_batch_at_some_site(m, receiver(call))) return;
   // `async=True` is PyTorch's name for it before 0.4 (`.cuda(async=True)`, `**{"async": True}`).
   auto kwargs = m.keyword_arguments(call);
   Node nb = kwargs.find("non_blocking");
