@@ -66,6 +66,49 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     clear_memos();
     types_ = std::make_unique<TypeInference>(*this);
   }
+  // Methods called on a parameter whose abstract type is an instance of a class of this file
+  // (`model.compute_scores(h, mask)` in `forward(model, i, data)`, the model handed down from
+  // a caller here or from another module's call sites: SR-GNN, set Z): resolve_calls binds such
+  // a call only from the values known while the call graph is built, and a parameter's class
+  // comes from its call sites, through the types. A new edge can type another parameter (its
+  // callee's), so at most three rounds, each followed by the types computed again.
+  auto bind_typed_param_calls = [&]() -> bool {
+    bool bound = false;
+    for (size_t ci = 0; ci < calls_.size(); ++ci) {
+      if (!callees_by_call_[ci].empty() || (ci < ext_name_.size() && !ext_name_[ci].empty())) continue;
+      Node fn = unparen(field(calls_[ci].call, "function"));
+      if (!is(fn, "attribute")) continue;
+      Node obj = unparen(field(fn, "object"));
+      if (!is(obj, "identifier") || text(obj) == "self") continue;
+      auto bindings = lookup(text(obj), start(obj));
+      if (bindings.empty()) continue;
+      bool params = true;
+      for (const Binding* b : bindings) params = params && b->kind == Binding::Kind::Param;
+      if (!params) continue;
+      AbstractType t = types_->type_of(obj);
+      if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.klass < 0) continue;
+      // The method, or one inherited from a base class defined in this file.
+      std::string method(text(field(fn, "attribute")));
+      int target = -1;
+      for (int klass = t.klass, guard = 0; klass >= 0 && guard < 8 && target < 0; ++guard) {
+        if (auto it = classes_[klass].methods.find(method); it != classes_[klass].methods.end()) target = it->second;
+        int next = -1;
+        for (const auto& b : classes_[klass].bases)
+          if (auto named = classes_by_name_.find(std::string(last_part(b))); named != classes_by_name_.end())
+            next = named->second.back();
+        klass = next;
+      }
+      if (target < 0) continue;
+      callees_by_call_[ci].push_back(target);
+      callers_[target].push_back(static_cast<int>(ci));
+      bound = true;
+    }
+    return bound;
+  };
+  for (int round = 0; round < 3 && bind_typed_param_calls(); ++round) {
+    clear_memos();
+    types_ = std::make_unique<TypeInference>(*this);
+  }
   resolve_closure_calls();
   // Which classes have instances on CUDA (their registered buffers are there), before any CUDA
   // question (TypeInference::decide_buffer_devices).

@@ -1647,6 +1647,30 @@ AbstractType TypeInference::call_type(Node call) const {
       t.framework = fw;
       return t;
     }
+    // A name bound only to lambdas each of which picks elements of a tensor it closes over
+    // (`get = lambda i: hidden[i][alias_inputs[i]]`, SR-GNN): a tensor on that tensor's device,
+    // whatever the index. The lambda's parameters are no scope of the model, so only a body
+    // whose indexed tensor is not one of them is read.
+    auto lambda_pick = [&]() -> AbstractType {
+      auto vs = m_.values(fn);
+      if (vs.empty()) return AbstractType::unknown();
+      AbstractType out = AbstractType::bottom();
+      for (const auto& v : vs) {
+        if (v.kind != Value::Kind::Expr || !is(v.expr, "lambda")) return AbstractType::unknown();
+        Node body = unparen(field(v.expr, "body"));
+        if (!is(body, "subscript")) return AbstractType::unknown();
+        while (is(body, "subscript")) body = unparen(field(body, "value"));
+        if (!is(body, "identifier")) return AbstractType::unknown();
+        for (Node p : named_children(field(v.expr, "parameters")))
+          if (text(is(p, "identifier") ? p : field(p, "name"), m_.src()) == text(body, m_.src()))
+            return AbstractType::unknown();
+        AbstractType t = value(body, Path{});
+        if (t.kind != Kind::Tensor) return AbstractType::unknown();
+        out = join(out, t);
+      }
+      return out.kind == Kind::Tensor ? out : AbstractType::unknown();
+    };
+    if (AbstractType picked = lambda_pick(); picked.kind != Kind::Unknown) return picked;
   }
   // A function (or method, or `__call__`) defined here: what it returns.
   auto targets = m_.callees(call);

@@ -90,12 +90,12 @@ struct ReturnDependence {
   struct Use {
     int param = -1;       // index into the function's parameters (self is 0 for methods)
     bool device = false;  // a tensor on the argument's device, not the argument itself
-    bool called = false;  // what calling the argument gives (`d()` of a `default(v, d)`)
+    bool called = false;  // what calling the argument gives (`d()` of a `default(v, d)`); with device: moved to CUDA
     bool operator==(const Use&) const = default;
   };
   std::vector<Use> uses;  // at most kMaxUses
   static constexpr size_t kMaxUses = 8;
-  static constexpr int kCalledFact = 2;  // FunctionFacts::dep_uses' second for a called use (0/1: device)
+  static constexpr int kCalledFact = 2;  // FunctionFacts::dep_uses' second for a called use (0/1: device; 3: moved)
 };
 
 // The inference, owned by the SemanticModel (one per file). Every entry is a `Step` of the

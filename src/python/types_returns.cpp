@@ -63,6 +63,24 @@ bool arithmetic(std::string_view op) {
   return op == "+" || op == "-" || op == "*" || op == "/" || op == "//" || op == "%" || op == "**" || op == "@";
 }
 
+// A use whose argument the function moves to CUDA (`return variable.cuda()`, SR-GNN's
+// `trans_to_cuda`): both flags of ReturnDependence::Use, which no other use sets together (a
+// called use has no device); kMovedFact in FunctionFacts::dep_uses.
+bool moved(const ReturnDependence::Use& u) { return u.device && u.called; }
+constexpr int kMovedFact = ReturnDependence::kCalledFact + 1;
+
+// The type of an argument of that type once moved: a module (its class kept) or a tensor on
+// CUDA; anything else unknown.
+AbstractType moved_type(const AbstractType& t) {
+  if (t.kind == Kind::Module) {
+    AbstractType m = t;
+    m.device = TypeDevice::Cuda;
+    return m;
+  }
+  if (t.kind == Kind::Tensor || t.kind == Kind::ModuleMember) return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+  return AbstractType::unknown();
+}
+
 bool has_splat(Node call) {
   for (Node a : named_children(field(call, "arguments")))
     if (is(a, "list_splat") || is(a, "dictionary_splat")) return true;
@@ -284,6 +302,24 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
         return true;
       }
     }
+    // `variable.cuda()`, `x.to("cuda")` of a parameter: the argument moved to CUDA.
+    if (is(callee, "attribute") && is(unparen(field(callee, "object")), "identifier")) {
+      std::string_view meth = text(field(callee, "attribute"), m_.src());
+      Node dev = meth == "to" ? m_.argument(expr, 0, "device") : Node{};
+      bool to_cuda = meth == "cuda" || (meth == "to" && !is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cuda);
+      auto bindings = to_cuda ? visible(m_, unparen(field(callee, "object"))) : std::vector<const Binding*>{};
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
+        const Binding* b = bindings[0];
+        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || (fn.klass >= 0 && b->param_index == 0))
+          return false;
+        ReturnDependence::Use use{b->param_index, true, true};
+        if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
+          if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
+          out.uses.push_back(use);
+        }
+        return true;
+      }
+    }
     const std::string& q = m_.qualified_name(callee);
     // `torch.zeros_like(x)`: a tensor on x's device.
     if (starts_with(q, "torch.") && q.size() > 5 && q.substr(q.size() - 5) == "_like" &&
@@ -330,6 +366,7 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
           out.fixed_nodes.push_back(n);
         }
         for (const auto& use : d.uses) {
+          if (moved(use)) return false;  // not composed
           Node a = site_argument(targets[0], use.param, expr);
           if (!is_null(a) && use.called) {
             bool nothing = false;
@@ -405,6 +442,13 @@ bool TypeInference::site_return(int function, Node call, AbstractType& out) cons
   AbstractType t = d.fixed;
   for (const auto& use : d.uses) {
     Node a = site_argument(function, use.param, call);
+    if (moved(use)) {
+      if (is_null(a) || m_.unresolved_argument(a)) return false;
+      AbstractType mt = moved_type(value(a, Path{}));
+      if (mt.kind == Kind::Unknown) return false;
+      t = host_join(t, mt);
+      continue;
+    }
     if (!is_null(a) && use.called) {
       bool nothing = false;
       a = m_.called_result(a, nothing);
@@ -433,6 +477,13 @@ bool TypeInference::site_return(const FunctionFacts& f, Node call, AbstractType&
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return false;
     Node a = m_.argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
+    if (device == kMovedFact) {
+      if (is_null(a) || m_.unresolved_argument(a)) return false;
+      AbstractType mt = moved_type(value(a, Path{}));
+      if (mt.kind == Kind::Unknown) return false;
+      t = host_join(t, mt);
+      continue;
+    }
     if (!is_null(a) && device == ReturnDependence::kCalledFact) {
       bool nothing = false;
       a = m_.called_result(a, nothing);
@@ -457,7 +508,7 @@ void TypeInference::dependence_facts(int function, FunctionFacts& out) const {
   out.dep_device = static_cast<int>(d.fixed.device);
   for (Node n : d.fixed_nodes) out.dep_cuda = out.dep_cuda || m_.is_cuda(n);
   for (const auto& use : d.uses)
-    out.dep_uses.push_back({use.param, use.called ? ReturnDependence::kCalledFact : use.device ? 1 : 0});
+    out.dep_uses.push_back({use.param, moved(use) ? kMovedFact : use.called ? ReturnDependence::kCalledFact : use.device ? 1 : 0});
 }
 
 }  // namespace stoker::python
