@@ -172,7 +172,7 @@ bool host_batch_at_some_site(const SemanticModel& m, Node recv) {
       for (Node c : named_children(n)) stack.push_back(c);
     }
   }
-  const int skip = bound_params(fn, m.src());
+  const int skip = bound_params(fn);
   for (int p : params) {
     const Param& prm = fn.params[p];
     if (prm.is_variadic || p < skip) continue;

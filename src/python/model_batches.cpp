@@ -1,0 +1,448 @@
+// Batch values: which expressions are the step's batch data (a DataLoader's batch, a host
+// collection's slice picked by the step's index, a sampled comprehension, a helper's return of its
+// batch parameter, a project data source's fetch), and assignments within a region. Split from
+// model_devices.cpp (which keeps CUDA use, device kinds and CUDA tensors/masks) when that file
+// reached 1,960 lines.
+#include "python/call_positions.h"
+#include "python/model_internal.h"
+
+#include <functional>
+
+#include "python/frameworks.h"
+#include "python/types.h"
+#include "python/types_detail.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+// `ids[:, i:i + seq_len]` with `for i in range(0, n, seq_len)`, `data = dataset[index]` with `for
+// index in range(len(dataset))`: the step's slice (or element) of a host collection, picked by
+// the variable of the range loop around it, when that loop is a hot loop (a step per iteration:
+// the training or evaluation loop without a DataLoader). One index names the variable (or is a
+// slice starting at it, or at it plus a constant), the others are full slices; the collection is
+// a name or `self.x` the loop does not rebind, neither a module nor CUDA by its type or taint.
+// Only once the loops are classified (`classified`). O(bindings of the two names + loop depth).
+// `range(n)`, or a host sequence of indices: `np.arange(n)`, `np.random.permutation(n)`,
+// `torch.randperm(n)` (no device), `list(range(n))`, or a name every binding of which is one
+// (`idx = np.arange(len(X)); np.random.shuffle(idx); for i in idx:`, shuffled in place).
+bool index_sequence(const SemanticModel& m, Node e, int depth = 0) {
+  e = unparen(e);
+  if (is(e, "identifier") && depth == 0) {
+    auto bindings = m.lookup(m.text(e), start(e));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !index_sequence(m, b->value, 1)) return false;
+    return true;
+  }
+  if (!is(e, "call")) return false;
+  if (m.text(unparen(field(e, "function"))) == "range") return true;
+  const std::string& q = m.callee_name(e);
+  if (q == "builtins.list") return depth < 2 && index_sequence(m, m.argument(e, 0, ""), 2);
+  if (q != "numpy.arange" && q != "numpy.random.permutation" && q != "torch.randperm" && q != "torch.arange")
+    return false;
+  return is_null(m.argument(e, -1, "device"));
+}
+
+bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
+  if (!classified) return false;
+  Node value = unparen(field(sub, "value"));
+  bool self_attr = is(value, "attribute") && m.text(unparen(field(value, "object"))) == "self";
+  if (!is(value, "identifier") && !self_attr) return false;
+  Node var{};
+  for (Node c : named_children(sub)) {
+    if (same(c, field(sub, "value")) || is(c, "comment")) continue;
+    c = unparen(c);
+    if ((is(c, "slice") && named_count(c) == 0) || is(c, "ellipsis")) continue;
+    Node lo = c;
+    if (is(c, "slice")) {
+      if (m.text(c).substr(0, 1) == ":") return false;
+      lo = unparen(named_child(c, 0));
+    }
+    if (is(lo, "binary_operator") && m.text(field(lo, "operator")) == "+" && is(unparen(field(lo, "right")), "integer"))
+      lo = unparen(field(lo, "left"));
+    if (!is(lo, "identifier") || !is_null(var)) return false;
+    var = lo;
+  }
+  if (is_null(var)) return false;
+  auto bindings = m.lookup(m.text(var), start(var));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::LoopTarget || !is(b->target, "identifier")) return false;
+    Node loop = parent(b->target);
+    if (!is(loop, "for_statement") || !same(unparen(field(loop, "left")), b->target) ||
+        !contains(field(loop, "body"), sub))
+      return false;
+    if (!index_sequence(m, field(loop, "right"))) return false;
+    int li = m.loop_index(loop);
+    if (li < 0 || m.loops()[li].kind != LoopKind::Hot) return false;
+    if (m.assigned_within(m.text(value), loop)) return false;
+  }
+  if (m.is_module(value) || m.is_cuda(value)) return false;
+  return m.types().cuda(value) != CudaAnswer::Cuda;
+}
+
+}  // namespace
+
+bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
+
+bool SemanticModel::is_batch_impl(Node expr) const {
+  expr = unparen(expr);
+  if (is_null(expr)) return false;
+  return memo_bool(batch_cache_, expr, [&] { return is_batch_uncached(expr); });
+}
+
+bool SemanticModel::is_batch_uncached(Node expr) const {
+  bool result = false;
+  auto k = kind(expr);
+  if (k == "identifier") {
+    for (const Binding* b : lookup(text(expr), start(expr))) {
+      if (b->kind == Binding::Kind::LoopTarget) {
+        // Also a loop over an iterator of host batches by its type (torchtext's `BucketIterator`
+        // through a project helper returning several: data/frameworks.txt `host-batches`).
+        result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
+                 (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value));
+      } else if (b->kind == Binding::Kind::Assign) {
+        Node v = unparen(b->value);
+        if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
+            b->unpack_index < static_cast<int>(named_count(v)))
+          v = named_child(v, b->unpack_index);
+        result = is_batch_impl(v) || sourced_host_batch(*b, expr);
+      } else if (b->kind == Binding::Kind::Param) {
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = b->param_index - bound_params(fn);
+        if (position >= 0 && !p.is_variadic)
+          for (int ci : callers(b->function)) {
+            Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
+            if (!is_null(a) && is_batch_impl(a)) result = true;
+          }
+        // A host batch another module's call hands it (`model(batch_graph)` in main.py, `forward`
+        // here).
+        if (!result && position >= 0 && !p.is_variadic)
+          if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->batch) result = true;
+        // `self` of a class's `to`/`cuda` that another module's hot loop calls on its host batch
+        // (`samples.to(device)` of DETR's NestedTensor: the project's "*.to" calls, detr22).
+        if (!result && position == -1 && (fn.name == "to" || fn.name == "cuda"))
+          if (const ArgFacts* a = ext_param(b->function, 0, fact::kBatch); a && a->batch) result = true;
+      }
+      if (result) break;
+    }
+  } else if (k == "subscript") {
+    Node value = field(expr, "value");
+    result = is_batch_impl(value);
+    // `x_all[n_id]` with `n_id` a batch's node ids (`for batch_size, n_id, adjs in sampler`): a
+    // host tensor gathered at the step's indices is the step's batch (not one already on CUDA).
+    // Also at an element of such a batch (`train_feat[batch[0]]` over a loader of graph indices:
+    // set V GCNII ppi.py), a name subscripted by constants.
+    if (!result && named_count(expr) == 2) {
+      Node index = unparen(field(expr, "subscript"));
+      Node base = index;
+      for (int guard = 0; guard < 4 && is(base, "subscript") && named_count(base) == 2 &&
+                          is(unparen(field(base, "subscript")), "integer");
+           ++guard)
+        base = unparen(field(base, "value"));
+      result = is(base, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
+    }
+    if (!result) result = range_indexed_batch(*this, expr, cold_comprehensions_dropped_ && types_);
+  } else if (k == "attribute") {
+    result = is_batch_impl(field(expr, "object"));
+  } else if (k == "call") {
+    Node fn = unparen(field(expr, "function"));
+    const std::string& q = qualified_name(fn);
+    // The batch rebuilt as an array or tensor on the host (`np.concatenate(images)`,
+    // `torch.from_numpy(batch_np)`, `torch.stack(parts)`): still the batch's data.
+    static const std::set<std::string, std::less<>> rebuild = {
+        "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
+        "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
+        "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor"};
+    if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
+    else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
+    else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
+    else result = batch_through_helper(expr);
+  } else if (k == "tuple" || k == "list" || k == "expression_list") {
+    // `torch.cat((inputs_x, inputs_u_w, inputs_u_s))`: a display holding a batch's data.
+    for (Node c : named_children(expr)) {
+      if (is(c, "list_splat")) c = named_child(c, 0);
+      if (!is(c, "comment") && is_batch_impl(c)) {
+        result = true;
+        break;
+      }
+    }
+  } else if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||
+             k == "set_comprehension") {
+    // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed;
+    // `{k: v for k, v in batch.items()}`: a dict batch copied entry by entry.
+    for (Node c : named_children(expr))
+      if (is(c, "for_in_clause")) {
+        result = is_batch_impl(field(c, "right"));
+        break;
+      }
+    if (!result && (k == "list_comprehension" || k == "generator_expression")) result = sampled_batch(expr);
+  }
+  return result;
+}
+
+// `batch_graph = [train_graphs[idx] for idx in selected_idx]` with `selected_idx` bound in the
+// same iteration of the loop around the comprehension (`np.random.permutation(n)[:bs]`,
+// `idx[i:i + bs]`, or the loop's own target): the step's elements of a collection the loop does
+// not rebind, picked by indices drawn per iteration, are the step's batch without a DataLoader.
+// Also in a function with no loop around the comprehension (a `get_batch()` helper) when every
+// binding of the indices in it is a random draw (`torch.randint`, `torch.randperm`,
+// `np.random.*`, `random.sample`, subscripted or not): each call picks the elements of a step.
+// The element may be a slice starting at the index (`data[i:i + block_size]`). Not when the
+// collection is on CUDA by its type (no host copy then), and not for any other shape of
+// comprehension. O(parents + bindings of the two names).
+bool SemanticModel::sampled_batch(Node comp) const {
+  Node clause{};
+  for (Node c : named_children(comp)) {
+    if (!is(c, "for_in_clause")) continue;
+    if (!is_null(clause)) return false;  // nested for clauses
+    clause = c;
+  }
+  if (is_null(clause)) return false;
+  Node var = unparen(field(clause, "left"));
+  Node indices = unparen(field(clause, "right"));
+  Node body = unparen(field(comp, "body"));
+  if (!is(var, "identifier") || !is(indices, "identifier") || !is(body, "subscript")) return false;
+  Node index = unparen(field(body, "subscript"));
+  Node coll = unparen(field(body, "value"));
+  if (named_count(body) != 2) return false;
+  if (is(index, "slice")) {
+    // `data[i:i + bs]`, `data[i + 1:i + bs + 1]`: the slice's start is the index, or the index
+    // plus a constant.
+    Node lo = named_count(index) > 0 ? unparen(named_child(index, 0)) : Node{};
+    if (is(lo, "binary_operator") && text(field(lo, "operator")) == "+" &&
+        is(unparen(field(lo, "right")), "integer"))
+      lo = unparen(field(lo, "left"));
+    if (is_null(lo) || !is(lo, "identifier") || text(lo) != text(var) || text(index).substr(0, 1) == ":")
+      return false;
+  } else if (!is(index, "identifier") || text(index) != text(var)) {
+    return false;
+  }
+  if (!is(coll, "identifier") && !(is(coll, "attribute") && text(unparen(field(coll, "object"))) == "self"))
+    return false;
+  Node loop{};
+  Node function{};
+  for (Node p = parent(comp); !is_null(p); p = parent(p)) {
+    if (is(p, "function_definition")) {
+      function = p;
+      break;
+    }
+    if (is(p, "lambda") || is(p, "class_definition")) return false;
+    if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), comp)) {
+      loop = p;
+      break;
+    }
+  }
+  if (is_null(loop) && is_null(function)) return false;
+  auto bindings = lookup(text(indices), start(indices));
+  if (bindings.empty()) return false;
+  if (!is_null(loop)) {
+    for (const Binding* b : bindings) {
+      bool per_iteration = (b->kind == Binding::Kind::Assign && contains(field(loop, "body"), b->target)) ||
+                           (b->kind == Binding::Kind::LoopTarget && is(loop, "for_statement") &&
+                            contains(field(loop, "left"), b->target));
+      if (!per_iteration) return false;
+    }
+    if (assigned_within(text(coll), loop)) return false;
+  } else {
+    static const std::set<std::string, std::less<>> draws = {"torch.randint", "torch.randperm", "random.sample",
+                                                             "random.choices"};
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !contains(field(function, "body"), b->target))
+        return false;
+      Node v = unparen(b->value);
+      for (int guard = 0; guard < 4 && is(v, "subscript"); ++guard) v = unparen(field(v, "value"));
+      if (!is(v, "call")) return false;
+      const std::string& q = callee_name(v);
+      if (!draws.count(q) && !starts_with(q, "numpy.random.")) return false;
+    }
+    // The collection is on the host by its type (a CPU tensor, a list or array): a parameter
+    // of unknown type may be a CUDA table.
+    if (!types_) return false;
+    AbstractType t = types_->type_of(coll);
+    if (!(t.kind == AbstractType::Kind::HostContainer ||
+          (t.kind == AbstractType::Kind::Tensor && t.device == TypeDevice::Cpu)))
+      return false;
+  }
+  return !types_ || types_->cuda(coll) != CudaAnswer::Cuda;
+}
+
+// `interleave(torch.cat(batches), n)` with `def interleave(x, size): return x.reshape(...)...`: a
+// function here whose every return is a chain of methods, subscripts and attributes on a
+// parameter returns the batch's data when that parameter is handed a batch; a function of
+// another module, when its return depends on such a parameter by its facts (types.h
+// ReturnDependence: the argument itself or a tensor on its device). Not a module's forward or a
+// constructor (a model's output is not the host batch), and nothing where the return is another
+// kind of expression.
+bool SemanticModel::batch_through_helper(Node call) const {
+  if (!types_) return false;
+  auto targets = callees(call);
+  if (targets.size() == 1) {
+    const Function& f = functions_[targets[0]];
+    if (f.name == "forward" || f.name == "__call__" || f.name == "__init__" || f.returns.empty() ||
+        f.returns.size() > 16)
+      return false;
+    // Each return is a parameter, through tensor methods, subscripts and attributes of it and
+    // locals assigned (every binding) from such chains, at most 4 deep: the batch's data,
+    // reshaped. The helper returns a batch when one of those parameters is handed one.
+    // Also through host conversions of such a value (`torch.LongTensor(xs)`, `np.asarray(x)`,
+    // `Image.fromarray(x)`), an element of a loop over one (`for label in labels`), and a list
+    // `xs = []` every `xs.append(v)` of which in the function appends such a value (the batch's
+    // elements converted one by one: deeplab's `resize_labels`).
+    static const std::set<std::string, std::less<>> conversions = {
+        "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
+        "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack", "torch.cat", "torch.LongTensor",
+        "torch.FloatTensor", "torch.IntTensor", "torch.ByteTensor", "torch.BoolTensor", "torch.DoubleTensor",
+        "torch.Tensor", "PIL.Image.fromarray"};
+    std::vector<int> params;
+    auto root = [&](auto&& self, Node e, int depth) -> bool {
+      for (int guard = 0; guard < 16; ++guard) {
+        e = unparen(e);
+        if (is(e, "call") && conversions.count(callee_name(e)) && !is_null(argument(e, 0, ""))) e = argument(e, 0, "");
+        else if (is(e, "call") && is(unparen(field(e, "function")), "attribute")) e = field(unparen(field(e, "function")), "object");
+        else if (is(e, "subscript")) e = field(e, "value");
+        else if (is(e, "attribute")) e = field(e, "object");
+        else break;
+      }
+      if (!is(e, "identifier") || depth > 6) return false;
+      auto bindings = lookup(text(e), start(e));
+      if (bindings.empty()) return false;
+      for (const Binding* b : bindings) {
+        if (b->kind == Binding::Kind::Param && b->function == targets[0]) {
+          if (b->param_index < bound_params(f) || f.params[b->param_index].is_variadic) return false;
+          if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
+        } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
+          Node v = unparen(b->value);
+          if (is(v, "list") && named_count(v) == 0) {
+            auto found = appends_.find({f.scope, std::string(text(e))});
+            if (found == appends_.end() || found->second.empty() || found->second.size() > 4) return false;
+            for (Node call : found->second) {
+              Node fn = unparen(field(call, "function"));
+              Node arg = argument(call, 0, "");
+              if (text(field(fn, "attribute")) != "append" || is_null(arg) || !self(self, arg, depth + 1)) return false;
+            }
+          } else if (!self(self, v, depth + 1)) {
+            return false;
+          }
+        } else if (b->kind == Binding::Kind::LoopTarget && is(b->target, "identifier") && scope_at(b->at) == f.scope &&
+                   !is_null(b->value)) {
+          if (!self(self, b->value, depth + 1)) return false;
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
+    for (Node r : f.returns)
+      if (!root(root, r, 0)) return false;
+    for (int pi : params) {
+      Node a = types_->site_argument(targets[0], pi, call);
+      if (!is_null(a) && is_batch_impl(a)) return true;
+    }
+    return false;
+  }
+  if (!targets.empty()) return false;
+  const FunctionFacts* ext = ext_callee_of(call, fact::kReturnDep);
+  if (ext && ext->dep_known && !ext->is_class)
+    for (const auto& [i, device] : ext->dep_uses) {
+      (void)device;
+      if (i < 0 || static_cast<size_t>(i) >= ext->params.size() || (ext->method && i == 0)) continue;
+      const ParamSummary& p = ext->params[static_cast<size_t>(i)];
+      if (p.star || p.double_star) continue;
+      Node a = argument(call, p.keyword_only ? -1 : i - (ext->method ? 1 : 0), p.name);
+      if (!is_null(a) && is_batch_impl(a)) return true;
+    }
+  // A function of another module whose every return is a CPU tensor by its types, handed the
+  // step's data (`list_str_to_idx(text, vocab)` with `text` the batch's strings: a tensor of
+  // the batch's tokens built on the host on every step).
+  ext = ext_callee_of(call, fact::kReturnType);
+  if (!ext || ext->is_class || ext->ret_kind != static_cast<int>(AbstractType::Kind::Tensor) ||
+      ext->ret_device != static_cast<int>(TypeDevice::Cpu))
+    return false;
+  Node args = field(call, "arguments");
+  if (is_null(args)) return false;
+  for (Node a : named_children(args)) {
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    else if (is(a, "list_splat") || is(a, "dictionary_splat")) continue;
+    if (!is_null(a) && !is(a, "comment") && is_step_data(a)) return true;
+  }
+  return false;
+}
+
+bool SemanticModel::is_step_data(Node expr) const { return step_data_at(expr, 0); }
+
+// O(bindings of the names on the way, at most 4 names deep).
+bool SemanticModel::step_data_at(Node expr, int depth) const {
+  if (is_batch_impl(expr)) return true;
+  expr = unparen(expr);
+  for (int guard = 0; guard < 8 && (is(expr, "subscript") || is(expr, "attribute")); ++guard)
+    expr = is(expr, "subscript") ? unparen(field(expr, "value")) : unparen(field(expr, "object"));
+  if (!is(expr, "identifier") || depth > 4) return false;
+  for (const Binding* b : lookup(text(expr), start(expr))) {
+    // The target of a loop over a loader, prepared by a framework too (device batches).
+    if (b->kind == Binding::Kind::LoopTarget && types_ && !is_null(b->value) && types_->is_loader_iteration(b->value))
+      return true;
+    // A name bound to (part of) the step's data: `x, y = batch`, `text_inputs = batch["text"]`.
+    if (b->kind == Binding::Kind::Assign && !is_null(b->value) && !same(unparen(b->value), expr) &&
+        step_data_at(b->value, depth + 1))
+      return true;
+    if (b->kind != Binding::Kind::Param || !facts_) continue;
+    const Function& fn = functions_[b->function];
+    if (fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn)) continue;
+    if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kBatch); a && a->step) return true;
+  }
+  return false;
+}
+
+// `x, y = source.next_batch()` in a loop, with `source` an instance of a project class that is
+// not a module (a hand-written loader, a balanced sampler over several loaders) and `x` a CPU
+// tensor by its type: the method produces the step's host data, a batch, when the move reads it
+// in the loop that fetched it (fetched before the loop, it is one value moved on every step:
+// TX003's).
+bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
+  Node call = unparen(b.value);
+  if (!is(call, "call") || !types_) return false;
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  AbstractType src = types_->type_of(field(fn, "object"));
+  if (src.kind != AbstractType::Kind::Object || src.klass == -1 || src.framework >= 0) return false;
+  AbstractType t = types_->binding_type(b);
+  // Also host data the step converts itself (a list, an array: SR-GNN's `alias_inputs, A, items,
+  // mask, targets = data.get_slice(i)`, then `torch.Tensor(alias_inputs).long()`).
+  bool host = t.kind == AbstractType::Kind::HostContainer;
+  if ((t.kind != AbstractType::Kind::Tensor || t.device != TypeDevice::Cpu) && !host) return false;
+  for (Node p = ts_node_parent(call); !is_null(p); p = ts_node_parent(p)) {
+    // Fetched in a function that runs once per step (called from a hot loop, no loop of its own
+    // around the fetch: SR-GNN's `forward(model, i, data)`), read in that function.
+    if (is(p, "function_definition")) {
+      if (!hot_functions_ready_) return false;
+      int f = function_at(start(call));
+      return f >= 0 && function_is_hot(f) && function_at(start(use)) == f && function_of(p) == f;
+    }
+    if (is(p, "lambda") || is(p, "class_definition")) return false;
+    if ((is(p, "for_statement") || is(p, "while_statement")) && contains(field(p, "body"), call))
+      return contains(field(p, "body"), use);
+  }
+  return false;
+}
+
+bool SemanticModel::assigned_within(std::string_view name, Node region) const {
+  if (starts_with(name, "self.")) {
+    for (const auto& [key, v] : self_assignments_)
+      if (last_part(key) == name.substr(5) && contains(region, v)) return true;
+    return false;
+  }
+  for (const auto& sc : scopes_) {
+    auto it = sc.bindings.find(name);
+    if (it == sc.bindings.end()) continue;
+    for (const auto& b : it->second)
+      if (!is_null(b.target) && contains(region, b.target)) return true;
+  }
+  return false;
+}
+
+}  // namespace stoker::python
