@@ -6,11 +6,8 @@
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 
-#include <functional>
-
 #include "python/frameworks.h"
 #include "python/types.h"
-#include "python/types_detail.h"
 
 namespace stoker::python {
 

@@ -664,8 +664,11 @@ bool only_sized_or_peeked(const SemanticModel& m, Node loader_call) {
     if (m.text(n) != name || same(n, target)) continue;
     if (call_of(n, "builtins.len")) continue;
     if (!call_of(n, "builtins.iter") || !call_of(parent(parent(n)), "builtins.next")) return false;
-    for (Node p = parent(n); !is_null(p); p = parent(p))  // drawn once: in no loop
-      if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition")) return false;
+    for (Node p = parent(n); !is_null(p); p = parent(p))  // drawn once: in no loop, comprehension or lambda
+      if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition") || is(p, "lambda") ||
+          is(p, "list_comprehension") || is(p, "generator_expression") || is(p, "set_comprehension") ||
+          is(p, "dictionary_comprehension"))
+        return false;
     peeked = true;
   }
   return peeked;

@@ -620,6 +620,19 @@ void loop_carried(Node root, const std::vector<Binding>& list, uint32_t offset, 
   }
 }
 
+// Whether a binding at `at` runs on every pass of the innermost loop around the use at `use` (in
+// the use's function) before the use: then it kills what another branch of an if stored on the
+// pass before. A binding before that loop does not (`prev = zeros(...)` before the loop, `prev =
+// batch.cuda()` in one branch, `prev.sum()` in the other). With no loop around the use, another
+// branch's binding never reaches it. O(depth of the use).
+bool binds_within_use_loop(Node root, uint32_t use, uint32_t at) {
+  for (Node n = ts_node_descendant_for_byte_range(root, use, use); !is_null(n); n = parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return true;
+    if (is(n, "for_statement") || is(n, "while_statement")) return at >= start(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
@@ -685,7 +698,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
         out.push_back(&list[i]);
         if (list[i].kind == Binding::Kind::AugAssign) continue;
         if (list[i].block.start <= use_at && use_at <= list[i].block.end) {
-          dominated = true;
+          dominated = other_branch.empty() || binds_within_use_loop(root_, offset, list[i].at);
           break;
         }
       }

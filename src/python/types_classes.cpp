@@ -765,7 +765,8 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
     // Informer2020's and set AA Autoformer's `Exp_Basic`).
     if (t.kind == Kind::Device && t.device == TypeDevice::Unresolved) {
       std::vector<Node> stored;
-      for (int c = klass; c >= 0 && stored.size() <= SemanticModel::kMaxCandidates; c = base_class(c)) {
+      for (int c = klass, guard = 0; c >= 0 && guard < 16 && stored.size() <= SemanticModel::kMaxCandidates;
+           c = base_class(c), ++guard) {
         auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
         if (indexed != m_.self_assignments_by_key_.end())
           for (int ai : indexed->second) stored.push_back(m_.self_assignments_[ai].second);

@@ -310,7 +310,7 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
       auto bindings = to_cuda ? visible(m_, unparen(field(callee, "object"))) : std::vector<const Binding*>{};
       if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
         const Binding* b = bindings[0];
-        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || (fn.klass >= 0 && b->param_index == 0))
+        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
           return false;
         ReturnDependence::Use use{b->param_index, true, true};
         if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
