@@ -288,37 +288,33 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
     Node callee = unparen(field(expr, "function"));
     // `d()` of a parameter (`default(v, d)`'s `d() if isfunction(d) else d`): what calling each
     // call's own argument gives (a lambda's body; nothing for a value that cannot be called).
-    if (is(callee, "identifier") && named_count(field(expr, "arguments")) == 0) {
-      auto bindings = visible(m_, callee);
-      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
-        const Binding* b = bindings[0];
-        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
-          return false;
-        ReturnDependence::Use use{b->param_index, device, true};
-        if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
-          if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
-          out.uses.push_back(use);
-        }
-        return true;
+    // The parameter of this function that `name` alone names, or null.
+    auto own_param = [&](Node name) -> const Binding* {
+      auto bindings = visible(m_, name);
+      bool param = bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function;
+      return param ? bindings[0] : nullptr;
+    };
+    // Adds the call's use of parameter `b` (called, on_device); false when it cannot be one (self,
+    // *args) or the uses are full.
+    auto add_called_use = [&](const Binding* b, bool on_device) {
+      if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
+        return false;
+      ReturnDependence::Use use{b->param_index, on_device, true};
+      if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
+        if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
+        out.uses.push_back(use);
       }
-    }
+      return true;
+    };
+    if (is(callee, "identifier") && named_count(field(expr, "arguments")) == 0)
+      if (const Binding* b = own_param(callee)) return add_called_use(b, device);
     // `variable.cuda()`, `x.to("cuda")` of a parameter: the argument moved to CUDA.
     if (is(callee, "attribute") && is(unparen(field(callee, "object")), "identifier")) {
       std::string_view meth = text(field(callee, "attribute"), m_.src());
       Node dev = meth == "to" ? m_.argument(expr, 0, "device") : Node{};
       bool to_cuda = meth == "cuda" || (meth == "to" && !is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cuda);
-      auto bindings = to_cuda ? visible(m_, unparen(field(callee, "object"))) : std::vector<const Binding*>{};
-      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function) {
-        const Binding* b = bindings[0];
-        if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
-          return false;
-        ReturnDependence::Use use{b->param_index, true, true};
-        if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
-          if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
-          out.uses.push_back(use);
-        }
-        return true;
-      }
+      if (const Binding* b = to_cuda ? own_param(unparen(field(callee, "object"))) : nullptr)
+        return add_called_use(b, true);  // device and called together: moved (types.h)
     }
     const std::string& q = m_.qualified_name(callee);
     // `torch.zeros_like(x)`: a tensor on x's device.
