@@ -73,22 +73,17 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
     for (const auto& v : x.elem_values)
       o += "|" + fp_scalar(v);
   }
-  if (fields & fact::kNamespaceArg) {
-    o += "|n" + std::to_string(x.ns);
-    for (const auto& [dest, vs] : x.ns_values) {
-      o += "|" + dest + "=";
-      for (const auto& v : vs)
-        o += fp_scalar(v) + ";";
-    }
-  }
-  if (fields & fact::kDictArg) {
-    o += "|D" + std::to_string(x.dict);
-    for (const auto& [key, vs] : x.dict_values) {
+  // A namespace's or a dict's values by attribute or key: |<tag><state>|key=v;v;...
+  auto keyed = [&](const char* tag, int state, const auto& values) {
+    o += tag + std::to_string(state);
+    for (const auto& [key, vs] : values) {
       o += "|" + key + "=";
       for (const auto& v : vs)
         o += fp_scalar(v) + ";";
     }
-  }
+  };
+  if (fields & fact::kNamespaceArg) keyed("|n", x.ns, x.ns_values);
+  if (fields & fact::kDictArg) keyed("|D", x.dict, x.dict_values);
   if (fields & fact::kValues) {
     bool all_unknown = true;
     for (const auto& v : x.values) all_unknown &= v.kind == ScalarFact::Kind::Unknown;

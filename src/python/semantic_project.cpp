@@ -144,28 +144,22 @@ void join_namespace_values(std::vector<std::pair<std::string, std::vector<Scalar
 
 void ArgFacts::join(const ArgFacts& o) {
   if (o.passed) {
-    // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace.
-    int site_ns = o.ns == 1 ? 1 : 2;
-    if (!passed) {
-      ns = site_ns;
-      ns_values = site_ns == 1 ? o.ns_values : decltype(ns_values){};
-    } else if (ns == 1 && site_ns == 1) {
-      join_namespace_values(ns_values, o.ns_values);
-    } else {
-      ns = 2;
-      ns_values.clear();
-    }
-    // Likewise a dict of settings (its keys' values).
-    int site_dict = o.dict == 1 ? 1 : 2;
-    if (!passed) {
-      dict = site_dict;
-      dict_values = site_dict == 1 ? o.dict_values : decltype(dict_values){};
-    } else if (dict == 1 && site_dict == 1) {
-      join_namespace_values(dict_values, o.dict_values);
-    } else {
-      dict = 2;
-      dict_values.clear();
-    }
+    // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace;
+    // likewise a dict of settings (its keys' values).
+    auto join_keyed = [&](auto& state, auto& values, int site_state, const auto& site_values) {
+      int site = site_state == 1 ? 1 : 2;
+      if (!passed) {
+        state = site;
+        values = site == 1 ? site_values : std::decay_t<decltype(values)>{};
+      } else if (state == 1 && site == 1) {
+        join_namespace_values(values, site_values);
+      } else {
+        state = 2;
+        values.clear();
+      }
+    };
+    join_keyed(ns, ns_values, o.ns, o.ns_values);
+    join_keyed(dict, dict_values, o.dict, o.dict_values);
   }
   if (o.passed) {
     if (!passed) {
