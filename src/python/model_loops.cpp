@@ -453,8 +453,7 @@ bool SemanticModel::call_repeats_for(int ci, Node loader_call) const {
   // A call in a branch that never runs repeats nothing (test.py's ten checkpoints under `else:`
   // of `if not args.best:`, a store_true flag: set AA Efficient-Segmentation-Networks).
   if (calls_[ci].loops.empty()) return false;
-  for (const auto& [cond, need] : model_detail::branch_guards(calls_[ci].call))
-    if (auto truth = guard_truth(cond); truth && *truth != need) return false;
+  if (guards_dead(model_detail::branch_guards(calls_[ci].call))) return false;
   for (int p : calls_[ci].loops)
     if (!rebuilt_each_pass(loops_[p].node, loader_call)) return true;
   return false;

@@ -278,17 +278,8 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   // hide what the live returns give (set AA Efficient-Segmentation-Networks'
   // build_dataset_train, a tuple of two loaders per dataset). All of them dead: all kept.
   std::vector<Node> returns;
-  for (Node r : m_.functions()[function].returns) {
-    bool dead = false;
-    for (const auto& [cond, need] : model_detail::branch_guards(r)) {
-      auto truth = m_.guard_truth(cond);
-      if (truth && *truth != need) {
-        dead = true;
-        break;
-      }
-    }
-    if (!dead) returns.push_back(r);
-  }
+  for (Node r : m_.functions()[function].returns)
+    if (!m_.guards_dead(model_detail::branch_guards(r))) returns.push_back(r);
   if (returns.empty()) returns = m_.functions()[function].returns;
   if (returns.empty()) return;
   AbstractType whole = AbstractType::bottom();
