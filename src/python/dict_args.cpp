@@ -27,6 +27,13 @@ bool known(const Value& v) { return v.kind != Value::Kind::Unknown && v.kind != 
 
 }  // namespace
 
+std::vector<Value> model_detail::keyed_values(
+    const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& entries, std::string_view key) {
+  auto at = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const auto& entry, std::string_view k) { return entry.first < k; });
+  return at != entries.end() && at->first == key ? to_values(at->second) : std::vector<Value>{Value::unknown()};
+}
+
 bool SemanticModel::dict_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
   out.clear();
   Node u = unparen(a);
@@ -93,13 +100,7 @@ std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript)
       if (v.kind != Value::Kind::None) return std::nullopt;
   }
   std::vector<Value> out;
-  auto at = std::lower_bound(a->dict_values.begin(), a->dict_values.end(), key,
-                             [](const auto& entry, const std::string& k) { return entry.first < k; });
-  if (at != a->dict_values.end() && at->first == key) {
-    for (const auto& v : to_values(at->second)) add_value(out, v);
-  } else {
-    out.push_back(Value::unknown());
-  }
+  for (const auto& v : keyed_values(a->dict_values, key)) add_value(out, v);
   // A store of the function into the dict under that key (before or after the read: not
   // told apart), under a key that is not a literal, or an update, may replace the value.
   for (Node st : subscript_assignments_) {

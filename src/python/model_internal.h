@@ -48,6 +48,12 @@ std::vector<std::pair<Node, bool>> branch_guards(Node n);
 // what the attribute holds (`self.device` returning `self.model.device`).
 int property_getter(const SemanticModel& m, int klass, std::string_view name);
 
+// The values another module's call sites give `key` in a namespace's or a settings dict's list of
+// (key, values) sorted by key (ArgFacts::ns_values, ArgFacts::dict_values): one unknown value when
+// they carry no such key. O(log keys). Defined in dict_args.cpp.
+std::vector<Value> keyed_values(const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& entries,
+                                std::string_view key);
+
 }  // namespace model_detail
 
 template <class F>

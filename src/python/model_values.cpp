@@ -1693,10 +1693,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
         local = true;
         continue;
       }
-      auto at = std::lower_bound(a->ns_values.begin(), a->ns_values.end(), name,
-                                 [](const auto& entry, std::string_view d) { return entry.first < d; });
-      std::vector<Value> declared =
-          at != a->ns_values.end() && at->first == name ? to_values(at->second) : std::vector<Value>{Value::unknown()};
+      std::vector<Value> declared = keyed_values(a->ns_values, name);
       add_values(out, namespace_attribute(name, &declared));
     }
     if (local) add_values(out, namespace_attribute(name));
