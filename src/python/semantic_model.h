@@ -536,6 +536,21 @@ class SemanticModel {
   // Calls here (by node id) whose result, or an element of it, another module's function
   // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).
   std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;
+  // summarize()'s per-epoch parameter pass (summary_params.cpp): per function and parameter,
+  // whether a hot loop iterates it (here, or through calls handing it to a function here or in
+  // another module), per epoch, and the keys of its items iterated hot (sorted, at most
+  // kMaxLoaderKeys); the calls whose result a hot loop iterates (OutgoingCall::result_feeds_training);
+  // per call that builds an instance (`dataset = Cifar(...)`), the attributes of it a hot loop
+  // iterates (`for batch in dataset.train`: OutgoingCall::attrs_fed, unsorted).
+  struct ParamIteration {
+    std::vector<std::vector<char>> hot_param, epoch_param;
+    std::vector<std::vector<std::vector<std::string>>> hot_keys;
+    std::unordered_set<const void*> iterated_calls;
+    std::unordered_map<const void*, std::vector<std::string>> attrs_iterated;
+  };
+  ParamIteration param_iteration() const;
+  // The ParamSummary of each parameter of function f, by the pass's answers.
+  std::vector<ParamSummary> param_summaries(int f, const ParamIteration& iteration) const;
   // The parameter of function f that is the batch size of every batch sampler it returns, or -1.
   int batch_size_param(int f) const;
   bool returns_first_item(int f) const;  // every return is `param[0]` of its first parameter

@@ -17,9 +17,6 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-constexpr int kMaxTraceDepth = 8;
-constexpr int kParamPropagationPasses = 4;
-
 // `Exp = Exp_Main` then `exp = Exp(args)`: a name every binding of which assigns one imported name
 // (or an attribute of one), the same: that name (set AA Autoformer's and set R Informer's scripts).
 std::string alias_name(const SemanticModel& m, Node fn) {
@@ -1189,216 +1186,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     else out.module_stores.assign(stores.begin(), stores.end());
   }
 
-  // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
-  std::vector<std::vector<char>> hot_param(functions_.size());
-  for (size_t f = 0; f < functions_.size(); ++f) hot_param[f].assign(functions_[f].params.size(), 0);
-  std::unordered_set<const void*> iterated_calls;
-  // Per call that builds an instance (`dataset = Cifar(...)`): the attributes of it a hot loop
-  // iterates (`for batch in dataset.train`), for the class's module (IncomingCalls::attrs_fed).
-  std::unordered_map<const void*, std::vector<std::string>> attrs_iterated;
-  // Nodes traced from the current root: each once (a union of parameters), so a trace is linear
-  // in the nodes it reaches however the bindings and attributes fan out.
-  std::unordered_set<const void*> traced;
-  // Parameters reached through what a class stores on itself (`self.loader = loader`): an object
-  // keeps a loader to iterate it on every call of its method (an evaluator's `evaluate()`).
-  std::vector<std::pair<int, int>>* stored = nullptr;
-  // Items of parameters reached under a literal key (`data['tr_loader']`, a dict handed there):
-  // (function, parameter, key, reached through what the class stores on itself).
-  struct KeyedParam {
-    int f, p;
-    std::string key;
-    bool stored;
-  };
-  std::vector<KeyedParam> keyed;
-  std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
-                                                                             std::vector<std::pair<int, int>>& params) {
-    e = unparen(e);
-    if (is_null(e) || depth > kMaxTraceDepth || !traced.insert(e.id).second) return;
-    Step step(*this);
-    if (!step) return;
-    if (is(e, "conditional_expression") && named_count(e) == 3) {
-      // `self.tr_loader if not cross_valid else self.cv_loader`: either.
-      trace(named_child(e, 0), depth + 1, params);
-      trace(named_child(e, 2), depth + 1, params);
-    } else if (std::string key; is(e, "subscript") && is(unparen(field(e, "value")), "identifier") &&
-                                string_literal_value(unparen(field(e, "subscript")), src_, key)) {
-      Node c = unparen(field(e, "value"));
-      auto bindings = lookup(text(c), start(c));
-      if (bindings.size() > kMaxCandidates) return;
-      for (const Binding* b : bindings)
-        if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64)
-          keyed.push_back({b->function, b->param_index, key, false});
-    } else if (is(e, "call")) {
-      iterated_calls.insert(e.id);
-      for (auto a : named_children(field(e, "arguments")))
-        if (!is(a, "keyword_argument") && !is(a, "comment")) trace(a, depth + 1, params);
-      // A function of this module returning what it built or got (`data_loader = init_pipe(True)`
-      // with `data_loader, _ = init_data(...); return data_loader` in init_pipe): its returns.
-      if (auto at = call_index_.find(e.id); at != call_index_.end()) {
-        std::vector<std::pair<int, int>> inner;  // its own parameters: not iterated by it
-        for (int c : callees_by_call_[at->second])
-          for (Node r : functions_[c].returns) trace(r, depth + 1, inner);
-      }
-    } else if (is(e, "identifier")) {
-      auto bindings = lookup(text(e), start(e));
-      if (bindings.size() > kMaxCandidates) return;
-      for (const Binding* b : bindings) {
-        if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
-        else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
-        else if (b->kind == Binding::Kind::Assign && is(unparen(b->value), "call")) {
-          // `data_loader, sampler = init_data(...)` of another module's function whose returned
-          // tuple holds a loader at that element and at no other (by its types): the call's
-          // result feeds training (a second loader there would be taken for fed as well).
-          Node v = unparen(b->value);
-          Node pattern = is(b->target, "identifier") ? parent(b->target) : b->target;
-          auto at = call_index_.find(v.id);
-          const FunctionFacts* ext = at != call_index_.end() ? ext_callee(at->second, fact::kReturnType) : nullptr;
-          if (!ext || !(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) ||
-              !is(parent(pattern), "assignment"))
-            continue;
-          const int loader_kind = static_cast<int>(AbstractType::Kind::Loader);
-          bool sole = b->unpack_index < static_cast<int>(ext->ret_elems.size()) &&
-                      ext->ret_elems[b->unpack_index].first == loader_kind;
-          for (size_t i = 0; sole && i < ext->ret_elems.size(); ++i)
-            sole = static_cast<int>(i) == b->unpack_index || ext->ret_elems[i].first != loader_kind;
-          if (sole) iterated_calls.insert(v.id);
-        }
-      }
-    } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
-      // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
-      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(e, "attribute"))));
-      size_t before = params.size(), keyed_before = keyed.size();
-      if (indexed != self_assignments_by_key_.end())
-        for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
-      if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
-      for (size_t k = keyed_before; k < keyed.size(); ++k) keyed[k].stored = true;
-    } else if (Node obj = is(e, "attribute") ? unparen(field(e, "object")) : Node{}; is(obj, "identifier")) {
-      // `dataset.train` after `dataset = Cifar(...)`: an attribute of the instance a call built.
-      auto bindings = lookup(text(obj), start(obj));
-      if (bindings.size() > kMaxCandidates) return;
-      for (const Binding* b : bindings)
-        if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
-          auto& names = attrs_iterated[unparen(b->value).id];
-          std::string a(text(field(e, "attribute")));
-          if (std::find(names.begin(), names.end(), a) == names.end() && names.size() < kMaxFedAttrs)
-            names.push_back(std::move(a));
-        }
-    }
-  };
-  // Iterated per epoch: by a hot loop nested in another loop of its function, or through a call
-  // made in a loop (or to a parameter the callee iterates per epoch).
-  std::vector<std::vector<char>> epoch_param(functions_.size());
-  for (size_t f = 0; f < functions_.size(); ++f) epoch_param[f].assign(functions_[f].params.size(), 0);
-  // Per parameter, the keys of its items iterated hot, sorted (ParamSummary::hot_keys).
-  std::vector<std::vector<std::vector<std::string>>> hot_keys(functions_.size());
-  for (size_t f = 0; f < functions_.size(); ++f) hot_keys[f].resize(functions_[f].params.size());
-  // The keyed items a trace reached: true when one is new (or newly per epoch).
-  auto add_keyed = [&](bool epoch) {
-    bool changed = false;
-    for (const auto& k : keyed) {
-      auto& keys = hot_keys[k.f][k.p];
-      if (auto at = std::lower_bound(keys.begin(), keys.end(), k.key);
-          keys.size() < kMaxLoaderKeys && (at == keys.end() || *at != k.key)) {
-        keys.insert(at, k.key);
-        changed = true;
-      }
-      if ((epoch || k.stored) && !epoch_param[k.f][k.p]) epoch_param[k.f][k.p] = changed = true;
-    }
-    keyed.clear();
-    return changed;
-  };
-  for (const auto& l : loops_) {
-    if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
-    std::vector<std::pair<int, int>> params, kept;
-    traced.clear();
-    keyed.clear();
-    stored = &kept;
-    trace(field(l.node, "right"), 0, params);
-    stored = nullptr;
-    for (auto [f, p] : params) {
-      hot_param[f][p] = 1;
-      if (l.parent_loop >= 0) epoch_param[f][p] = 1;
-    }
-    for (auto [f, p] : kept) epoch_param[f][p] = 1;
-    add_keyed(l.parent_loop >= 0);
-  }
-  // Through calls: a parameter handed to a function (here or in another module) that iterates it.
-  auto argument_for = [&](Node call, bool method, int i, const std::string& name, bool kwonly) {
-    int position = kwonly ? -1 : i - (method ? 1 : 0);
-    return position < 0 && !kwonly ? Node{} : argument(call, position, name);
-  };
-  for (int pass = 0; pass < kParamPropagationPasses; ++pass) {
-    bool changed = false;
-    for (size_t ci = 0; ci < calls_.size(); ++ci) {
-      std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
-      // (argument, keys of its items iterated there, per epoch): a parameter handed on as a whole
-      std::vector<std::tuple<Node, const std::vector<std::string>*, bool>> keyed_args;
-      bool in_loop = !calls_[ci].loops.empty();
-      for (int c : callees_by_call_[ci]) {
-        const Function& fn = functions_[c];
-        for (size_t i = 0; i < fn.params.size(); ++i) {
-          if (fn.params[i].is_variadic) continue;
-          Node a = argument_for(calls_[ci].call, bound_params(fn) == 1, static_cast<int>(i), fn.params[i].name,
-                                fn.params[i].keyword_only);
-          if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i]});
-          if (!hot_keys[c][i].empty()) keyed_args.push_back({a, &hot_keys[c][i], in_loop || epoch_param[c][i]});
-        }
-      }
-      if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams)) {
-        for (size_t i = 0; i < ext->params.size(); ++i) {
-          const ParamSummary& p = ext->params[i];
-          if (p.star || p.double_star) continue;
-          Node a = argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only);
-          if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch});
-          if (!p.hot_keys.empty()) keyed_args.push_back({a, &p.hot_keys, in_loop || p.iterated_per_epoch});
-        }
-      }
-      for (auto [a, epoch] : args) {
-        if (is_null(a)) continue;
-        std::vector<std::pair<int, int>> params;
-        traced.clear();
-        keyed.clear();
-        trace(a, 0, params);
-        for (auto [f, p] : params) {
-          if (!hot_param[f][p]) hot_param[f][p] = changed = true;
-          if (epoch && !epoch_param[f][p]) epoch_param[f][p] = changed = true;
-        }
-        changed |= add_keyed(epoch);  // `loop(data['train'])` with `data` a parameter here
-      }
-      // A parameter here handed on whole to one whose items are iterated under keys.
-      for (auto [a, keys, epoch] : keyed_args) {
-        a = unparen(a);
-        if (!is(a, "identifier")) continue;
-        auto bindings = lookup(text(a), start(a));
-        if (bindings.size() > kMaxCandidates) continue;
-        for (const Binding* b : bindings)
-          if (b->kind == Binding::Kind::Param && b->function >= 0)
-            for (const auto& k : *keys) keyed.push_back({b->function, b->param_index, k, false});
-        changed |= add_keyed(epoch);
-      }
-    }
-    if (!changed) break;
-  }
-
-  auto params_of = [&](int f) {
-    std::vector<ParamSummary> ps;
-    for (size_t i = 0; i < functions_[f].params.size(); ++i) {
-      const Param& p = functions_[f].params[i];
-      ParamSummary s;
-      s.name = p.name;
-      s.keyword_only = p.keyword_only;
-      if (p.is_variadic) {
-        std::string_view t = text(p.node);
-        (t.substr(0, 2) == "**" ? s.double_star : s.star) = true;
-      }
-      s.iterated_hot = hot_param[f][i] != 0;
-      s.iterated_per_epoch = epoch_param[f][i] != 0;
-      if (!p.is_variadic) s.hot_keys = hot_keys[f][i];
-      s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
-      ps.push_back(std::move(s));
-    }
-    return ps;
-  };
+  // Which parameters and calls a hot loop iterates, per epoch, under which keys (summary_params.cpp).
+  const ParamIteration iteration = param_iteration();
+  auto params_of = [&](int f) { return param_summaries(f, iteration); };
   // The methods each method calls on `self` (`self.process(x)`), at most 16 per method: O(calls).
   std::vector<std::vector<std::string>> self_calls(functions_.size());
   for (const CallSite& cs : calls_) {
@@ -1746,9 +1536,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.caller_flag_guarded = g.flag_guarded;
         }
       }
-      oc.result_feeds_training = iterated_calls.count(cs.call.id) != 0;
+      oc.result_feeds_training = iteration.iterated_calls.count(cs.call.id) != 0;
       if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
-      if (auto it = attrs_iterated.find(cs.call.id); it != attrs_iterated.end()) {
+      if (auto it = iteration.attrs_iterated.find(cs.call.id); it != iteration.attrs_iterated.end()) {
         oc.attrs_fed = it->second;
         std::sort(oc.attrs_fed.begin(), oc.attrs_fed.end());
       }
