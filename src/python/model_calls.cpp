@@ -95,7 +95,7 @@ void SemanticModel::resolve_calls() {
       // InputFetcher, whose `__next__` moves the batch to the device every step).
       if (klass < 0 && qualified_name(fn) == "builtins.next") {
         Node a = unparen(argument(call, 0, ""));
-        int k = is(a, "identifier") || is(a, "attribute") ? instance_class(a) : -1;
+        int k = is(a, "identifier") || is(a, "attribute") || is(a, "call") ? instance_class(a) : -1;
         if (k >= 0) add_class_method(k, "__next__");
       }
     } else if (is(fn, "attribute")) {

@@ -323,8 +323,8 @@ std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
   // A method of the instance a project call built that `obj` holds (`Net().to(dev)`): "Cls.method".
-  auto instance_method = [&](Node obj, const std::string& method) -> std::string {
-    if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
+  auto instance_method = [&](Node obj, const std::string& method, bool construction = false) -> std::string {
+    if (!is(obj, "identifier") && !is(obj, "attribute") && !(construction && is(obj, "call"))) return {};
     if (is(obj, "identifier") && text(obj) == "self") return {};
     std::string cls;
     for (const auto& v : values(obj)) {
@@ -371,8 +371,9 @@ std::string SemanticModel::external_name(int ci) const {
   }
   const std::string& q = qualified_name(fn);
   // `next(fetcher)`: the `__next__` of the project class whose instance the argument holds
-  // (stargan-v2's InputFetcher in another module moves the batch to the device every step).
-  if (q == "builtins.next") return instance_method(unparen(argument(calls_[ci].call, 0, "")), "__next__");
+  // (stargan-v2's InputFetcher in another module moves the batch to the device every step),
+  // also of a construction (`next(InputFetcher(loader))`).
+  if (q == "builtins.next") return instance_method(unparen(argument(calls_[ci].call, 0, "")), "__next__", true);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
