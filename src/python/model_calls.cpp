@@ -91,6 +91,13 @@ void SemanticModel::resolve_calls() {
         add_class_method(klass, "forward");
         add_class_method(klass, "__call__");
       }
+      // `next(fetcher)` of an instance of a class defined here: its `__next__` (stargan-v2's
+      // InputFetcher, whose `__next__` moves the batch to the device every step).
+      if (klass < 0 && qualified_name(fn) == "builtins.next") {
+        Node a = unparen(argument(call, 0, ""));
+        int k = is(a, "identifier") || is(a, "attribute") || is(a, "call") ? instance_class(a) : -1;
+        if (k >= 0) add_class_method(k, "__next__");
+      }
     } else if (is(fn, "attribute")) {
       Node obj = unparen(field(fn, "object"));
       std::string_view method = text(field(fn, "attribute"));

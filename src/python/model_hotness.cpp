@@ -907,9 +907,9 @@ bool SemanticModel::in_uncalled_function(int f) const {
   if (functions_[f].klass >= 0 || !callers(f).empty()) return false;
   // Any other mention of the name as a word not after a dot (`f`, `target=f`, `"f"`) counts;
   // a docstring, a comment or `__all__` (an export: another module's call of it is known
-  // through incoming()) does not.
-  const uint32_t name_at = start(field(functions_[f].node, "name"));
-  if (mentioned_here(functions_[f].name, name_at, name_at + 1, false)) return false;
+  // through incoming()) does not, nor does one inside the function itself, which runs only once
+  // something else ran it (stargan-v2's `tqdm(s_list, 'video_latent', ...)` in `video_latent`).
+  if (mentioned_here(functions_[f].name, start(functions_[f].node), end(functions_[f].node), false)) return false;
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   if (in && in->called) return false;
   // A function of a script no other module names (not imported: an entry point, whose

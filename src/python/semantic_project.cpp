@@ -319,6 +319,38 @@ bool SemanticModel::project_call(Node call) const {
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
+  // A method of the instance a project call built that `obj` holds (`Net().to(dev)`): "Cls.method".
+  auto instance_method = [&](Node obj, const std::string& method, bool construction = false) -> std::string {
+    if (!is(obj, "identifier") && !is(obj, "attribute") && !(construction && is(obj, "call"))) return {};
+    if (is(obj, "identifier") && text(obj) == "self") return {};
+    std::string cls;
+    for (const auto& v : values(obj)) {
+      if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
+      Node e = v.expr;
+      for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {  // Net().to(dev).train()
+        Node f = unparen(field(e, "function"));
+        // `torch.compile(model)`, `DDP(model)`: the wrapped model's class (its one candidate).
+        if (const auto* w = FrameworkTable::get().module_wrapper(callee_name(e))) {
+          auto inner = values(argument(e, 0, w->keyword));
+          if (inner.size() != 1 || inner[0].kind != Value::Kind::Expr) break;
+          e = unparen(inner[0].expr);
+          continue;
+        }
+        if (!is(f, "attribute")) break;
+        auto a = text(field(f, "attribute"));
+        if (a != "to" && a != "cuda" && a != "train" && a != "eval" && a != "half" && a != "float") break;
+        e = unparen(field(f, "object"));
+      }
+      if (!is(e, "call")) continue;
+      std::string c = callee_name(e);
+      if (c.empty()) c = class_table_name(unparen(field(e, "function")));
+      if (c.empty()) c = alias_name(*this, field(e, "function"));
+      if (c.empty() || starts_with(c, "builtins.")) continue;
+      if (!cls.empty() && cls != c) return {};  // instances of different classes
+      cls = c;
+    }
+    return cls.empty() ? std::string{} : cls + "." + method;
+  };
   // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a class whose
   // first base is another module's class: that class's __init__, the arguments bound as a
   // construction's (`DeepFM(..., device=device)` hands the device on to `BaseModel`).
@@ -335,6 +367,10 @@ std::string SemanticModel::external_name(int ci) const {
     return {};
   }
   const std::string& q = qualified_name(fn);
+  // `next(fetcher)`: the `__next__` of the project class whose instance the argument holds
+  // (stargan-v2's InputFetcher in another module moves the batch to the device every step),
+  // also of a construction (`next(InputFetcher(loader))`).
+  if (q == "builtins.next") return instance_method(unparen(argument(calls_[ci].call, 0, "")), "__next__", true);
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
@@ -412,46 +448,9 @@ std::string SemanticModel::external_name(int ci) const {
     }
     if (all && !reg.empty()) return reg;
   }
-  Node obj;
-  std::string method;
-  if (is(fn, "attribute")) {
-    obj = unparen(field(fn, "object"));
-    method = std::string(text(field(fn, "attribute")));
-  } else if (is(fn, "identifier")) {
-    obj = fn;
-    method = "__call__";
-  } else {
-    return {};
-  }
-  if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
-  if (is(obj, "identifier") && text(obj) == "self") return {};
-  std::string cls;
-  for (const auto& v : values(obj)) {
-    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) continue;
-    Node e = v.expr;
-    for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {  // Net().to(dev).train()
-      Node f = unparen(field(e, "function"));
-      // `torch.compile(model)`, `DDP(model)`: the wrapped model's class (its one candidate).
-      if (const auto* w = FrameworkTable::get().module_wrapper(callee_name(e))) {
-        auto inner = values(argument(e, 0, w->keyword));
-        if (inner.size() != 1 || inner[0].kind != Value::Kind::Expr) break;
-        e = unparen(inner[0].expr);
-        continue;
-      }
-      if (!is(f, "attribute")) break;
-      auto a = text(field(f, "attribute"));
-      if (a != "to" && a != "cuda" && a != "train" && a != "eval" && a != "half" && a != "float") break;
-      e = unparen(field(f, "object"));
-    }
-    if (!is(e, "call")) continue;
-    std::string c = callee_name(e);
-    if (c.empty()) c = class_table_name(unparen(field(e, "function")));
-    if (c.empty()) c = alias_name(*this, field(e, "function"));
-    if (c.empty() || starts_with(c, "builtins.")) continue;
-    if (!cls.empty() && cls != c) return {};  // instances of different classes
-    cls = c;
-  }
-  return cls.empty() ? std::string{} : cls + "." + method;
+  if (is(fn, "attribute")) return instance_method(unparen(field(fn, "object")), std::string(text(field(fn, "attribute"))));
+  if (is(fn, "identifier")) return instance_method(fn, "__call__");
+  return {};
 }
 
 std::vector<Node> SemanticModel::callee_expressions(Node fn) const {

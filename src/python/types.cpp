@@ -657,6 +657,11 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
           }
         }
         if (typed && tensors) t.device = d;
+        // An empty list appended only CPU tensors (`landmarks.append(get_preds(h[i].cpu()))`)
+        // holds CPU tensors: `torch.cat(landmarks)` is one (stargan-v2's FAN.get_landmark).
+        bool cpu_tensors = typed && !tensors && !added.empty() && is(lit, "list") && named_count(lit) == 0;
+        for (const AbstractType& e : added) cpu_tensors = cpu_tensors && e.kind == Kind::Tensor && e.device == TypeDevice::Cpu;
+        if (cpu_tensors) t.tensors = true;
         if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
         if (!typed && open && !closed && is(lit, "list") && named_count(lit) == 0 && !module_appended)
           t.device = TypeDevice::Unresolved;
@@ -1624,6 +1629,18 @@ AbstractType TypeInference::call_type(Node call) const {
   // computes its index tensors after `.cpu()`): those, wherever the module lives.
   if (callee.kind == Kind::Module)
     if (AbstractType h = host_forward(callee.klass); h.kind != Kind::Unknown) return h;
+  // A method of a module class defined here every return of which is a CPU tensor by its types
+  // (stargan-v2's `FAN.get_landmark`: `torch.cat` of per-image results computed after
+  // `heatmaps[i].cpu()`): that, wherever the module lives.
+  if (callee.kind == Kind::ModuleMember && !m_.callees(call).empty()) {
+    AbstractType t = AbstractType::bottom();
+    for (int f : m_.callees(call)) {
+      const auto& returns = m_.functions()[f].returns;
+      if (returns.empty() || !yields(f).empty()) t = AbstractType::unknown();
+      for (Node r : t.kind == Kind::Unknown ? std::vector<Node>{} : returns) t = join(t, value(r, Path{}));
+    }
+    if (t.device == TypeDevice::Cpu && tensor_like(t)) return t;
+  }
   if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
     // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs
     // (or a device mismatch error).

@@ -27,6 +27,9 @@ bool feeds_module(const SemanticModel& m, Node call) {
   // `self.net.forward(images)` runs the module as calling it does.
   if (is(fn, "attribute") && m.text(field(fn, "attribute")) == "forward") fn = unparen(field(fn, "object"));
   if (m.is_module(fn)) return true;
+  // A method of a module class of this file called on a module (`self.fan.get_landmark(imgs)`,
+  // which runs the module's forward on it).
+  if (is(fn, "attribute") && m.is_module(unparen(field(fn, "object"))) && !m.callees(call).empty()) return true;
   return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
          m.callee_name(call).empty() && m.is_cuda(call);
 }
@@ -49,6 +52,56 @@ bool preprocessed_here(const SemanticModel& m, Node use, const Function& fn) {
     auto src = m.lookup(m.text(a), start(a));
     if (src.size() != 1 || src[0]->kind != Binding::Kind::Param || src[0]->function != m.function_at(start(use)))
       return false;
+  }
+  return true;
+}
+
+// `x = transform(image).unsqueeze(0)` then `aligner.align(x)` in a loop over files, whose
+// `align(self, imgs)` moves `imgs` (stargan-v2's FaceAligner, core/wing.py:301): the parameter
+// is handed, at every call site of this file (at least one), an input the caller's innermost
+// loop builds per iteration from a value bound in that loop, by a conversion (`torch.from_numpy`)
+// or a callable that is not a module and gives no CUDA value (a transform), perhaps followed by
+// host reshapes. O(call sites x bindings).
+bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
+  static const std::set<std::string, std::less<>> conversions = {
+      "torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"};
+  const Function& fn = m.functions()[b.function];
+  const Param& prm = fn.params[b.param_index];
+  int position = b.param_index - bound_params(fn);
+  const auto& sites = m.callers(b.function);
+  if (position < 0 || prm.is_variadic || sites.empty()) return false;
+  for (int ci : sites) {
+    const auto& cs = m.calls()[ci];
+    if (cs.loops.empty()) return false;
+    Node body = m.loops()[cs.loops.back()].body;
+    auto in_loop = [&](uint32_t at) { return !is_null(body) && at >= start(body) && at < end(body); };
+    Node a = unparen(m.argument(cs.call, prm.keyword_only ? -1 : position, prm.name));
+    if (!is(a, "identifier")) return false;
+    auto bindings = m.lookup(m.text(a), start(a));
+    if (bindings.empty()) return false;
+    for (const Binding* ab : bindings) {
+      if (ab->kind != Binding::Kind::Assign || ab->unpack_index >= 0 || !in_loop(ab->at)) return false;
+      Node v = unparen(ab->value);
+      for (int guard = 0; guard < 4 && is(v, "call") && is(unparen(field(v, "function")), "attribute") &&
+                          m.callee_name(v).empty();
+           ++guard) {
+        std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
+        if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
+        v = unparen(field(unparen(field(v, "function")), "object"));
+      }
+      if (!is(v, "call") || m.is_cuda(v)) return false;
+      Node f = unparen(field(v, "function"));
+      bool conversion = conversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
+      bool transform = is(f, "identifier") && m.callee_name(v).empty() && !m.is_module(f) && m.callees(v).empty();
+      if (!conversion && !transform) return false;
+      Node src = unparen(m.argument(v, 0, ""));
+      if (!is(src, "identifier")) return false;
+      auto src_bindings = m.lookup(m.text(src), start(src));
+      if (src_bindings.empty()) return false;
+      for (const Binding* sb : src_bindings)
+        if ((sb->kind != Binding::Kind::Assign && sb->kind != Binding::Kind::LoopTarget) || !in_loop(sb->at))
+          return false;
+    }
   }
   return true;
 }
@@ -82,6 +135,10 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
   if (bindings.empty()) return false;
   bool converted = false;
   for (const Binding* b : bindings) {
+    if (fn && b->kind == Binding::Kind::Param && b->function == f && handed_per_iteration(m, *b)) {
+      converted = true;
+      continue;
+    }
     if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != scope || !in_region(b->at))
       return false;
     Node v = unparen(b->value);
