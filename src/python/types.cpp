@@ -29,6 +29,35 @@ TypeInference::Path unmarked(TypeInference::Path p) {
   return p;
 }
 
+// A call of a library's loader factory, or a name or attribute bound only to such calls
+// (`self.dl = get_dataloader(ds, ...)` of audiolm_pytorch: a function no project module
+// defines here, whose name ends in "loader"). Read only for what a framework prepares: it
+// prepares modules, optimizers, schedulers and loaders, so the factory's result is a loader.
+bool library_loader_factory(const SemanticModel& m, Node expr) {
+  expr = unparen(expr);
+  std::vector<Value> values;
+  if (is(expr, "call")) {
+    Value v;
+    v.kind = Value::Kind::Expr;
+    v.expr = expr;
+    values.push_back(v);
+  } else if (is(expr, "identifier") || is(expr, "attribute")) {
+    values = m.values(expr);
+  }
+  if (values.empty() || values.size() > SemanticModel::kMaxCandidates) return false;
+  for (const auto& v : values) {
+    Node c = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+    Node fn = is(c, "call") ? unparen(field(c, "function")) : Node{};
+    if (!is(fn, "identifier") && !is(fn, "attribute")) return false;
+    std::string name(is(fn, "attribute") ? text(field(fn, "attribute"), m.src()) : text(fn, m.src()));
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (name.size() <= 6 || name.compare(name.size() - 6, 6, "loader") != 0 || !m.callees(c).empty() ||
+        m.qualified_name(fn).rfind("builtins.", 0) == 0)
+      return false;
+  }
+  return true;
+}
+
 // A self store's type `t` (its value at its unmarked path), on the device where kPreparedStore
 // marks it (as TypeInference::prepared() gives a prepared argument's).
 AbstractType store_on_device(AbstractType t, TypeInference::Path p, const SemanticModel& m, Node v) {
@@ -39,7 +68,7 @@ AbstractType store_on_device(AbstractType t, TypeInference::Path p, const Semant
   }
   if (t.kind == Kind::Optimizer) return t;
   if (m.is_module(v)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
-  if (m.is_loader_expr(v)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  if (m.is_loader_expr(v) || library_loader_factory(m, v)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
   return t;
 }
 
@@ -1132,6 +1161,7 @@ AbstractType TypeInference::prepared(Node argument) const {
   }
   if (m_.is_module(argument)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
   if (m_.is_loader_expr(argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  if (library_loader_factory(m_, argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
   return AbstractType::unknown();
 }
 

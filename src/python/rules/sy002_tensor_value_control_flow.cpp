@@ -89,6 +89,38 @@ bool host_container(const SemanticModel& m, Node c) {
   return k == AbstractType::Kind::HostContainer || k == AbstractType::Kind::Module;
 }
 
+// `last_tokens[i] in eos_token_id`: a membership test of a tensor compares it with each element
+// of a list or tuple (`==`, then the truth of the result) until one matches, and `x in t` of a
+// tensor reads `(x == t).any()`: with a CUDA tensor on either side, the test copies a CUDA value
+// to the host. Both by the types (a tensor on CUDA, not the taint); not a dict or set (hashed by
+// identity: nothing is read) nor a string.
+bool membership_reads_cuda(const SemanticModel& m, Node c) {
+  if (!is(c, "comparison_operator") || named_count(c) != 2) return false;
+  std::string_view op = m.text(ts_node_child(c, 1));
+  if (op != "in" && op != "not in") return false;
+  // A tensor on CUDA by its type; or an element picked from a value the CUDA taint marks, whose
+  // type is not decided (`last_tokens[i]` of a parameter the call sites hand `torch.cat(...)` of
+  // CUDA tensors), not at a string key (`batch["ids"]` of a dict).
+  auto cuda_tensor = [&](Node e) {
+    AbstractType t = m.types().type_of(e);
+    CudaAnswer a = m.types().cuda(e);
+    if (t.kind == AbstractType::Kind::Tensor && a == CudaAnswer::Cuda) return true;
+    return a == CudaAnswer::Undecided && is(e, "subscript") && !is(unparen(field(e, "subscript")), "string") &&
+           m.is_cuda(e);
+  };
+  Node left = unparen(named_child(c, 0)), right = unparen(named_child(c, 1));
+  // `"pad_size" in meta`: a key looked up in a mapping (a tensor holds no strings).
+  if (is(left, "string") || is(left, "concatenated_string")) return false;
+  if (cuda_tensor(right)) return true;
+  if (!cuda_tensor(left)) return false;
+  auto k = kind(right);
+  if (k == "dictionary" || k == "set" || k == "dictionary_comprehension" || k == "set_comprehension" || k == "string")
+    return false;
+  if ((k == "tuple" || k == "list") && named_count(right) == 0) return false;  // `x not in ()`: nothing compared
+  std::string q = is(right, "call") ? m.callee_name(right) : std::string();
+  return q != "builtins.dict" && q != "builtins.set" && q != "builtins.frozenset" && q != "builtins.str";
+}
+
 }  // namespace
 
 void sy002_tensor_value_control_flow(Context& ctx, Node node) {
@@ -113,13 +145,13 @@ void sy002_tensor_value_control_flow(Context& ctx, Node node) {
       if (is(o, "identifier") && used_as_mapping(ctx, c, ctx.text(o))) continue;
       if (is(o, "identifier") && std::find(instances.begin(), instances.end(), ctx.text(o)) != instances.end())
         continue;
-      if (m.is_cuda(o) && !host_container(m, o)) {
+      if ((m.is_cuda(o) && !host_container(m, o)) || membership_reads_cuda(m, o)) {
         tensor = true;
         break;
       }
     }
   } else {
-    tensor = m.is_cuda(c) && !host_container(m, c);
+    tensor = (m.is_cuda(c) && !host_container(m, c)) || membership_reads_cuda(m, c);
   }
   if (!tensor) return;
   // The condition's own statement (a while loop's condition runs per iteration of that loop,

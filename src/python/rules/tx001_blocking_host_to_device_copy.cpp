@@ -1,6 +1,7 @@
 // TX001: a batch copied to the GPU without non_blocking=True.
 #include "python/rules/common.h"
 #include "python/call_positions.h"
+#include "python/frameworks.h"
 #include "python/types.h"
 
 #include <algorithm>
@@ -107,7 +108,14 @@ bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
 }
 
 bool model_input_built_here(const SemanticModel& m, Node call) {
-  Node r = receiver(call);
+  Node r = unparen(receiver(call));
+  // `Variable(inputs, requires_grad=False).to(device)`: a wrapper that returns its argument
+  // (data/frameworks.txt `identity`) moves the argument.
+  for (int guard = 0; guard < 4 && is(r, "call") && FrameworkTable::get().identity(m.callee_name(r)); ++guard) {
+    Node a = m.argument(r, 0, "");
+    if (is_null(a) || is(a, "keyword_argument")) return false;
+    r = unparen(a);
+  }
   if (!is(r, "identifier")) return false;
   Node assign = parent(call);
   if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
