@@ -143,6 +143,25 @@ SemanticModel::DeviceKind SemanticModel::device_string_kind(std::string_view s, 
 }
 
 namespace {
+// The function `map(f, xs)` applies: a function of this file with one parameter (not a method,
+// no decorator, no default, nothing variadic) that every value of the name `f` is; else -1.
+int mapped_function(const SemanticModel& m, Node f) {
+  f = unparen(f);
+  if (!is(f, "identifier")) return -1;
+  int out = -1;
+  for (const auto& v : m.values(f)) {
+    if (v.kind != Value::Kind::Expr || !is(v.expr, "function_definition")) return -1;
+    int fi = m.function_of(v.expr);
+    if (fi < 0 || (out >= 0 && fi != out)) return -1;
+    const Function& fn = m.functions()[fi];
+    if (fn.klass >= 0 || fn.other_decorators || fn.params.size() != 1 || fn.params[0].is_variadic ||
+        !is_null(fn.params[0].default_value) || fn.returns.empty())
+      return -1;
+    out = fi;
+  }
+  return out;
+}
+
 // `box_utils.hard_negative_mining(...)`: a function reached through a name every binding of which
 // is an import (a module: `from ..utils import box_utils`, `import utils as u`), which project mode
 // resolves to another module's function as it does a name imported directly.
@@ -530,6 +549,36 @@ bool SemanticModel::compares_with_string(Node cmp) const {
     if (is(unparen(c), "string") || is(unparen(c), "concatenated_string")) return true;
   return false;
 }
+
+namespace {
+
+// A Python list by its syntax: a list display or comprehension, or a name every binding of which
+// (an assignment, not unpacked) is one.
+bool list_syntax(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (is(e, "list") || is(e, "list_comprehension")) return true;
+  if (!is(e, "identifier")) return false;
+  auto bindings = m.lookup(m.text(e), start(e));
+  if (bindings.empty() || bindings.size() > 4) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 ||
+        !(is(unparen(b->value), "list") || is(unparen(b->value), "list_comprehension")))
+      return false;
+  return true;
+}
+
+// `parameters == [p for p in model.parameters()]` (Accelerate's clip_grad_norm_): two lists
+// compared with ==/!= give a Python bool; list equality tests the elements' identity first, so
+// lists of the same Parameter objects are never read (lists of distinct CUDA scalars would be,
+// which code does not write). A tensor compared with a list is a tensor: both operands are lists.
+bool compares_lists(const SemanticModel& m, Node cmp) {
+  if (named_count(cmp) != 2) return false;
+  std::string_view op = m.text(ts_node_child(cmp, 1));
+  if (op != "==" && op != "!=") return false;
+  return list_syntax(m, named_child(cmp, 0)) && list_syntax(m, named_child(cmp, 1));
+}
+
+}  // namespace
 
 namespace {
 
@@ -950,6 +999,17 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       } else {
         result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
       }
+    } else if (int mapped = q == "builtins.map" ? mapped_function(*this, argument(expr, 0, "")) : -1; mapped >= 0) {
+      // `map(is_audio, (x1, cond))` of a one-parameter function defined here: what it returns
+      // for each element, by its return's dependence on the parameter (a predicate reading
+      // `t.ndim` gives Python bools whatever the elements are).
+      const ReturnDependence& d = types_->return_dependence(mapped);
+      if (!d.known) {
+        result = any_arg_cuda();
+      } else {
+        for (Node n : d.fixed_nodes) result = result || is_cuda_impl(n);
+        for (const auto& use : d.uses) result = result || (use.device && use.called) || any_arg_cuda();
+      }
     } else if (q == "builtins.map" && is(unparen(argument(expr, 0, "")), "lambda")) {
       // `map(lambda x: x.to(device), xs)`: what the lambda gives for each element; a lambda that
       // reads each element back (`lambda t: t.cpu()`) gives host values.
@@ -960,12 +1020,21 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     } else {
       result = any_arg_cuda() || is_cuda_impl(fn);
     }
-    // A function defined here: what it returns decides (an `accuracy()` that returns
-    // `.item()` hands back a Python float).
-    if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsCuda | fact::kReturnDep)) {  // another module's
+    // A method of a framework object (a table row: `self.callback_handler.on_step_end(...)` where
+    // a vendored copy of transformers defines CallbackHandler relatively) is judged by the table
+    // and the taint above, not by the copy's own facts.
+    Node recv_of = is(fn, "attribute") ? field(fn, "object") : Node{};
+    bool framework_method = !is_null(recv_of) && [&] {
+      AbstractType rt = types_->type_of(recv_of);
+      return rt.kind == AbstractType::Kind::Object && rt.framework >= 0;
+    }();
+    if (const FunctionFacts* ext =
+            framework_method ? nullptr : ext_callee_of(expr, fact::kReturnsCuda | fact::kReturnDep)) {  // another module's
       result = ext->returns_cuda;
       if (auto at_site = site_return_cuda(*ext, expr)) result = *at_site;
     }
+    // A function defined here: what it returns decides (an `accuracy()` that returns
+    // `.item()` hands back a Python float).
     auto targets = callees(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;
@@ -990,7 +1059,8 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     std::string_view op = text(ts_node_child(expr, 1));
     // `is`, `is not`, `in`, `not in` compare identities or membership: Python booleans; so does
     // `==`/`!=` with a string (a tensor compared with "auto" is False, nothing is read).
-    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not" && !compares_with_string(expr)) {
+    if (op.substr(0, 2) != "is" && op != "in" && op.substr(0, 3) != "not" && !compares_with_string(expr) &&
+        !compares_lists(*this, expr)) {
       for (auto c : named_children(expr)) result |= is_cuda_impl(c);
     }
   } else if (k == "conditional_expression") {
@@ -1125,7 +1195,8 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    return !(op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr));
+    return !(op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr) ||
+             compares_lists(*this, expr));
   }
   if (k == "unary_operator") return text(ts_node_child(expr, 0)) == "~" && holds_bools(field(expr, "argument"), depth + 1);
   if (k == "binary_operator") {
@@ -1192,7 +1263,9 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
   auto k = kind(expr);
   if (k == "comparison_operator") {
     std::string_view op = text(ts_node_child(expr, 1));
-    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr)) return false;
+    if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not" || compares_with_string(expr) ||
+        compares_lists(*this, expr))
+      return false;
     return is_cuda_impl(expr);
   }
   if (k == "unary_operator" && text(ts_node_child(expr, 0)) == "~") return is_cuda_bool_impl(field(expr, "argument"));
