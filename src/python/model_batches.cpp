@@ -5,6 +5,7 @@
 // reached 1,960 lines.
 #include "python/call_positions.h"
 #include "python/model_internal.h"
+#include "python/project_fields.h"
 
 #include "python/frameworks.h"
 #include "python/types.h"
@@ -356,7 +357,7 @@ bool SemanticModel::batch_through_helper(Node call) const {
   // A function of another module whose every return is a CPU tensor by its types, handed the
   // step's data (`list_str_to_idx(text, vocab)` with `text` the batch's strings: a tensor of
   // the batch's tokens built on the host on every step).
-  ext = ext_callee_of(call, fact::kReturnType);
+  ext = ext_callee_of(call, fact::kHostReturn);
   if (!ext || ext->is_class || ext->ret_kind != static_cast<int>(AbstractType::Kind::Tensor) ||
       ext->ret_device != static_cast<int>(TypeDevice::Cpu))
     return false;

@@ -5,6 +5,7 @@
 #include "python/model_internal.h"
 
 #include "python/dict_fills.h"
+#include "python/project_fields.h"
 
 #include "python/types.h"
 
@@ -82,7 +83,7 @@ bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int dept
   if (is(dict, "call")) {
     // A call that hands back its argument: that argument's stores.
     Node v = dict;
-    if (const FunctionFacts* ext = ext_callee_of(v, fact::kReturnDep)) {
+    if (const FunctionFacts* ext = ext_callee_of(v, fact::kReturnDep | fact::kReturnsFollow)) {
       // Its parameters that a return is (dep_uses, not a tensor on their device) or, where the
       // dependence is not known, that the returns' CUDA taint follows (returns_follow: `return
       // loss_dict` on one path, a dict rebuilt from it on another).

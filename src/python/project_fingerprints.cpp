@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "python/project_fields.h"
+#include "python/types_detail.h"
 
 namespace stoker::python {
 
@@ -146,6 +147,13 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
       o += x.params[static_cast<size_t>(x.yields_param)].name +
            (x.params[static_cast<size_t>(x.yields_param)].keyword_only ? "k" : "p");
   }
+  if (fields & fact::kHostReturn) {
+    // The device without the container-of-tensors bit (TypeInference::from_fact).
+    if (x.ret_device >= 0 && (x.ret_device & ~type_detail::kTensorsFact) == static_cast<int>(TypeDevice::Cpu))
+      o += "Q" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + (x.is_class ? "K" : "-");
+    else
+      o += "Q-";
+  }
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
   if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
@@ -171,8 +179,9 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
         o += x.params[static_cast<size_t>(i)].name + (x.params[static_cast<size_t>(i)].keyword_only ? "k" : "p");
     }
     o += x.method ? 'm' : 'f';
-    for (int i : x.returns_follow.params) o += "/" + std::to_string(i);  // SemanticModel::keyed_store_cuda
   }
+  if (fields & fact::kReturnsFollow)
+    for (int i : x.returns_follow.params) o += "/" + std::to_string(i);  // SemanticModel::keyed_store_cuda
   if (fields & fact::kTable)
     for (const auto& c : x.table_classes) o += "[" + c;
   if ((fields & fact::kBatchSize) && x.batch_size_param >= 0 && static_cast<size_t>(x.batch_size_param) < x.params.size())

@@ -6,6 +6,7 @@
 #include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"
+#include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 #include "python/types_detail.h"
@@ -158,7 +159,7 @@ AbstractType TypeInference::host_forward(int klass) const {
     const FunctionFacts* cls = ext_class(klass);
     size_t i = static_cast<size_t>(-2 - klass);
     if (!cls || !m_.facts_ || i >= ext_classes_.size()) return AbstractType::unknown();
-    const FunctionFacts* f = m_.facts_->callee(ext_classes_[i] + ".forward", fact::kReturnType);
+    const FunctionFacts* f = m_.facts_->callee(ext_classes_[i] + ".forward", fact::kHostReturn);
     if (!f) return AbstractType::unknown();
     AbstractType t = ext_return(*f);
     return host_tensors(t) ? t : AbstractType::unknown();

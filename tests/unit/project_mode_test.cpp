@@ -10,6 +10,8 @@
 #include "core/runner.h"
 #include "python/project.h"
 #include "python/project_fields.h"
+#include "python/project_fingerprints.h"
+#include "python/types.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -350,6 +352,57 @@ TEST_CASE("a recorded callee answer covers only the fields asked for: returns_te
   CHECK(changed.at(kClass | kHotSelfCalls));
   CHECK_FALSE(changed.at(kReturnsCuda));
   CHECK(changed.at(kReturnsCuda | kReturnsTensor));
+}
+
+TEST_CASE("a host-return answer changes only where the return is or was a host tensor", "[project]") {
+  // TypeInference::host_forward and is_batch_impl read a callee's return type only when it is a
+  // tensor (or a container of them) on the CPU: a return going from a tensor on an unresolved
+  // device to one on any device (a callee learning that its callers hand it CUDA tensors)
+  // re-analyzes none of them, while the whole return type (kReturnType) changes.
+  testing::TempDir d;
+  testing::write_text(d / "main.py", "from lib import Block\n");
+  testing::write_text(d / "lib.py", "class Block: pass\n");
+  python::ProjectLayout layout({(d / "main.py").string(), (d / "lib.py").string()});
+  const int tensor = static_cast<int>(python::AbstractType::Kind::Tensor);
+  const int container = static_cast<int>(python::AbstractType::Kind::HostContainer);
+  auto answers = [&](int kind, int device) {
+    python::FunctionFacts forward;
+    forward.method = true;
+    forward.ret_kind = kind;
+    forward.ret_device = device;
+    python::ModuleSummary main, lib;
+    main.imports.push_back({"Block", "lib.Block"});
+    lib.functions.push_back({"Block.forward", forward});
+    std::vector<const python::ModuleSummary*> latest{&main, &lib};
+    python::FactsTable t(layout, latest);
+    python::ModuleEnv env(t, layout, 0);
+    using namespace python::fact;
+    return std::make_pair(python::fp_function(env.callee("lib.Block.forward", kHostReturn), kHostReturn),
+                          python::fp_function(env.callee("lib.Block.forward", kReturnType), kReturnType));
+  };
+  const int unresolved = static_cast<int>(python::TypeDevice::Unresolved), any = static_cast<int>(python::TypeDevice::Any),
+            cuda = static_cast<int>(python::TypeDevice::Cuda), cpu = static_cast<int>(python::TypeDevice::Cpu);
+  auto wave_before = answers(tensor, unresolved), wave_after = answers(tensor, any);
+  CHECK(wave_before.first == wave_after.first);
+  CHECK(wave_before.second != wave_after.second);
+  CHECK(answers(tensor, cuda).first == wave_before.first);
+  // A host tensor, or a container of host tensors (the device's kTensorsFact bit), is read.
+  CHECK(answers(tensor, cpu).first != wave_before.first);
+  CHECK(answers(container, cpu | 16).first != wave_before.first);
+  CHECK(answers(container, cpu | 16).first != answers(tensor, cpu).first);
+}
+
+TEST_CASE("a return's dependence answer leaves out the parameters its taint follows", "[project]") {
+  // returns_follow (the parameters a return's CUDA taint follows where its dependence is not
+  // known) is read only by keyed_store_cuda, which asks for kReturnsFollow: the device tracker's
+  // kReturnsCuda | kReturnDep readers are not analyzed again when it empties.
+  python::FunctionFacts before, after;
+  before.method = after.method = true;
+  before.returns_cuda = after.returns_cuda = true;
+  before.returns_follow.params = {1};
+  using namespace python::fact;
+  CHECK(python::fp_function(&before, kReturnsCuda | kReturnDep) == python::fp_function(&after, kReturnsCuda | kReturnDep));
+  CHECK(python::fp_function(&before, kReturnDep | kReturnsFollow) != python::fp_function(&after, kReturnDep | kReturnsFollow));
 }
 
 TEST_CASE("a closure handed to a helper of another module that calls it runs where the helper runs", "[project]") {
