@@ -9,6 +9,7 @@
 
 #include "python/frameworks.h"
 #include "python/types.h"
+#include "python/types_detail.h"
 
 namespace stoker::python {
 
@@ -95,13 +96,49 @@ bool SemanticModel::is_batch_impl(Node expr) const {
 bool SemanticModel::is_batch_uncached(Node expr) const {
   bool result = false;
   auto k = kind(expr);
+  // `for batch_users in utils.minibatch(users, batch_size=bs)` in a hot loop: a generator, here or
+  // of another module (FunctionFacts::yields_param as type_detail::kYieldsSlices - index), that
+  // yields slices of the parameter the call hands a host collection gives the step's batch per
+  // iteration (set X LightGCN Procedure.py:104). Not a collection on CUDA (no host copy then).
+  auto sliced_host_batch = [&](const Binding& b) {
+    Node call = unparen(b.value), loop = parent(call);
+    if (!is(call, "call") || !is(loop, "for_statement") || !same(unparen(field(loop, "right")), call)) return false;
+    int li = loop_index(loop);
+    if (li < 0 || loops_[li].kind != LoopKind::Hot) return false;
+    int p = -1;
+    bool method = false, star = false, kwonly = false;
+    std::string name;
+    auto targets = callees(call);
+    if (targets.size() == 1) {
+      p = type_detail::sliced_param(*this, targets[0]);
+      if (p < 0) return false;
+      const Param& prm = functions_[targets[0]].params[p];
+      method = bound_params(functions_[targets[0]]) == 1;
+      star = prm.is_variadic, kwonly = prm.keyword_only, name = prm.name;
+    } else if (targets.empty()) {
+      const FunctionFacts* ef = ext_callee_of(call, fact::kReturnType | fact::kParams);
+      if (!ef || ef->yields_param > type_detail::kYieldsSlices) return false;
+      p = type_detail::kYieldsSlices - ef->yields_param;
+      if (static_cast<size_t>(p) >= ef->params.size()) return false;
+      const ParamSummary& prm = ef->params[static_cast<size_t>(p)];
+      method = ef->method;
+      star = prm.star, kwonly = prm.keyword_only, name = prm.name;
+    }
+    if (p < 0) return false;
+    int position = p - (method ? 1 : 0);
+    if (position < 0 && !kwonly) return false;
+    Node a = argument(call, kwonly ? -1 : position, star ? std::string() : name);
+    if (is_null(a) || is(a, "keyword_argument")) return false;
+    return !is_cuda_impl(a) && (!types_ || types_->cuda(a) != CudaAnswer::Cuda);
+  };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
         // Also a loop over an iterator of host batches by its type (torchtext's `BucketIterator`
         // through a project helper returning several: data/frameworks.txt `host-batches`).
         result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
-                 (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value));
+                 (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value)) ||
+                 sliced_host_batch(*b);
       } else if (b->kind == Binding::Kind::Assign) {
         Node v = unparen(b->value);
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&

@@ -229,6 +229,71 @@ std::vector<const FunctionFacts*> TypeInference::ext_union_functions(Node call, 
   return out;
 }
 
+int type_detail::sliced_param(const SemanticModel& m, int function) {
+  if (function < 0) return -1;
+  const Function& fn = m.functions()[function];
+  // The parameter a name is bound to: itself (not variadic), or element 0 of a `*args` one.
+  auto param_of = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return -1;
+    auto bindings = m.lookup(m.text(e), start(e));
+    if (bindings.size() != 1) return -1;
+    const Binding* b = bindings[0];
+    if (b->kind == Binding::Kind::Param)
+      return b->function == function && !fn.params[b->param_index].is_variadic ? b->param_index : -1;
+    if (m.function_at(b->at) != function) return -1;
+    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    if (!is(v, "subscript") || m.text(unparen(field(v, "subscript"))) != "0") return -1;
+    Node c = unparen(field(v, "value"));
+    auto cb = is(c, "identifier") ? m.lookup(m.text(c), start(c)) : std::vector<const Binding*>{};
+    if (cb.size() != 1 || cb[0]->kind != Binding::Kind::Param || cb[0]->function != function) return -1;
+    const Param& p = fn.params[cb[0]->param_index];
+    return p.is_variadic && m.text(p.node).substr(0, 2) != "**" ? cb[0]->param_index : -1;
+  };
+  auto sliced = [&](Node y) {
+    y = unparen(y);
+    return is(y, "subscript") && is(unparen(field(y, "subscript")), "slice") ? unparen(field(y, "value")) : Node{};
+  };
+  int found = -1;
+  bool any = false;
+  std::vector<Node> stack{field(fn.node, "body")};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
+    if (k != "yield") {
+      for (Node c : named_children(n)) stack.push_back(c);
+      continue;
+    }
+    for (Node c : all_children(n))
+      if (kind(c) == "from") return -1;
+    Node y = named_count(n) ? unparen(named_child(n, 0)) : Node{};
+    int p = -1;
+    if (Node x = sliced(y); !is_null(x)) {
+      p = param_of(x);
+    } else if (is(y, "call") && m.callee_name(y) == "builtins.tuple" && is(field(y, "arguments"), "generator_expression")) {
+      // `tuple(x[i:i + bs] for x in tensors)` of a `*tensors` parameter (the generator is the
+      // call's whole argument list).
+      Node g = field(y, "arguments");
+      Node clause{};
+      for (Node c : named_children(g))
+        if (is(c, "for_in_clause")) clause = is_null(clause) ? c : Node{};
+      Node x = sliced(field(g, "body"));
+      Node src = is_null(clause) ? Node{} : unparen(field(clause, "right"));
+      auto sb = is(src, "identifier") ? m.lookup(m.text(src), start(src)) : std::vector<const Binding*>{};
+      if (!is_null(x) && is(x, "identifier") && !is_null(clause) && m.text(x) == m.text(unparen(field(clause, "left"))) &&
+          sb.size() == 1 && sb[0]->kind == Binding::Kind::Param && sb[0]->function == function &&
+          fn.params[sb[0]->param_index].is_variadic && m.text(fn.params[sb[0]->param_index].node).substr(0, 2) != "**")
+        p = sb[0]->param_index;
+    }
+    if (p < 0 || (found >= 0 && p != found)) return -1;
+    found = p;
+    any = true;
+  }
+  return any ? found : -1;
+}
+
 int TypeInference::passed_through(int function) const {
   // Every yield is `yield from p` or `yield x` of the loop variable of `for x in p:`, p a
   // parameter never rebound: the generator hands out the elements of p (a progress logger's
@@ -264,6 +329,7 @@ void TypeInference::return_facts(int function, FunctionFacts& out) const {
   auto known = [](const AbstractType& t) { return t.kind != Kind::Unknown && t.kind != Kind::Bottom; };
   if (!yields(function).empty()) {  // a generator: what iterating a call gives
     out.yields_param = passed_through(function);
+    if (int p = out.yields_param < 0 ? sliced_param(m_, function) : -1; p >= 0) out.yields_param = kYieldsSlices - p;
     AbstractType y = AbstractType::bottom();
     for (const auto& [v, from] : yields(function)) y = join(y, is_null(v) ? AbstractType::of(Kind::None)
                                                              : from ? iter(v, Path{}) : value(v, Path{}));

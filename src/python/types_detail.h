@@ -33,4 +33,11 @@ const std::set<std::string, std::less<>>& host_attributes();
 constexpr int kTensorsFact = 16;
 int device_fact(const AbstractType& t);
 
+// A generator of the module that yields slices of one parameter (`for i in range(0, len(t), bs):
+// yield t[i:i + bs]`; of the first element of a `*tensors` parameter, `tensor = tensors[0]`, or
+// `yield tuple(x[i:i + bs] for x in tensors)`): that parameter's index in Function::params, else
+// -1. FunctionFacts::yields_param carries it for other modules as kYieldsSlices - index.
+int sliced_param(const SemanticModel& m, int function);
+constexpr int kYieldsSlices = -2;
+
 }  // namespace stoker::python::type_detail
