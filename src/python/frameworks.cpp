@@ -1,6 +1,5 @@
 #include "python/frameworks.h"
 
-#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
@@ -172,23 +171,6 @@ const StepHook* FrameworkTable::step_hook(std::string_view base, std::string_vie
 int FrameworkTable::object_class(std::string_view qualified) const {
   auto it = class_index_.find(std::string(qualified));
   if (it != class_index_.end()) return it->second;
-  // A relative import in a copy of a library's package (`from .trainer_callback import
-  // CallbackHandler` in a vendored transformers/trainer.py): the row whose name ends with the
-  // module and class named (`transformers.trainer_callback.CallbackHandler`). O(rows), only for
-  // relative names of a module and a class.
-  if (!qualified.empty() && qualified[0] == '.') {
-    std::string_view rest = qualified.substr(std::min(qualified.find_first_not_of('.'), qualified.size()));
-    if (rest.find('.') != std::string_view::npos) {
-      int found = -1;
-      for (const auto& [name, klass] : class_index_)
-        if (name.size() > rest.size() && name[name.size() - rest.size() - 1] == '.' &&
-            name.compare(name.size() - rest.size(), rest.size(), rest) == 0) {
-          if (found >= 0 && found != klass) return -1;  // two libraries' classes: none
-          found = klass;
-        }
-      return found;
-    }
-  }
   if (families_.empty()) return -1;
   // A class of a family (`transformers.LlamaTokenizer`, `transformers.models.clip.CLIPProcessor`),
   // or one of its constructing classmethods (`transformers.AutoTokenizer.from_pretrained`).

@@ -682,6 +682,11 @@ bool called_moved_object(const SemanticModel& m, Node expr) {
     for (const auto& cv : m.values(field(made, "function")))
       if (cv.kind == Value::Kind::Expr && (is(cv.expr, "class_definition") || is(cv.expr, "function_definition")))
         return false;
+    // So does a class of another project module the types know (`StableDiffusionXLPipeline(**c)`
+    // in diffusers' tests: an object with its own `to()` and `__call__`, whose attributes its
+    // class facts type): calling it is no module forward, so the loops around it stay what their
+    // other calls make them.
+    if (m.types().type_of(made).kind == AbstractType::Kind::Object) return false;
     moved = true;
   }
   if (!moved) return false;

@@ -44,6 +44,29 @@ bool param_invariant_across_steps(const SemanticModel& m, const Binding& b) {
   return true;
 }
 
+// `self.inv_freq` that a method of the same class registers as a buffer or a parameter
+// (`self.register_buffer("inv_freq", t)`, open_clip's rotary embedding): it moves with the
+// module, so a `.to(device)` of it in the forward finds it on the device (no copy). O(calls).
+bool module_state_attribute(const Context& ctx, Node recv, int function) {
+  const auto& m = ctx.model();
+  recv = unparen(recv);
+  if (!is(recv, "attribute") || ctx.text(unparen(field(recv, "object"))) != "self" || function < 0) return false;
+  int klass = m.functions()[function].klass;
+  if (klass < 0) return false;
+  std::string_view name = ctx.text(field(recv, "attribute"));
+  for (const CallSite& cs : m.calls()) {
+    if (cs.caller < 0 || m.functions()[cs.caller].klass != klass) continue;
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute") || ctx.text(unparen(field(fn, "object"))) != "self") continue;
+    std::string_view meth = ctx.text(field(fn, "attribute"));
+    std::string registered;
+    if ((meth == "register_buffer" || meth == "register_parameter") &&
+        string_literal_value(unparen(m.argument(cs.call, 0, "name")), m.src(), registered) && registered == name)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void tx003_loop_invariant_transfer(Context& ctx, Node call) {
@@ -73,7 +96,7 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
     return;
   // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
   // later calls copy nothing).
-  if (m.is_cuda(recv) || m.is_module(recv)) return;
+  if (m.is_cuda(recv) || m.is_module(recv) || module_state_attribute(ctx, recv, ctx.frame().function)) return;
   HotContext h = ctx.hot();
   if (!h.hot) return;
   // The function's body: its parameters are bound by its signature, outside it.
