@@ -1668,7 +1668,7 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           if (!d.known) continue;
           std::vector<Node> args;
           for (const auto& use : d.uses) {
-            if (use.device && use.called) continue;  // moved to CUDA: CUDA whatever the argument
+            if (use.moved) continue;  // moved to CUDA: CUDA whatever the argument
             Node a = types().site_argument(f, use.param, e);
             if (!is_null(a) && use.called) {
               bool nothing = false;
