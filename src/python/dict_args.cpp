@@ -78,27 +78,36 @@ bool SemanticModel::dict_facts(Node a, std::vector<std::pair<std::string, std::v
   return true;
 }
 
-std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript) const {
-  if (!facts_) return std::nullopt;
+const ArgFacts* SemanticModel::param_dict_arg(Node subscript, std::string& key, int& function) const {
+  if (!facts_) return nullptr;
   Node obj = unparen(field(subscript, "value"));
-  std::string key;
   if (!is(obj, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, key))
-    return std::nullopt;
+    return nullptr;
   auto bindings = lookup(text(obj), start(obj));
   if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0)
-    return std::nullopt;
+    return nullptr;
   int f = bindings[0]->function, pi = bindings[0]->param_index;
   const Param& p = functions_[f].params[pi];
   // Only other modules' call sites: those of this module hand values the model reads itself.
-  if (p.is_variadic || !init_sites(f).empty()) return std::nullopt;
+  if (p.is_variadic || !init_sites(f).empty()) return nullptr;
   const ArgFacts* a = ext_param(f, pi, fact::kDictArg);
-  if (!a || !a->passed || a->dict != 1) return std::nullopt;
+  if (!a || !a->passed || a->dict != 1) return nullptr;
   if (a->defaulted) {
     // A site leaving it to its default: a None (subscripting it raises), or nothing is known.
-    if (is_null(p.default_value)) return std::nullopt;
+    if (is_null(p.default_value)) return nullptr;
     for (const auto& v : values(p.default_value))
-      if (v.kind != Value::Kind::None) return std::nullopt;
+      if (v.kind != Value::Kind::None) return nullptr;
   }
+  function = f;
+  return a;
+}
+
+std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript) const {
+  std::string key;
+  int f = -1;
+  const ArgFacts* a = param_dict_arg(subscript, key, f);
+  if (!a) return std::nullopt;
+  Node obj = unparen(field(subscript, "value"));
   std::vector<Value> out;
   for (const auto& v : keyed_values(a->dict_values, key)) add_value(out, v);
   // A store of the function into the dict under that key (before or after the read: not

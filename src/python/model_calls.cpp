@@ -37,20 +37,7 @@ void SemanticModel::resolve_calls() {
     std::vector<int> targets;
     auto add_class_method = [&](int klass, std::string_view method) {
       // The method, or one inherited from a base class defined in this file.
-      std::set<int> seen;
-      while (klass >= 0 && seen.insert(klass).second) {
-        auto it = classes_[klass].methods.find(std::string(method));
-        if (it != classes_[klass].methods.end()) {
-          targets.push_back(it->second);
-          return;
-        }
-        int next = -1;
-        for (const auto& b : classes_[klass].bases) {
-          auto named = classes_by_name_.find(std::string(last_part(b)));
-          if (named != classes_by_name_.end()) next = named->second.back();
-        }
-        klass = next;
-      }
+      if (int m = inherited_method(classes_, classes_by_name_, klass, method); m >= 0) targets.push_back(m);
     };
     auto instance_class = [&](Node expr) -> int {
       // The class whose instance the expression holds: Net(), Net().to(dev), ...
@@ -455,6 +442,85 @@ std::vector<int> SemanticModel::callees(Node call) const {
 const std::vector<int>& SemanticModel::callers(int f) const {
   if (f < 0 || f >= static_cast<int>(callers_.size())) return kNoCallers;
   return callers_[f];
+}
+
+namespace {
+
+// The bases of class k that are classes of this file (the last class of each name).
+std::vector<int> local_bases(const std::vector<Class>& classes,
+                             const std::unordered_map<std::string, std::vector<int>>& by_name, int k) {
+  std::vector<int> out;
+  for (const auto& b : classes[k].bases)
+    if (auto named = by_name.find(std::string(last_part(b))); named != by_name.end()) out.push_back(named->second.back());
+  return out;
+}
+
+// C3: [k] + merge(mro(b1), ..., mro(bn), [b1, ..., bn]); false when it fails (no head left that
+// no other list holds in its tail, a cycle, too deep or too many classes).
+bool c3_mro(const std::vector<Class>& classes, const std::unordered_map<std::string, std::vector<int>>& by_name,
+            int k, int depth, std::vector<int>& out) {
+  if (depth > 8) return false;
+  std::vector<int> bases = local_bases(classes, by_name, k);
+  std::vector<std::vector<int>> lists;
+  for (int b : bases) {
+    if (b == k) return false;
+    lists.emplace_back();
+    if (!c3_mro(classes, by_name, b, depth + 1, lists.back())) return false;
+  }
+  lists.push_back(bases);
+  out.assign(1, k);
+  auto in_tail = [&](int c) {
+    for (const auto& l : lists)
+      if (std::find(l.begin() + (l.empty() ? 0 : 1), l.end(), c) != l.end()) return true;
+    return false;
+  };
+  for (;;) {
+    int head = -1;
+    bool left = false;
+    for (const auto& l : lists) {
+      if (l.empty()) continue;
+      left = true;
+      if (!in_tail(l.front())) {
+        head = l.front();
+        break;
+      }
+    }
+    if (!left) return true;
+    if (head < 0 || head == k || out.size() >= kMaxMroClasses) return false;
+    out.push_back(head);
+    for (auto& l : lists)
+      if (!l.empty() && l.front() == head) l.erase(l.begin());
+  }
+}
+
+}  // namespace
+
+std::vector<int> model_detail::class_mro(const std::vector<Class>& classes,
+                                         const std::unordered_map<std::string, std::vector<int>>& by_name,
+                                         int klass) {
+  std::vector<int> out;
+  if (klass < 0 || klass >= static_cast<int>(classes.size())) return out;
+  if (c3_mro(classes, by_name, klass, 0, out)) return out;
+  // Depth-first, left to right, each class once.
+  out.clear();
+  std::vector<int> stack{klass};
+  while (!stack.empty() && out.size() < kMaxMroClasses) {
+    int c = stack.back();
+    stack.pop_back();
+    if (std::find(out.begin(), out.end(), c) != out.end()) continue;
+    out.push_back(c);
+    std::vector<int> bases = local_bases(classes, by_name, c);
+    stack.insert(stack.end(), bases.rbegin(), bases.rend());
+  }
+  return out;
+}
+
+int model_detail::inherited_method(const std::vector<Class>& classes,
+                                   const std::unordered_map<std::string, std::vector<int>>& by_name, int klass,
+                                   std::string_view method) {
+  for (int c : class_mro(classes, by_name, klass))
+    if (auto it = classes[c].methods.find(std::string(method)); it != classes[c].methods.end()) return it->second;
+  return -1;
 }
 
 bool SemanticModel::any_base(int klass, const std::function<bool(const std::string&)>& match) const {

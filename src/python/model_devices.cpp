@@ -239,7 +239,9 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     return DeviceKind::Unknown;
   }
   // `cfg["device"]` of a dict of settings another module hands (dict_args.cpp) reads its values.
-  if (k == "identifier" || k == "attribute" || (k == "subscript" && param_dict_item(expr))) {
+  std::string dict_key;
+  int dict_function = -1;
+  if (k == "identifier" || k == "attribute" || (k == "subscript" && param_dict_arg(expr, dict_key, dict_function))) {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
     if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, all_other = true, any = false;

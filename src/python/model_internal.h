@@ -3,6 +3,7 @@
 // memoization template. Not an API: other code includes python/semantic_model.h.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -47,6 +48,24 @@ std::vector<std::pair<Node, bool>> branch_guards(Node n);
 // itself defines (functions() index), or -1: reading `self.name` runs it, so its returns are
 // what the attribute holds (`self.device` returning `self.model.device`).
 int property_getter(const SemanticModel& m, int klass, std::string_view name);
+
+// The method named `method` an instance of class `klass` runs (functions() index), or -1: the
+// first class of its method resolution order that defines it, over the classes defined in this
+// file (class_mro). What `self.step()` in a method of `klass` and `model.step()` of a parameter
+// typed as an instance of it call.
+int inherited_method(const std::vector<Class>& classes,
+                     const std::unordered_map<std::string, std::vector<int>>& by_name, int klass,
+                     std::string_view method);
+
+// Class `klass` and its bases defined in this file, in Python's method resolution order (C3
+// linearization; a base is a class of this file when the last part of its name names one, the
+// last class of that name): `class D(B, C)` with `B(A)`, `C(A)` gives D, B, C, A. A base of no
+// class here (a library class) is left out. A hierarchy C3 cannot order (a TypeError in Python,
+// or a name that resolves to the class itself) or of more than kMaxMroClasses classes gives the
+// depth-first, left-to-right order of the classes met first. O(kMaxMroClasses^2).
+std::vector<int> class_mro(const std::vector<Class>& classes,
+                           const std::unordered_map<std::string, std::vector<int>>& by_name, int klass);
+inline constexpr size_t kMaxMroClasses = 16;
 
 // The values another module's call sites give `key` in a namespace's or a settings dict's list of
 // (key, values) sorted by key (ArgFacts::ns_values, ArgFacts::dict_values): one unknown value when

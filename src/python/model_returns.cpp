@@ -19,7 +19,7 @@ std::optional<bool> SemanticModel::site_return_cuda(int function, Node call) con
   for (Node n : d.fixed_nodes)
     if (is_cuda_impl(n)) return true;
   for (const auto& use : d.uses) {
-    if (use.device && use.called) return true;  // the argument moved to CUDA (types_returns.cpp)
+    if (use.moved) return true;  // the argument moved to CUDA (types_returns.cpp)
     Node a = types_->site_argument(function, use.param, call);
     if (!is_null(a) && use.called) {
       bool nothing = false;
@@ -50,7 +50,7 @@ std::optional<std::vector<Node>> SemanticModel::dep_site_arguments(const Functio
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return std::nullopt;
     Node a = argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
-    if (device == ReturnDependence::kCalledFact + 1) continue;  // moved to CUDA: no taint of its own to follow
+    if (device == ReturnDependence::kMovedFact) continue;  // moved to CUDA: no taint of its own to follow
     if (!is_null(a) && device == ReturnDependence::kCalledFact) {
       bool nothing = false;
       a = called_result(a, nothing);
@@ -70,7 +70,7 @@ std::optional<bool> SemanticModel::site_return_cuda(const FunctionFacts& f, Node
   if (!args) return std::nullopt;
   if (f.dep_cuda) return true;
   for (const auto& use : f.dep_uses)
-    if (use.second == ReturnDependence::kCalledFact + 1) return true;  // an argument moved to CUDA
+    if (use.second == ReturnDependence::kMovedFact) return true;  // an argument moved to CUDA
   for (Node a : *args)
     if (is_cuda_impl(a)) return true;
   return false;
@@ -119,7 +119,7 @@ bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int dept
         continue;
       }
       for (const auto& use : d.uses)
-        if (!use.device && !use.called && keyed_store_cuda(types_->site_argument(f, use.param, v), key, depth + 1))
+        if (!use.device && !use.called && !use.moved && keyed_store_cuda(types_->site_argument(f, use.param, v), key, depth + 1))
           return true;
     }
     return false;

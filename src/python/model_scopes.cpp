@@ -197,10 +197,7 @@ void SemanticModel::collect() {
       if (Node dp = parent(n); is(dp, "decorated_definition"))
         for (Node d : named_children(dp)) {
           if (!is(d, "decorator")) continue;
-          std::string_view t = text(d);
-          while (!t.empty() && (t.front() == '@' || t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-          while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r'))
-            t.remove_suffix(1);
+          std::string_view t = text(unparen(named_child(d, 0)));  // the decorator's expression
           if (t == "staticmethod") f.static_method = f.klass >= 0;
           else if (t != "classmethod") f.other_decorators = true;
         }

@@ -472,6 +472,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     stars_[m] = summaries[m]->star_imports;
   }
   // The attribute names: the previous table's index, the modules with another summary moved.
+  // A module leaves each list it is in by a search and a swap with the last entry: O(modules
+  // naming the name) per name, so a round whose changed modules all name a common attribute
+  // ("to", "cuda") costs O(changed modules x their names x modules) at worst; the lists' order
+  // is free (attribute_mentioned asks for any module but one).
   const bool take_attributes = previous && versions_.size() == n && previous->versions_.size() == n &&
                                previous->attributes_of_.size() == n;
   if (take_attributes) {
@@ -929,14 +933,15 @@ void FactsTable::join_hot(IncomingCalls& c, long long every, bool once, bool fla
 // trainer's step calls a model's forward, which calls a submodule's forward in another module,
 // which calls...). A worklist over the relayed calls; a function is visited again only when its
 // context becomes less amortized (every -> 0, once per epoch or flag -> false): O(calls x 4).
+// The worklist holds the entries' keys in bound_ (which the relay does not change), not copies.
 template <class Relays>
 void FactsTable::relay_hotness(const Relays& relays) {
   const size_t n = relays.size();
-  std::vector<std::pair<int, std::string>> work;
+  std::vector<std::pair<int, const std::string*>> work;
   for (size_t m = 0; m < n; ++m)
     for (const auto& [local, b] : bound_[m]) {
       const Incoming& in = *incoming(static_cast<int>(m), local);
-      if ((in.calls.hot || in.calls.in_loop) && relays[m].count(local)) work.push_back({static_cast<int>(m), local});
+      if ((in.calls.hot || in.calls.in_loop) && relays[m].count(local)) work.push_back({static_cast<int>(m), &local});
     }
   auto combine = [](long long a, long long b) {
     if (a == 0) return b;
@@ -947,10 +952,10 @@ void FactsTable::relay_hotness(const Relays& relays) {
   for (size_t guard = 0; !work.empty() && guard < 100000; ++guard) {
     auto [m, local] = work.back();
     work.pop_back();
-    auto found = relays[m].find(local);
+    auto found = relays[m].find(*local);
     if (found == relays[m].end()) continue;
     // Every entry on the worklist has one: bound (the first round) or relayed (pushed after).
-    const IncomingCalls caller = incoming(m, local)->calls;
+    const IncomingCalls caller = incoming(m, *local)->calls;
     for (const auto& r : found->second) {
       const OutgoingCall& oc = *r.call;
       // Changed in a copy: the entry is copied to relayed_ only when it changes.
@@ -968,7 +973,7 @@ void FactsTable::relay_hotness(const Relays& relays) {
                  caller.flag_guarded || oc.caller_flag_guarded, via_of(m, oc.line));
       if (c == now->calls) continue;
       relayed(r.module, receiver).calls = std::move(c);
-      if (relays[r.module].count(receiver)) work.push_back({r.module, receiver});
+      if (relays[r.module].count(receiver)) work.push_back({r.module, r.receiver});
     }
   }
 }

@@ -88,16 +88,7 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
       AbstractType t = types_->type_of(obj);
       if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.klass < 0) continue;
       // The method, or one inherited from a base class defined in this file.
-      std::string method(text(field(fn, "attribute")));
-      int target = -1;
-      for (int klass = t.klass, guard = 0; klass >= 0 && guard < 8 && target < 0; ++guard) {
-        if (auto it = classes_[klass].methods.find(method); it != classes_[klass].methods.end()) target = it->second;
-        int next = -1;
-        for (const auto& b : classes_[klass].bases)
-          if (auto named = classes_by_name_.find(std::string(last_part(b))); named != classes_by_name_.end())
-            next = named->second.back();
-        klass = next;
-      }
+      int target = inherited_method(classes_, classes_by_name_, t.klass, text(field(fn, "attribute")));
       if (target < 0) continue;
       callees_by_call_[ci].push_back(target);
       callers_[target].push_back(static_cast<int>(ci));

@@ -411,7 +411,7 @@ class SemanticModel {
   // module's calls hand the step's data (ArgFacts::step), read through subscripts and attributes.
   bool is_step_data(Node expr) const;
   bool step_data_at(Node expr, int depth) const;
-  // A CPU tensor a loop fetches from a project data source object (model_devices.cpp).
+  // A CPU tensor a loop fetches from a project data source object (model_batches.cpp).
   bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
@@ -628,6 +628,9 @@ class SemanticModel {
   // is not one).
   bool dict_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
   std::optional<std::vector<Value>> param_dict_item(Node subscript) const;
+  // Whether `d["key"]` is such a read, without its values: the facts of d (its key and function
+  // set), or null. O(bindings), where param_dict_item also reads the function's stores into d.
+  const ArgFacts* param_dict_arg(Node subscript, std::string& key, int& function) const;
   // A call whose receiver is a module of no known class (`model = checkpoint["model"]`) of a
   // method named as project nn.Modules' methods: "%.<method>" (FactsTable binds it), or "".
   std::string unknown_module_method(Node call) const;

@@ -17,6 +17,24 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// Where a return `r` holds the loader construction `loader_call` (by `origins`, loader_origins):
+// kWholeResult for r itself, bit i for element i of a returned tuple (the first eight, as
+// IncomingCalls::result_per_epoch counts them). O(elements) memoized origin lookups.
+template <class Origins>
+unsigned returned_loader_bits(Node r, Node loader_call, Origins&& origins) {
+  auto holds = [&](Node e) {
+    for (Node o : origins(e))
+      if (same(o, loader_call)) return true;
+    return false;
+  };
+  r = unparen(r);
+  unsigned bits = holds(r) ? kWholeResult : 0;
+  if (is(r, "tuple") || is(r, "expression_list"))
+    for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
+      if (holds(named_child(r, i))) bits |= 1u << i;
+  return bits;
+}
+
 // `Exp = Exp_Main` then `exp = Exp(args)`: a name every binding of which assigns one imported name
 // (or an attribute of one), the same: that name (set AA Autoformer's and set R Informer's scripts).
 std::string alias_name(const SemanticModel& m, Node fn) {
@@ -776,16 +794,10 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
   // Also as an element of a returned tuple: a caller's hot loop iterates the one loader element
   // (`datas, testLoader = build_dataset_test(...)`, SemanticModel::summarize's trace).
+  auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
   if (in && in->result_feeds_training)
-    for (Node r : functions_[f].returns) {
-      r = unparen(r);
-      std::vector<Node> parts{r};
-      if (is(r, "tuple") || is(r, "expression_list"))
-        for (uint32_t i = 0; i < named_count(r) && i < 8; ++i) parts.push_back(named_child(r, i));
-      for (Node part : parts)
-        for (Node o : loader_origins(part))
-          if (same(o, loader_call)) return true;
-    }
+    for (Node r : functions_[f].returns)
+      if (returned_loader_bits(r, loader_call, origins)) return true;
   // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
   // `Cifar.__init__`) whose attribute a hot loop of another module iterates (`for batch in
   // dataset.train` after `dataset = Cifar(...)`).
@@ -806,18 +818,8 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
   // function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
   // `train(epoch, train_loader)` in an epoch loop.
   if (in && in->result_per_epoch)
-    for (Node r : functions_[f].returns) {
-      r = unparen(r);
-      auto origin_of = [&](Node e) {
-        for (Node o : loader_origins(e))
-          if (same(o, loader_call)) return true;
-        return false;
-      };
-      if ((in->result_per_epoch & kWholeResult) && origin_of(r)) return true;
-      if (!is(r, "tuple") && !is(r, "expression_list")) continue;
-      for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
-        if ((in->result_per_epoch & (1u << i)) && origin_of(named_child(r, i))) return true;
-    }
+    for (Node r : functions_[f].returns)
+      if (returned_loader_bits(r, loader_call, origins) & in->result_per_epoch) return true;
   return false;
 }
 
@@ -1045,17 +1047,12 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
   if (!in || !in->result_feeds_training) return std::nullopt;
   bool element = false;
+  auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
   for (Node r : functions_[f].returns) {
-    r = unparen(r);
-    for (Node o : loader_origins(r))
-      if (same(o, loader_call)) return std::nullopt;
-    if (!is(r, "tuple") && !is(r, "expression_list")) continue;
-    for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
-      for (Node o : loader_origins(named_child(r, i)))
-        if (same(o, loader_call)) {
-          if (in->result_per_epoch & (1u << i)) return true;
-          element = true;
-        }
+    unsigned bits = returned_loader_bits(r, loader_call, origins);
+    if (bits & kWholeResult) return std::nullopt;
+    if (bits & in->result_per_epoch) return true;
+    element |= bits != 0;
   }
   return element ? std::optional<bool>(false) : std::nullopt;
 }
@@ -1667,7 +1664,7 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           if (!d.known) continue;
           std::vector<Node> args;
           for (const auto& use : d.uses) {
-            if (use.device && use.called) continue;  // moved to CUDA: CUDA whatever the argument
+            if (use.moved) continue;  // moved to CUDA: CUDA whatever the argument
             Node a = types().site_argument(f, use.param, e);
             if (!is_null(a) && use.called) {
               bool nothing = false;

@@ -90,12 +90,19 @@ struct ReturnDependence {
   struct Use {
     int param = -1;       // index into the function's parameters (self is 0 for methods)
     bool device = false;  // a tensor on the argument's device, not the argument itself
-    bool called = false;  // what calling the argument gives (`d()` of a `default(v, d)`); with device: moved to CUDA
+    bool called = false;  // what calling the argument gives (`d()` of a `default(v, d)`)
+    // The argument moved to CUDA (`return variable.cuda()`, SR-GNN's `trans_to_cuda`): a module
+    // keeps its class on CUDA, a tensor is a CUDA tensor, whatever the argument's own taint
+    // (device and called unset).
+    bool moved = false;
     bool operator==(const Use&) const = default;
   };
   std::vector<Use> uses;  // at most kMaxUses
   static constexpr size_t kMaxUses = 8;
-  static constexpr int kCalledFact = 2;  // FunctionFacts::dep_uses' second for a called use (0/1: device; 3: moved)
+  // FunctionFacts::dep_uses' second: 0 the argument itself, 1 a tensor on its device,
+  // kCalledFact a called use (its device not kept), kMovedFact a moved use.
+  static constexpr int kCalledFact = 2;
+  static constexpr int kMovedFact = 3;
 };
 
 // The inference, owned by the SemanticModel (one per file). Every entry is a `Step` of the

@@ -21,7 +21,9 @@ using Kind = AbstractType::Kind;
 using namespace type_detail;
 
 int TypeInference::base_class(int klass) const {
-  // The first base class defined here (single inheritance is what the attribute lookup follows).
+  // The first base class defined here (single inheritance is what the attribute lookup follows):
+  // the class after `klass` in its method resolution order (model_detail::class_mro, which the
+  // method lookup of calls follows).
   for (const auto& b : m_.classes()[klass].bases) {
     auto named = m_.classes_by_name_.find(std::string(last_part(b)));
     if (named != m_.classes_by_name_.end()) return named->second.back();

@@ -63,12 +63,6 @@ bool arithmetic(std::string_view op) {
   return op == "+" || op == "-" || op == "*" || op == "/" || op == "//" || op == "%" || op == "**" || op == "@";
 }
 
-// A use whose argument the function moves to CUDA (`return variable.cuda()`, SR-GNN's
-// `trans_to_cuda`): both flags of ReturnDependence::Use, which no other use sets together (a
-// called use has no device); kMovedFact in FunctionFacts::dep_uses.
-bool moved(const ReturnDependence::Use& u) { return u.device && u.called; }
-constexpr int kMovedFact = ReturnDependence::kCalledFact + 1;
-
 // The type of an argument of that type once moved: a module (its class kept) or a tensor on
 // CUDA; anything else unknown.
 AbstractType moved_type(const AbstractType& t) {
@@ -294,12 +288,12 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
       bool param = bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function == function;
       return param ? bindings[0] : nullptr;
     };
-    // Adds the call's use of parameter `b` (called, on_device); false when it cannot be one (self,
-    // *args) or the uses are full.
-    auto add_called_use = [&](const Binding* b, bool on_device) {
+    // Adds the call's use of parameter `b` (called, on_device; or moved to CUDA); false when it
+    // cannot be one (self, *args) or the uses are full.
+    auto add_called_use = [&](const Binding* b, bool on_device, bool moved) {
       if (b->param_index < 0 || fn.params[b->param_index].is_variadic || b->param_index < bound_params(fn))
         return false;
-      ReturnDependence::Use use{b->param_index, on_device, true};
+      ReturnDependence::Use use{b->param_index, on_device && !moved, !moved, moved};
       if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
         if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
         out.uses.push_back(use);
@@ -307,14 +301,14 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
       return true;
     };
     if (is(callee, "identifier") && named_count(field(expr, "arguments")) == 0)
-      if (const Binding* b = own_param(callee)) return add_called_use(b, device);
+      if (const Binding* b = own_param(callee)) return add_called_use(b, device, false);
     // `variable.cuda()`, `x.to("cuda")` of a parameter: the argument moved to CUDA.
     if (is(callee, "attribute") && is(unparen(field(callee, "object")), "identifier")) {
       std::string_view meth = text(field(callee, "attribute"), m_.src());
       Node dev = meth == "to" ? m_.argument(expr, 0, "device") : Node{};
       bool to_cuda = meth == "cuda" || (meth == "to" && !is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cuda);
       if (const Binding* b = to_cuda ? own_param(unparen(field(callee, "object"))) : nullptr)
-        return add_called_use(b, true);  // device and called together: moved (types.h)
+        return add_called_use(b, false, true);
     }
     const std::string& q = m_.qualified_name(callee);
     // `torch.zeros_like(x)`: a tensor on x's device.
@@ -362,7 +356,7 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
           out.fixed_nodes.push_back(n);
         }
         for (const auto& use : d.uses) {
-          if (moved(use)) return false;  // not composed
+          if (use.moved) return false;  // not composed
           Node a = site_argument(targets[0], use.param, expr);
           if (!is_null(a) && use.called) {
             bool nothing = false;
@@ -438,7 +432,7 @@ bool TypeInference::site_return(int function, Node call, AbstractType& out) cons
   AbstractType t = d.fixed;
   for (const auto& use : d.uses) {
     Node a = site_argument(function, use.param, call);
-    if (moved(use)) {
+    if (use.moved) {
       if (is_null(a) || m_.unresolved_argument(a)) return false;
       AbstractType mt = moved_type(value(a, Path{}));
       if (mt.kind == Kind::Unknown) return false;
@@ -473,7 +467,7 @@ bool TypeInference::site_return(const FunctionFacts& f, Node call, AbstractType&
     const ParamSummary& p = f.params[static_cast<size_t>(i)];
     if (p.star || p.double_star) return false;
     Node a = m_.argument(call, p.keyword_only ? -1 : i - (f.method ? 1 : 0), p.name);
-    if (device == kMovedFact) {
+    if (device == ReturnDependence::kMovedFact) {
       if (is_null(a) || m_.unresolved_argument(a)) return false;
       AbstractType mt = moved_type(value(a, Path{}));
       if (mt.kind == Kind::Unknown) return false;
@@ -503,8 +497,10 @@ void TypeInference::dependence_facts(int function, FunctionFacts& out) const {
   out.dep_kind = static_cast<int>(d.fixed.kind);
   out.dep_device = static_cast<int>(d.fixed.device);
   for (Node n : d.fixed_nodes) out.dep_cuda = out.dep_cuda || m_.is_cuda(n);
-  for (const auto& use : d.uses)
-    out.dep_uses.push_back({use.param, moved(use) ? kMovedFact : use.called ? ReturnDependence::kCalledFact : use.device ? 1 : 0});
+  for (const auto& use : d.uses) {
+    int how = use.moved ? ReturnDependence::kMovedFact : use.called ? ReturnDependence::kCalledFact : use.device ? 1 : 0;
+    out.dep_uses.push_back({use.param, how});
+  }
 }
 
 }  // namespace stoker::python

@@ -168,7 +168,11 @@ bool iterated_by_inner_loop(const SemanticModel& m, Node loader_call, Node regio
 
 // A loader of positions without workers (`DataLoader(range(n), batch_size)`, ogb's link
 // predictors): building it again starts no worker process, and its dataset and sampler are a
-// range and an index generator, so a rebuild per pass costs microseconds. O(arguments).
+// range and an index generator, so a rebuild per pass costs microseconds. A `**kwargs` not read
+// may set num_workers (reported); a positional `*rest` is taken not to reach its position (6th),
+// as DL001 takes it (`DataLoader(*args, **kwargs)` wrappers: missing num_workers is DL001's), so
+// the same call is not read as worker-less by one rule and as having workers by the other.
+// O(arguments).
 bool workerless_range_loader(const SemanticModel& m, Node call) {
   Node dataset = m.argument(call, 0, "dataset");
   if (!is(dataset, "call") || m.callee_name(dataset) != "builtins.range") return false;

@@ -215,7 +215,11 @@ bool host_rows_gathered(const SemanticModel& m, Node recv) {
 // keeps on the host (Autoformer's `vali()`: `batch_y = batch_y.float()`) and another moves first
 // (`train()`): the parameter's join "may be CUDA" hides the host path. True when some call site
 // of this module hands a parameter the receiver reads a batch not on CUDA: the copy runs on that
-// path (set AA Autoformer exp_main.py:58/75). O(receiver nodes + parameters x call sites).
+// path (set AA Autoformer exp_main.py:58/75). A site's batch whose type leaves its device
+// undecided (a loader's batch of a dataset whose tensors' device is not known) counts as on the
+// host, as it does for this rule at the site itself (a batch is copied from the host unless its
+// type puts it on CUDA); such a site joined with a CUDA one is what makes the parameter "may be
+// CUDA" (TypeDevice::Any). O(receiver nodes + parameters x call sites).
 bool host_batch_at_some_site(const SemanticModel& m, Node recv) {
   int f = m.function_at(start(recv));
   if (f < 0) return false;
