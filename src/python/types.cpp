@@ -686,10 +686,29 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
           }
         }
         if (typed && tensors) t.device = d;
-        // An empty list appended only CPU tensors (`landmarks.append(get_preds(h[i].cpu()))`)
-        // holds CPU tensors: `torch.cat(landmarks)` is one (stargan-v2's FAN.get_landmark).
-        bool cpu_tensors = typed && !tensors && !added.empty() && is(lit, "list") && named_count(lit) == 0;
+        // An empty list appended only CPU tensors, each read back (`x.cpu()`) or returned by a
+        // function of this file (`landmarks.append(get_preds(h[i].cpu()))`), holds CPU tensors:
+        // `torch.cat(landmarks)` is one (stargan-v2's FAN.get_landmark). Host factories appended
+        // (`torch.ones(n) * i` next to CUDA index tensors, yolov7's loss) are left as they were.
+        bool cpu_tensors = typed && !tensors && !added.empty() && is(lit, "list") && named_count(lit) == 0 &&
+                           found != m_.appends_.end() && !stored;
         for (const AbstractType& e : added) cpu_tensors = cpu_tensors && e.kind == Kind::Tensor && e.device == TypeDevice::Cpu;
+        auto read_back = [&](Node a) {  // `x.cpu()`, `f(...)` of this file (or a name bound only to them)
+          std::vector<Node> exprs{unparen(a)};
+          if (is(exprs[0], "identifier")) {
+            auto vs = m_.values(exprs[0]);
+            exprs.clear();
+            for (const auto& v : vs) exprs.push_back(v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{});
+          }
+          for (Node e : exprs) {
+            Node ef = is(e, "call") ? unparen(field(e, "function")) : Node{};
+            bool cpu = is(ef, "attribute") && text(field(ef, "attribute"), m_.src()) == "cpu";
+            if (!cpu && (!is(e, "call") || m_.callees(e).empty())) return false;
+          }
+          return !exprs.empty();
+        };
+        for (Node call : cpu_tensors ? found->second : std::vector<Node>{})
+          cpu_tensors = cpu_tensors && read_back(m_.argument(call, 0, ""));
         if (cpu_tensors) t.tensors = true;
         if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
         if (!typed && open && !closed && is(lit, "list") && named_count(lit) == 0 && !module_appended)
