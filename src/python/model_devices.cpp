@@ -899,6 +899,19 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           types_->type_of(expr).kind == AbstractType::Kind::Tensor)
         module_attr = false;
       result = !module_attr && is_cuda_impl(obj);
+      // A field of a dataclass or NamedTuple of this file (`losses.loss` of `Loss(loss=token_nll,
+      // ...)`): what a construction passes for it (by keyword or position) or its default.
+      if (!called && ot.kind == AbstractType::Kind::Object && ot.klass >= 0) {
+        auto fields = type_detail::record_fields(*this, ot.klass);
+        for (size_t i = 0; i < fields.size() && !result; ++i) {
+          if (fields[i].first != attr) continue;
+          for (int ci : constructor_calls(ot.klass)) {
+            Node v = argument(calls_[ci].call, static_cast<int>(i), attr);
+            if (is_null(v)) v = fields[i].second;
+            if (!is_null(v) && is_cuda_impl(v)) result = true;
+          }
+        }
+      }
     }
   } else if (k == "subscript") {
     // `kwargs["key"]` of a `**kwargs` parameter: the value under that key, which the callers'

@@ -702,6 +702,10 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
       // the program uses CUDA there (a whole result handed on keeps the facts it had).
       if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a whole loader that such a loop iterates and that the call builds anew on every
+      // pass of a loop (arguments the same each pass, OutgoingCall::rebuilds: ncf's
+      // `train_loader = sample_generator.instance_a_train_loader(...)` in the epoch loop).
+      if (oc.result_feeds_training && oc.rebuilds && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // So does a loader a wrapper forwarding the caller's `**kwargs` returns whole that such a loop
       // iterates (magvit2's `DataLoader(*args, **kwargs)` in a data module without CUDA of its own,
       // called by the trainer): the construction is the caller's.
@@ -710,6 +714,20 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         cuda_[tm] = 1;
       // So does a loader kept on an instance whose attribute such a loop iterates.
       if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // A loader handed to a parameter that a hot loop of a CUDA module iterates (`engine.
+      // train_an_epoch(train_loader, ...)`) feeds CUDA training: the caller's module uses CUDA, as
+      // it would with that loop written in it.
+      if (direct && !(ff->method && local.find('.') == std::string::npos) && summaries[tm] && summaries[tm]->uses_cuda &&
+          !cuda_[m]) {
+        const size_t self = ff->method ? 1 : 0;
+        for (size_t i = self; i < ff->params.size() && !cuda_[m]; ++i) {
+          const ParamSummary& p = ff->params[i];
+          if (!p.iterated_hot || p.star || p.double_star) continue;
+          bool loader = !p.keyword_only && i - self < oc.positional.size() && oc.positional[i - self].loader;
+          for (const auto& [name, arg] : oc.keywords) loader |= name == p.name && arg.loader;
+          if (loader) cuda_[m] = 1;
+        }
+      }
       // A class called: its __init__ receives the arguments.
       std::string receiver = local;
       int rm = tm;                   // the receiving function's module

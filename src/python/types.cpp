@@ -568,7 +568,14 @@ AbstractType TypeInference::base_type(Node expr) const {
       case Kind::Unknown: {
         // `anchors[a]` of a value not resolved here, indexed by one CUDA tensor (an index tensor
         // or a mask): a tensor gathered on that device (a CPU tensor or a list would fail).
+        // Indexed by a comprehension's own variable (`[vocab.itos[tok] for tok in ids]`), it is a
+        // table looked up once per element (a vocabulary's strings): a gather takes the index
+        // tensor whole.
         Node index = unparen(field(expr, "subscript"));
+        if (is(index, "identifier")) {
+          auto bs = visible(m_, index);
+          if (bs.size() == 1 && !is_null(comprehension_of(*bs[0]))) return AbstractType::unknown();
+        }
         if (named_count(expr) == 2 && !is(index, "slice") && !is(index, "tuple")) {
           AbstractType it = value(index, Path{});
           if (it.kind == Kind::Tensor && (it.device == TypeDevice::Cuda || it.device == TypeDevice::Any)) return it;
@@ -1184,6 +1191,34 @@ AbstractType TypeInference::prepared(Node argument) const {
   return AbstractType::unknown();
 }
 
+namespace type_detail {
+
+std::vector<std::pair<std::string_view, Node>> record_fields(const SemanticModel& m, int klass) {
+  std::vector<std::pair<std::string_view, Node>> out;
+  const Class& c = m.classes()[klass];
+  bool record = std::any_of(c.bases.begin(), c.bases.end(), [](const std::string& b) {
+    return b == "typing.NamedTuple" || b == "NamedTuple";
+  });
+  if (Node d = parent(c.node); !record && is(d, "decorated_definition"))
+    for (Node dec : named_children(d)) {
+      if (!is(dec, "decorator")) continue;
+      Node e = unparen(named_child(dec, 0));
+      if (is(e, "call")) e = unparen(field(e, "function"));
+      std::string_view word = is(e, "attribute") ? text(field(e, "attribute"), m.src()) : text(e, m.src());
+      if (word == "dataclass") record = true;
+    }
+  if (!record) return out;
+  for (Node st : named_children(field(c.node, "body"))) {
+    if (!is(st, "expression_statement")) continue;
+    Node a = named_child(st, 0);
+    if (!is(a, "assignment") || is_null(field(a, "type")) || !is(field(a, "left"), "identifier")) continue;
+    out.push_back({text(field(a, "left"), m.src()), field(a, "right")});
+  }
+  return out;
+}
+
+}  // namespace type_detail
+
 AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
   if (klass <= -2) {
     const FunctionFacts* f = ext_class(klass);
@@ -1230,7 +1265,27 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
     }
     c = base_class(c);
   }
-  return any ? t : AbstractType::unknown();
+  if (any) return t;
+  // A field of a dataclass or NamedTuple of this file (`losses.loss` of `Loss(loss=token_nll,
+  // ...)`): what the constructions pass for it (by keyword or by the field's position), or its
+  // default. Unknown when the class is not one, or a construction unpacks its arguments.
+  auto fields = record_fields(m_, klass);
+  int position = -1;
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].first == attr) position = static_cast<int>(i);
+  if (position < 0) return AbstractType::unknown();
+  const auto& calls = constructor_calls(klass);
+  if (calls.empty() || calls.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+  for (Node call : calls) {
+    for (Node a : named_children(field(call, "arguments")))
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) return AbstractType::unknown();
+    Node v = m_.argument(call, position, attr);
+    if (is_null(v)) v = fields[static_cast<size_t>(position)].second;
+    if (is_null(v)) return AbstractType::unknown();
+    t = join(t, value(v, Path{}));
+    if (t.kind == Kind::Unknown) return t;
+  }
+  return t;
 }
 
 namespace {

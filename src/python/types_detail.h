@@ -1,7 +1,7 @@
 #pragma once
 
-// Helpers shared by the files of the type inference (types.cpp, types_classes.cpp), two of them
-// also read by the device analysis and SY003 (host_attributes, tensor_like).
+// Helpers shared by the files of the type inference (types.cpp, types_classes.cpp), some of them
+// also read by the device analysis and SY003 (host_attributes, tensor_like, record_fields).
 
 #include <set>
 #include <string>
@@ -23,6 +23,10 @@ std::vector<const Binding*> visible(const SemanticModel& m, Node use);
 
 // A tensor, or a container whose every element is one (AbstractType::tensors).
 bool tensor_like(const AbstractType& t);
+
+// The fields of a dataclass or NamedTuple class of the file (`loss: torch.Tensor`, `n: int = 0` in
+// its body), in order: the annotated names and their defaults (or null). Empty for other classes.
+std::vector<std::pair<std::string_view, Node>> record_fields(const SemanticModel& m, int klass);
 
 // Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's);
 // with the `is_` ones, never a tensor (TypeInference's attribute types, SemanticModel::is_cuda).
