@@ -1152,10 +1152,36 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   return out;
 }
 
-// `vars(args)` where every value of args is an argparse namespace (namespace_value).
+// `vars(args)` where every value of args is an argparse namespace (namespace_value); also a
+// call of a function of this file every return of which is such a dict (`args = parse_opt()`
+// with `return vars(parser.parse_args())`, or a name bound to it: fasterrcnn's train.py).
+// At most 2 such calls nested (a function returning its own call is not one).
 bool SemanticModel::is_argparse_vars(Node e) const {
   e = unparen(e);
-  if (!is(e, "call") || callee_name(e) != "builtins.vars") return false;
+  if (!is(e, "call")) return false;
+  if (callee_name(e) != "builtins.vars") {
+    static thread_local int nested = 0;
+    auto targets = callees(e);
+    if (targets.size() != 1 || nested >= 2) return false;
+    const auto& returns = functions_[targets[0]].returns;
+    if (returns.empty()) return false;
+    Step step(*this);
+    if (!step) return false;
+    ++nested;
+    bool out = true;
+    try {
+      for (size_t r = 0; out && r < returns.size(); ++r) {
+        auto vs = values(returns[r]);
+        if (vs.empty()) out = false;
+        for (const auto& v : vs) out = out && v.kind == Value::Kind::Expr && is_argparse_vars(v.expr);
+      }
+    } catch (...) {
+      --nested;
+      throw;
+    }
+    --nested;
+    return out;
+  }
   if (named_count(field(e, "arguments")) != 1) return false;
   for (const auto& o : values(named_child(field(e, "arguments"), 0)))
     if (!namespace_value(o)) return false;
