@@ -1039,8 +1039,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   // element by a CUDA value in place (LESS's `prepare_batch(batch)` running `for key in batch:
   // batch[key] = batch[key].to(device)`), with no binding of the name between the call and the
   // use: it holds CUDA values after the call (TypeInference::keyed_device_stores types a host
-  // batch so). O(the calls of the enclosing function).
-  if (!result && k == "identifier") {
+  // batch so). Asked only of a name whose items are read (`batch["labels"]`, `**batch`): O(the
+  // calls of the enclosing function) each.
+  Node up = parent(expr);
+  const bool item_read = (is(up, "subscript") && same(unparen(field(up, "value")), expr)) || is(up, "dictionary_splat");
+  if (!result && k == "identifier" && item_read) {  // `batch["labels"]`, `model(**batch)`
     int fn = function_at(start(expr));
     std::string name(text(expr));
     auto reaching = lookup(name, start(expr));
@@ -1049,6 +1052,12 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       for (int ci : calls_by_caller_[fn]) {
         Node call = calls_[ci].call;
         if (end(call) > start(expr)) continue;
+        bool hands = false;  // cheap test first: the name is one of the call's arguments
+        for (Node a : named_children(field(call, "arguments"))) {
+          Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+          hands = hands || (is(v, "identifier") && text(v) == name);
+        }
+        if (!hands) continue;
         bool before = true;
         for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
           before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));

@@ -280,6 +280,12 @@ TypeDevice TypeInference::keyed_device_stores(Node name) const {
   // keys in place (LESS's `prepare_batch(batch)` running `for key in batch: batch[key] =
   // batch[key].to(device)`), with no binding of the name between that call and the use.
   // O(the calls of the enclosing function).
+  // Asked only of a name whose items are read (`batch["labels"]`, `model(**batch)`) or that is
+  // handed to a call (a criterion of another module reading its items).
+  Node up = parent(name);
+  if (!(is(up, "subscript") && same(unparen(field(up, "value")), name)) && !is(up, "dictionary_splat") &&
+      !is(up, "argument_list") && !is(up, "keyword_argument"))
+    return out;
   int fn = m_.function_at(start(name));
   if (fn < 0 || static_cast<size_t>(fn) >= m_.calls_by_caller_.size()) return out;
   auto reaching = visible(m_, name);
@@ -287,6 +293,12 @@ TypeDevice TypeInference::keyed_device_stores(Node name) const {
   for (int ci : m_.calls_by_caller_[static_cast<size_t>(fn)]) {
     Node call = m_.calls_[static_cast<size_t>(ci)].call;
     if (end(call) > start(name)) continue;
+    bool hands = false;  // cheap test first: the name is one of the call's arguments
+    for (Node a : named_children(field(call, "arguments"))) {
+      Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+      hands = hands || (is(v, "identifier") && text(v, m_.src()) == n);
+    }
+    if (!hands) continue;
     bool before = true;
     for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
       before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
