@@ -1120,6 +1120,56 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           break;
         }
   }
+  // A container handed, before the use, to a function of this module that replaces its every
+  // element by a CUDA value in place (LESS's `prepare_batch(batch)` running `for key in batch:
+  // batch[key] = batch[key].to(device)`), with no binding of the name between the call and the
+  // use: it holds CUDA values after the call (TypeInference::keyed_device_stores types a host
+  // batch so). Asked only of a name whose items are read (`batch["labels"]`, `**batch`): O(the
+  // calls of the enclosing function) each.
+  Node up = parent(expr);
+  const bool item_read = (is(up, "subscript") && same(unparen(field(up, "value")), expr)) || is(up, "dictionary_splat");
+  if (!result && k == "identifier" && item_read) {  // `batch["labels"]`, `model(**batch)`
+    int fn = function_at(start(expr));
+    std::string name(text(expr));
+    auto reaching = lookup(name, start(expr));
+    if (fn >= 0 && static_cast<size_t>(fn) < calls_by_caller_.size() && !reaching.empty() &&
+        reaching.size() <= kMaxCandidates)
+      for (int ci : calls_by_caller_[fn]) {
+        Node call = calls_[ci].call;
+        if (end(call) > start(expr)) continue;
+        bool hands = false;  // cheap test first: the name is one of the call's arguments
+        for (Node a : named_children(field(call, "arguments"))) {
+          Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+          hands = hands || (is(v, "identifier") && text(v) == name);
+        }
+        if (!hands) continue;
+        bool before = true;
+        for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
+          before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
+        if (!before) continue;
+        for (int f : callees(call)) {
+          const auto& params = functions_[f].params;
+          for (size_t pi = 0; pi < params.size() && !result; ++pi) {
+            if (params[pi].is_variadic) continue;
+            Node a = unparen(types_->site_argument(f, static_cast<int>(pi), call));
+            if (!is(a, "identifier") || text(a) != name) continue;
+            auto stores = subscript_stores_.find({functions_[f].scope, params[pi].name});
+            if (stores == subscript_stores_.end()) continue;
+            for (Node store : stores->second) {
+              // Into the parameter itself, never rebound in the helper (not a copy of it).
+              auto held = lookup(params[pi].name, start(unparen(field(unparen(field(store, "left")), "value"))));
+              if (held.size() != 1 || held[0]->kind != Binding::Kind::Param) continue;
+              if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
+                result = true;
+                break;
+              }
+            }
+          }
+          if (result) break;
+        }
+        if (result) break;
+      }
+  }
   return result;
 }
 

@@ -522,17 +522,33 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
       for (const auto& o : objs) from_vars = from_vars && o.kind == Value::Kind::Expr && is_argparse_vars(o.expr);
       if (from_vars) {
         std::vector<Value> out = namespace_attribute(key);
+        // The dict under its own name, or as a parameter of a function of this file that a call
+        // here hands a name of that text (`tweak(args)` with `def tweak(d): d.update(...)`).
+        auto names_dict = [&](Node o) {
+          o = unparen(o);
+          if (!is(o, "identifier")) return false;
+          if (text(o) == text(obj)) return true;
+          auto held = lookup(text(o), start(o));
+          if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
+          if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
+          for (int ci : callers_[held[0]->function])
+            for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
+              Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+              if (is(v, "identifier") && text(v) == text(obj)) return true;
+            }
+          return false;
+        };
         for (Node st : subscript_assignments_) {
           Node l = unparen(field(st, "left"));
           std::string stored;
           if (string_literal_value(field(l, "subscript"), src_, stored)) {
             if (stored == key) add_values(out, values(field(st, "right")));
-          } else if (text(unparen(field(l, "value"))) == text(obj)) {
+          } else if (names_dict(field(l, "value"))) {
             add_values(out, {Value::unknown()});
           }
         }
         for (Node u : update_calls_)
-          if (text(unparen(field(field(u, "function"), "object"))) == text(obj)) add_values(out, {Value::unknown()});
+          if (names_dict(field(field(u, "function"), "object"))) add_values(out, {Value::unknown()});
         return out;
       }
     }
@@ -1152,10 +1168,36 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   return out;
 }
 
-// `vars(args)` where every value of args is an argparse namespace (namespace_value).
+// `vars(args)` where every value of args is an argparse namespace (namespace_value); also a
+// call of a function of this file every return of which is such a dict (`args = parse_opt()`
+// with `return vars(parser.parse_args())`, or a name bound to it: fasterrcnn's train.py).
+// At most 2 such calls nested (a function returning its own call is not one).
 bool SemanticModel::is_argparse_vars(Node e) const {
   e = unparen(e);
-  if (!is(e, "call") || callee_name(e) != "builtins.vars") return false;
+  if (!is(e, "call")) return false;
+  if (callee_name(e) != "builtins.vars") {
+    static thread_local int nested = 0;
+    auto targets = callees(e);
+    if (targets.size() != 1 || nested >= 2) return false;
+    const auto& returns = functions_[targets[0]].returns;
+    if (returns.empty()) return false;
+    Step step(*this);
+    if (!step) return false;
+    ++nested;
+    bool out = true;
+    try {
+      for (size_t r = 0; out && r < returns.size(); ++r) {
+        auto vs = values(returns[r]);
+        if (vs.empty()) out = false;
+        for (const auto& v : vs) out = out && v.kind == Value::Kind::Expr && is_argparse_vars(v.expr);
+      }
+    } catch (...) {
+      --nested;
+      throw;
+    }
+    --nested;
+    return out;
+  }
   if (named_count(field(e, "arguments")) != 1) return false;
   for (const auto& o : values(named_child(field(e, "arguments"), 0)))
     if (!namespace_value(o)) return false;

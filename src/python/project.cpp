@@ -71,12 +71,17 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
     m.path = p;
     m.dir = abs.parent_path().string();
     m.is_package = abs.filename() == "__init__.py";
-    // Up through the packages to the root.
+    // Up through the packages to the root. A directory whose name is no identifier is no package
+    // an import can name, whatever __init__.py it holds: it is the root (a checkout named
+    // `fasterrcnn-pytorch-training-pipeline` with an empty __init__.py, whose scripts import
+    // `datasets` from their own directory).
     std::vector<std::string> parts;
     if (!m.is_package) parts.push_back(abs.stem().string());
     fs::path d = abs.parent_path();
     int depth = 0;
-    for (; depth < kMaxPackageDepth && is_package_dir(d) && d.has_parent_path() && d != d.parent_path(); ++depth) {
+    for (; depth < kMaxPackageDepth && is_package_dir(d) && is_identifier(d.filename().string()) &&
+           d.has_parent_path() && d != d.parent_path();
+         ++depth) {
       parts.push_back(d.filename().string());
       d = d.parent_path();
     }
@@ -111,7 +116,7 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
         shared /= *a;
       common = shared;
     }
-    if (!common.empty() && !is_package_dir(common)) roots.insert(common.string());
+    if (!common.empty() && (!is_package_dir(common) || !is_identifier(common.filename().string()))) roots.insert(common.string());
   }
   // Every module under every root that is one of its ancestors (namespace packages).
   for (int i = 0; i < static_cast<int>(modules_.size()); ++i) {
@@ -218,7 +223,9 @@ std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(co
   fs::path abs = fs::absolute(fs::path(path), ec).lexically_normal();
   fs::path dir = abs.parent_path();
   fs::path top = dir;
-  for (int depth = 0; depth < kMaxPackageDepth && fs::is_regular_file(top / "__init__.py", ec); ++depth) {
+  for (int depth = 0; depth < kMaxPackageDepth && fs::is_regular_file(top / "__init__.py", ec) &&
+                     is_identifier(top.filename().string());
+       ++depth) {
     if (!top.has_parent_path() || top == top.parent_path()) break;
     top = top.parent_path();
   }

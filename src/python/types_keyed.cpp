@@ -237,33 +237,82 @@ AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<st
 }
 
 TypeDevice TypeInference::keyed_device_stores(Node name) const {
-  TypeDevice out = TypeDevice::Unresolved;
-  std::string_view n = text(name, m_.src());
-  for (Node sv : item_stores({m_.scope_at(start(name)), std::string(n)})) {
-    Node st = parent(sv);
-    Node target = is(st, "assignment") ? unparen(field(st, "left")) : Node{};
-    if (!is(target, "subscript") || contains(sv, name)) continue;
-    Node key = unparen(field(target, "subscript"));
-    std::string lit;
-    bool dict_key = string_literal_value(key, m_.src(), lit);
-    // `for key in batch` (`batch.keys()`, `for key, v in batch.items()`): the dict's own keys.
-    if (!dict_key && is(key, "identifier")) {
-      auto bs = visible(m_, key);
-      dict_key = !bs.empty();
-      for (const Binding* b : bs) {
-        Node it = b->kind == Binding::Kind::LoopTarget ? unparen(b->value) : Node{};
-        if (is(it, "call") && is(unparen(field(it, "function")), "attribute")) {
-          Node f = unparen(field(it, "function"));
-          std::string_view meth = text(field(f, "attribute"), m_.src());
-          it = meth == "keys" || meth == "items" ? unparen(field(f, "object")) : Node{};
+  // The device of the tensors stored under the dict keys of `n` in `scope` (stores that do not
+  // hold `use`); with `param_only`, only stores into the name as a parameter never rebound.
+  auto stores_into = [&](int scope, std::string_view n, Node use, bool param_only) {
+    TypeDevice out = TypeDevice::Unresolved;
+    for (Node sv : item_stores({scope, std::string(n)})) {
+      Node st = parent(sv);
+      Node target = is(st, "assignment") ? unparen(field(st, "left")) : Node{};
+      if (!is(target, "subscript") || (!is_null(use) && contains(sv, use))) continue;
+      if (param_only) {
+        auto held = visible(m_, unparen(field(target, "value")));
+        if (held.size() != 1 || held[0]->kind != Binding::Kind::Param) continue;
+      }
+      Node key = unparen(field(target, "subscript"));
+      std::string lit;
+      bool dict_key = string_literal_value(key, m_.src(), lit);
+      // `for key in batch` (`batch.keys()`, `for key, v in batch.items()`): the dict's own keys.
+      if (!dict_key && is(key, "identifier")) {
+        auto bs = visible(m_, key);
+        dict_key = !bs.empty();
+        for (const Binding* b : bs) {
+          Node it = b->kind == Binding::Kind::LoopTarget ? unparen(b->value) : Node{};
+          if (is(it, "call") && is(unparen(field(it, "function")), "attribute")) {
+            Node f = unparen(field(it, "function"));
+            std::string_view meth = text(field(f, "attribute"), m_.src());
+            it = meth == "keys" || meth == "items" ? unparen(field(f, "object")) : Node{};
+          }
+          dict_key = dict_key && is(it, "identifier") && text(it, m_.src()) == n;
         }
-        dict_key = dict_key && is(it, "identifier") && text(it, m_.src()) == n;
+      }
+      if (!dict_key) continue;
+      AbstractType vt = value(sv, Path{});
+      if (vt.kind == Kind::Tensor && (vt.device == TypeDevice::Cuda || vt.device == TypeDevice::Any))
+        out = out == TypeDevice::Unresolved ? vt.device : join(out, vt.device);
+    }
+    return out;
+  };
+  std::string_view n = text(name, m_.src());
+  TypeDevice out = stores_into(m_.scope_at(start(name)), n, name, false);
+  if (out != TypeDevice::Unresolved) return out;
+  // Handed, before this use, to a function of this module that stores device tensors under its
+  // keys in place (LESS's `prepare_batch(batch)` running `for key in batch: batch[key] =
+  // batch[key].to(device)`), with no binding of the name between that call and the use.
+  // O(the calls of the enclosing function).
+  // Asked only of a name whose items are read (`batch["labels"]`, `model(**batch)`) or that is
+  // handed to a call (a criterion of another module reading its items).
+  Node up = parent(name);
+  if (!(is(up, "subscript") && same(unparen(field(up, "value")), name)) && !is(up, "dictionary_splat") &&
+      !is(up, "argument_list") && !is(up, "keyword_argument"))
+    return out;
+  int fn = m_.function_at(start(name));
+  if (fn < 0 || static_cast<size_t>(fn) >= m_.calls_by_caller_.size()) return out;
+  auto reaching = visible(m_, name);
+  if (reaching.empty() || reaching.size() > SemanticModel::kMaxCandidates) return out;
+  for (int ci : m_.calls_by_caller_[static_cast<size_t>(fn)]) {
+    Node call = m_.calls_[static_cast<size_t>(ci)].call;
+    if (end(call) > start(name)) continue;
+    bool hands = false;  // cheap test first: the name is one of the call's arguments
+    for (Node a : named_children(field(call, "arguments"))) {
+      Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+      hands = hands || (is(v, "identifier") && text(v, m_.src()) == n);
+    }
+    if (!hands) continue;
+    bool before = true;
+    for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
+      before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
+    if (!before) continue;
+    for (int f : m_.callees(call)) {
+      const auto& params = m_.functions()[f].params;
+      for (size_t pi = 0; pi < params.size(); ++pi) {
+        if (params[pi].is_variadic) continue;
+        Node a = unparen(site_argument(f, static_cast<int>(pi), call));
+        if (!is(a, "identifier") || text(a, m_.src()) != n) continue;
+        TypeDevice d = stores_into(m_.functions()[f].scope, params[pi].name, Node{}, true);
+        if (d != TypeDevice::Unresolved) out = out == TypeDevice::Unresolved ? d : join(out, d);
       }
     }
-    if (!dict_key) continue;
-    AbstractType vt = value(sv, Path{});
-    if (vt.kind == Kind::Tensor && (vt.device == TypeDevice::Cuda || vt.device == TypeDevice::Any))
-      out = out == TypeDevice::Unresolved ? vt.device : join(out, vt.device);
   }
   return out;
 }
