@@ -138,14 +138,41 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
 }
 
 namespace {
+// The node types the checks declare, per symbol of the grammar (built once from the type names,
+// so the same answers as comparing kind()): the walk's dispatch reads one table entry per node.
+enum class Dispatch : unsigned char { None, Call, Module, Assignment, Readback, Condition, Subscript };
+Dispatch dispatch_of(Node n) {
+  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
+  static const std::vector<Dispatch> by_symbol = [] {
+    std::vector<Dispatch> out(count, Dispatch::None);
+    const std::string_view* names = symbol_names();
+    for (uint32_t s = 0; s < count; ++s) {
+      std::string_view k = names[s];
+      if (k == "call") out[s] = Dispatch::Call;
+      else if (k == "module") out[s] = Dispatch::Module;
+      else if (k == "assignment") out[s] = Dispatch::Assignment;
+      else if (k == "interpolation" || k == "binary_operator") out[s] = Dispatch::Readback;
+      else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
+               k == "conditional_expression")
+        out[s] = Dispatch::Condition;
+      else if (k == "subscript") out[s] = Dispatch::Subscript;
+    }
+    return out;
+  }();
+  if (is_null(n)) return Dispatch::None;
+  TSSymbol s = ts_node_symbol(n);
+  return s < count ? by_symbol[s] : Dispatch::None;  // past the table: ERROR and the like
+}
+
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
                 std::vector<Diagnostic>& out) {
   Context ctx(file, model, settings, out);
   // One walk; each node kind goes to the checks that declare it.
   model.walk([&](Node n, const WalkFrame& frame) {
     ctx.set_frame(&frame);
-    auto k = kind(n);
-    if (k == "call") {
+    Dispatch d = dispatch_of(n);
+    if (d == Dispatch::None) return;
+    if (d == Dispatch::Call) {
       rules::dl001_synchronous_data_loader(ctx, n);
       rules::dl002_unpinned_host_batches(ctx, n);
       rules::dl003_workers_respawned_each_epoch(ctx, n);
@@ -173,20 +200,19 @@ void run_checks(const SourceFile& file, const SemanticModel& model, const Settin
       rules::gu009_single_tensor_optimizer(ctx, n);
       rules::gu011_zero_grad_keeps_tensors(ctx, n);
       rules::gu012_debug_env_in_training(ctx, n);
-    } else if (k == "module") {
+    } else if (d == Dispatch::Module) {
       rules::gu001_no_mixed_precision(ctx, n);
       rules::gu002_cudnn_autotuner_off(ctx, n);
       rules::gu003_tf32_off(ctx, n);
       rules::gu010_channels_last_off(ctx, n);
       rules::gu013_tensor_core_unfriendly_dims(ctx, n);
-    } else if (k == "assignment") {
+    } else if (d == Dispatch::Assignment) {
       rules::gu012_debug_env_in_training(ctx, n);
-    } else if (k == "interpolation" || k == "binary_operator") {
+    } else if (d == Dispatch::Readback) {
       rules::sy001_host_readback_in_hot_loop(ctx, n);
-    } else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
-               k == "conditional_expression") {
+    } else if (d == Dispatch::Condition) {
       rules::sy002_tensor_value_control_flow(ctx, n);
-    } else if (k == "subscript") {
+    } else if (d == Dispatch::Subscript) {
       rules::sy003_data_dependent_shape_op(ctx, n);
       rules::dd005_nccl_transport_disabled(ctx, n);
     }

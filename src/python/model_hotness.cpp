@@ -594,6 +594,29 @@ bool SemanticModel::binding_dead(const Binding& b) const {
 // One pass over the file (on first use): the names of global/nonlocal statements, and the
 // attribute names assigned on objects other than `self` (assignment, augmented assignment and
 // for-loop targets, tuple targets included).
+namespace {
+// What collect_rebinds reads of a node type, per symbol of the grammar (built once from the type
+// names, so the same answers as comparing kind()): one table read per node of the file.
+enum class Rebind : unsigned char { Other, Declaration, Store };
+Rebind rebind_class(Node n) {
+  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
+  static const std::vector<Rebind> by_symbol = [] {
+    std::vector<Rebind> out(count, Rebind::Other);
+    const std::string_view* names = symbol_names();
+    for (uint32_t s = 0; s < count; ++s) {
+      std::string_view k = names[s];
+      if (k == "global_statement" || k == "nonlocal_statement") out[s] = Rebind::Declaration;
+      else if (k == "assignment" || k == "augmented_assignment" || k == "for_statement" || k == "for_in_clause")
+        out[s] = Rebind::Store;
+    }
+    return out;
+  }();
+  if (is_null(n)) return Rebind::Other;
+  TSSymbol s = ts_node_symbol(n);
+  return s < count ? by_symbol[s] : Rebind::Other;  // past the table: ERROR and the like
+}
+}  // namespace
+
 static void collect_rebinds(Node root, std::string_view src, std::unordered_set<std::string>& globals,
                             std::unordered_set<std::string>& attributes) {
   std::vector<Node> stack{root};
@@ -601,16 +624,15 @@ static void collect_rebinds(Node root, std::string_view src, std::unordered_set<
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
-    // The node's type read once (this walk visits every named node of the file).
-    std::string_view k = kind(n);
-    if (k == "global_statement" || k == "nonlocal_statement") {
+    // The node's type read once, as a table entry (this walk visits every named node of the file).
+    Rebind k = rebind_class(n);
+    if (k == Rebind::Declaration) {
       for (Node c : named_children(n))
         if (is(c, "identifier")) globals.insert(std::string(text(c, src)));
       continue;
     }
     Node left{};
-    if (k == "assignment" || k == "augmented_assignment" || k == "for_statement" || k == "for_in_clause")
-      left = field(n, "left");
+    if (k == Rebind::Store) left = field(n, "left");
     if (!is_null(left)) {
       targets.assign(1, left);
       while (!targets.empty()) {

@@ -453,6 +453,39 @@ int SemanticModel::function_at(uint32_t offset) const {
 // ends the walk. Uses inside functions see a module's bindings as they stand at the end.
 namespace {
 
+// The node types the statement helpers below test while they climb from a binding's target,
+// per symbol of the grammar (built once from the type names, so the same answers as comparing
+// kind()): one table read per level instead of up to seven name comparisons (lookup asks them of
+// every candidate binding).
+enum class Climb : unsigned char { Other, Block, Module, ExpressionStatement, TargetPart, Scope, If, ElifElse };
+Climb climb_class(Node n) {
+  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
+  static const std::vector<Climb> by_symbol = [] {
+    std::vector<Climb> out(count, Climb::Other);
+    const std::string_view* names = symbol_names();
+    for (uint32_t s = 0; s < count; ++s) {
+      std::string_view k = names[s];
+      if (k == "block") out[s] = Climb::Block;
+      else if (k == "module") out[s] = Climb::Module;
+      else if (k == "expression_statement") out[s] = Climb::ExpressionStatement;
+      else if (k == "assignment" || k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" ||
+               k == "list_splat_pattern")
+        out[s] = Climb::TargetPart;
+      else if (k == "function_definition" || k == "class_definition" || k == "lambda") out[s] = Climb::Scope;
+      else if (k == "if_statement") out[s] = Climb::If;
+      else if (k == "elif_clause" || k == "else_clause") out[s] = Climb::ElifElse;
+    }
+    return out;
+  }();
+  if (is_null(n)) return Climb::Other;
+  TSSymbol s = ts_node_symbol(n);
+  return s < count ? by_symbol[s] : Climb::Other;  // past the table: ERROR and the like
+}
+bool block_or_module(Node n) {
+  Climb c = climb_class(n);
+  return c == Climb::Block || c == Climb::Module;
+}
+
 // The statement (a child of a block or the module) that holds a binding's target; null past a
 // few levels (a target deep in an expression).
 Node binding_statement(const Binding& b) {
@@ -460,7 +493,7 @@ Node binding_statement(const Binding& b) {
   for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
     Node p = parent(n);
     if (is_null(p)) return Node{};
-    if (is(p, "block") || is(p, "module")) return n;
+    if (block_or_module(p)) return n;
     n = p;
   }
   return Node{};
@@ -474,16 +507,14 @@ Node overwriting_statement(const Binding& b) {
   for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
     Node p = parent(n);
     if (is_null(p)) return Node{};
-    auto k = kind(p);
-    if (k == "expression_statement") {
+    Climb c = climb_class(p);
+    if (c == Climb::ExpressionStatement) {
       Node blk = parent(p);
-      if (!is(blk, "block") && !is(blk, "module")) return Node{};
+      if (!block_or_module(blk)) return Node{};
       if (is(parent(blk), "try_statement")) return Node{};
       return p;
     }
-    if (k != "assignment" && k != "pattern_list" && k != "tuple_pattern" && k != "list_pattern" &&
-        k != "list_splat_pattern")
-      return Node{};
+    if (c != Climb::TargetPart) return Node{};
     n = p;
   }
   return Node{};
@@ -525,12 +556,15 @@ Node branch_if(Node stmt) {
 // enclosing loop's next pass. O(depth).
 bool in_other_branch(Node stmt, uint32_t use) {
   auto holds = [&](Node n) { return !is_null(n) && start(n) <= use && use < end(n); };
+  // Each level's type read once (climb_class), carried up as the next level's own.
+  Climb nc = climb_class(stmt);
   for (Node n = stmt; !is_null(n);) {
     Node p = parent(n);
-    if (is_null(p) || is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) break;
-    if (is(n, "block") && !holds(n)) {
-      Node ifs = is(p, "if_statement") ? p : is(p, "elif_clause") || is(p, "else_clause") ? parent(p) : Node{};
-      if (is(ifs, "if_statement") && holds(ifs)) {
+    Climb pc = climb_class(p);
+    if (is_null(p) || pc == Climb::Scope) break;
+    if (nc == Climb::Block && !holds(n)) {
+      Node ifs = pc == Climb::If ? p : pc == Climb::ElifElse ? parent(p) : Node{};
+      if (climb_class(ifs) == Climb::If && holds(ifs)) {
         if (holds(field(ifs, "consequence"))) return true;
         for (Node c : named_children(ifs))
           if ((is(c, "elif_clause") && holds(field(c, "consequence"))) || (is(c, "else_clause") && holds(field(c, "body"))))
@@ -538,6 +572,7 @@ bool in_other_branch(Node stmt, uint32_t use) {
       }
     }
     n = p;
+    nc = pc;
   }
   return false;
 }

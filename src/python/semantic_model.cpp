@@ -10,6 +10,27 @@ using namespace model_detail;
 
 const std::vector<int> SemanticModel::kNoCallers;
 
+const unsigned char* walk_detail::classes() {
+  static const std::vector<unsigned char> table = [] {
+    uint32_t count = symbol_count();
+    const std::string_view* names = symbol_names();
+    std::vector<unsigned char> out(count, Plain);
+    for (uint32_t s = 0; s < count; ++s) {
+      std::string_view k = names[s];
+      if (k == "for_statement" || k == "while_statement" || is_comprehension_kind(k)) out[s] = Loop;
+      else if (k == "function_definition") out[s] = Function;
+      else if (k == "if_statement" || k == "elif_clause") out[s] = If;
+      else if (k == "else_clause") out[s] = Else;
+      else if (k == "lambda") out[s] = Lambda;
+      else if (k == "conditional_expression") out[s] = Conditional;
+    }
+    return out;
+  }();
+  return table.data();
+}
+
+uint32_t walk_detail::symbol_count() { return ts_language_symbol_count(tree_sitter_python()); }
+
 SemanticModel::Step::Step(const SemanticModel& m) : m_(m) {
   if (m.budget_ && ++m.work_ > m.budget_) throw BudgetExceeded();
   if (!m.budget_) ++m.work_;

@@ -927,19 +927,32 @@ class SemanticModel {
 };
 
 // ---- the walk ---------------------------------------------------------------------------
+// What a node type means to the walk, per symbol of the grammar (built once from the type
+// names, so the same answers as comparing kind()): the walk reads one table entry per node
+// instead of comparing its type name with each context-opening type.
+namespace walk_detail {
+enum Class : unsigned char { Plain, Loop, Function, If, Else, Lambda, Conditional };
+const unsigned char* classes();  // indexed by symbol; Plain past the grammar's symbols (ERROR)
+uint32_t symbol_count();
+}  // namespace walk_detail
+
 template <class F>
 void SemanticModel::walk(F&& visit) const {
   enum Push { None, LoopBody, FunctionBody, Guard, NegGuard, LambdaBody };
   struct Item {
     Node node;
-    bool exit;
-    Push push;
     Node ctx;  // the loop, the function definition, or the guard's condition
+    int loop;  // LoopBody: the loop's index
+    Push push;
+    bool exit;
   };
+  static const unsigned char* classes = walk_detail::classes();
+  static const uint32_t symbol_count = walk_detail::symbol_count();
+  const ChildIndex* index = current_child_index();
   WalkFrame frame;
   std::vector<WalkFrame> saved;
   std::vector<Item> stack;
-  stack.push_back({root_, false, None, Node{}});
+  stack.push_back({root_, Node{}, -1, None, false});
   while (!stack.empty()) {
     Item item = stack.back();
     stack.pop_back();
@@ -954,7 +967,7 @@ void SemanticModel::walk(F&& visit) const {
       continue;
     }
     switch (item.push) {
-      case LoopBody: frame.loops.push_back(loop_index(item.ctx)); break;
+      case LoopBody: frame.loops.push_back(item.loop); break;
       case FunctionBody: {
         saved.push_back(frame);
         WalkFrame f;
@@ -972,45 +985,62 @@ void SemanticModel::walk(F&& visit) const {
     }
     Node n = item.node;
     visit(n, frame);
-    std::string_view k = kind(n);
+    // The node's children and fields from the installed ChildIndex, found once (field() and the
+    // child iteration would each search it again); tree-sitter when none is installed.
+    const ChildIndex::Entry* entry = index && !is_null(n) ? index->find(n) : nullptr;
+    auto child_field = [&](FieldName name) { return entry ? index->field(*entry, name.id()) : field(n, name); };
+    TSSymbol symbol = is_null(n) ? 0 : ts_node_symbol(n);
+    walk_detail::Class cls = is_null(n) || symbol >= symbol_count ? walk_detail::Plain
+                                                                  : static_cast<walk_detail::Class>(classes[symbol]);
     // The one child that opens a context (a loop or function body, a guarded branch).
     Push special_push = None;
     Node special{}, special_ctx{};
-    if ((k == "for_statement" || k == "while_statement" || is_comprehension_kind(k)) && loop_index(n) >= 0 &&
-        (!cold_comprehensions_dropped_ || !loops_[loop_index(n)].comprehension ||
-         loops_[loop_index(n)].kind == LoopKind::Hot)) {
-      special_push = LoopBody;
-      special = field(n, "body");
-      special_ctx = n;
-    } else if (k == "function_definition") {
-      special_push = FunctionBody;
-      special = field(n, "body");
-      special_ctx = n;
-    } else if (k == "if_statement" || k == "elif_clause") {
-      special_push = Guard;
-      special = field(n, "consequence");
-    } else if (k == "else_clause") {
-      Node p = parent(n);
-      if (is(p, "if_statement")) {
-        special_push = NegGuard;
-        special = field(n, "body");
-        special_ctx = field(p, "condition");
-      }
-    } else if (k == "lambda") {
-      special_push = LambdaBody;
-      special = field(n, "body");
-    }
-    if (special_push == Guard && !is_null(special)) special_ctx = field(n, "condition");
+    int special_loop = -1;
     // `x if cond else y`: x is guarded by cond as `if cond:` guards its body, y as the else.
     Node cond_true{}, cond_false{}, cond_expr{};
-    if (k == "conditional_expression" && named_count(n) == 3) {
-      cond_true = named_child(n, 0);
-      cond_expr = named_child(n, 1);
-      cond_false = named_child(n, 2);
+    switch (cls) {
+      case walk_detail::Loop:  // for, while, a comprehension
+        if (int li = loop_index(n);
+            li >= 0 && (!cold_comprehensions_dropped_ || !loops_[li].comprehension || loops_[li].kind == LoopKind::Hot)) {
+          special_push = LoopBody;
+          special = child_field("body");
+          special_ctx = n;
+          special_loop = li;
+        }
+        break;
+      case walk_detail::Function:
+        special_push = FunctionBody;
+        special = child_field("body");
+        special_ctx = n;
+        break;
+      case walk_detail::If:  // an if statement, an elif clause
+        special_push = Guard;
+        special = child_field("consequence");
+        if (!is_null(special)) special_ctx = child_field("condition");
+        break;
+      case walk_detail::Else:
+        if (Node p = entry ? entry->parent : parent(n); is(p, "if_statement")) {
+          special_push = NegGuard;
+          special = child_field("body");
+          special_ctx = field(p, "condition");
+        }
+        break;
+      case walk_detail::Lambda:
+        special_push = LambdaBody;
+        special = child_field("body");
+        break;
+      case walk_detail::Conditional:
+        if (named_count(n) == 3) {
+          cond_true = named_child(n, 0);
+          cond_expr = named_child(n, 1);
+          cond_false = named_child(n, 2);
+        }
+        break;
+      default: break;
     }
     // The children collect() enumerates: named, not extras. Error recovery marks some ERROR
     // nodes as extras; what they hold is not analyzed (collect() never indexed it).
-    for_each_named_child_reverse(n, [&](Node c) {
+    auto push_child = [&](Node c) {
       Push push = None;
       Node ctx{};
       if (special_push != None && !is_null(special) && same(c, special)) {
@@ -1020,9 +1050,17 @@ void SemanticModel::walk(F&& visit) const {
         push = same(c, cond_true) ? Guard : NegGuard;
         ctx = cond_expr;
       }
-      if (push != None) stack.push_back({c, true, push, ctx});
-      stack.push_back({c, false, push, ctx});
-    });
+      int loop = push == LoopBody ? special_loop : -1;
+      if (push != None) stack.push_back({c, ctx, loop, push, true});
+      stack.push_back({c, ctx, loop, push, false});
+    };
+    if (entry) {
+      const Node* kids = index->children(*entry);
+      for (uint32_t i = entry->count; i-- > 0;)
+        if (index->is_named_code(*entry, i)) push_child(kids[i]);
+    } else {
+      for_each_named_child_reverse(n, push_child);
+    }
   }
 }
 

@@ -311,3 +311,85 @@ def train(loader, opt, log_every=50):
   CHECK(seen["c"].every == 0);
   CHECK(seen["d"].once_per_epoch);
 }
+
+// SemanticModel::walk classifies each node by a per-symbol table and reads its children and fields
+// from the installed ChildIndex (or from tree-sitter without one): both give every node the same
+// frame, and the frames are the contexts the source says.
+TEST_CASE("the walk's frames: loops, functions, guards, else branches, conditional expressions, lambdas") {
+  Model m(R"(import torch
+def train(loader, opt, flag):
+    for x in loader:
+        loss = x.sum()
+        loss.backward()
+        opt.step()
+        if flag:
+            a = x.cuda()
+        elif x is None:
+            b = 1
+        else:
+            c = 2
+        d = [y.item() for y in x if y]
+        e = x.cpu() if flag else x.float()
+        f = lambda z: z.item()
+    while True:
+        g = 3
+class Net:
+    def forward(self, x):
+        return x
+)");
+  struct Seen {
+    uint32_t at;
+    std::string kind;
+    int function, klass, lambda_depth;
+    std::vector<int> loops;
+    std::vector<std::pair<uint32_t, bool>> guards;
+    std::vector<uint32_t> guard_loop_depth;
+    bool operator==(const Seen&) const = default;
+  };
+  auto record = [&] {
+    std::vector<Seen> out;
+    m.model.walk([&](Node n, const WalkFrame& f) {
+      Seen s{start(n), std::string(kind(n)), f.function, f.klass, f.lambda_depth, f.loops, {}, f.guard_loop_depth};
+      for (const auto& [cond, polarity] : f.guards) s.guards.push_back({start(cond), polarity});
+      out.push_back(std::move(s));
+    });
+    return out;
+  };
+  std::vector<Seen> plain = record();
+  ChildIndex index(m.module.root());
+  std::vector<Seen> indexed;
+  {
+    ScopedChildIndex use(&index);
+    indexed = record();
+  }
+  REQUIRE(plain.size() == indexed.size());
+  CHECK(plain == indexed);
+  auto frame_of = [&](std::string_view t, std::string_view k) {
+    Node n = m.find(t, k);
+    for (const Seen& s : indexed)
+      if (s.at == start(n) && s.kind == k) return s;
+    FAIL("not walked: " << t);
+    return Seen{};
+  };
+  uint32_t flag1 = start(m.find("flag", "identifier", 1));  // `if flag:`
+  uint32_t none_test = start(m.find("x is None"));
+  Seen a = frame_of("a = x.cuda()", "assignment");
+  CHECK(a.function == 0);
+  CHECK(a.loops.size() == 1);
+  CHECK(a.guards == std::vector<std::pair<uint32_t, bool>>{{flag1, true}});
+  CHECK(frame_of("b = 1", "assignment").guards == std::vector<std::pair<uint32_t, bool>>{{none_test, true}});
+  CHECK(frame_of("c = 2", "assignment").guards == std::vector<std::pair<uint32_t, bool>>{{flag1, false}});
+  Seen item = frame_of("y.item()", "call");
+  CHECK(item.loops == a.loops);  // a comprehension that is no hot loop opens no loop context
+  Seen cpu = frame_of("x.cpu()", "call"), sum = frame_of("x.float()", "call");
+  uint32_t flag2 = start(m.find("flag", "identifier", 2));  // `if flag else`
+  CHECK(cpu.guards == std::vector<std::pair<uint32_t, bool>>{{flag2, true}});
+  CHECK(sum.guards == std::vector<std::pair<uint32_t, bool>>{{flag2, false}});
+  CHECK(frame_of("z.item()", "call").lambda_depth == 1);
+  CHECK(frame_of("g = 3", "assignment").loops.size() == 1);
+  CHECK(frame_of("g = 3", "assignment").guards.empty());
+  Seen ret = frame_of("return x", "return_statement");
+  CHECK(ret.function == 1);
+  CHECK(ret.klass == 0);
+  CHECK(ret.loops.empty());
+}
