@@ -457,15 +457,20 @@ std::vector<int> local_bases(const std::vector<Class>& classes,
 
 // C3: [k] + merge(mro(b1), ..., mro(bn), [b1, ..., bn]); false when it fails (no head left that
 // no other list holds in its tail, a cycle, too deep or too many classes).
+// `budget` counts the classes visited over the whole recursion (each base's order is worked out
+// again where two bases share it): past kMroBudget visits the attempt fails, so one query costs at
+// most kMroBudget merges of lists of at most kMaxMroClasses classes, whatever the hierarchy.
+constexpr int kMroBudget = 64;
+
 bool c3_mro(const std::vector<Class>& classes, const std::unordered_map<std::string, std::vector<int>>& by_name,
-            int k, int depth, std::vector<int>& out) {
-  if (depth > 8) return false;
+            int k, int depth, int& budget, std::vector<int>& out) {
+  if (depth > 8 || --budget < 0) return false;
   std::vector<int> bases = local_bases(classes, by_name, k);
   std::vector<std::vector<int>> lists;
   for (int b : bases) {
     if (b == k) return false;
     lists.emplace_back();
-    if (!c3_mro(classes, by_name, b, depth + 1, lists.back())) return false;
+    if (!c3_mro(classes, by_name, b, depth + 1, budget, lists.back())) return false;
   }
   lists.push_back(bases);
   out.assign(1, k);
@@ -500,7 +505,8 @@ std::vector<int> model_detail::class_mro(const std::vector<Class>& classes,
                                          int klass) {
   std::vector<int> out;
   if (klass < 0 || klass >= static_cast<int>(classes.size())) return out;
-  if (c3_mro(classes, by_name, klass, 0, out)) return out;
+  int budget = kMroBudget;
+  if (c3_mro(classes, by_name, klass, 0, budget, out)) return out;
   // Depth-first, left to right, each class once.
   out.clear();
   std::vector<int> stack{klass};

@@ -1023,7 +1023,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         result = any_arg_cuda();
       } else {
         for (Node n : d.fixed_nodes) result = result || is_cuda_impl(n);
-        for (const auto& use : d.uses) result = result || (use.device && use.called) || any_arg_cuda();
+        for (const auto& use : d.uses) result = result || use.moved || any_arg_cuda();
       }
     } else if (q == "builtins.map" && is(unparen(argument(expr, 0, "")), "lambda")) {
       // `map(lambda x: x.to(device), xs)`: what the lambda gives for each element; a lambda that

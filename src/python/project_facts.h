@@ -182,7 +182,10 @@ struct FunctionFacts {
   std::string ret_framework;
   std::vector<std::pair<int, int>> ret_elems;
   int yield_kind = -1, yield_device = 0;  // a generator: the type of what it yields
-  int yields_param = -1;  // a generator that yields the elements of this parameter (`for x in it: yield x`)
+  // A generator that yields the elements of this parameter (`for x in it: yield x`): its index;
+  // one yielding slices of it (`yield t[i:i + bs]`): type_detail::kYieldsSlices - index (<= -2);
+  // -1: neither.
+  int yields_param = -1;
   // Every return is an instance of this project class (canonical name), or of one of a few
   // ("A|B": a class union, sorted, at most kMaxClassUnion members; `return A() if c else B()`).
   std::string returns_class;

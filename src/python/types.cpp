@@ -29,38 +29,10 @@ TypeInference::Path unmarked(TypeInference::Path p) {
   return p;
 }
 
-// A call of a library's loader factory, or a name or attribute bound only to such calls
-// (`self.dl = get_dataloader(ds, ...)` of audiolm_pytorch: a function no project module
-// defines here, whose name ends in "loader"). Read only for what a framework prepares: it
-// prepares modules, optimizers, schedulers and loaders, so the factory's result is a loader.
-bool library_loader_factory(const SemanticModel& m, Node expr) {
-  expr = unparen(expr);
-  std::vector<Value> values;
-  if (is(expr, "call")) {
-    Value v;
-    v.kind = Value::Kind::Expr;
-    v.expr = expr;
-    values.push_back(v);
-  } else if (is(expr, "identifier") || is(expr, "attribute")) {
-    values = m.values(expr);
-  }
-  if (values.empty() || values.size() > SemanticModel::kMaxCandidates) return false;
-  for (const auto& v : values) {
-    Node c = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
-    Node fn = is(c, "call") ? unparen(field(c, "function")) : Node{};
-    if (!is(fn, "identifier") && !is(fn, "attribute")) return false;
-    std::string name(is(fn, "attribute") ? text(field(fn, "attribute"), m.src()) : text(fn, m.src()));
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    if (name.size() <= 6 || name.compare(name.size() - 6, 6, "loader") != 0 || !m.callees(c).empty() ||
-        m.qualified_name(fn).rfind("builtins.", 0) == 0)
-      return false;
-  }
-  return true;
-}
-
 // A self store's type `t` (its value at its unmarked path), on the device where kPreparedStore
 // marks it (as TypeInference::prepared() gives a prepared argument's).
-AbstractType store_on_device(AbstractType t, TypeInference::Path p, const SemanticModel& m, Node v) {
+AbstractType store_on_device(AbstractType t, TypeInference::Path p, const SemanticModel& m, Node v,
+                             const std::function<bool(Node)>& project_call) {
   if (!(p.code & kPreparedStore)) return t;
   if (t.kind == Kind::Module || t.kind == Kind::Tensor || t.kind == Kind::Loader) {
     t.device = TypeDevice::Cuda;
@@ -68,7 +40,8 @@ AbstractType store_on_device(AbstractType t, TypeInference::Path p, const Semant
   }
   if (t.kind == Kind::Optimizer) return t;
   if (m.is_module(v)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
-  if (m.is_loader_expr(v) || library_loader_factory(m, v)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  if (m.is_loader_expr(v) || library_loader_factory(m, v, project_call))
+    return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
   return t;
 }
 
@@ -1187,37 +1160,11 @@ AbstractType TypeInference::prepared(Node argument) const {
   }
   if (m_.is_module(argument)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
   if (m_.is_loader_expr(argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
-  if (library_loader_factory(m_, argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+  auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
+  if (library_loader_factory(m_, argument, project_call))
+    return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
   return AbstractType::unknown();
 }
-
-namespace type_detail {
-
-std::vector<std::pair<std::string_view, Node>> record_fields(const SemanticModel& m, int klass) {
-  std::vector<std::pair<std::string_view, Node>> out;
-  const Class& c = m.classes()[klass];
-  bool record = std::any_of(c.bases.begin(), c.bases.end(), [](const std::string& b) {
-    return b == "typing.NamedTuple" || b == "NamedTuple";
-  });
-  if (Node d = parent(c.node); !record && is(d, "decorated_definition"))
-    for (Node dec : named_children(d)) {
-      if (!is(dec, "decorator")) continue;
-      Node e = unparen(named_child(dec, 0));
-      if (is(e, "call")) e = unparen(field(e, "function"));
-      std::string_view word = is(e, "attribute") ? text(field(e, "attribute"), m.src()) : text(e, m.src());
-      if (word == "dataclass") record = true;
-    }
-  if (!record) return out;
-  for (Node st : named_children(field(c.node, "body"))) {
-    if (!is(st, "expression_statement")) continue;
-    Node a = named_child(st, 0);
-    if (!is(a, "assignment") || is_null(field(a, "type")) || !is(field(a, "left"), "identifier")) continue;
-    out.push_back({text(field(a, "left"), m.src()), field(a, "right")});
-  }
-  return out;
-}
-
-}  // namespace type_detail
 
 AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
   if (klass <= -2) {
@@ -1253,8 +1200,9 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       any = true;
       if (t.kind == Kind::Unknown) return t;
     }
+    auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
     for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
-      AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v);
+      AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v, project_call);
       // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
       // holds: a CPU tensor stored on `self` stays there (`self.mask = torch.ones(n, n)`).
       if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
@@ -1992,9 +1940,11 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
         auto stores = self_stores(key);
         if (!stores.empty()) {
           AbstractType t = AbstractType::bottom();
+          auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
           for (const auto& [v, p] : stores)
-            t = join(t, p.size() == 0 && !(p.code & kPreparedStore) ? iter(v, path)
-                                                                    : element(store_on_device(value(v, unmarked(p)), p, m_, v), 1 + path.size()));
+            t = join(t, p.size() == 0 && !(p.code & kPreparedStore)
+                            ? iter(v, path)
+                            : element(store_on_device(value(v, unmarked(p)), p, m_, v, project_call), 1 + path.size()));
           return t;
         }
       }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 #include <string>
@@ -16,6 +17,66 @@
 // functions (project mode). Split from types.cpp by concern (issue 10's layout).
 
 namespace stoker::python {
+
+// A call of a library's loader factory, or a name or attribute bound only to such calls
+// (`self.dl = get_dataloader(ds, ...)` of audiolm_pytorch: a function whose name ends in
+// "loader" that neither this file nor another project module defines). Read only for what a
+// framework prepares: it prepares modules, optimizers, schedulers and loaders, so the factory's
+// result is a loader.
+bool type_detail::library_loader_factory(const SemanticModel& m, Node expr,
+                                         const std::function<bool(Node)>& project_call) {
+  expr = unparen(expr);
+  std::vector<Value> values;
+  if (is(expr, "call")) {
+    Value v;
+    v.kind = Value::Kind::Expr;
+    v.expr = expr;
+    values.push_back(v);
+  } else if (is(expr, "identifier") || is(expr, "attribute")) {
+    values = m.values(expr);
+  }
+  if (values.empty() || values.size() > SemanticModel::kMaxCandidates) return false;
+  for (const auto& v : values) {
+    Node c = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+    Node fn = is(c, "call") ? unparen(field(c, "function")) : Node{};
+    if (!is(fn, "identifier") && !is(fn, "attribute")) return false;
+    std::string name(is(fn, "attribute") ? text(field(fn, "attribute"), m.src()) : text(fn, m.src()));
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (name.size() <= 6 || name.compare(name.size() - 6, 6, "loader") != 0 || !m.callees(c).empty() ||
+        project_call(c) ||
+        m.qualified_name(fn).rfind("builtins.", 0) == 0)
+      return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string_view, Node>> type_detail::record_fields(const SemanticModel& m, int klass) {
+  std::vector<std::pair<std::string_view, Node>> out;
+  const Class& c = m.classes()[klass];
+  bool record = std::any_of(c.bases.begin(), c.bases.end(), [](const std::string& b) {
+    return b == "typing.NamedTuple" || b == "NamedTuple";
+  });
+  if (Node d = parent(c.node); !record && is(d, "decorated_definition"))
+    for (Node dec : named_children(d)) {
+      if (!is(dec, "decorator")) continue;
+      Node e = unparen(named_child(dec, 0));
+      if (is(e, "call")) e = unparen(field(e, "function"));
+      std::string_view word = is(e, "attribute") ? text(field(e, "attribute"), m.src()) : text(e, m.src());
+      if (word == "dataclass") record = true;
+    }
+  if (!record) return out;
+  // A subclass of a class of this file puts its bases' fields first: positions unknown here.
+  for (const auto& b : c.bases)
+    for (const Class& other : m.classes())
+      if (&other != &c && other.name == last_part(b)) return out;
+  for (Node st : named_children(field(c.node, "body"))) {
+    if (!is(st, "expression_statement")) continue;
+    Node a = named_child(st, 0);
+    if (!is(a, "assignment") || is_null(field(a, "type")) || !is(field(a, "left"), "identifier")) continue;
+    out.push_back({text(field(a, "left"), m.src()), field(a, "right")});
+  }
+  return out;
+}
 
 using Kind = AbstractType::Kind;
 using namespace type_detail;

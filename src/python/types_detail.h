@@ -3,6 +3,7 @@
 // Helpers shared by the files of the type inference (types.cpp, types_classes.cpp), some of them
 // also read by the device analysis and SY003 (host_attributes, tensor_like, record_fields).
 
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ bool tensor_like(const AbstractType& t);
 // The fields of a dataclass or NamedTuple class of the file (`loss: torch.Tensor`, `n: int = 0` in
 // its body), in order: the annotated names and their defaults (or null). Empty for other classes.
 std::vector<std::pair<std::string_view, Node>> record_fields(const SemanticModel& m, int klass);
+
+// A call of a library's loader factory (a function named "...loader" that no project module
+// defines: neither this file nor, by `project_call`, another module), or a name or attribute
+// bound only to such calls (types_classes.cpp).
+bool library_loader_factory(const SemanticModel& m, Node expr, const std::function<bool(Node)>& project_call);
 
 // Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's);
 // with the `is_` ones, never a tensor (TypeInference's attribute types, SemanticModel::is_cuda).

@@ -12,6 +12,7 @@
 #include "python/project_fields.h"
 #include "python/project_fingerprints.h"
 #include "python/types.h"
+#include "python/types_detail.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -388,8 +389,8 @@ TEST_CASE("a host-return answer changes only where the return is or was a host t
   CHECK(answers(tensor, cuda).first == wave_before.first);
   // A host tensor, or a container of host tensors (the device's kTensorsFact bit), is read.
   CHECK(answers(tensor, cpu).first != wave_before.first);
-  CHECK(answers(container, cpu | 16).first != wave_before.first);
-  CHECK(answers(container, cpu | 16).first != answers(tensor, cpu).first);
+  CHECK(answers(container, cpu | stoker::python::type_detail::kTensorsFact).first != wave_before.first);
+  CHECK(answers(container, cpu | stoker::python::type_detail::kTensorsFact).first != answers(tensor, cpu).first);
 }
 
 TEST_CASE("a return's dependence answer leaves out the parameters its taint follows", "[project]") {

@@ -96,7 +96,7 @@ bool host_container(const SemanticModel& m, Node c) {
 // identity: nothing is read) nor a string.
 bool membership_reads_cuda(const SemanticModel& m, Node c) {
   if (!is(c, "comparison_operator") || named_count(c) != 2) return false;
-  std::string_view op = m.text(ts_node_child(c, 1));
+  std::string_view op = kind(ts_node_child(c, 1));  // the grammar's "not in" whatever the spacing
   if (op != "in" && op != "not in") return false;
   // A tensor on CUDA by its type; or an element picked from a value the CUDA taint marks, whose
   // type is not decided (`last_tokens[i]` of a parameter the call sites hand `torch.cat(...)` of
@@ -113,12 +113,26 @@ bool membership_reads_cuda(const SemanticModel& m, Node c) {
   if (is(left, "string") || is(left, "concatenated_string")) return false;
   if (cuda_tensor(right)) return true;
   if (!cuda_tensor(left)) return false;
-  auto k = kind(right);
-  if (k == "dictionary" || k == "set" || k == "dictionary_comprehension" || k == "set_comprehension" || k == "string")
-    return false;
-  if ((k == "tuple" || k == "list") && named_count(right) == 0) return false;  // `x not in ()`: nothing compared
-  std::string q = is(right, "call") ? m.callee_name(right) : std::string();
-  return q != "builtins.dict" && q != "builtins.set" && q != "builtins.frozenset" && q != "builtins.str";
+  // A dict or set (a display, a comprehension, a dict()/set() call), or a name bound only to
+  // those (`stop = {0, 1}` then `if tok in stop:`), or a string.
+  auto hashed = [&](Node e) {
+    auto k = kind(e);
+    if (k == "dictionary" || k == "set" || k == "dictionary_comprehension" || k == "set_comprehension" ||
+        k == "string")
+      return true;
+    std::string q = is(e, "call") ? m.callee_name(e) : std::string();
+    return q == "builtins.dict" || q == "builtins.set" || q == "builtins.frozenset" || q == "builtins.str";
+  };
+  if (hashed(right)) return false;
+  if ((is(right, "tuple") || is(right, "list")) && named_count(right) == 0) return false;  // `x not in ()`
+  if (is(right, "identifier")) {
+    auto values = m.values(right);
+    if (!values.empty() && std::all_of(values.begin(), values.end(), [&](const Value& v) {
+          return v.kind == Value::Kind::Expr && hashed(unparen(v.expr));
+        }))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace

@@ -57,6 +57,23 @@ bool preprocessed_here(const SemanticModel& m, Node use, const Function& fn) {
   return true;
 }
 
+// Conversions of host data to a tensor on the host (no `device=`).
+const std::set<std::string, std::less<>> kConversions = {"torch.from_numpy", "torch.tensor", "torch.as_tensor",
+                                                         "torch.Tensor", "torch.FloatTensor"};
+
+// `torch.from_numpy(x).float()`, `.type(torch.FloatTensor)`, `.unsqueeze(0)`: the value under at
+// most four host conversions and reshapes.
+Node peel_host_reshapes(const SemanticModel& m, Node v) {
+  for (int guard = 0; guard < 4 && is(v, "call") && is(unparen(field(v, "function")), "attribute") &&
+                      m.callee_name(v).empty();
+       ++guard) {
+    std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
+    if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
+    v = unparen(field(unparen(field(v, "function")), "object"));
+  }
+  return v;
+}
+
 // `x = transform(image).unsqueeze(0)` then `aligner.align(x)` in a loop over files, whose
 // `align(self, imgs)` moves `imgs` (stargan-v2's FaceAligner, core/wing.py:301): the parameter
 // is handed, at every call site of this file (at least one), an input the caller's innermost
@@ -64,8 +81,6 @@ bool preprocessed_here(const SemanticModel& m, Node use, const Function& fn) {
 // or a callable that is not a module and gives no CUDA value (a transform), perhaps followed by
 // host reshapes. O(call sites x bindings).
 bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
-  static const std::set<std::string, std::less<>> conversions = {
-      "torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"};
   const Function& fn = m.functions()[b.function];
   const Param& prm = fn.params[b.param_index];
   int position = b.param_index - bound_params(fn);
@@ -83,16 +98,10 @@ bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
     for (const Binding* ab : bindings) {
       if (ab->kind != Binding::Kind::Assign || ab->unpack_index >= 0 || !in_loop(ab->at)) return false;
       Node v = unparen(ab->value);
-      for (int guard = 0; guard < 4 && is(v, "call") && is(unparen(field(v, "function")), "attribute") &&
-                          m.callee_name(v).empty();
-           ++guard) {
-        std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
-        if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
-        v = unparen(field(unparen(field(v, "function")), "object"));
-      }
+      v = peel_host_reshapes(m, v);
       if (!is(v, "call") || m.is_cuda(v)) return false;
       Node f = unparen(field(v, "function"));
-      bool conversion = conversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
+      bool conversion = kConversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
       bool transform = is(f, "identifier") && m.callee_name(v).empty() && !m.is_module(f) && m.callees(v).empty();
       if (!conversion && !transform) return false;
       Node src = unparen(m.argument(v, 0, ""));
@@ -137,8 +146,6 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
   // At module level every name is the module's: the conversion and its array are bound in the
   // loop (per image), not before it (a table moved on every pass is TX003's).
   auto in_region = [&](uint32_t at) { return fn || (at >= start(region) && at < end(region)); };
-  static const std::set<std::string, std::less<>> conversions = {
-      "torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"};
   auto bindings = m.lookup(m.text(r), start(r));
   if (bindings.empty()) return false;
   bool converted = false;
@@ -152,20 +159,14 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     Node v = unparen(b->value);
     if (same(v, call)) continue;
     // `torch.from_numpy(x).float()`, `.type(torch.FloatTensor)`: conversions on the host.
-    for (int guard = 0; guard < 4 && is(v, "call") && is(unparen(field(v, "function")), "attribute") &&
-                        m.callee_name(v).empty();
-         ++guard) {
-      std::string_view meth = m.text(field(unparen(field(v, "function")), "attribute"));
-      if (meth != "float" && meth != "long" && meth != "type" && meth != "unsqueeze" && meth != "permute") break;
-      v = unparen(field(unparen(field(v, "function")), "object"));
-    }
+    v = peel_host_reshapes(m, v);
     // `images = image.unsqueeze(0)` of an input the function preprocessed (`image =
     // self.transform(image)`: ssd's Predictor.predict).
     if (fn && is(v, "identifier") && m.text(v) != m.text(r) && preprocessed_here(m, v, *fn)) {
       converted = true;
       continue;
     }
-    if (!is(v, "call") || !conversions.count(m.callee_name(v)) || !is_null(m.argument(v, -1, "device"))) return false;
+    if (!is(v, "call") || !kConversions.count(m.callee_name(v)) || !is_null(m.argument(v, -1, "device"))) return false;
     Node src = unparen(m.argument(v, 0, ""));
     if (!is(src, "identifier")) return false;
     auto src_bindings = m.lookup(m.text(src), start(src));

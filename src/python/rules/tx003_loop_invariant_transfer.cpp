@@ -96,9 +96,11 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
     return;
   // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
   // later calls copy nothing).
-  if (m.is_cuda(recv) || m.is_module(recv) || module_state_attribute(ctx, recv, ctx.frame().function)) return;
+  if (m.is_cuda(recv) || m.is_module(recv)) return;
   HotContext h = ctx.hot();
   if (!h.hot) return;
+  // A buffer or parameter the class registers (a scan of the file's calls: after the hot test).
+  if (module_state_attribute(ctx, recv, ctx.frame().function)) return;
   // The function's body: its parameters are bound by its signature, outside it.
   Node region = h.loop >= 0 ? m.loops()[h.loop].node : field(m.functions()[ctx.frame().function].node, "body");
   for (const auto& [k, n] : parts) {
