@@ -28,8 +28,9 @@ bool feeds_module(const SemanticModel& m, Node call) {
   // `self.net.forward(images)` runs the module as calling it does.
   if (is(fn, "attribute") && m.text(field(fn, "attribute")) == "forward") fn = unparen(field(fn, "object"));
   if (m.is_module(fn)) return true;
-  // A method of a module class of this file called on a module (`self.fan.get_landmark(imgs)`,
-  // which runs the module's forward on it).
+  // A method of a module class of this file called on a module (`self.fan.get_landmark(imgs)`):
+  // taken as feeding the module whether or not that method calls its forward (the input reaches
+  // the module's code, on its device).
   if (is(fn, "attribute") && m.is_module(unparen(field(fn, "object"))) && !m.callees(call).empty()) return true;
   return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
          m.callee_name(call).empty() && m.is_cuda(call);
