@@ -7,6 +7,7 @@
 #include "python/parser.h"
 #include "python/rules/rules.h"
 #include "python/semantic_model.h"
+#include "python/symbol_table.h"
 
 namespace stoker::python {
 
@@ -142,26 +143,20 @@ namespace {
 // so the same answers as comparing kind()): the walk's dispatch reads one table entry per node.
 enum class Dispatch : unsigned char { None, Call, Module, Assignment, Readback, Condition, Subscript };
 Dispatch dispatch_of(Node n) {
-  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
-  static const std::vector<Dispatch> by_symbol = [] {
-    std::vector<Dispatch> out(count, Dispatch::None);
-    const std::string_view* names = symbol_names();
-    for (uint32_t s = 0; s < count; ++s) {
-      std::string_view k = names[s];
-      if (k == "call") out[s] = Dispatch::Call;
-      else if (k == "module") out[s] = Dispatch::Module;
-      else if (k == "assignment") out[s] = Dispatch::Assignment;
-      else if (k == "interpolation" || k == "binary_operator") out[s] = Dispatch::Readback;
-      else if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
-               k == "conditional_expression")
-        out[s] = Dispatch::Condition;
-      else if (k == "subscript") out[s] = Dispatch::Subscript;
-    }
-    return out;
-  }();
-  if (is_null(n)) return Dispatch::None;
-  TSSymbol s = ts_node_symbol(n);
-  return s < count ? by_symbol[s] : Dispatch::None;  // past the table: ERROR and the like
+  static const SymbolTable<Dispatch> table(
+      [](std::string_view k) {
+        if (k == "call") return Dispatch::Call;
+        if (k == "module") return Dispatch::Module;
+        if (k == "assignment") return Dispatch::Assignment;
+        if (k == "interpolation" || k == "binary_operator") return Dispatch::Readback;
+        if (k == "if_statement" || k == "elif_clause" || k == "while_statement" || k == "assert_statement" ||
+            k == "conditional_expression")
+          return Dispatch::Condition;
+        if (k == "subscript") return Dispatch::Subscript;
+        return Dispatch::None;
+      },
+      Dispatch::None);
+  return table(n);
 }
 
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,

@@ -2,6 +2,7 @@
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
 #include "python/model_internal.h"
+#include "python/symbol_table.h"
 #include "python/project_fields.h"
 #include "python/types.h"
 
@@ -599,21 +600,15 @@ namespace {
 // names, so the same answers as comparing kind()): one table read per node of the file.
 enum class Rebind : unsigned char { Other, Declaration, Store };
 Rebind rebind_class(Node n) {
-  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
-  static const std::vector<Rebind> by_symbol = [] {
-    std::vector<Rebind> out(count, Rebind::Other);
-    const std::string_view* names = symbol_names();
-    for (uint32_t s = 0; s < count; ++s) {
-      std::string_view k = names[s];
-      if (k == "global_statement" || k == "nonlocal_statement") out[s] = Rebind::Declaration;
-      else if (k == "assignment" || k == "augmented_assignment" || k == "for_statement" || k == "for_in_clause")
-        out[s] = Rebind::Store;
-    }
-    return out;
-  }();
-  if (is_null(n)) return Rebind::Other;
-  TSSymbol s = ts_node_symbol(n);
-  return s < count ? by_symbol[s] : Rebind::Other;  // past the table: ERROR and the like
+  static const SymbolTable<Rebind> table(
+      [](std::string_view k) {
+        if (k == "global_statement" || k == "nonlocal_statement") return Rebind::Declaration;
+        if (k == "assignment" || k == "augmented_assignment" || k == "for_statement" || k == "for_in_clause")
+          return Rebind::Store;
+        return Rebind::Other;
+      },
+      Rebind::Other);
+  return table(n);
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // Scopes and bindings: the collection pass (scopes, bindings, functions, classes, loops, the
 // statements later passes index), name lookup and qualified names through imports.
 #include "python/model_internal.h"
+#include "python/symbol_table.h"
 
 #include <functional>
 
@@ -459,27 +460,21 @@ namespace {
 // every candidate binding).
 enum class Climb : unsigned char { Other, Block, Module, ExpressionStatement, TargetPart, Scope, If, ElifElse };
 Climb climb_class(Node n) {
-  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
-  static const std::vector<Climb> by_symbol = [] {
-    std::vector<Climb> out(count, Climb::Other);
-    const std::string_view* names = symbol_names();
-    for (uint32_t s = 0; s < count; ++s) {
-      std::string_view k = names[s];
-      if (k == "block") out[s] = Climb::Block;
-      else if (k == "module") out[s] = Climb::Module;
-      else if (k == "expression_statement") out[s] = Climb::ExpressionStatement;
-      else if (k == "assignment" || k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" ||
-               k == "list_splat_pattern")
-        out[s] = Climb::TargetPart;
-      else if (k == "function_definition" || k == "class_definition" || k == "lambda") out[s] = Climb::Scope;
-      else if (k == "if_statement") out[s] = Climb::If;
-      else if (k == "elif_clause" || k == "else_clause") out[s] = Climb::ElifElse;
-    }
-    return out;
-  }();
-  if (is_null(n)) return Climb::Other;
-  TSSymbol s = ts_node_symbol(n);
-  return s < count ? by_symbol[s] : Climb::Other;  // past the table: ERROR and the like
+  static const SymbolTable<Climb> table(
+      [](std::string_view k) {
+        if (k == "block") return Climb::Block;
+        if (k == "module") return Climb::Module;
+        if (k == "expression_statement") return Climb::ExpressionStatement;
+        if (k == "assignment" || k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" ||
+            k == "list_splat_pattern")
+          return Climb::TargetPart;
+        if (k == "function_definition" || k == "class_definition" || k == "lambda") return Climb::Scope;
+        if (k == "if_statement") return Climb::If;
+        if (k == "elif_clause" || k == "else_clause") return Climb::ElifElse;
+        return Climb::Other;
+      },
+      Climb::Other);
+  return table(n);
 }
 bool block_or_module(Node n) {
   Climb c = climb_class(n);

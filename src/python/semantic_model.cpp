@@ -1,6 +1,7 @@
 // The semantic model's construction: the passes in order (see "Python semantic model" in
 // docs/architecture.md for the files each pass lives in) and the resolution bound.
 #include "python/model_internal.h"
+#include "python/symbol_table.h"
 
 #include "python/types.h"
 
@@ -11,21 +12,17 @@ using namespace model_detail;
 const std::vector<int> SemanticModel::kNoCallers;
 
 const unsigned char* walk_detail::classes() {
-  static const std::vector<unsigned char> table = [] {
-    uint32_t count = symbol_count();
-    const std::string_view* names = symbol_names();
-    std::vector<unsigned char> out(count, Plain);
-    for (uint32_t s = 0; s < count; ++s) {
-      std::string_view k = names[s];
-      if (k == "for_statement" || k == "while_statement" || is_comprehension_kind(k)) out[s] = Loop;
-      else if (k == "function_definition") out[s] = Function;
-      else if (k == "if_statement" || k == "elif_clause") out[s] = If;
-      else if (k == "else_clause") out[s] = Else;
-      else if (k == "lambda") out[s] = Lambda;
-      else if (k == "conditional_expression") out[s] = Conditional;
-    }
-    return out;
-  }();
+  static const SymbolTable<unsigned char> table(
+      [](std::string_view k) -> unsigned char {
+        if (k == "for_statement" || k == "while_statement" || is_comprehension_kind(k)) return Loop;
+        if (k == "function_definition") return Function;
+        if (k == "if_statement" || k == "elif_clause") return If;
+        if (k == "else_clause") return Else;
+        if (k == "lambda") return Lambda;
+        if (k == "conditional_expression") return Conditional;
+        return Plain;
+      },
+      Plain);
   return table.data();
 }
 
