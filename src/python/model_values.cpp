@@ -1171,7 +1171,7 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
 // `vars(args)` where every value of args is an argparse namespace (namespace_value); also a
 // call of a function of this file every return of which is such a dict (`args = parse_opt()`
 // with `return vars(parser.parse_args())`, or a name bound to it: fasterrcnn's train.py).
-// At most 2 such calls nested (a function returning its own call is not one).
+// At most 2 such calls nested: deeper chains (and a function returning its own call) are not one.
 bool SemanticModel::is_argparse_vars(Node e) const {
   e = unparen(e);
   if (!is(e, "call")) return false;
@@ -1183,19 +1183,17 @@ bool SemanticModel::is_argparse_vars(Node e) const {
     if (returns.empty()) return false;
     Step step(*this);
     if (!step) return false;
-    ++nested;
+    struct Depth {  // one level deeper for the returns' values, also when a budget throws
+      int& n;
+      explicit Depth(int& c) : n(c) { ++n; }
+      ~Depth() { --n; }
+    } depth(nested);
     bool out = true;
-    try {
-      for (size_t r = 0; out && r < returns.size(); ++r) {
-        auto vs = values(returns[r]);
-        if (vs.empty()) out = false;
-        for (const auto& v : vs) out = out && v.kind == Value::Kind::Expr && is_argparse_vars(v.expr);
-      }
-    } catch (...) {
-      --nested;
-      throw;
+    for (size_t r = 0; out && r < returns.size(); ++r) {
+      auto vs = values(returns[r]);
+      if (vs.empty()) out = false;
+      for (const auto& v : vs) out = out && v.kind == Value::Kind::Expr && is_argparse_vars(v.expr);
     }
-    --nested;
     return out;
   }
   if (named_count(field(e, "arguments")) != 1) return false;

@@ -687,8 +687,8 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
           }
           return !exprs.empty();
         };
-        for (Node call : cpu_tensors ? found->second : std::vector<Node>{})
-          cpu_tensors = cpu_tensors && read_back(m_.argument(call, 0, ""));
+        if (cpu_tensors)
+          for (Node call : found->second) cpu_tensors = cpu_tensors && read_back(m_.argument(call, 0, ""));
         if (cpu_tensors) t.tensors = true;
         if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
         if (!typed && open && !closed && is(lit, "list") && named_count(lit) == 0 && !module_appended)
