@@ -24,9 +24,10 @@ namespace {
 // slice starting at it, or at it plus a constant), the others are full slices; the collection is
 // a name or `self.x` the loop does not rebind, neither a module nor CUDA by its type or taint.
 // Only once the loops are classified (`classified`). O(bindings of the two names + loop depth).
-// `range(n)`, or a host sequence of indices: `np.arange(n)`, `np.random.permutation(n)`,
-// `torch.randperm(n)` (no device), `list(range(n))`, or a name every binding of which is one
-// (`idx = np.arange(len(X)); np.random.shuffle(idx); for i in idx:`, shuffled in place).
+// `range(n)` (`trange(n)`, also under `tqdm(...)`), or a host sequence of indices: `np.arange(n)`,
+// `np.random.permutation(n)`, `torch.randperm(n)` (no device), `list(range(n))`, or a name every
+// binding of which is one (`idx = np.arange(len(X)); np.random.shuffle(idx); for i in idx:`,
+// shuffled in place).
 bool index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   e = unparen(e);
   if (is(e, "identifier") && depth == 0) {
@@ -37,7 +38,15 @@ bool index_sequence(const SemanticModel& m, Node e, int depth = 0) {
     return true;
   }
   if (!is(e, "call")) return false;
-  if (m.text(unparen(field(e, "function"))) == "range") return true;
+  Node fn = unparen(field(e, "function"));
+  std::string_view last = is(fn, "attribute") ? m.text(field(fn, "attribute")) : m.text(fn);
+  if (m.text(fn) == "range" || last == "trange") return true;
+  // A progress bar yields the indices it wraps unchanged: `for i in tqdm(range(len(dataset))):`
+  // (nerf_pl eval.py's per-image loop; rec27b).
+  if (last == "tqdm") {
+    Node a = m.argument(e, 0, "iterable");
+    return !is_null(a) && !is(a, "keyword_argument") && index_sequence(m, a, depth);
+  }
   const std::string& q = m.callee_name(e);
   if (q == "builtins.list") return depth < 2 && index_sequence(m, m.argument(e, 0, ""), 2);
   if (q != "numpy.arange" && q != "numpy.random.permutation" && q != "torch.randperm" && q != "torch.arange")

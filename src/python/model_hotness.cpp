@@ -944,10 +944,16 @@ bool SemanticModel::in_unreached_method(int f) const {
   if (!facts_ || f < 0) return false;
   std::string key = "unreached:" + std::to_string(f);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  // While the answer is computed it is "reached": a call cycle (f calls g, g calls f) proves
+  // nothing dead.
+  memo_[key] = 0;
   // A module-level function that no decorator registers, whose every mention in this file (not
   // after a dot, outside comments, docstrings, `__all__` and longer strings) is its definition or a call of it in
-  // a branch that never runs (`if args.test: acc = test()[1]` with a store_true flag), and that
-  // no other module calls: it never runs, nor does what it defines. O(mentions x depth).
+  // a branch that never runs (`if args.test: acc = test()[1]` with a store_true flag), or in a
+  // function that never runs itself (TRADES' `_pgd_blackbox`, called only by
+  // `eval_adv_test_blackbox`, called only in the else branch of `if args.white_box_attack:`
+  // whose argparse default is True; rec27b), and that no other module calls: it never runs, nor
+  // does what it defines. O(mentions x depth) per function, memoized.
   auto only_called_in_dead_branches = [&](int g) {
     const Function& fn = functions_[g];
     if (fn.klass >= 0 || fn.name.empty() || is(parent(fn.node), "decorated_definition")) return false;
@@ -962,6 +968,7 @@ bool SemanticModel::in_unreached_method(int f) const {
         auto truth = guard_truth(cond);
         if (truth && *truth != need) dead = true;
       }
+      if (!dead && calls_[ci].caller >= 0 && calls_[ci].caller != g) dead = in_unreached_method(calls_[ci].caller);
       if (!dead) return false;
       dead_calls.insert(start(callee));
     }

@@ -222,10 +222,71 @@ void SemanticModel::compute_reachability() {
     }
     return false;
   };
+  // A chunk loop splits one input of its function into pieces (memory-bounded inference: nerf_pl's
+  // `for i in range(0, B, chunk): render_rays(models, ..., rays[i:i + chunk], ...)` in
+  // `batched_inference(models, embeddings, rays, ...)`, and render_rays' own `inference` over
+  // `xyz_[i:i + chunk]`): a `for` over `range(start, stop, step)` (a step given) whose body slices
+  // a parameter of the function from the loop's variable (`p[i:...]`), and which runs no training
+  // step (no `backward()` or optimizer `step()` there, directly or through the functions it calls:
+  // a minibatch loop over a dataset handed in trains per piece). Its forwards are pieces of one
+  // step: like a layer loop it stays hot for its own findings but does not make the function hold
+  // a hot loop, and its forwards are the function's (it steps), so a loop calling the function once
+  // per image (nerf_pl eval.py's per-image loop) is the hot loop, not an epoch loop (rec27b).
+  // The syntactic part is memoized per loop; O(loop body) once, O(calls in the loop) per pass.
+  auto chunk_loop = [&](int l) {
+    const Loop& lp = loops_[l];
+    if (lp.comprehension || lp.iterates_loader || lp.function < 0 || !is(lp.node, "for_statement")) return false;
+    std::string key = "chunk:" + std::to_string(l);
+    auto memo = memo_.find(key);
+    if (memo == memo_.end()) {
+      bool shaped = false;
+      Node over = unparen(field(lp.node, "right"));
+      Node var = unparen(field(lp.node, "left"));
+      if (is(over, "call") && text(unparen(field(over, "function"))) == "range" && is(var, "identifier")) {
+        int positional = 0;
+        for (Node a : named_children(field(over, "arguments"))) {
+          if (is(a, "comment")) continue;
+          positional += is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat") ? 8 : 1;
+        }
+        std::vector<Node> stack{lp.body};
+        while (positional == 3 && !stack.empty() && !shaped) {
+          Node n = stack.back();
+          stack.pop_back();
+          if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+          if (is(n, "subscript") && named_count(n) == 2) {
+            Node value = unparen(field(n, "value"));
+            Node index = unparen(field(n, "subscript"));
+            if (is(value, "identifier") && is(index, "slice") && named_count(index) > 0 &&
+                text(index).substr(0, 1) != ":" && is(unparen(named_child(index, 0)), "identifier") &&
+                text(unparen(named_child(index, 0))) == text(var)) {
+              auto bindings = lookup(text(value), start(value));
+              shaped = !bindings.empty();
+              for (const Binding* b : bindings)
+                shaped = shaped && b->kind == Binding::Kind::Param && b->function == lp.function;
+            }
+          }
+          for (Node c : named_children(n)) stack.push_back(c);
+        }
+      }
+      memo = memo_.emplace(key, shaped ? 1 : 0).first;
+    }
+    if (memo->second == 0) return false;
+    const bool steps_known = function_steps_[0].size() == nf;
+    for (int ci : calls_in_loop_[l]) {
+      if (calls_[ci].lambda_depth > 0) continue;
+      if (is_step_call_at(ci, false)) return false;
+      for (int c : runs_by_call_[ci])
+        if (steps_known && function_steps_[0][c]) return false;
+    }
+    return true;
+  };
+  std::vector<char> chunk(loops_.size(), 0);
+  for (size_t l = 0; l < loops_.size(); ++l)
+    chunk[l] = loops_[l].kind == LoopKind::Hot && chunk_loop(static_cast<int>(l));
   function_has_hot_loop_.assign(nf, 0);
   for (size_t f = 0; f < nf; ++f)
     for (int l : loops_by_function_[f])
-      if (loops_[l].kind == LoopKind::Hot && !layer_loop(l)) function_has_hot_loop_[f] = 1;
+      if (loops_[l].kind == LoopKind::Hot && !layer_loop(l) && !chunk[l]) function_has_hot_loop_[f] = 1;
   for (size_t ci = 0; ci < calls_.size(); ++ci)
     if (calls_[ci].caller >= 0)
       for (const FunctionFacts* ext : ext_callees(static_cast<int>(ci), fact::kHotLoop))
@@ -237,7 +298,7 @@ void SemanticModel::compute_reachability() {
     const CallSite& cs = calls_[ci];
     if (cs.lambda_depth > 0) return false;
     for (int l : cs.loops)
-      if (loops_[l].kind == LoopKind::Hot) return false;
+      if (loops_[l].kind == LoopKind::Hot && !chunk[l]) return false;
     return true;
   };
   // (caller, callee) pairs where the caller runs the callee inside one of its hot loops: the

@@ -313,7 +313,9 @@ class SemanticModel {
   bool in_uncalled_function(int f) const;
   // f is (inside) a method of a module-level class no code of the project names (unreferenced_class):
   // never built, so never hot (not uncalled_method: its caller may be a script the prefilter left
-  // out, F5-TTS's train.py calling `trainer.train()`). Project mode only; memoized per function.
+  // out, F5-TTS's train.py calling `trainer.train()`). Also (inside) a module-level function
+  // called only in branches that never run or from functions that never run (transitively).
+  // Project mode only; memoized per function.
   bool in_unreached_method(int f) const;
   bool uncalled_method(int f, int depth) const;
   bool in_uncalled_caller(int f, int depth) const;

@@ -162,6 +162,31 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     for (auto [f, p] : kept) epoch_param[f][p] = 1;
     add_keyed(l.parent_loop >= 0);
   }
+  // `x, y = next(data_iter)` in a hot loop with `data_iter = iter(data_loader)` (a loop over
+  // iterations that draws its batches, re-made on StopIteration: autovc's Solver.train with
+  // `data_loader = self.vcc_loader` from its constructor's parameter; rec27b): what `iter` is
+  // given is iterated hot, as by a `for` over it. Not per epoch: the draws are the steps.
+  for (const auto& cs : calls_) {
+    Node it = advanced_iterator(cs.call);
+    if (is_null(it) || !frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot)
+      continue;
+    std::vector<Node> iters;
+    if (is(unparen(it), "call")) iters.push_back(unparen(it));
+    else
+      for (const auto& v : values(it))
+        if (v.kind == Value::Kind::Expr && is(unparen(v.expr), "call")) iters.push_back(unparen(v.expr));
+    for (Node ic : iters) {
+      if (callee_name(ic) != "builtins.iter") continue;
+      Node source = argument(ic, 0, "");
+      if (is_null(source) || is(source, "keyword_argument")) continue;
+      std::vector<std::pair<int, int>> params;
+      traced.clear();
+      keyed.clear();
+      trace(source, 0, params);
+      for (auto [f, p] : params) hot_param[f][p] = 1;
+      add_keyed(false);
+    }
+  }
   // Through calls: a parameter handed to a function (here or in another module) that iterates it.
   auto argument_for = [&](Node call, bool method, int i, const std::string& name, bool kwonly) {
     int position = kwonly ? -1 : i - (method ? 1 : 0);

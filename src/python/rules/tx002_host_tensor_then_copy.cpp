@@ -142,8 +142,9 @@ void tx002_host_tensor_then_copy(Context& ctx, Node call) {
   // (`torch.ones(n, device="cuda").cuda()` copies nothing).
   if (Node dev = m.argument(factory, -1, "device"); !is_null(dev) && m.device_kind(dev) != SemanticModel::DeviceKind::Cpu)
     return;
-  // Code that never runs (a module-level function nothing in the project calls) costs nothing.
-  if (m.in_uncalled_function(m.function_at(start(call)))) return;
+  // Code that never runs (a module-level function nothing in the project calls, or one called
+  // only from branches that never run and from such functions) costs nothing.
+  if (int f = m.function_at(start(call)); m.in_uncalled_function(f) || m.in_unreached_method(f)) return;
   // A `_like` factory builds on its argument's device: on the host only when the argument is
   // known to be there (`torch.ones_like(labels).cuda()` of labels that may be on the GPU is a no-op move).
   if (name.size() > 5 && name.compare(name.size() - 5, 5, "_like") == 0 && is_null(m.argument(factory, -1, "device"))) {
