@@ -36,12 +36,23 @@ bool in_assert_message(Node at) {
   return false;
 }
 
+// Inside a `raise` statement (`raise TypeError(f"cannot type {data}")`): the exception is built
+// only to be raised, which ends the run (rules.md, Clarifications: statements on a path that ends
+// the run run at most once), so at most once. Not across a nested function or lambda.
+bool in_raise_statement(Node at) {
+  for (Node n = parent(at); !is_null(n); n = parent(n)) {
+    if (is(n, "raise_statement")) return true;
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda") || is(n, "block")) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::string message) {
   HotContext h = hot();
   if (!h.hot || h.once_per_epoch) return nullptr;
-  if (in_assert_message(at)) return nullptr;
+  if (in_assert_message(at) || in_raise_statement(at)) return nullptr;
   if (h.every > kAmortizedSilentAbove) return nullptr;
   Diagnostic& d = report(code, at, std::move(message));
   if (&d == &dropped_) return nullptr;

@@ -17,6 +17,21 @@ using namespace model_detail;
 // Calls.
 
 void SemanticModel::resolve_calls() {
+  // Class bases, now that imports resolve: before the calls, whose `self.m()` and `super().m()`
+  // look the method up along the class's method resolution order (filled after them, the bases
+  // were empty there and an inherited `self.get()` had no callee; rec27a).
+  for (auto& c : classes_) {
+    Node supers = field(c.node, "superclasses");
+    for (auto b : named_children(supers)) {
+      if (is(b, "keyword_argument")) continue;
+      std::string q = qualified_name(b);
+      c.bases.push_back(q.empty() ? std::string(text(b)) : q);
+    }
+  }
+  // The per-caller index of the calls is built once they are all known (index_calls); until then
+  // every function has none (what the bases now let be read, a subclass's `super().__init__`
+  // arguments, is read again afterwards: the values are dropped once the calls are resolved).
+  calls_by_caller_.assign(functions_.size(), {});
   walk([&](Node n, const WalkFrame& frame) {
     if (!is(n, "call")) return;
     CallSite cs;
@@ -92,6 +107,31 @@ void SemanticModel::resolve_calls() {
       if (is(obj, "identifier") && text(obj) == "self") {
         int f = function_at(start(call));
         klass = f >= 0 ? functions_[f].klass : -1;
+      } else if (is(obj, "call") && is(unparen(field(obj, "function")), "identifier") &&
+                 text(unparen(field(obj, "function"))) == "super" &&
+                 lookup("super", start(obj)).empty()) {  // the builtin, not a name bound here
+        // `super().get_loss()`, `super(Perplexity, self).get_loss()` in a method of class C: the
+        // first definition after C (or after the named class) in C's method resolution order, as
+        // Python looks it up for an instance of C (pytorch-seq2seq's `Perplexity.get_loss`
+        // running `NLLLoss.get_loss` per step; rec27a). Not `__init__`: the constructors' chain
+        // stays as it was (their parameters' values come from the constructions).
+        int f = function_at(start(call));
+        int own = f >= 0 ? functions_[f].klass : -1;
+        auto sargs = named_children(field(obj, "arguments"));
+        int after = own;
+        if (!sargs.empty() && is(unparen(sargs[0]), "identifier")) {
+          auto named = classes_by_name_.find(std::string(text(unparen(sargs[0]))));
+          after = named != classes_by_name_.end() ? named->second.back() : -1;
+        }
+        if (own >= 0 && after >= 0 && method != "__init__") {
+          auto mro = class_mro(classes_, classes_by_name_, own);
+          auto at = std::find(mro.begin(), mro.end(), after);
+          for (auto it = at == mro.end() ? mro.end() : at + 1; it != mro.end(); ++it)
+            if (auto m = classes_[*it].methods.find(std::string(method)); m != classes_[*it].methods.end()) {
+              targets.push_back(m->second);
+              break;
+            }
+        }
       } else {
         klass = instance_class(obj);
       }
@@ -150,15 +190,6 @@ void SemanticModel::resolve_calls() {
     targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
     callees_by_call_[ci] = targets;
     for (int t : targets) callers_[t].push_back(static_cast<int>(ci));
-  }
-  // Class bases, now that imports resolve.
-  for (auto& c : classes_) {
-    Node supers = field(c.node, "superclasses");
-    for (auto b : named_children(supers)) {
-      if (is(b, "keyword_argument")) continue;
-      std::string q = qualified_name(b);
-      c.bases.push_back(q.empty() ? std::string(text(b)) : q);
-    }
   }
 }
 

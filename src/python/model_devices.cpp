@@ -867,6 +867,27 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             result = true;
             break;
           }
+      // `self.acc_loss += self.criterion(outputs, target)` in a method of the class, of a base
+      // here, or of a subclass here (the instance `self` is may be one: a method the subclass
+      // overrides adds to it, pytorch-seq2seq's `Perplexity.eval_batch` for `NLLLoss.get_loss`):
+      // the sum is on the added value's device. O(classes x MRO) per attribute read (memoized).
+      if (!result && !self_augmented_.empty()) {
+        for (size_t c = 0; c < classes_.size() && !result; ++c) {
+          auto aug = self_augmented_.find(classes_[c].name + "." + std::string(attr));
+          if (aug == self_augmented_.end()) continue;
+          auto related = [&](int sub, int base) {
+            auto mro = model_detail::class_mro(classes_, classes_by_name_, sub);
+            return std::find(mro.begin(), mro.end(), base) != mro.end();
+          };
+          if (static_cast<int>(c) != klass && !related(klass, static_cast<int>(c)) && !related(static_cast<int>(c), klass))
+            continue;
+          for (Node v : aug->second)
+            if (is_cuda_impl(v)) {
+              result = true;
+              break;
+            }
+        }
+      }
       // `self.frames.append(torch.zeros(84, 84, device=self.device))` in a method of the class:
       // the container holds CUDA tensors (as `xs.append(t)` taints `xs`).
       if (!result)

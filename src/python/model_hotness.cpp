@@ -89,7 +89,14 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     }
     if (!is(c, "not_operator")) return {};
     Node call = unparen(field(c, "argument"));
-    if (!is(call, "call") || text(field(call, "function")) != "hasattr") return {};
+    if (!is(call, "call")) return {};
+    // `not exists(self.fields)` of a function here whose only return is `param is not None`
+    // (lucidrains' `def exists(val): return val is not None`): `self.fields is None`.
+    if (Node tested = none_test_argument(call, false); !is_null(tested)) {
+      if (is(tested, "identifier") || is(tested, "attribute")) return std::string(text(tested));
+      return {};
+    }
+    if (text(field(call, "function")) != "hasattr") return {};
     auto args = named_children(field(call, "arguments"));
     std::string attr;
     if (args.size() != 2 || !string_literal_value(unparen(args[1]), src_, attr)) return {};
@@ -709,6 +716,27 @@ bool SemanticModel::flag_cleared_in_branch(Node cond) const {
         is(unparen(b.value), "false"))
       return true;
   return false;
+}
+
+// `exists(x)` of a function of this file (not a method) whose only statement is `return p is
+// not None` (`return p is None` when `is_none`) of its first parameter: the argument given for p;
+// null otherwise. O(1) past the callee lookup.
+Node SemanticModel::none_test_argument(Node call, bool is_none) const {
+  auto targets = callees(call);
+  if (targets.size() != 1) return {};
+  const Function& f = functions_[targets[0]];
+  if (f.klass >= 0 || f.other_decorators || f.returns.size() != 1 || f.params.empty() || f.params[0].is_variadic)
+    return {};
+  Node body = field(f.node, "body");
+  if (named_count(body) != 1) return {};  // the return alone (no docstring, no other statement)
+  Node r = unparen(f.returns[0]);
+  if (!is(r, "comparison_operator") || named_count(r) != 2 || ts_node_child_count(r) != 3) return {};
+  std::string_view op = text(ts_node_child(r, 1));
+  if (op != (is_none ? "is" : "is not") || !is(unparen(named_child(r, 1)), "none")) return {};
+  Node p = unparen(named_child(r, 0));
+  if (!is(p, "identifier") || text(p) != f.params[0].name) return {};
+  Node arg = argument(call, 0, f.params[0].name);
+  return is_null(arg) ? Node{} : unparen(arg);
 }
 
 // Does the branch an if-condition guards (the consequence, or the else body for a negative

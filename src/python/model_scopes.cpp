@@ -340,6 +340,10 @@ void SemanticModel::collect() {
       b.value = n;
       bind_target(field(n, "left"), scope, b, -1);
       store_attributes(field(n, "left"), n);  // the value: the augmented assignment itself
+      if (Node l = unparen(field(n, "left")); is(l, "attribute") && text(field(l, "object")) == "self" &&
+                                               function >= 0 && functions_[function].klass >= 0)
+        self_augmented_[classes_[functions_[function].klass].name + "." + std::string(text(field(l, "attribute")))]
+            .push_back(field(n, "right"));
       if (is(unparen(field(n, "left")), "subscript")) subscript_augmented_.push_back(n);
     } else if (ck == Collected::For || ck == Collected::ForIn) {
       Binding b = base();

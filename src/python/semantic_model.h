@@ -743,6 +743,7 @@ class SemanticModel {
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
   bool branch_ends_run(Node condition, bool positive) const;
+  Node none_test_argument(Node call, bool is_none) const;
   // The known truth of a guard's condition: a constant, a name whose every binding in its scope
   // is the same constant (never declared global/nonlocal), `not`/`and`/`or` of known parts, a
   // comparison of known values (`x is None`, `device.type == "mps"`); nullopt when unknown.
@@ -841,6 +842,9 @@ class SemanticModel {
   std::vector<char> loader_call_;                        // per call index
   std::map<std::pair<int, std::string>, std::vector<Node>> appends_;  // (scope, name) -> x.append(v)
   std::unordered_map<std::string, std::vector<Node>> self_appends_;  // "Class.attr" -> self.attr.append(v)
+  // "Class.attr" -> the right side v of each `self.attr += v` (any augmented operator) in a method
+  // of the class: the attribute then holds the result, a tensor on v's device when v is one.
+  std::unordered_map<std::string, std::vector<Node>> self_augmented_;
   std::map<std::pair<int, std::string>, std::vector<Node>> subscript_stores_;  // (scope, name) -> `x[k] = v`
   // Indexes built once (the analysis reads them from every call site).
   std::unordered_map<const void*, int> class_by_node_, function_by_node_;

@@ -508,10 +508,33 @@ AbstractType TypeInference::base_type(Node expr) const {
           collated_host_list(of, key))
         return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     }
+    Node obj = unparen(field(expr, "value"));
+    // `data["info"]["num_objects"]` after `for k, v in data.items(): if type(v) != dict: data[k]
+    // = v.cuda()`: an item read as a mapping (itself subscripted by a string, or its `.items()`,
+    // `.keys()`, `.values()` called) is no tensor (a tensor takes no string index), so it is none
+    // of the tensors stored under the container's keys: it is the element the container held
+    // before them. A container of the host (a loader's batch) then gives a host mapping (XMem's
+    // trainer; rec27a). Any other container: the reading below.
+    if (is(obj, "identifier") && mapping_read(m_, expr)) {
+      auto bindings = visible(m_, obj);
+      // Every item store into the name in its scope puts a tensor there (a store of a dict, or
+      // of a value of unknown type, may be what the read sees: the reading below).
+      bool tensors_stored = true;
+      for (Node sv : item_stores({m_.scope_at(start(obj)), std::string(text(obj, m_.src()))}))
+        tensors_stored = tensors_stored && value(sv, Path{}).kind == Kind::Tensor;
+      if (tensors_stored && !bindings.empty() && bindings.size() <= SemanticModel::kMaxCandidates) {
+        AbstractType held = AbstractType::bottom();
+        for (const Binding* b : bindings) held = join(held, narrowed(obj, *b, binding_part(*b, Path{})));
+        if ((held.kind == Kind::Tensor || held.kind == Kind::HostContainer) && held.device == TypeDevice::Cpu) {
+          AbstractType out = AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+          out.tensors = held.kind == Kind::Tensor || held.tensors;
+          return out;
+        }
+      }
+    }
     AbstractType v = value(field(expr, "value"), Path{});
     // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
     // whatever the container was (a batch dict from the loader).
-    Node obj = unparen(field(expr, "value"));
     if (is(obj, "identifier") && v.kind != Kind::Tensor) {
       TypeDevice stored = TypeDevice::Unresolved;
       // Through plain aliases (`reduced = losses` in some branch): the stores of the dict the
@@ -601,7 +624,8 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       bool repeated = is(lit, "binary_operator") && text(field(lit, "operator"), m_.src()) == "*" &&
                       (is(unparen(field(lit, "left")), "list") || is(unparen(field(lit, "right")), "list"));
       if (b.kind == Binding::Kind::Assign && !is_null(lit) && path.size() == 0 && is(b.target, "identifier") &&
-          (is(lit, "list") || is(lit, "list_comprehension") || is(lit, "dictionary") || repeated) &&
+          (is(lit, "list") || is(lit, "list_comprehension") || is(lit, "dictionary") || repeated ||
+           empty_mapping_call(m_, lit)) &&
           t.kind == Kind::HostContainer &&
           t.device == TypeDevice::Cpu) {
         std::pair<int, std::string> key{m_.scope_at(start(b.target)), std::string(text(b.target, m_.src()))};
@@ -643,6 +667,14 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
           added.push_back(value(v, Path{}));
           stored = true;
         }
+        // `losses[f"ce_{t}"] += loss / b` into a mapping (a `defaultdict(int)` whose missing keys
+        // start at 0): the item becomes the sum, a tensor on the added value's device when that
+        // is one. Only into an empty mapping (a list's items are stored by `=` above).
+        if (is(lit, "dictionary") || empty_mapping_call(m_, lit))
+          for (Node v : augmented_item_stores(key)) {
+            added.push_back(arith(AbstractType::of(Kind::HostScalar), value(v, Path{})));
+            stored = true;
+          }
         TypeDevice d = t.device;
         bool typed = true, tensors = false;
         // Elements that may be tensors whose device the types do not tell (a tensor of an
@@ -690,7 +722,8 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
         if (cpu_tensors)
           for (Node call : found->second) cpu_tensors = cpu_tensors && read_back(m_.argument(call, 0, ""));
         if (cpu_tensors) t.tensors = true;
-        if (!typed && (stored || repeated || is(lit, "dictionary"))) t.device = TypeDevice::Unresolved;
+        if (!typed && (stored || repeated || is(lit, "dictionary") || empty_mapping_call(m_, lit)))
+          t.device = TypeDevice::Unresolved;
         if (!typed && open && !closed && is(lit, "list") && named_count(lit) == 0 && !module_appended)
           t.device = TypeDevice::Unresolved;
       }
@@ -1211,6 +1244,14 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       any = true;
       if (t.kind == Kind::Unknown) return t;
     }
+    // `self.acc_loss += self.criterion(outputs, target)` in any method (pytorch-seq2seq's loss
+    // classes; rec27a): the attribute then holds the sum, a tensor where the added value is one.
+    if (auto aug = m_.self_augmented_.find(m_.classes()[c].name + "." + std::string(attr)); aug != m_.self_augmented_.end())
+      for (Node v : aug->second) {
+        t = join(t, arith(AbstractType::of(Kind::HostScalar), value(v, Path{})));
+        any = true;
+        if (t.kind == Kind::Unknown) return t;
+      }
     c = base_class(c);
   }
   if (any) return t;
@@ -1416,6 +1457,9 @@ AbstractType TypeInference::call_type(Node call) const {
       return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
     }
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    // `defaultdict(int)`, `dict()`, `OrderedDict()`: an empty mapping, as `{}` is (its item
+    // stores fill it: binding_part).
+    if (empty_mapping_call(m_, call)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
       return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);  // torch.cuda.FloatTensor(...)
     {

@@ -288,6 +288,8 @@ class TypeInference {
   int passed_through(int function) const;
   // `name[i] = v` in a scope: the values stored into the items of that name.
   const std::vector<Node>& item_stores(const std::pair<int, std::string>& key) const;
+  // The right sides of the `name[k] += v` statements into a name of a scope.
+  const std::vector<Node>& augmented_item_stores(const std::pair<int, std::string>& key) const;
   // The device of the tensors stored into the name's items under dict keys (a string literal, or
   // a loop target over the name itself, its keys() or items()), outside the stores reading it;
   // Unresolved when none is a CUDA tensor.
@@ -324,6 +326,8 @@ class TypeInference {
   mutable bool dataset_cuda_built_ = false, dataset_cuda_ = false;
   mutable bool item_stores_built_ = false;
   mutable std::map<std::pair<int, std::string>, std::vector<Node>> item_stores_;
+  mutable bool augmented_item_stores_built_ = false;
+  mutable std::map<std::pair<int, std::string>, std::vector<Node>> augmented_item_stores_;
   mutable bool moves_built_ = false;
   mutable std::unordered_map<const Binding*, TypeDevice> moves_;
   mutable std::vector<ReturnDependence> dependences_;  // per function

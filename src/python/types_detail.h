@@ -22,6 +22,15 @@ std::string_view last_part(std::string_view s);
 // The bindings a use of a name sees, comprehension variables scoped to their comprehension.
 std::vector<const Binding*> visible(const SemanticModel& m, Node use);
 
+// An item read (`x[...]`) that is used as a mapping: itself subscripted by a string literal
+// (`data["info"]["num_objects"]`), or the object of a `.items()`, `.keys()` or `.values()` call. A
+// tensor takes neither, so the item is no tensor (types_keyed.cpp).
+bool mapping_read(const SemanticModel& m, Node item);
+
+// `dict()`, `collections.OrderedDict()` or `collections.defaultdict(int | float)`: an empty mapping
+// (typed as a `{}` display is, its item stores filling it; types.cpp).
+bool empty_mapping_call(const SemanticModel& m, Node e);
+
 // A tensor, or a container whose every element is one (AbstractType::tensors).
 bool tensor_like(const AbstractType& t);
 

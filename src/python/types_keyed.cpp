@@ -17,6 +17,21 @@ namespace stoker::python {
 using Kind = AbstractType::Kind;
 using namespace type_detail;
 
+bool type_detail::mapping_read(const SemanticModel& m, Node item) {
+  Node up = parent(item);
+  while (is(up, "parenthesized_expression")) up = parent(up);
+  if (is(up, "subscript") && same(unparen(field(up, "value")), item)) {
+    std::string key;
+    return string_literal_value(unparen(field(up, "subscript")), m.src(), key);
+  }
+  if (is(up, "attribute") && same(unparen(field(up, "object")), item)) {
+    std::string_view a = text(field(up, "attribute"), m.src());
+    Node call = parent(up);
+    return (a == "items" || a == "keys" || a == "values") && is(call, "call") && same(unparen(field(call, "function")), up);
+  }
+  return false;
+}
+
 bool TypeInference::collated_host_list(Node batch, const std::string& key) const {
   auto bindings = visible(m_, batch);
   if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::LoopTarget) return false;
@@ -315,6 +330,39 @@ TypeDevice TypeInference::keyed_device_stores(Node name) const {
     }
   }
   return out;
+}
+
+const std::vector<Node>& TypeInference::augmented_item_stores(const std::pair<int, std::string>& key) const {
+  if (!augmented_item_stores_built_) {
+    augmented_item_stores_built_ = true;
+    for (Node st : m_.subscript_augmented_) {
+      Node target = unparen(field(unparen(field(st, "left")), "value"));
+      if (!is(target, "identifier") || text(field(st, "operator"), m_.src()) != "+=") continue;
+      augmented_item_stores_[{m_.scope_at(start(st)), std::string(text(target, m_.src()))}].push_back(field(st, "right"));
+    }
+  }
+  static const std::vector<Node> kNone;
+  auto it = augmented_item_stores_.find(key);
+  return it == augmented_item_stores_.end() ? kNone : it->second;
+}
+
+bool type_detail::empty_mapping_call(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (!is(e, "call")) return false;
+  const std::string& q = m.qualified_name(unparen(field(e, "function")));
+  std::vector<Node> args;
+  for (Node a : named_children(field(e, "arguments")))
+    if (!is(a, "comment")) args.push_back(unparen(a));
+  if (q == "builtins.dict" || q == "collections.OrderedDict") return args.empty();
+  // A scalar default factory only (`defaultdict(int)`, `defaultdict(float)`), given positionally:
+  // with `defaultdict(list)` the items are containers filled in place (`d[k].append(v)`), which
+  // no item store shows.
+  if (q == "collections.defaultdict") {
+    if (args.size() != 1) return false;
+    const std::string& f = m.qualified_name(args[0]);
+    return f == "builtins.int" || f == "builtins.float";
+  }
+  return false;
 }
 
 const std::vector<Node>& TypeInference::item_stores(const std::pair<int, std::string>& key) const {
