@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace stoker::python {
 
@@ -78,10 +79,11 @@ bool SemanticModel::dict_facts(Node a, std::vector<std::pair<std::string, std::v
   return true;
 }
 
-const ArgFacts* SemanticModel::param_dict_arg(Node subscript, std::string& key, int& function) const {
+const ArgFacts* SemanticModel::param_dict_arg(Node subscript, std::string* key, int* function) const {
   if (!facts_) return nullptr;
   Node obj = unparen(field(subscript, "value"));
-  if (!is(obj, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, key))
+  std::string literal;
+  if (!is(obj, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, literal))
     return nullptr;
   auto bindings = lookup(text(obj), start(obj));
   if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0)
@@ -98,14 +100,15 @@ const ArgFacts* SemanticModel::param_dict_arg(Node subscript, std::string& key, 
     for (const auto& v : values(p.default_value))
       if (v.kind != Value::Kind::None) return nullptr;
   }
-  function = f;
+  if (key) *key = std::move(literal);
+  if (function) *function = f;
   return a;
 }
 
 std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript) const {
   std::string key;
   int f = -1;
-  const ArgFacts* a = param_dict_arg(subscript, key, f);
+  const ArgFacts* a = param_dict_arg(subscript, &key, &f);
   if (!a) return std::nullopt;
   Node obj = unparen(field(subscript, "value"));
   std::vector<Value> out;

@@ -2,6 +2,7 @@
 // functions and methods of the file, the indexes built once over them, and class inheritance.
 #include "python/call_positions.h"
 #include "python/model_internal.h"
+#include "python/types.h"
 
 #include <algorithm>
 #include <functional>
@@ -473,6 +474,38 @@ std::vector<int> SemanticModel::callees(Node call) const {
 const std::vector<int>& SemanticModel::callers(int f) const {
   if (f < 0 || f >= static_cast<int>(callers_.size())) return kNoCallers;
   return callers_[f];
+}
+
+std::vector<std::pair<int, int>> SemanticModel::handed_before(Node use, const std::vector<const Binding*>& reaching) const {
+  std::vector<std::pair<int, int>> out;
+  int fn = function_at(start(use));
+  if (fn < 0 || static_cast<size_t>(fn) >= calls_by_caller_.size() || reaching.empty() ||
+      reaching.size() > kMaxCandidates)
+    return out;
+  std::string_view name = text(use);
+  for (int ci : calls_by_caller_[static_cast<size_t>(fn)]) {
+    Node call = calls_[static_cast<size_t>(ci)].call;
+    if (end(call) > start(use)) continue;
+    bool hands = false;  // cheap test first: the name is one of the call's arguments
+    for (Node a : named_children(field(call, "arguments"))) {
+      Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+      hands = hands || (is(v, "identifier") && text(v) == name);
+    }
+    if (!hands) continue;
+    bool before = true;
+    for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
+      before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
+    if (!before) continue;
+    for (int f : callees(call)) {
+      const auto& params = functions_[f].params;
+      for (size_t pi = 0; pi < params.size(); ++pi) {
+        if (params[pi].is_variadic) continue;
+        Node a = unparen(types_->site_argument(f, static_cast<int>(pi), call));
+        if (is(a, "identifier") && text(a) == name) out.push_back({f, static_cast<int>(pi)});
+      }
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -239,9 +239,7 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     return DeviceKind::Unknown;
   }
   // `cfg["device"]` of a dict of settings another module hands (dict_args.cpp) reads its values.
-  std::string dict_key;
-  int dict_function = -1;
-  if (k == "identifier" || k == "attribute" || (k == "subscript" && param_dict_arg(expr, dict_key, dict_function))) {
+  if (k == "identifier" || k == "attribute" || (k == "subscript" && param_dict_arg(expr))) {
     if (is_cuda(expr)) return DeviceKind::NotDevice;  // a tensor: `.to(other)`
     if (k == "identifier" && ext_param_flag(expr, fact::kDevice)) return DeviceKind::Cuda;
     bool any_cuda = false, all_cpu = true, all_other = true, any = false;
@@ -419,7 +417,7 @@ bool SemanticModel::keyword_dict_key(Node dict, Node key) const {
   for (const Binding* b : bindings) {
     if (b->kind != Binding::Kind::Param) return false;
     const Param& p = functions_[b->function].params[b->param_index];
-    if (!p.is_variadic || text(p.node).substr(0, 2) != "**") return false;
+    if (!p.double_star) return false;
   }
   return true;
 }
@@ -1149,48 +1147,22 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   // calls of the enclosing function) each.
   Node up = parent(expr);
   const bool item_read = (is(up, "subscript") && same(unparen(field(up, "value")), expr)) || is(up, "dictionary_splat");
-  if (!result && k == "identifier" && item_read) {  // `batch["labels"]`, `model(**batch)`
-    int fn = function_at(start(expr));
-    std::string name(text(expr));
-    auto reaching = lookup(name, start(expr));
-    if (fn >= 0 && static_cast<size_t>(fn) < calls_by_caller_.size() && !reaching.empty() &&
-        reaching.size() <= kMaxCandidates)
-      for (int ci : calls_by_caller_[fn]) {
-        Node call = calls_[ci].call;
-        if (end(call) > start(expr)) continue;
-        bool hands = false;  // cheap test first: the name is one of the call's arguments
-        for (Node a : named_children(field(call, "arguments"))) {
-          Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-          hands = hands || (is(v, "identifier") && text(v) == name);
+  if (!result && k == "identifier" && item_read)  // `batch["labels"]`, `model(**batch)`
+    for (const auto& [f, pi] : handed_before(expr, lookup(text(expr), start(expr)))) {
+      const std::string& param = functions_[f].params[pi].name;
+      auto stores = subscript_stores_.find({functions_[f].scope, param});
+      if (stores == subscript_stores_.end()) continue;
+      for (Node store : stores->second) {
+        // Into the parameter itself, never rebound in the helper (not a copy of it).
+        auto held = lookup(param, start(unparen(field(unparen(field(store, "left")), "value"))));
+        if (held.size() != 1 || held[0]->kind != Binding::Kind::Param) continue;
+        if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
+          result = true;
+          break;
         }
-        if (!hands) continue;
-        bool before = true;
-        for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
-          before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
-        if (!before) continue;
-        for (int f : callees(call)) {
-          const auto& params = functions_[f].params;
-          for (size_t pi = 0; pi < params.size() && !result; ++pi) {
-            if (params[pi].is_variadic) continue;
-            Node a = unparen(types_->site_argument(f, static_cast<int>(pi), call));
-            if (!is(a, "identifier") || text(a) != name) continue;
-            auto stores = subscript_stores_.find({functions_[f].scope, params[pi].name});
-            if (stores == subscript_stores_.end()) continue;
-            for (Node store : stores->second) {
-              // Into the parameter itself, never rebound in the helper (not a copy of it).
-              auto held = lookup(params[pi].name, start(unparen(field(unparen(field(store, "left")), "value"))));
-              if (held.size() != 1 || held[0]->kind != Binding::Kind::Param) continue;
-              if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
-                result = true;
-                break;
-              }
-            }
-          }
-          if (result) break;
-        }
-        if (result) break;
       }
-  }
+      if (result) break;
+    }
   return result;
 }
 

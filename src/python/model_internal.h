@@ -69,6 +69,13 @@ std::vector<int> class_mro(const std::vector<Class>& classes,
                            const std::unordered_map<std::string, std::vector<int>>& by_name, int klass);
 inline constexpr size_t kMaxMroClasses = 16;
 
+// Adds candidates to `out` without duplicates; past SemanticModel::kMaxCandidates the value is
+// unknown ("saturated": nothing more is added). Defined in model_values.cpp.
+void add_values(std::vector<Value>& out, const std::vector<Value>& in);
+
+// The method a call names (`parser.parse_args()`: "parse_args"); empty for a plain call.
+std::string_view method_of(Node call, std::string_view src);
+
 // The values another module's call sites give `key` in a namespace's or a settings dict's list of
 // (key, values) sorted by key (ArgFacts::ns_values, ArgFacts::dict_values): one unknown value when
 // they carry no such key. O(log keys). Defined in dict_args.cpp.

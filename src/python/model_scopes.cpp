@@ -223,6 +223,7 @@ void SemanticModel::collect() {
           Node id = named_child(p, 0);
           if (is(id, "list_splat_pattern") || is(id, "dictionary_splat_pattern")) {
             param.is_variadic = true;
+            param.double_star = is(id, "dictionary_splat_pattern");
             id = named_child(id, 0);
             if (is(named_child(p, 0), "list_splat_pattern")) kwonly = true;
           }
@@ -234,6 +235,7 @@ void SemanticModel::collect() {
           stack.push_back({param.default_value, scope, function, it.loop, block});
         } else if (pk == "list_splat_pattern" || pk == "dictionary_splat_pattern") {
           param.is_variadic = true;
+          param.double_star = pk == "dictionary_splat_pattern";
           param.name = std::string(text(named_child(p, 0)));
           if (pk == "list_splat_pattern") kwonly = true;
         } else if (pk == "keyword_separator") {

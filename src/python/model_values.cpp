@@ -15,12 +15,6 @@ using namespace model_detail;
 
 namespace {
 
-// The method a call names (`parser.parse_args()`: "parse_args"); empty for a plain call.
-std::string_view method_of(Node call, std::string_view src) {
-  Node fn = unparen(field(call, "function"));
-  return is(fn, "attribute") ? text(field(fn, "attribute"), src) : std::string_view{};
-}
-
 bool same_value(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -35,8 +29,16 @@ bool same_value(const Value& a, const Value& b) {
   return false;
 }
 
-// Adds candidates without duplicates; past kMaxCandidates the value is unknown.
-void add_values(std::vector<Value>& out, const std::vector<Value>& in) {
+// Every candidate a None (a parameter no call site passes, defaulting to None).
+bool only_none(const std::vector<Value>& vs) {
+  for (const auto& v : vs)
+    if (v.kind != Value::Kind::None) return false;
+  return !vs.empty();
+}
+
+}  // namespace
+
+void model_detail::add_values(std::vector<Value>& out, const std::vector<Value>& in) {
   if (out.size() == 1 && out.front().kind == Value::Kind::Unknown && out.front().s == "saturated") return;
   for (const auto& v : in) {
     bool dup = false;
@@ -51,14 +53,10 @@ void add_values(std::vector<Value>& out, const std::vector<Value>& in) {
   }
 }
 
-// Every candidate a None (a parameter no call site passes, defaulting to None).
-bool only_none(const std::vector<Value>& vs) {
-  for (const auto& v : vs)
-    if (v.kind != Value::Kind::None) return false;
-  return !vs.empty();
+std::string_view model_detail::method_of(Node call, std::string_view src) {
+  Node fn = unparen(field(call, "function"));
+  return is(fn, "attribute") ? text(field(fn, "attribute"), src) : std::string_view{};
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // Values.
@@ -112,7 +110,7 @@ SemanticModel::Kwargs SemanticModel::keyword_arguments(Node call) const {
     if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0) return false;
     int f = bindings[0]->function, pi = bindings[0]->param_index;
     const Param& p = functions_[f].params[pi];
-    if (!p.is_variadic || text(p.node).substr(0, 2) != "**" || !callers(f).empty()) return false;
+    if (!p.double_star || !callers(f).empty()) return false;
     const ArgFacts* a = ext_param(f, pi, fact::kValues);
     if (!a || !a->kw_known || a->kw_open) return false;
     for (const auto& k : a->kw_names) out.items.push_back({k, splat});
@@ -1166,304 +1164,6 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   }
   if (out.empty()) out.push_back(Value::unknown());
   return out;
-}
-
-// `vars(args)` where every value of args is an argparse namespace (namespace_value); also a
-// call of a function of this file every return of which is such a dict (`args = parse_opt()`
-// with `return vars(parser.parse_args())`, or a name bound to it: fasterrcnn's train.py).
-// At most 2 such calls nested: deeper chains (and a function returning its own call) are not one.
-bool SemanticModel::is_argparse_vars(Node e) const {
-  e = unparen(e);
-  if (!is(e, "call")) return false;
-  if (callee_name(e) != "builtins.vars") {
-    static thread_local int nested = 0;
-    auto targets = callees(e);
-    if (targets.size() != 1 || nested >= 2) return false;
-    const auto& returns = functions_[targets[0]].returns;
-    if (returns.empty()) return false;
-    Step step(*this);
-    if (!step) return false;
-    struct Depth {  // one level deeper for the returns' values, also when a budget throws
-      int& n;
-      explicit Depth(int& c) : n(c) { ++n; }
-      ~Depth() { --n; }
-    } depth(nested);
-    bool out = true;
-    for (size_t r = 0; out && r < returns.size(); ++r) {
-      auto vs = values(returns[r]);
-      if (vs.empty()) out = false;
-      for (const auto& v : vs) out = out && v.kind == Value::Kind::Expr && is_argparse_vars(v.expr);
-    }
-    return out;
-  }
-  if (named_count(field(e, "arguments")) != 1) return false;
-  for (const auto& o : values(named_child(field(e, "arguments"), 0)))
-    if (!namespace_value(o)) return false;
-  return true;
-}
-
-bool SemanticModel::argparse_required(Node call) const {
-  Node req = argument(call, -1, "required");
-  if (!is_null(req)) {
-    auto c = constant(req);
-    return c && c->kind == Value::Kind::Bool && c->b;
-  }
-  Node args = field(call, "arguments");
-  Node first = named_count(args) > 0 ? named_child(args, 0) : Node{};
-  std::string name;
-  if (is_null(first) || !string_literal_value(first, src_, name) || name.empty() || name[0] == '-') return false;
-  std::string nargs;
-  Node n = argument(call, -1, "nargs");
-  if (!is_null(n) && (!string_literal_value(n, src_, nargs) || nargs == "?" || nargs == "*")) return false;
-  return true;
-}
-
-std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
-  std::vector<Value> out;
-  std::string key(dest);
-  if (auto cached = argparse_cache_.find(key); cached != argparse_cache_.end()) return cached->second;
-  auto found = argparse_args_.find(key);
-  if (found == argparse_args_.end()) {
-    // Declared by a parser of another module whose function returns the namespace
-    // (`args = add_args(parser)` with `add_args` in configs.py).
-    out = ext_namespace_values(dest);
-    if (!out.empty()) {
-      argparse_cache_[key] = out;
-      return out;
-    }
-  }
-  static const std::vector<Node> kNone;
-  for (Node call : found == argparse_args_.end() ? kNone : found->second) {
-    // A required argument (`required=True`, or a positional one that `nargs` does not make
-    // optional) always holds what the command line gives: no default resolves it.
-    if (argparse_required(call)) {
-      add_values(out, {Value::unknown()});
-      continue;
-    }
-    Node def = argument(call, -1, "default");
-    if (!is_null(def)) {
-      add_values(out, values(def));
-      continue;
-    }
-    std::string action;
-    string_literal_value(argument(call, -1, "action"), src_, action);
-    Value v;
-    if (action == "store_true" || action == "store_false") {
-      v.kind = Value::Kind::Bool;
-      v.b = action == "store_false";
-    } else {
-      v.kind = Value::Kind::None;
-    }
-    add_values(out, {v});
-  }
-  if (out.empty()) out.push_back(Value::unknown());
-  argparse_cache_[key] = out;
-  return out;
-}
-
-const std::vector<const FunctionFacts*>& SemanticModel::ext_namespaces() const {
-  if (ext_namespaces_built_) return ext_namespaces_;
-  ext_namespaces_built_ = true;
-  if (!facts_) return ext_namespaces_;
-  // O(calls) once: each call naming a function of another module (ext_name_ is filled).
-  for (size_t ci = 0; ci < calls_.size() && ci < ext_name_.size(); ++ci) {
-    if (ext_name_[ci].empty()) continue;
-    const FunctionFacts* f = ext_callee(static_cast<int>(ci), fact::kNamespace);
-    if (!f || !f->returns_namespace || f->namespace_values.empty()) continue;
-    if (std::find(ext_namespaces_.begin(), ext_namespaces_.end(), f) == ext_namespaces_.end() &&
-        ext_namespaces_.size() < 8)
-      ext_namespaces_.push_back(f);
-  }
-  return ext_namespaces_;
-}
-
-std::vector<Value> SemanticModel::ext_namespace_values(std::string_view dest) const {
-  std::vector<Value> out;
-  for (const FunctionFacts* f : ext_namespaces()) {
-    auto at = std::lower_bound(f->namespace_values.begin(), f->namespace_values.end(), dest,
-                               [](const auto& entry, std::string_view d) { return entry.first < d; });
-    if (at != f->namespace_values.end() && at->first == dest) add_values(out, to_values(at->second));
-  }
-  return out;
-}
-
-// parse_args()/parse_known_args() on the command line: not handed a literal list of arguments
-// (those set values the defaults do not tell) nor a namespace to fill.
-static bool parses_command_line(const SemanticModel& m, Node call) {
-  if (!is_null(m.argument(call, -1, "namespace")) || !is_null(m.argument(call, 1, ""))) return false;
-  Node a = m.argument(call, 0, "args");
-  if (is_null(a)) return true;
-  for (const auto& v : m.values(a)) {
-    if (v.kind == Value::Kind::None || v.kind == Value::Kind::Unknown) continue;
-    if (v.kind != Value::Kind::Expr) return false;
-    auto k = kind(unparen(v.expr));
-    if (k == "list" || k == "tuple" || k == "list_comprehension" || k == "string") return false;
-  }
-  return true;
-}
-
-// A candidate value that is an argparse namespace: `parser.parse_args()`,
-// `parser.parse_known_args()[0]`, the first target of `args, rest = parser.parse_known_args()`,
-// or a call of a project function whose every return is one of those.
-bool SemanticModel::namespace_value(const Value& v) const {
-  if (v.kind != Value::Kind::Expr) return false;
-  if (namespace_param(v)) return true;
-  Node e = unparen(v.expr);
-  if (is(e, "call")) return namespace_call(e);
-  if (is(e, "subscript")) {
-    Node inner = unparen(field(e, "value"));
-    auto i = constant_int(field(e, "subscript"));
-    return i && *i == 0 && is(inner, "call") && method_of(inner, src_) == "parse_known_args" &&
-           parses_command_line(*this, inner);
-  }
-  if (is(e, "identifier")) {
-    Node pattern = parent(e), assign = parent(pattern);
-    if ((is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) && is(assign, "assignment") &&
-        same(unparen(field(assign, "left")), pattern) && same(named_child(pattern, 0), e)) {
-      Node right = unparen(field(assign, "right"));
-      return is(right, "call") && method_of(right, src_) == "parse_known_args" && parses_command_line(*this, right);
-    }
-  }
-  return false;
-}
-
-bool SemanticModel::namespace_call(Node call) const {
-  if (auto cached = namespace_cache_.find(call.id); cached != namespace_cache_.end()) return cached->second == 1;
-  Step step(*this);
-  if (!step) return false;
-  namespace_cache_[call.id] = 2;  // in progress (a recursion): not a namespace
-  bool out = false;
-  if (method_of(call, src_) == "parse_args") {
-    out = parses_command_line(*this, call);
-  } else if (const FunctionFacts* ext = callees(call).empty() ? ext_callee_of(call, fact::kNamespace) : nullptr;
-             ext && ext->returns_namespace) {
-    out = true;  // a function of another module returning its parser's namespace
-  } else if (auto targets = callees(call); targets.size() == 1) {
-    // `args = parse_args()`: every `return` of the function hands back a namespace.
-    const auto& returns = functions_[targets[0]].returns;
-    out = !returns.empty();
-    for (size_t r = 0; out && r < returns.size(); ++r) {
-      auto vs = values(returns[r]);
-      if (vs.empty()) out = false;
-      for (const auto& x : vs) out = out && namespace_value(x);
-    }
-  }
-  namespace_cache_[call.id] = out ? 1 : 0;
-  return out;
-}
-
-// `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
-// that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
-const ArgFacts* SemanticModel::namespace_param(const Value& v) const {
-  if (v.kind != Value::Kind::Expr || namespace_params_.empty()) return nullptr;
-  auto it = namespace_params_.find(v.expr.id);
-  return it == namespace_params_.end() ? nullptr : it->second;
-}
-
-std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, const std::vector<Value>* declared) const {
-  // An attribute no add_argument declares (nor set_defaults may) and the program stores
-  // (`args.num_gpu = torch.cuda.device_count()`): reading it before a store raises, so a read
-  // sees one of the stores.
-  auto own = attribute_stores_.find(std::string(dest));
-  bool stored_only = !declared && !sets_defaults_ && !argparse_args_.count(std::string(dest)) &&
-                     own != attribute_stores_.end() && !own->second.empty() && ext_namespace_values(dest).empty();
-  std::vector<Value> out = declared ? *declared : stored_only ? std::vector<Value>{} : argparse_default(dest);
-  std::vector<Node> augmented;
-  struct Scaled {
-    Node by;
-    bool ceil;
-  };
-  std::vector<Scaled> scaled;  // `args.w = int((args.w + n - 1) / n)`, `args.w = args.w * n`
-  for (std::string key : {std::string(dest), std::string("*")}) {
-    auto stores = attribute_stores_.find(key);
-    if (stores == attribute_stores_.end()) continue;
-    for (const auto& [obj, value] : stores->second) {
-      // A config's new keys copied onto the parsed arguments leave the parser's own alone.
-      if (key == "*" && argparse_args_.count(std::string(dest)) && setattr_adds_only_new(obj)) continue;
-      auto objs = values(obj);
-      bool ns = !objs.empty();
-      for (const auto& o : objs) ns = ns && namespace_value(o);
-      if (!ns) continue;
-      Node count, by;
-      bool ceil = false;
-      if (is(value, "augmented_assignment")) augmented.push_back(value);
-      else if (!is_null(value) && scaled_count(value, count, by, ceil) && is(count, "attribute") &&
-               text(field(count, "attribute")) == dest && text(unparen(field(count, "object"))) == text(unparen(obj)))
-        scaled.push_back({by, ceil});
-      else add_values(out, is_null(value) ? std::vector<Value>{Value::unknown()} : values(value));
-    }
-  }
-  // Scaled stores of the attribute by itself, applied to every candidate until nothing new comes.
-  for (size_t round = 0; !scaled.empty() && round <= kMaxCandidates; ++round) {
-    size_t before = out.size();
-    for (const auto& sc : scaled) add_values(out, scale_values(out, sc.by, sc.ceil));
-    if (out.size() == before) break;
-  }
-  // `args.x |= args.y`, `args.x += n`: applied to every candidate until nothing new comes (or
-  // the candidates saturate into unknown), whatever order the stores run in.
-  for (size_t round = 0; !augmented.empty() && round <= kMaxCandidates; ++round) {
-    size_t before = out.size();
-    for (Node a : augmented) {
-      std::string_view op = text(field(a, "operator"));
-      auto rhs = values(field(a, "right"));
-      std::vector<Value> next;
-      for (const auto& x : out)
-        for (const auto& y : rhs) {
-          Value r = Value::unknown();
-          if (x.kind == Value::Kind::Bool && y.kind == Value::Kind::Bool && (op == "|=" || op == "&=")) {
-            r.kind = Value::Kind::Bool;
-            r.b = op == "|=" ? (x.b || y.b) : (x.b && y.b);
-          } else if (x.kind == Value::Kind::Int && y.kind == Value::Kind::Int && (op == "+=" || op == "-=" || op == "*=")) {
-            r = make_int(op == "+=" ? x.i + y.i : op == "-=" ? x.i - y.i : x.i * y.i);
-          }
-          next.push_back(r);
-        }
-      add_values(out, next);
-    }
-    if (out.size() == before) break;
-  }
-  if (out.empty()) out.push_back(Value::unknown());
-  return out;
-}
-
-// `setattr(ns, k, v)` under `if k not in vars(ns):` (or a name bound to `vars(ns)` or
-// `ns.__dict__`): the store only adds attributes the namespace lacks, so it never changes one
-// the parser defines (DINO's config keys copied onto `args`, `else: raise`). `obj` is the
-// call's first argument. O(depth of the call) nodes and the name's bindings.
-bool SemanticModel::setattr_adds_only_new(Node obj) const {
-  Node call = parent(parent(obj));
-  if (!is(call, "call")) return false;
-  auto a = named_children(field(call, "arguments"));
-  if (a.size() != 3 || !is(unparen(a[1]), "identifier")) return false;
-  std::string_view key = text(unparen(a[1])), ns = text(unparen(a[0]));
-  auto names_dict = [&](Node e) {  // `vars(ns)` / `ns.__dict__`
-    e = unparen(e);
-    if (is(e, "call") && text(unparen(field(e, "function"))) == "vars") {
-      auto args = named_children(field(e, "arguments"));
-      return args.size() == 1 && text(unparen(args[0])) == ns;
-    }
-    return is(e, "attribute") && text(field(e, "attribute")) == "__dict__" && text(unparen(field(e, "object"))) == ns;
-  };
-  Node child = call;
-  for (Node p = parent(call); !is_null(p); child = p, p = parent(p)) {
-    auto k = kind(p);
-    if (k == "function_definition" || k == "class_definition" || k == "lambda") return false;
-    if (k != "if_statement" || !same(field(p, "consequence"), child)) continue;
-    Node cond = unparen(field(p, "condition"));
-    if (!is(cond, "comparison_operator") || named_count(cond) != 2) continue;
-    Node left = unparen(named_child(cond, 0)), right = unparen(named_child(cond, 1));
-    std::string_view between = src_.substr(end(left), start(right) - end(left));
-    if (!is(left, "identifier") || text(left) != key) continue;
-    if (between.find("not") == std::string_view::npos || between.find("in") == std::string_view::npos) continue;
-    if (names_dict(right)) return true;
-    if (is(right, "identifier")) {
-      auto bindings = lookup(text(right), start(right));
-      bool all = !bindings.empty() && bindings.size() <= kMaxCandidates;
-      for (const Binding* b : bindings) all = all && b->kind == Binding::Kind::Assign && b->unpack_index < 0 && names_dict(b->value);
-      if (all) return true;
-    }
-  }
-  return false;
 }
 
 int SemanticModel::class_of_self(Node attr) const {

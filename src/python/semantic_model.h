@@ -94,6 +94,7 @@ struct Param {
   Node node{};
   Node default_value{};
   bool is_variadic = false;  // *args / **kwargs
+  bool double_star = false;  // **kwargs (is_variadic too)
   bool keyword_only = false;
 };
 
@@ -630,9 +631,10 @@ class SemanticModel {
   // is not one).
   bool dict_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
   std::optional<std::vector<Value>> param_dict_item(Node subscript) const;
-  // Whether `d["key"]` is such a read, without its values: the facts of d (its key and function
-  // set), or null. O(bindings), where param_dict_item also reads the function's stores into d.
-  const ArgFacts* param_dict_arg(Node subscript, std::string& key, int& function) const;
+  // Whether `d["key"]` is such a read, without its values: the facts of d (with its key and
+  // function where `key` and `function` are given), or null. O(bindings), where param_dict_item
+  // also reads the function's stores into d.
+  const ArgFacts* param_dict_arg(Node subscript, std::string* key = nullptr, int* function = nullptr) const;
   // A call whose receiver is a module of no known class (`model = checkpoint["model"]`) of a
   // method named as project nn.Modules' methods: "%.<method>" (FactsTable binds it), or "".
   std::string unknown_module_method(Node call) const;
@@ -669,6 +671,13 @@ class SemanticModel {
   // appends to `acc` on every run: true at most K times (model_hotness.cpp).
   bool empty_until_filled(Node cond, Node hot_region) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
+  // The functions of this module a container is handed to before a use of it (`use`, a name),
+  // for a helper that fills it in place (LESS's `prepare_batch(batch)`): each (callee, parameter
+  // index) of a call of the enclosing function that ends before the use and passes the name
+  // itself for that parameter (not variadic), every binding in `reaching` (the use's, at most
+  // kMaxCandidates) made before the call and not by the call's own statement. In the order of
+  // the calls; O(the calls of the enclosing function).
+  std::vector<std::pair<int, int>> handed_before(Node use, const std::vector<const Binding*>& reaching) const;
   bool is_cuda_bool_impl(Node expr) const;
   bool is_cuda_bool_uncached(Node expr) const;
   // A tensor of booleans wherever it lives (a factory with `dtype=torch.bool`, `.bool()`, a

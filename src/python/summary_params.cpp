@@ -254,10 +254,7 @@ std::vector<ParamSummary> SemanticModel::param_summaries(int f, const ParamItera
     ParamSummary s;
     s.name = p.name;
     s.keyword_only = p.keyword_only;
-    if (p.is_variadic) {
-      std::string_view t = text(p.node);
-      (t.substr(0, 2) == "**" ? s.double_star : s.star) = true;
-    }
+    if (p.is_variadic) (p.double_star ? s.double_star : s.star) = true;
     s.iterated_hot = iteration.hot_param[f][i] != 0;
     s.iterated_per_epoch = iteration.epoch_param[f][i] != 0;
     if (!p.is_variadic) s.hot_keys = iteration.hot_keys[f][i];

@@ -19,32 +19,6 @@ using namespace type_detail;
 
 namespace {
 
-// A mark on a self store's path (TypeInference::self_stores; above the 60 bits of indices and
-// length, below the iteration mark of the memo keys): the store stands for the attribute handed
-// back prepared by a framework, so its value is read on the device.
-constexpr uint64_t kPreparedStore = 1ULL << 62;
-
-TypeInference::Path unmarked(TypeInference::Path p) {
-  p.code &= ~kPreparedStore;
-  return p;
-}
-
-// A self store's type `t` (its value at its unmarked path), on the device where kPreparedStore
-// marks it (as TypeInference::prepared() gives a prepared argument's).
-AbstractType store_on_device(AbstractType t, TypeInference::Path p, const SemanticModel& m, Node v,
-                             const std::function<bool(Node)>& project_call) {
-  if (!(p.code & kPreparedStore)) return t;
-  if (t.kind == Kind::Module || t.kind == Kind::Tensor || t.kind == Kind::Loader) {
-    t.device = TypeDevice::Cuda;
-    return t;
-  }
-  if (t.kind == Kind::Optimizer) return t;
-  if (m.is_module(v)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
-  if (m.is_loader_expr(v) || library_loader_factory(m, v, project_call))
-    return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
-  return t;
-}
-
 bool is_pattern(std::string_view k) {
   return k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "expression_list" ||
          k == "tuple" || k == "list";
@@ -1158,219 +1132,6 @@ bool TypeInference::loader_iteration(Node iterable, bool host) const {
   return t.kind == Kind::Loader && (!host || t.device == TypeDevice::Cpu);
 }
 
-Node TypeInference::prepared_source(Node call, Node target) const {
-  call = unparen(call);
-  if (!is(call, "call")) return Node{};
-  Node fn = unparen(field(call, "function"));
-  if (!is(fn, "attribute")) return Node{};
-  std::string_view meth = text(field(fn, "attribute"), m_.src());
-  const auto& table = FrameworkTable::get();
-  if (!table.is_prepare_method(meth)) return Node{};
-  AbstractType recv = value(field(fn, "object"), Path{});
-  if (recv.kind != Kind::Object) return Node{};
-  if (table.prepares_first(recv.framework, meth)) return is_null(target) ? m_.argument(call, 0, "") : Node{};
-  if (!table.prepares(recv.framework, meth)) return Node{};
-  std::vector<Node> positional;
-  for (Node a : named_children(field(call, "arguments"))) {
-    if (is(a, "keyword_argument")) continue;
-    if (is(a, "list_splat")) return Node{};
-    positional.push_back(a);
-  }
-  if (is_null(target)) return positional.size() == 1 ? positional[0] : Node{};
-  Path p = target_path(target);
-  if (!p.valid() || p.size() != 1 || p.at(0) >= static_cast<int>(positional.size())) return Node{};
-  return positional[p.at(0)];
-}
-
-AbstractType TypeInference::prepared(Node argument) const {
-  AbstractType t = value(argument, Path{});
-  switch (t.kind) {
-    case Kind::Module:
-    case Kind::Tensor:
-    case Kind::Loader: t.device = TypeDevice::Cuda; return t;
-    case Kind::Optimizer: return t;
-    default: break;
-  }
-  if (m_.is_module(argument)) return AbstractType::of(Kind::Module, TypeDevice::Cuda);
-  if (m_.is_loader_expr(argument)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
-  auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
-  if (library_loader_factory(m_, argument, project_call))
-    return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
-  return AbstractType::unknown();
-}
-
-AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
-  if (klass <= -2) {
-    const FunctionFacts* f = ext_class(klass);
-    return f ? ext_member(*f, attr, owner) : AbstractType::unknown();
-  }
-  // Every `self.attr = v` in the class (any method) and its bases defined here, then the
-  // attribute as a base class of another project module says it.
-  std::set<int> seen;
-  AbstractType t = AbstractType::bottom();
-  bool any = false;
-  for (int c = klass; c >= 0 && seen.insert(c).second;) {
-    if (registered_tensor(c, attr)) {
-      t = join(t, AbstractType::of(Kind::Tensor, owner));
-      any = true;
-    }
-    if (base_class(c) < 0)
-      if (const FunctionFacts* ext = ext_base(c)) {
-        AbstractType et = ext_member(*ext, attr, owner);
-        if (et.kind != Kind::Unknown || std::find_if(ext->attrs.begin(), ext->attrs.end(), [&](const auto& a) {
-                                          return a.name == attr;
-                                        }) != ext->attrs.end()) {
-          t = join(t, et);
-          any = true;
-        }
-      }
-    // A property the class defines (`def device(self): return self.model.device`): what its
-    // getter returns.
-    if (int g = model_detail::property_getter(m_, c, attr);
-        g >= 0 && !m_.self_assignments_by_key_.count(m_.classes()[c].name + "." + std::string(attr))) {
-      for (Node r : m_.functions()[g].returns) t = join(t, value(r, Path{}));
-      if (m_.functions()[g].returns.empty()) t = AbstractType::unknown();
-      any = true;
-      if (t.kind == Kind::Unknown) return t;
-    }
-    auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
-    for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
-      AbstractType vt = store_on_device(value(v, unmarked(p)), p, m_, v, project_call);
-      // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
-      // holds: a CPU tensor stored on `self` stays there (`self.mask = torch.ones(n, n)`).
-      if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
-        vt.device = join(vt.device, owner);
-      t = join(t, vt);
-      any = true;
-      if (t.kind == Kind::Unknown) return t;
-    }
-    // `self.acc_loss += self.criterion(outputs, target)` in any method (pytorch-seq2seq's loss
-    // classes; rec27a): the attribute then holds the sum, a tensor where the added value is one.
-    if (auto aug = m_.self_augmented_.find(m_.classes()[c].name + "." + std::string(attr)); aug != m_.self_augmented_.end())
-      for (Node v : aug->second) {
-        t = join(t, arith(AbstractType::of(Kind::HostScalar), value(v, Path{})));
-        any = true;
-        if (t.kind == Kind::Unknown) return t;
-      }
-    c = base_class(c);
-  }
-  if (any) return t;
-  // A field of a dataclass or NamedTuple of this file (`losses.loss` of `Loss(loss=token_nll,
-  // ...)`): what the constructions pass for it (by keyword or by the field's position), or its
-  // default. Unknown when the class is not one, or a construction unpacks its arguments.
-  auto fields = record_fields(m_, klass);
-  int position = -1;
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (fields[i].first == attr) position = static_cast<int>(i);
-  if (position < 0) return AbstractType::unknown();
-  const auto& calls = constructor_calls(klass);
-  if (calls.empty() || calls.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
-  for (Node call : calls) {
-    for (Node a : named_children(field(call, "arguments")))
-      if (is(a, "list_splat") || is(a, "dictionary_splat")) return AbstractType::unknown();
-    Node v = m_.argument(call, position, attr);
-    if (is_null(v)) v = fields[static_cast<size_t>(position)].second;
-    if (is_null(v)) return AbstractType::unknown();
-    t = join(t, value(v, Path{}));
-    if (t.kind == Kind::Unknown) return t;
-  }
-  return t;
-}
-
-namespace {
-
-// The statement a store is part of (its value or its target inside an assignment).
-Node store_statement(Node n) {
-  for (int guard = 0; guard < 32 && !is_null(n); ++guard) {
-    Node p = parent(n);
-    if (is_null(p) || is(p, "block") || is(p, "module")) return n;
-    n = p;
-  }
-  return Node{};
-}
-
-// Statement `late` runs after `early` on every path that leaves the function `early` is in: it
-// comes later, and the block holding it encloses `early` in the same function.
-bool overwrites(Node late, Node early) {
-  if (is_null(late) || is_null(early) || start(late) < end(early)) return false;
-  Node block = parent(late);
-  if (!is(block, "block")) return false;
-  for (Node n = parent(early); !is_null(n); n = parent(n)) {
-    if (same(n, block)) return true;
-    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return false;
-  }
-  return false;
-}
-
-}  // namespace
-
-std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(const std::string& key) const {
-  std::vector<std::pair<Node, Path>> all;
-  std::vector<Node> statements, targets;  // per store: its statement, the attribute unpacked (or null)
-  if (auto it = m_.self_assignments_by_key_.find(key); it != m_.self_assignments_by_key_.end())
-    for (int ai : it->second) {
-      all.push_back({m_.self_assignments_[ai].second, Path{}});
-      statements.push_back(store_statement(m_.self_assignments_[ai].second));
-      targets.push_back(Node{});
-    }
-  if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
-    for (const auto& [call, target] : it->second) {
-      Path p = target_path(target);
-      if (!p.valid() || p.size() != 1) continue;  // a nested pattern: not followed
-      // Only what a framework's `prepare` hands back: the element of another call's tuple (a
-      // project helper's `device, gpus = ...`) can type a device from a guess at its conditions.
-      if (is_null(prepared_source(call, target))) continue;
-      all.push_back({call, p});
-      statements.push_back(store_statement(target));
-      targets.push_back(target);
-    }
-  if (all.size() < 2) return all;
-  // A store whose value reads the attribute (`self.x = f(self.x)`) carries the earlier stores on
-  // and overwrites none, unless it hands the attribute back prepared by a framework
-  // (`self.dl = accelerator.prepare(self.dl)`, or its element of an unpacked `prepare`): the
-  // stores it overwrites then stand for it, marked prepared (kPreparedStore: their values on the
-  // device, their classes kept), and it is left out (its own value would read itself).
-  const std::string read = "self." + key.substr(key.find('.') + 1);
-  std::vector<char> reads(all.size(), 0), self_prepare(all.size(), 0);
-  for (size_t j = 0; j < all.size(); ++j) {
-    std::string_view t = text(all[j].first, m_.src());
-    for (size_t at = t.find(read); at != std::string_view::npos && !reads[j]; at = t.find(read, at + 1)) {
-      size_t after = at + read.size();
-      reads[j] = after >= t.size() || !(std::isalnum(static_cast<unsigned char>(t[after])) || t[after] == '_');
-    }
-    if (reads[j]) {
-      Node source = prepared_source(all[j].first, targets[j]);
-      self_prepare[j] = !is_null(source) && text(unparen(source), m_.src()) == read;
-    }
-  }
-  auto overwritten = [&](size_t i, size_t j) {
-    return j != i && !same(statements[j], statements[i]) && overwrites(statements[j], statements[i]);
-  };
-  std::vector<std::pair<Node, Path>> out;
-  std::vector<char> stands_for(all.size(), 0);
-  for (size_t i = 0; i < all.size(); ++i) {
-    bool dead = false, prepared = false;
-    for (size_t j = 0; j < all.size() && !dead; ++j) {
-      if (!overwritten(i, j)) continue;
-      if (!reads[j]) dead = true;
-      else if (self_prepare[j]) prepared = stands_for[j] = 1;
-    }
-    if (dead) continue;
-    Path p = all[i].second;
-    if (prepared) p.code |= kPreparedStore;
-    out.push_back({all[i].first, p});
-  }
-  // A self-preparing store some earlier store now stands for is left out.
-  std::vector<std::pair<Node, Path>> kept;
-  for (const auto& sp : out) {
-    bool drop = false;
-    for (size_t j = 0; j < all.size() && !drop; ++j)
-      drop = stands_for[j] && same(sp.first, all[j].first) && sp.second.code == all[j].second.code;
-    if (!drop) kept.push_back(sp);
-  }
-  return kept;
-}
-
 AbstractType TypeInference::attribute_type(Node attr) const {
   std::string_view name = text(field(attr, "attribute"), m_.src());
   Node obj = unparen(field(attr, "object"));
@@ -1728,12 +1489,14 @@ AbstractType TypeInference::call_type(Node call) const {
   // A method of a module class defined here every return of which is a CPU tensor by its types
   // (stargan-v2's `FAN.get_landmark`: `torch.cat` of per-image results computed after
   // `heatmaps[i].cpu()`): that, wherever the module lives.
-  if (callee.kind == Kind::ModuleMember && !m_.callees(call).empty()) {
+  if (std::vector<int> targets = callee.kind == Kind::ModuleMember ? m_.callees(call) : std::vector<int>{};
+      !targets.empty()) {
     AbstractType t = AbstractType::bottom();
-    for (int f : m_.callees(call)) {
+    for (int f : targets) {
       const auto& returns = m_.functions()[f].returns;
       if (returns.empty() || !yields(f).empty()) t = AbstractType::unknown();
-      for (Node r : t.kind == Kind::Unknown ? std::vector<Node>{} : returns) t = join(t, value(r, Path{}));
+      if (t.kind != Kind::Unknown)
+        for (Node r : returns) t = join(t, value(r, Path{}));
     }
     if (t.device == TypeDevice::Cpu && tensor_like(t)) return t;
   }
@@ -1984,11 +1747,9 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
         auto stores = self_stores(key);
         if (!stores.empty()) {
           AbstractType t = AbstractType::bottom();
-          auto project_call = [this](Node c) { return m_.ext_callee_of(c, fact::kReturnType) != nullptr; };
           for (const auto& [v, p] : stores)
-            t = join(t, p.size() == 0 && !(p.code & kPreparedStore)
-                            ? iter(v, path)
-                            : element(store_on_device(value(v, unmarked(p)), p, m_, v, project_call), 1 + path.size()));
+            t = join(t, p.size() == 0 && !(p.code & kPreparedStore) ? iter(v, path)
+                                                                     : element(store_type(v, p), 1 + path.size()));
           return t;
         }
       }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -204,7 +205,22 @@ class TypeInference {
   AbstractType param_type_from_sites(int function, int param_index, Path path, bool iterate) const;
   AbstractType annotated_type(int function, int param_index) const;  // a host type the annotation declares
   AbstractType instance_of(int klass) const;
+  // What a framework's `prepare` hands back for `argument` (prepared_type), else unknown.
   AbstractType prepared(Node argument) const;
+  // What `prepare` hands back for `v` of type `t`: a module, tensor or loader on the device
+  // (also `v` a module, a loader, or a library loader factory's result by its expression), an
+  // optimizer as it is; nullopt for anything else.
+  std::optional<AbstractType> prepared_type(AbstractType t, Node v) const;
+  // A call of a library's loader factory (a function named "...loader" that neither this file
+  // nor another project module defines), or a name or attribute bound only to such calls.
+  bool library_loader(Node expr) const;
+  // A mark on a self store's path (self_stores; above the 60 bits of indices and length, below
+  // the iteration mark of the memo keys): the store stands for the attribute handed back
+  // prepared by a framework, so its value is read on the device.
+  static constexpr uint64_t kPreparedStore = 1ULL << 62;
+  // The type of a store of self_stores: `v` at `p` (unmarked), as `prepare` hands it back
+  // (prepared_type) where `p` carries kPreparedStore.
+  AbstractType store_type(Node v, Path p) const;
   AbstractType arith(const AbstractType& a, const AbstractType& b) const;
   AbstractType self_type(Node identifier) const;
   // Return dependence (types_returns.cpp): adds what `expr` (in function `function`) contributes

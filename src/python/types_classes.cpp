@@ -18,38 +18,6 @@
 
 namespace stoker::python {
 
-// A call of a library's loader factory, or a name or attribute bound only to such calls
-// (`self.dl = get_dataloader(ds, ...)` of audiolm_pytorch: a function whose name ends in
-// "loader" that neither this file nor another project module defines). Read only for what a
-// framework prepares: it prepares modules, optimizers, schedulers and loaders, so the factory's
-// result is a loader.
-bool type_detail::library_loader_factory(const SemanticModel& m, Node expr,
-                                         const std::function<bool(Node)>& project_call) {
-  expr = unparen(expr);
-  std::vector<Value> values;
-  if (is(expr, "call")) {
-    Value v;
-    v.kind = Value::Kind::Expr;
-    v.expr = expr;
-    values.push_back(v);
-  } else if (is(expr, "identifier") || is(expr, "attribute")) {
-    values = m.values(expr);
-  }
-  if (values.empty() || values.size() > SemanticModel::kMaxCandidates) return false;
-  for (const auto& v : values) {
-    Node c = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
-    Node fn = is(c, "call") ? unparen(field(c, "function")) : Node{};
-    if (!is(fn, "identifier") && !is(fn, "attribute")) return false;
-    std::string name(is(fn, "attribute") ? text(field(fn, "attribute"), m.src()) : text(fn, m.src()));
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    if (name.size() <= 6 || name.compare(name.size() - 6, 6, "loader") != 0 || !m.callees(c).empty() ||
-        project_call(c) ||
-        m.qualified_name(fn).rfind("builtins.", 0) == 0)
-      return false;
-  }
-  return true;
-}
-
 std::vector<std::pair<std::string_view, Node>> type_detail::record_fields(const SemanticModel& m, int klass) {
   std::vector<std::pair<std::string_view, Node>> out;
   const Class& c = m.classes()[klass];
@@ -292,8 +260,9 @@ std::vector<const FunctionFacts*> TypeInference::ext_union_functions(Node call, 
   return out;
 }
 
-int type_detail::sliced_param(const SemanticModel& m, int function) {
-  if (function < 0) return -1;
+namespace {
+
+int sliced_param_uncached(const SemanticModel& m, int function) {
   const Function& fn = m.functions()[function];
   // The parameter a name is bound to: itself (not variadic), or element 0 of a `*args` one.
   auto param_of = [&](Node e) {
@@ -311,7 +280,7 @@ int type_detail::sliced_param(const SemanticModel& m, int function) {
     auto cb = is(c, "identifier") ? m.lookup(m.text(c), start(c)) : std::vector<const Binding*>{};
     if (cb.size() != 1 || cb[0]->kind != Binding::Kind::Param || cb[0]->function != function) return -1;
     const Param& p = fn.params[cb[0]->param_index];
-    return p.is_variadic && m.text(p.node).substr(0, 2) != "**" ? cb[0]->param_index : -1;
+    return p.is_variadic && !p.double_star ? cb[0]->param_index : -1;
   };
   auto sliced = [&](Node y) {
     y = unparen(y);
@@ -347,7 +316,7 @@ int type_detail::sliced_param(const SemanticModel& m, int function) {
       auto sb = is(src, "identifier") ? m.lookup(m.text(src), start(src)) : std::vector<const Binding*>{};
       if (!is_null(x) && is(x, "identifier") && !is_null(clause) && m.text(x) == m.text(unparen(field(clause, "left"))) &&
           sb.size() == 1 && sb[0]->kind == Binding::Kind::Param && sb[0]->function == function &&
-          fn.params[sb[0]->param_index].is_variadic && m.text(fn.params[sb[0]->param_index].node).substr(0, 2) != "**")
+          fn.params[sb[0]->param_index].is_variadic && !fn.params[sb[0]->param_index].double_star)
         p = sb[0]->param_index;
     }
     if (p < 0 || (found >= 0 && p != found)) return -1;
@@ -355,6 +324,14 @@ int type_detail::sliced_param(const SemanticModel& m, int function) {
     any = true;
   }
   return any ? found : -1;
+}
+
+}  // namespace
+
+// Memoized: asked of a call's callee for each binding of a loop over it (SemanticModel::is_batch).
+int type_detail::sliced_param(const SemanticModel& m, int function) {
+  if (function < 0) return -1;
+  return m.memo("sliced_param:" + std::to_string(function), [&] { return sliced_param_uncached(m, function); });
 }
 
 int TypeInference::passed_through(int function) const {

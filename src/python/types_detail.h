@@ -38,11 +38,6 @@ bool tensor_like(const AbstractType& t);
 // its body), in order: the annotated names and their defaults (or null). Empty for other classes.
 std::vector<std::pair<std::string_view, Node>> record_fields(const SemanticModel& m, int klass);
 
-// A call of a library's loader factory (a function named "...loader" that no project module
-// defines: neither this file nor, by `project_call`, another module), or a name or attribute
-// bound only to such calls (types_classes.cpp).
-bool library_loader_factory(const SemanticModel& m, Node expr, const std::function<bool(Node)>& project_call);
-
 // Attributes of tensors and modules that are host values (`width`, `height`: a PIL image's);
 // with the `is_` ones, never a tensor (TypeInference's attribute types, SemanticModel::is_cuda).
 const std::set<std::string, std::less<>>& host_attributes();

@@ -301,33 +301,9 @@ TypeDevice TypeInference::keyed_device_stores(Node name) const {
   if (!(is(up, "subscript") && same(unparen(field(up, "value")), name)) && !is(up, "dictionary_splat") &&
       !is(up, "argument_list") && !is(up, "keyword_argument"))
     return out;
-  int fn = m_.function_at(start(name));
-  if (fn < 0 || static_cast<size_t>(fn) >= m_.calls_by_caller_.size()) return out;
-  auto reaching = visible(m_, name);
-  if (reaching.empty() || reaching.size() > SemanticModel::kMaxCandidates) return out;
-  for (int ci : m_.calls_by_caller_[static_cast<size_t>(fn)]) {
-    Node call = m_.calls_[static_cast<size_t>(ci)].call;
-    if (end(call) > start(name)) continue;
-    bool hands = false;  // cheap test first: the name is one of the call's arguments
-    for (Node a : named_children(field(call, "arguments"))) {
-      Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-      hands = hands || (is(v, "identifier") && text(v, m_.src()) == n);
-    }
-    if (!hands) continue;
-    bool before = true;
-    for (const Binding* b : reaching)  // bound before the call, not by the call's own statement
-      before = before && b->at <= start(call) && (is_null(b->value) || !contains(b->value, call));
-    if (!before) continue;
-    for (int f : m_.callees(call)) {
-      const auto& params = m_.functions()[f].params;
-      for (size_t pi = 0; pi < params.size(); ++pi) {
-        if (params[pi].is_variadic) continue;
-        Node a = unparen(site_argument(f, static_cast<int>(pi), call));
-        if (!is(a, "identifier") || text(a, m_.src()) != n) continue;
-        TypeDevice d = stores_into(m_.functions()[f].scope, params[pi].name, Node{}, true);
-        if (d != TypeDevice::Unresolved) out = out == TypeDevice::Unresolved ? d : join(out, d);
-      }
-    }
+  for (const auto& [f, pi] : m_.handed_before(name, visible(m_, name))) {
+    TypeDevice d = stores_into(m_.functions()[f].scope, m_.functions()[f].params[pi].name, Node{}, true);
+    if (d != TypeDevice::Unresolved) out = out == TypeDevice::Unresolved ? d : join(out, d);
   }
   return out;
 }
