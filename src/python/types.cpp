@@ -324,6 +324,11 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
     // `train_iter, val_iter = BucketIterator.splits((train, val), ...)`: iterators of host batches.
     if (FrameworkTable::get().host_batch_tuple(m_.qualified_name(fn)))
       return element(host_batch_iterator(expr), path.size() - 1);
+    // `engine, optimizer, _, scheduler = deepspeed.initialize(model=model, ...)`: the engine is a
+    // module on the GPU; the other elements are left to the taint.
+    if (FrameworkTable::get().engine_tuple(m_.qualified_name(fn)))
+      return path.at(0) == 0 ? element(AbstractType::of(Kind::Module, TypeDevice::Any), path.size() - 1)
+                             : AbstractType::unknown();
     auto targets = m_.callees(expr);
     if (!targets.empty() && class_of_callee(fn) < 0 && value(fn, Path{}).kind != Kind::Module) {
       AbstractType t = AbstractType::bottom();
