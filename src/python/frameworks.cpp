@@ -100,6 +100,9 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       if (cols.size() < 2) bad("wrong number of columns");
       t.host_batches_.insert(cols[1]);
       for (size_t i = 2; i < cols.size(); ++i) t.host_batch_tuples_.insert(cols[1] + "." + cols[i]);
+    } else if (kind == "engine-tuple") {
+      need(2);
+      t.engine_tuples_.insert(cols[1]);
     } else if (kind == "identity") {
       need(2);
       t.identity_.insert(cols[1]);

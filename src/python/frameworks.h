@@ -77,6 +77,9 @@ class FrameworkTable {
   // Does `qualified`, `CLASS.METHOD` of a `host-batches` row's METHOD, return a tuple of such
   // iterators (`BucketIterator.splits((train, val, test), ...)`)?
   bool host_batch_tuple(std::string_view qualified) const { return host_batch_tuples_.count(std::string(qualified)) > 0; }
+  // Does the function `qualified` return a tuple whose first element is the engine that trains
+  // the model it is given, a module on the GPU (row `engine-tuple`: `deepspeed.initialize`)?
+  bool engine_tuple(std::string_view qualified) const { return engine_tuples_.count(std::string(qualified)) > 0; }
   // Does `qualified` return its first argument as it is (row `identity`: the legacy
   // `torch.autograd.Variable(x)`): its type, device and batch-ness flow through.
   bool identity(std::string_view qualified) const { return identity_.count(std::string(qualified)) > 0; }
@@ -112,7 +115,7 @@ class FrameworkTable {
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
-      host_batches_, host_batch_tuples_, identity_;
+      host_batches_, host_batch_tuples_, identity_, engine_tuples_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

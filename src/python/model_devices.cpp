@@ -978,12 +978,14 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       return false;
     };
     // A predicate (`is_peft_model(model)`, `torch.is_tensor(x)`, `x.is_contiguous()`,
-    // `coordinator.is_invalid_trace()`): PyTorch's `is_*` functions and methods all return Python
-    // bools, and so do libraries' by convention; a function defined here is judged by its returns
-    // below. (`torch.isnan`/`isfinite`, without the underscore, return tensors.)
+    // `coordinator.is_invalid_trace()`, `has_torch_function(args)`): PyTorch's `is_*`/`has_*`
+    // functions and methods all return Python bools, and so do libraries' by convention; a
+    // function defined here is judged by its returns below. (`torch.isnan`/`isfinite`, without
+    // the underscore, return tensors.)
     std::string_view callee_word = is(fn, "attribute") ? text(field(fn, "attribute")) : is(fn, "identifier") ? text(fn) : std::string_view{};
     if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
-        starts_with(q, "torch.cuda.") || starts_with(q, "logging.") || starts_with(callee_word, "is_")) {
+        starts_with(q, "torch.cuda.") || starts_with(q, "logging.") || starts_with(callee_word, "is_") ||
+        starts_with(callee_word, "has_")) {
       result = false;
     } else if (std::string attr_name; q == "builtins.getattr" && string_literal_value(argument(expr, 1, ""), src_, attr_name)) {
       // `getattr(obj, "name", default)` reads `obj.name` (or the default): an attribute of a module

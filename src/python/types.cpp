@@ -298,6 +298,11 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
     // `train_iter, val_iter = BucketIterator.splits((train, val), ...)`: iterators of host batches.
     if (FrameworkTable::get().host_batch_tuple(m_.qualified_name(fn)))
       return element(host_batch_iterator(expr), path.size() - 1);
+    // `engine, optimizer, _, scheduler = deepspeed.initialize(model=model, ...)`: the engine is a
+    // module on the GPU; the other elements are left to the taint.
+    if (FrameworkTable::get().engine_tuple(m_.qualified_name(fn)))
+      return path.at(0) == 0 ? element(AbstractType::of(Kind::Module, TypeDevice::Any), path.size() - 1)
+                             : AbstractType::unknown();
     auto targets = m_.callees(expr);
     if (!targets.empty() && class_of_callee(fn) < 0 && value(fn, Path{}).kind != Kind::Module) {
       AbstractType t = AbstractType::bottom();
@@ -1430,6 +1435,13 @@ AbstractType TypeInference::call_type(Node call) const {
         return recv;  // tensor methods return tensors on the same device
       case Kind::Module:
         if (meth == "forward" || meth == "generate") return AbstractType::of(Kind::Tensor, recv.device);
+        // Another method of a module of a library class (DDP's `_get_ddp_logging_data()`, a
+        // dict of strings): what it returns is not known, the CUDA taint decides; only calling
+        // the module (or a submodule the types know) computes on its device. nn.Module's own
+        // accessors of its tensors (`parameters()`, `state_dict()`...) hand back those tensors.
+        if (recv.klass == -1 && meth != "parameters" && meth != "buffers" && meth != "named_parameters" &&
+            meth != "named_buffers" && meth != "state_dict" && value(fn, Path{}).kind == Kind::ModuleMember)
+          return AbstractType::unknown();
         break;
       case Kind::Object:
         if (recv.framework >= 0) {
@@ -1672,6 +1684,18 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       if (named && path.size() == 0) return AbstractType::unknown();
       if (named && path.at(0) == 0) return AbstractType::of(Kind::HostScalar);
       return AbstractType::of(Kind::Tensor, mod.device);
+    }
+    if (is(fn, "attribute") && (name == "modules" || name == "children" || name == "named_modules" ||
+                                name == "named_children")) {
+      // A module's submodules live on its device; their names are strings (DDP's
+      // `for module_name, module in self.module.named_modules()`, then `f"{module_name}.{p}"`).
+      AbstractType mod = value(field(fn, "object"), Path{});
+      if (mod.kind != Kind::Module && mod.kind != Kind::ModuleMember) return AbstractType::unknown();
+      bool named = name.substr(0, 6) == "named_";
+      if (named && path.size() == 0) return AbstractType::unknown();
+      if (named && path.at(0) == 0) return AbstractType::of(Kind::HostScalar);
+      AbstractType sub = AbstractType::of(Kind::Module, mod.device);
+      return element(sub, (named ? path.rest() : path).size());
     }
     if (is(fn, "attribute") && (name == "items" || name == "values" || name == "keys")) {
       // Keys are host values (names, indices) whatever the dict holds.

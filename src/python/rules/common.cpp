@@ -71,4 +71,32 @@ bool is_cpu_count(const SemanticModel& m, Node expr) {
   return true;
 }
 
+bool index_range_loader(const SemanticModel& m, Node call) {
+  auto is_range = [&](Node e) {
+    e = unparen(e);
+    if (!is(e, "call")) return false;
+    const std::string& q = m.callee_name(e);
+    if (q == "builtins.list") {
+      Node inner = unparen(m.argument(e, 0, ""));
+      return is(inner, "call") && m.callee_name(inner) == "builtins.range";
+    }
+    return q == "builtins.range";
+  };
+  Node dataset = unparen(m.argument(call, 0, "dataset"));
+  if (is_null(dataset)) return false;
+  if (is(dataset, "identifier")) {
+    // `perm_loader = DataLoader(idx, ...)` after `idx = range(n)`: every value a range.
+    auto values = m.values(dataset);
+    if (values.empty()) return false;
+    for (const Value& v : values)
+      if (v.kind != Value::Kind::Expr || !is_range(v.expr)) return false;
+  } else if (!is_range(dataset)) {
+    return false;
+  }
+  for (Node a : named_children(field(call, "arguments")))
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+  auto kw = m.keyword_arguments(call);
+  return kw.complete && is_null(kw.find("collate_fn")) && is_null(m.argument(call, kCollatePos, ""));
+}
+
 }  // namespace stoker::python::rules

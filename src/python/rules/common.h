@@ -21,6 +21,13 @@ constexpr int kBatchSizePos = 1, kBatchSamplerPos = 4, kNumWorkersPos = 5, kColl
 // Returns: 1 missing, 2 explicitly false, 0 true/unknown.
 int bool_argument_state(const Context& ctx, Node call, int position, std::string_view keyword);
 
+// A loader of positions (`DataLoader(range(n), batch_size, shuffle=True)`, ogb's link
+// predictors): default collation of Python ints, so each batch is a small CPU index tensor made
+// in microseconds. Workers would not make it faster (DL001) and pinning would pin indices only
+// (DL002). Not when a `collate_fn` (named or positional) builds the batch from the positions, nor
+// when a `*args`/`**kwargs` the model cannot read may pass one. O(arguments).
+bool index_range_loader(const SemanticModel& m, Node call);
+
 // Does a Dataset's __getitem__/__iter__ or a collate_fn in this file do CUDA work?
 bool dataset_does_cuda_work(const Context& ctx);
 

@@ -65,6 +65,8 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   // Its known uses draw one batch or a few, once (a test of the first batch, a Lightning
   // `fast_dev_run`): no step waits on its loading.
   if (m.loader_drawn_briefly(call)) return;
+  // A loader of positions collates Python ints: nothing for workers to take off the main thread.
+  if (index_range_loader(m, call)) return;
   // Every loop over it keeps its batches in host memory (positions selecting rows of host data,
   // dataset statistics) and runs no step: no GPU waits on its loading.
   auto loops = m.loops_iterating(call);

@@ -59,6 +59,8 @@ void dl002_unpinned_host_batches(Context& ctx, Node call) {
   // raise); DL005 reports that instead.
   if (dataset_does_cuda_work(ctx)) return;
   if (batches_only_index_host_data(m, call)) return;
+  // A loader of positions: its batches are small index tensors, pinning them gains nothing.
+  if (index_range_loader(m, call)) return;
   Diagnostic& d = ctx.report("DL002", field(call, "function"),
                              "Batches from this `DataLoader` are copied to the GPU from pageable memory; "
                              "`pin_memory=True` lets the copy run asynchronously");

@@ -89,6 +89,42 @@ bool host_container(const SemanticModel& m, Node c) {
   return k == AbstractType::Kind::HostContainer || k == AbstractType::Kind::Module;
 }
 
+// A Python str by its form or its values: a literal or f-string, `str(x)`/`repr(x)`, a str method
+// of one (`s.strip()`, `s.split(sep)[0]`), a conditional of two, a name bound only to those
+// (`actual = err if ... else err.split(sep)[0]`, `for key in ("loss", "aux")`). A tensor holds
+// no strings: `key in t` of a str is no tensor membership test (it raises, it reads nothing).
+bool host_string(const SemanticModel& m, Node e, int depth) {
+  e = unparen(e);
+  if (is_null(e) || depth > 6) return false;
+  auto k = kind(e);
+  if (k == "string" || k == "concatenated_string" || m.is_str_expr(e)) return true;
+  if (k == "conditional_expression" && named_count(e) == 3)
+    return host_string(m, named_child(e, 0), depth + 1) && host_string(m, named_child(e, 2), depth + 1);
+  if (k == "call") {
+    std::string q = m.callee_name(e);
+    if (q == "builtins.str" || q == "builtins.repr") return true;
+    Node fn = unparen(field(e, "function"));
+    static const std::set<std::string_view> str_methods = {"format", "join", "strip", "lstrip", "rstrip",
+                                                           "lower", "upper", "replace", "title"};
+    return is(fn, "attribute") && str_methods.count(m.text(field(fn, "attribute"))) &&
+           host_string(m, field(fn, "object"), depth + 1);
+  }
+  if (k == "subscript") {
+    // `s.split(sep)[0]`, `s.rsplit(sep, 1)[-1]`: a piece of a str.
+    Node v = unparen(field(e, "value"));
+    Node fn = is(v, "call") ? unparen(field(v, "function")) : Node{};
+    std::string_view meth = is(fn, "attribute") ? m.text(field(fn, "attribute")) : std::string_view{};
+    return (meth == "split" || meth == "rsplit") && host_string(m, field(fn, "object"), depth + 1);
+  }
+  if (k == "identifier") {
+    auto values = m.values(e);
+    return !values.empty() && std::all_of(values.begin(), values.end(), [&](const Value& v) {
+      return v.kind == Value::Kind::Str || (v.kind == Value::Kind::Expr && host_string(m, v.expr, depth + 1));
+    });
+  }
+  return false;
+}
+
 // `last_tokens[i] in eos_token_id`: a membership test of a tensor compares it with each element
 // of a list or tuple (`==`, then the truth of the result) until one matches, and `x in t` of a
 // tensor reads `(x == t).any()`: with a CUDA tensor on either side, the test copies a CUDA value
@@ -109,8 +145,8 @@ bool membership_reads_cuda(const SemanticModel& m, Node c) {
            m.is_cuda(e);
   };
   Node left = unparen(named_child(c, 0)), right = unparen(named_child(c, 1));
-  // `"pad_size" in meta`: a key looked up in a mapping (a tensor holds no strings).
-  if (is(left, "string") || is(left, "concatenated_string")) return false;
+  // `"pad_size" in meta`, `key in out`: a key looked up in a mapping (a tensor holds no strings).
+  if (host_string(m, left, 0)) return false;
   if (cuda_tensor(right)) return true;
   if (!cuda_tensor(left)) return false;
   // A dict or set (a display, a comprehension, a dict()/set() call), or a name bound only to
