@@ -144,9 +144,14 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
     }
     // `self.acc_loss += self.criterion(outputs, target)` in any method (pytorch-seq2seq's loss
     // classes; rec27a): the attribute then holds the sum, a tensor where the added value is one.
+    // A host number added changes nothing the other stores do not say: `self.step += 1` on a
+    // registered buffer leaves a tensor, `self.n += 1` on a counter a number (DALLE2-pytorch's
+    // `trainer.step.item()`, set F). Anything else added joins as the sum.
     if (auto aug = m_.self_augmented_.find(m_.classes()[c].name + "." + std::string(attr)); aug != m_.self_augmented_.end())
       for (Node v : aug->second) {
-        t = join(t, arith(AbstractType::of(Kind::HostScalar), value(v, Path{})));
+        AbstractType added = value(v, Path{});
+        if (added.kind == Kind::HostScalar) continue;
+        t = join(t, arith(AbstractType::of(Kind::HostScalar), added));
         any = true;
         if (t.kind == Kind::Unknown) return t;
       }
