@@ -565,7 +565,7 @@ TEST_CASE("check --profile joins a notebook's cells named by IPython's file name
 nb = nbformat.v4.new_notebook()
 code = nbformat.v4.new_code_cell
 nb.cells = [code("import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(8, 1).cuda()\n"
-                 "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nloader = DataLoader(range(64), batch_size=4)"),
+                 "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nloader = DataLoader(torch.randn(64, 8), batch_size=4)"),
             nbformat.v4.new_markdown_cell("The readback"),
             code("%matplotlib inline\ndef read_loss(loss):\n    value = 0\n    return loss.item() + value"),
             code("for x in loader:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    opt.step()\n    print(read_loss(loss))")]
