@@ -100,6 +100,16 @@ def call_chain(n):
     return _file(lines + _loader_tail(f"g{n - 1}(16)"))
 
 
+def moved_factory_chain(n):
+    """f0 builds a host tensor and moves it (TX002), f1 .. f(n-1) each only call the previous
+    one: the climb through callers that asks whether f0 can run is n deep (session 24: it
+    recursed once per caller and a 30,000-function chain overflowed the stack)."""
+    lines = ["def f0():", "    return torch.zeros(3).cuda()", ""]
+    for i in range(1, n):
+        lines += [f"def f{i}():", f"    return f{i - 1}()", ""]
+    return _file(lines + [f"f{n - 1}()"])
+
+
 def method_chain(n):
     """One expression: a tensor method chain n calls long (an n-deep attribute/call tree; CPython
     itself compiles chains up to about 1,000 calls, tree-sitter and stoker take any length)."""
@@ -220,6 +230,7 @@ SHAPES = {
     "dict_literal": (dict_literal, _doubling(5000), "entries"),
     "list_literal": (list_literal, _doubling(5000), "entries"),
     "call_chain": (call_chain, _doubling(500), "functions"),
+    "moved_factory_chain": (moved_factory_chain, _doubling(5000), "functions"),
     "method_chain": (method_chain, _doubling(1000), "calls"),
     "small_functions": (small_functions, _doubling(1000), "functions"),
     "training_module": (training_module, _doubling(6250), "lines"),

@@ -972,6 +972,17 @@ bool SemanticModel::in_unreached_method(int f) const {
   if (!facts_ || f < 0) return false;
   std::string key = "unreached:" + std::to_string(f);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  // The climb through callers recurses once per caller in a chain; past kMaxUnreachedDepth the
+  // function is taken as reached (nothing proven dead), so a generated chain of thousands of
+  // functions cannot exhaust the stack. Not memoized there: a shallower query decides it.
+  static constexpr int kMaxUnreachedDepth = 32;
+  thread_local int depth = 0;
+  if (depth >= kMaxUnreachedDepth) return false;
+  struct Depth {
+    int& d;
+    explicit Depth(int& d) : d(d) { ++d; }
+    ~Depth() { --d; }
+  } in_climb(depth);
   // While the answer is computed it is "reached": a call cycle (f calls g, g calls f) proves
   // nothing dead.
   memo_[key] = 0;
