@@ -193,7 +193,11 @@ void SemanticModel::compute_reachability() {
   // for conv, bn in [...]: x = self.relu(bn(conv(x)))`, called once by the forward).
   // So is one in a method of the class that the `forward` runs through `self.m(...)` (timm's
   // `forward_features`, an `encode` the forward calls: magvit2's VideoTokenizer), found from each
-  // class's `forward` over the calls to methods of the same class: O(functions + calls).
+  // class's `forward` over the calls to methods of the same class, or of a class it inherits
+  // from here (a subclass's `forward` running the base's `self._forward_gru(x, hxs, masks)`, its
+  // loop over the sequence's segments part of the forward: pytorch-a2c-ppo-acktr-gail's NNBase,
+  // whose loop, once rec27a resolved the inherited call, made every caller of the policy's
+  // `evaluate_actions` a pass over a training loop; rec28): O(functions x MRO + calls).
   std::vector<char> in_forward(nf, 0);
   {
     std::vector<int> work;
@@ -205,9 +209,11 @@ void SemanticModel::compute_reachability() {
     while (!work.empty()) {
       int f = work.back();
       work.pop_back();
+      const std::vector<int> mro = class_mro(classes_, classes_by_name_, functions_[f].klass);
       for (int ci : calls_by_caller_[f])
         for (int c : runs_by_call_[ci])
-          if (c >= 0 && !in_forward[c] && functions_[c].klass == functions_[f].klass) {
+          if (c >= 0 && !in_forward[c] && functions_[c].klass >= 0 &&
+              std::find(mro.begin(), mro.end(), functions_[c].klass) != mro.end()) {
             in_forward[c] = 1;
             work.push_back(c);
           }

@@ -1069,6 +1069,16 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
     if (rest.size() > 9 && rest.compare(rest.size() - 9, 9, ".__call__") == 0) {
       std::string cls = rest.substr(0, rest.size() - 9);
       if (functions_[m].count(cls + ".forward")) return std::make_pair(m, cls + ".forward");
+      // What a function returns, called (`msn = init_msn_loss(...)`, `msn(...)`): the closure it
+      // returns, its entry "init_msn_loss.loss" (SemanticModel::local_name), one at most per
+      // function. O(the module's functions), only for a function (not a class) so called.
+      if (auto fn = functions_[m].find(cls); fn != functions_[m].end() && !fn->second->is_class &&
+                                             cls.find('.') == std::string::npos) {
+        const std::string prefix = cls + ".";
+        for (const auto& [local, f] : functions_[m])
+          if (local.size() > prefix.size() && local.compare(0, prefix.size(), prefix) == 0 && !f->is_class)
+            return std::make_pair(m, local);
+      }
     }
     if (functions_[m].count(rest)) return std::make_pair(m, rest);
     // A name the module imports (a package's __init__.py re-exporting): follow it there.

@@ -252,6 +252,37 @@ std::string SemanticModel::local_name(int f) const {
   if (parent == 0) return fn.klass < 0 ? fn.name : std::string{};
   if (fn.klass >= 0 && parent == classes_[fn.klass].scope && scopes_[parent].parent == 0)
     return classes_[fn.klass].name + "." + fn.name;
+  // A closure its module-level function returns (`def init_msn_loss(...): def loss(...): ...;
+  // return loss`): "init_msn_loss.loss", what another module's `msn = init_msn_loss(...)` then
+  // `msn(...)` calls (FactsTable::resolve reads "init_msn_loss.__call__" as it; rec28). Every
+  // return of the outer function names it (the name bound only to that `def` where it is read).
+  // Memoized per outer function.
+  if (fn.klass < 0 && scopes_[parent].kind == Scope::Kind::Function && scopes_[parent].parent == 0) {
+    int outer = scopes_[parent].function;
+    if (outer < 0 || functions_[outer].klass >= 0) return {};
+    std::string key = "closure:" + std::to_string(outer);
+    auto known = memo_.find(key);
+    if (known == memo_.end()) {
+      int found = -1;
+      for (Node r : functions_[outer].returns) {
+        r = unparen(r);
+        int here = -1;
+        if (is(r, "identifier")) {
+          auto bindings = lookup(text(r), start(r));
+          if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Def && bindings[0]->function >= 0 &&
+              scopes_[functions_[bindings[0]->function].scope].parent == functions_[outer].scope)
+            here = bindings[0]->function;
+        }
+        if (here < 0 || (found >= 0 && found != here)) {
+          found = -1;
+          break;
+        }
+        found = here;
+      }
+      known = memo_.emplace(key, found).first;
+    }
+    if (known->second == f) return functions_[outer].name + "." + fn.name;
+  }
   return {};
 }
 
