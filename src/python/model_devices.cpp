@@ -3,6 +3,7 @@
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 
+#include <cctype>
 #include <functional>
 
 #include "python/frameworks.h"
@@ -839,7 +840,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   static const std::set<std::string, std::less<>> host_methods = {
       "item", "tolist", "numpy", "cpu", "size", "dim", "ndimension", "numel", "data_ptr", "element_size", "nelement", "stride",
       "is_contiguous", "__len__", "get_device", "storage_offset", "state_dict", "parameters", "named_parameters",
-      "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format"};
+      "keys", "__repr__", "__str__", "is_floating_point", "is_complex", "log", "log_dict", "format", "nbytes"};
   // Builtins that hand back (parts of) their arguments; every other builtin returns a host value.
   static const std::set<std::string, std::less<>> passing_builtins = {
       "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
@@ -983,9 +984,19 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     // function defined here is judged by its returns below. (`torch.isnan`/`isfinite`, without
     // the underscore, return tensors.)
     std::string_view callee_word = is(fn, "attribute") ? text(field(fn, "attribute")) : is(fn, "identifier") ? text(fn) : std::string_view{};
+    // A class of torch.distributed (`dist.Reducer(parameters, ...)`, `dist.Logger(reducer)`, a
+    // process group, a store: handles of the C++ runtime) is an object built from the tensors it
+    // is given, not a tensor: DistributedDataParallel's `self.reducer._rebuild_buckets()` reads
+    // no device value. (DTensor, ShardedTensor: tensors.)
+    auto distributed_class = [&] {
+      if (!starts_with(q, "torch.distributed.")) return false;
+      std::string_view last = std::string_view(q).substr(q.rfind('.') + 1);
+      return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) &&
+             last.find("Tensor") == std::string_view::npos;
+    };
     if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
         starts_with(q, "torch.cuda.") || starts_with(q, "logging.") || starts_with(callee_word, "is_") ||
-        starts_with(callee_word, "has_")) {
+        starts_with(callee_word, "has_") || distributed_class()) {
       result = false;
     } else if (std::string attr_name; q == "builtins.getattr" && string_literal_value(argument(expr, 1, ""), src_, attr_name)) {
       // `getattr(obj, "name", default)` reads `obj.name` (or the default): an attribute of a module

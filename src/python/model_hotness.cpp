@@ -241,13 +241,36 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           amortize(l);
           return;
         }
+        // `self.step` that the hot region only increments (`self.step += 1`, no plain store of
+        // it there): a step counter kept on the instance (Diffuser's Trainer.train, `if
+        // self.step == 0 and self.sample_freq: self.render_reference(...)`, once per run).
+        auto self_counter = [&](Node e) {
+          e = unparen(e);
+          if (!is(e, "attribute") || is_null(hot_region) || text(unparen(field(e, "object"))) != "self") return false;
+          int klass = class_of_self(e);
+          if (klass < 0) return false;
+          std::string key = classes_[klass].name + "." + std::string(text(field(e, "attribute")));
+          auto aug = self_augmented_.find(key);
+          if (aug == self_augmented_.end()) return false;
+          bool incremented = false;
+          for (Node v : aug->second) {
+            if (!contains(hot_region, v)) continue;
+            if (text(field(parent(v), "operator")) != "+=" || !is(unparen(v), "integer")) return false;
+            incremented = true;
+          }
+          if (!incremented) return false;
+          if (auto stores = self_assignments_by_key_.find(key); stores != self_assignments_by_key_.end())
+            for (int ai : stores->second)
+              if (contains(hot_region, self_assignments_[ai].second)) return false;
+          return true;
+        };
         // step == 0, batch_idx == 0, `(step + 1) == 1`: one step per epoch or run
         auto counter_like = [&](Node e) {
           e = unparen(e);
           if (is(e, "binary_operator") && (text(field(e, "operator")) == "+" || text(field(e, "operator")) == "-") &&
               is(unparen(field(e, "right")), "integer"))
             e = unparen(field(e, "left"));
-          return is(e, "identifier");
+          return is(e, "identifier") || self_counter(e);
         };
         if (counter_like(l) && is(r, "integer")) ctx.once_per_epoch = true;
         if (counter_like(r) && is(l, "integer")) ctx.once_per_epoch = true;
@@ -267,6 +290,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           if (is(target, "identifier")) counter = text(target);
         }
         auto stepped = [&](Node e) {
+          if (self_counter(e)) return true;
           if (!is(e, "identifier") || is_null(hot_region)) return false;
           if (!counter.empty() && text(e) == counter) return true;
           const auto* bindings = bindings_of(e);
@@ -294,7 +318,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
                   if (!is_null(x.target) && contains(hot_region, x.target)) return false;
               return true;
             }
-            if (is(e, "attribute")) return true;
+            if (is(e, "attribute")) return !self_counter(e);
             if (is(e, "binary_operator")) {
               std::string_view o = text(field(e, "operator"));
               return (o == "+" || o == "-") && fixed(field(e, "left"), depth + 1) &&

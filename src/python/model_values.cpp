@@ -1404,6 +1404,9 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       }
       add_values(out, values(v));
     }
+    // `self.step += 1` in a method: the attribute changes from the initializer's value (Diffuser's
+    // `self.step = 0` then `if self.step == 0 and self.sample_freq:` is not always true).
+    if (self_augmented_.count(key)) add_values(out, {Value::unknown()});
     if (out.empty() || attribute_overridden(klass, name)) add_values(out, {Value::unknown()});
     return out;
   }
@@ -1522,6 +1525,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
       if (f < 0 || !functions_[f].initializer()) return unknown;
       add_values(out, element_values(v));
     }
+    if (self_augmented_.count(key)) return unknown;  // `self.names += [...]` in a method
     return out;
   }
   if (k != "identifier") return unknown;

@@ -30,7 +30,7 @@ const std::set<std::string, std::less<>>& host_scalar_methods() {
       "item", "size", "dim", "ndimension", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
       "__len__", "get_device", "storage_offset", "is_floating_point", "is_complex", "__repr__", "__str__",
       "format", "join", "startswith", "endswith", "lower", "upper", "strip", "split", "replace",
-      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size"};
+      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size", "nbytes"};
   return s;
 }
 
@@ -649,10 +649,14 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
         // `losses[f"ce_{t}"] += loss / b` into a mapping (a `defaultdict(int)` whose missing keys
         // start at 0): the item becomes the sum, a tensor on the added value's device when that
         // is one. Only into an empty mapping (a list's items are stored by `=` above).
+        // A host number added (`counts[k] += 1`, `meters[k] += 1` on CUDA tensors) leaves the item
+        // what the other stores say, as `self.step += 1` leaves an attribute (types_members.cpp).
         if (is(lit, "dictionary") || empty_mapping_call(m_, lit))
           for (Node v : augmented_item_stores(key)) {
-            added.push_back(arith(AbstractType::of(Kind::HostScalar), value(v, Path{})));
             stored = true;
+            AbstractType a = value(v, Path{});
+            if (a.kind == Kind::HostScalar) continue;
+            added.push_back(arith(AbstractType::of(Kind::HostScalar), a));
           }
         TypeDevice d = t.device;
         bool typed = true, tensors = false;

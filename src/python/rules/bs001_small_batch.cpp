@@ -2,8 +2,94 @@
 #include "python/rules/common.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace stoker::python::rules {
+
+namespace {
+// A loader built in a function and bound there to a local name, as it is or wrapped in
+// `iter(...)` or in a generator of this file that only iterates its parameter (`cycle(dl)`:
+// `while True: for data in dl: yield data`), whose every other mention in the function draws
+// one batch (`next(it)`, `it.__next__()`) or closes it, outside any loop: each call of the
+// function takes a batch or a few from it (Diffuser's `render_reference`, set AG). O(function).
+bool loader_drawn_once_here(const SemanticModel& m, Node loader_call) {
+  int f = m.function_at(start(loader_call));
+  if (f < 0 || is_null(loader_call)) return false;
+  auto loopish = [](Node p) {
+    return is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition") || is(p, "lambda") ||
+           is(p, "list_comprehension") || is(p, "generator_expression") || is(p, "set_comprehension") ||
+           is(p, "dictionary_comprehension") || is(p, "class_definition");
+  };
+  Node value = loader_call;
+  Node up = parent(value);
+  // `cycle(DataLoader(...))`, `iter(DataLoader(...))`: the loader the only argument of the wrapper.
+  if (is(up, "argument_list")) {
+    if (named_count(up) != 1) return false;
+    Node wrap = parent(up);
+    if (m.callee_name(wrap) != "builtins.iter") {
+      auto targets = m.callees(wrap);
+      if (targets.size() != 1) return false;
+      const Function& g = m.functions()[targets[0]];
+      if (g.params.size() != 1 || g.params[0].is_variadic) return false;
+      // A generator whose every mention of its parameter is the iterable of a `for` statement.
+      std::string_view param = g.params[0].name;
+      bool yields = false, iterated = false;
+      std::vector<Node> stack{field(g.node, "body")};
+      for (size_t work = 0; !stack.empty(); ++work) {
+        if (work > 4096) return false;
+        Node n = stack.back();
+        stack.pop_back();
+        if (is(n, "yield")) yields = true;
+        if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) return false;
+        if (is(n, "identifier") && m.text(n) == param) {
+          Node p = parent(n);
+          if (!is(p, "for_statement") || !same(unparen(field(p, "right")), n)) return false;
+          iterated = true;
+          continue;
+        }
+        for (Node c : named_children(n)) stack.push_back(c);
+      }
+      if (!yields || !iterated) return false;
+    }
+    value = wrap;
+    up = parent(value);
+  }
+  if (!is(up, "assignment") || !same(unparen(field(up, "right")), value)) return false;
+  Node target = field(up, "left");
+  if (!is(target, "identifier")) return false;
+  for (Node p = parent(up); !is_null(p) && !same(p, m.functions()[f].node); p = parent(p))
+    if (loopish(p)) return false;  // built in a loop of the function: drawn once per pass
+  std::string_view name = m.text(target);
+  bool drawn = false;
+  std::vector<Node> stack{m.functions()[f].node};
+  for (size_t work = 0; !stack.empty(); ++work) {
+    if (work > 65536) return false;
+    Node n = stack.back();
+    stack.pop_back();
+    if (!is(n, "identifier")) {
+      for (Node c : named_children(n)) stack.push_back(c);
+      continue;
+    }
+    if (m.text(n) != name || same(n, target)) continue;
+    Node p = parent(n);
+    bool draw = false;
+    if (is(p, "argument_list") && named_count(p) == 1 && m.callee_name(parent(p)) == "builtins.next") {
+      draw = true;
+    } else if (is(p, "attribute") && same(unparen(field(p, "object")), n) && is(parent(p), "call") &&
+               named_count(field(parent(p), "arguments")) == 0) {
+      std::string_view a = m.text(field(p, "attribute"));
+      if (a != "__next__" && a != "close") return false;
+      draw = a == "__next__";
+    } else {
+      return false;  // stored, returned, handed on, iterated or rebound
+    }
+    for (Node q = parent(p); !is_null(q) && !same(q, m.functions()[f].node); q = parent(q))
+      if (loopish(q)) return false;
+    drawn = drawn || draw;
+  }
+  return drawn;
+}
+}  // namespace
 
 void bs001_small_batch(Context& ctx, Node call) {
   const auto& m = ctx.model();
@@ -65,6 +151,13 @@ void bs001_small_batch(Context& ctx, Node call) {
   // the loader's batch size counts items, not samples.
   if (m.collate_returns_one_item(m.argument(call, kCollatePos, "collate_fn"))) return;
   if (!m.loader_feeds_training(call)) return;
+  // A loader a function builds to draw a batch or a few from (`cycle(DataLoader(...)).__next__()`),
+  // in a function that does not run on every step (Diffuser's `render_reference`, called under
+  // `if self.step == 0`): no step takes its batches.
+  if (loader_drawn_once_here(m, call)) {
+    HotContext h = ctx.hot();
+    if (!h.hot || h.once_per_epoch || h.every != 0) return;
+  }
   // Report at the argument when it is a keyword written at the call; otherwise at the call.
   Node at = field(call, "function");
   if (keyword) {

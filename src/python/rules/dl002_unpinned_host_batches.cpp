@@ -2,27 +2,69 @@
 #include "python/rules/common.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace stoker::python::rules {
 
 namespace {
-// A loader of positions: in every `for` loop known to iterate it, each use of the batch (its
-// names, through subscripts of them: `batch[0]`) is an index selecting from host data
-// (`train_adj[batch[0]].to(device)`, `nodes[batch]`, neither value on CUDA) or a size query
-// (`len(batch)`). The batch itself never reaches the GPU, what is moved is the host data it
-// selects, so pinning the loader's batches would pin indices only (set V GCNII ppi.py:74; the
-// same loop without steps is loop_keeps_batches_on_host's case). O(loop bodies).
+// A loader of positions or keys: in every `for` loop known to iterate it, each use of the batch
+// (its names, through subscripts of them: `batch[0]`, `minibatch["user"]`) is an index selecting
+// from host data (`train_adj[batch[0]].to(device)`, `nodes[batch]`, `user2vector[b["id"][0]]`,
+// neither value on CUDA) or a size query (`len(batch)`), also through host string methods and
+// conversions (`int(news[0].split("-")[1])`) and through loops and comprehensions over it whose
+// targets are used so (`[news2vector[n[0].split("-")[0]] for n in minibatch["impressions"]]`,
+// news-recommendation's evaluate). The batch itself never reaches the GPU, what is moved is the
+// host data it selects, so pinning the loader's batches would pin indices or strings only (set V
+// GCNII ppi.py:74; the same loop without steps is loop_keeps_batches_on_host's case).
+// O(loop bodies x comprehension depth).
 bool batches_only_index_host_data(const SemanticModel& m, Node call) {
   auto loops = m.loops_iterating(call);
   if (loops.empty()) return false;
-  for (int l : loops) {
-    Node n = m.loops()[l].node;
-    auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
-    if (names.empty()) return false;
-    bool used = false;
-    std::vector<Node> stack{field(n, "body")};
-    while (!stack.empty()) {
+  static const std::set<std::string, std::less<>> string_methods = {
+      "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith", "replace"};
+  static const std::set<std::string, std::less<>> host_conversions = {"builtins.len", "builtins.int", "builtins.str",
+                                                                     "builtins.float"};
+  bool used = false;
+  // The uses of the names bound in `region` (a loop body, a comprehension), each through the
+  // subscripts taken of it: every one an index into host data, a size or a host conversion.
+  std::function<bool(Node, const std::vector<std::string_view>&, Node, int)> uses_ok;
+  auto use_ok = [&](Node e, int depth) -> bool {
+    for (int guard = 0; guard < 16; ++guard) {
+      while (is(parent(e), "subscript") && same(field(parent(e), "value"), e)) e = parent(e);
+      Node p = parent(e);
+      if (is(p, "subscript") && !same(field(p, "value"), e) && !m.is_cuda(field(p, "value"))) {
+        used = true;
+        return true;
+      }
+      if (is(p, "argument_list") && named_count(p) == 1 && host_conversions.count(m.callee_name(parent(p)))) {
+        if (m.callee_name(parent(p)) != "builtins.len") used = true;
+        return true;
+      }
+      // `s.split("-")`: a host string method, its result used in turn.
+      if (is(p, "attribute") && same(field(p, "object"), e) && is(parent(p), "call") &&
+          string_methods.count(m.text(field(p, "attribute")))) {
+        e = parent(p);
+        continue;
+      }
+      // `for n in batch["impressions"]` (a statement or a comprehension): the target's uses decide.
+      Node owner = p;
+      if ((is(p, "for_in_clause") || is(p, "for_statement")) && same(unparen(field(p, "right")), e)) {
+        Node t = unparen(field(p, "left"));
+        if (!is(t, "identifier") || depth > 4) return false;
+        Node region = is(p, "for_statement") ? field(p, "body") : parent(owner);
+        return uses_ok(region, {m.text(t)}, t, depth + 1);
+      }
+      return false;
+    }
+    return false;
+  };
+  uses_ok = [&](Node region, const std::vector<std::string_view>& names, Node skip, int depth) -> bool {
+    std::vector<Node> stack{region};
+    for (size_t work = 0; !stack.empty(); ++work) {
+      if (work > 65536) return false;
       Node u = stack.back();
       stack.pop_back();
       auto k = kind(u);
@@ -31,19 +73,18 @@ bool batches_only_index_host_data(const SemanticModel& m, Node call) {
         for (Node c : named_children(u)) stack.push_back(c);
         continue;
       }
-      if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) continue;
+      if (same(u, skip) || std::find(names.begin(), names.end(), m.text(u)) == names.end()) continue;
       // A store to the name (`batch = ...`) rebinds it: not a use of the loader's batch.
-      Node e = u;
-      while (is(parent(e), "subscript") && same(field(parent(e), "value"), e)) e = parent(e);
-      Node p = parent(e);
-      if (is(p, "subscript") && !same(field(p, "value"), e) && !m.is_cuda(field(p, "value"))) {
-        used = true;
-        continue;
-      }
-      if (is(p, "argument_list") && m.callee_name(parent(p)) == "builtins.len") continue;
-      return false;
+      if (!use_ok(u, depth)) return false;
     }
-    if (!used) return false;
+    return true;
+  };
+  for (int l : loops) {
+    Node n = m.loops()[l].node;
+    auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
+    if (names.empty()) return false;
+    used = false;
+    if (!uses_ok(field(n, "body"), names, Node{}, 0) || !used) return false;
   }
   return true;
 }

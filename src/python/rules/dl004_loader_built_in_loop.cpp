@@ -202,6 +202,7 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
   for (auto it = frame.loops.rbegin(); it != frame.loops.rend(); ++it) {
     const Loop& loop = m.loops()[*it];
     if (loop.kind == LoopKind::Setup) continue;
+    if (HotContext h = ctx.hot(); h.hot && h.once_per_epoch) return;  // built on one step per epoch or run
     if (depends_on_region(ctx, args, loop.node)) return;  // built from per-iteration data (k-fold...)
     if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
@@ -218,6 +219,13 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
       for (int ci : m.callers(f)) {
         const CallSite& cs = m.calls()[ci];
         bool in_loop = false;
+        // A call under a guard that holds on one step per epoch or run (`if self.step == 0:
+        // self.render_reference(n)`, Diffuser's Trainer): the loader is built once, not per pass.
+        WalkFrame site{cs.caller, -1, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth};
+        if (!cs.loops.empty()) {
+          HotContext h = m.hot_context(site, start(cs.call));
+          if (h.hot && h.once_per_epoch) continue;
+        }
         for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
           const Loop& loop = m.loops()[*it];
           in_loop = true;
