@@ -184,6 +184,77 @@ bool workerless_range_loader(const SemanticModel& m, Node call) {
   return n && *n == 0;
 }
 
+
+// Is the innermost hot loop of `loops` guarded, by one of `guards` inside it, so that the guarded
+// code runs on one step of the whole run: `X == K` (K an integer literal, also inside `and`) with
+// X a step counter kept on the instance that the loop only increments (`self.step += 1`, stored
+// nowhere in the loop's function: it persists across calls, Diffuser's Trainer.train `if
+// self.step == 0 and self.sample_freq:`), or the loop's own counter (its target, or a name it only
+// increments) of a loop that runs once (not nested in a loop, its function not called from one).
+// A periodic guard (`iteration % epoch_size == 0`: once per epoch) or a counter of a loop run per
+// epoch rebuilds the loader every epoch, DL004's own case (set V Pytorch_Retinaface). O(loop body).
+bool once_per_run(const SemanticModel& m, const std::vector<int>& loops, const std::vector<std::pair<Node, bool>>& guards) {
+  int hot = -1;
+  for (auto it = loops.rbegin(); it != loops.rend() && hot < 0; ++it)
+    if (m.loops()[*it].kind == LoopKind::Hot) hot = *it;
+  if (hot < 0) return false;
+  const Loop& loop = m.loops()[hot];
+  if (!is(loop.node, "for_statement") && !is(loop.node, "while_statement")) return false;
+  // Does the loop only increment `name` (`name += <int>`), with no other store of it in `region`?
+  auto only_incremented = [&](std::string_view name, Node region) {
+    bool incremented = false;
+    std::vector<Node> stack{loop.body};
+    for (size_t work = 0; !stack.empty(); ++work) {
+      if (work > 65536) return false;
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) continue;
+      if (is(n, "augmented_assignment") && m.text(unparen(field(n, "left"))) == name) {
+        if (m.text(field(n, "operator")) != "+=" || !is(unparen(field(n, "right")), "integer")) return false;
+        incremented = true;
+        continue;
+      }
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+    if (!incremented) return false;
+    // A plain store (`self.step = 0` resetting it, `step = ...`) in the region.
+    if (name.substr(0, 5) == "self.") return !m.assigned_within(name, region);
+    for (const Binding* b : m.lookup(name, start(loop.body)))
+      if (b->kind != Binding::Kind::AugAssign && !is_null(b->target) && contains(region, b->target)) return false;
+    return true;
+  };
+  std::string_view target;
+  if (is(loop.node, "for_statement") && is(unparen(field(loop.node, "left")), "identifier"))
+    target = m.text(unparen(field(loop.node, "left")));
+  auto counter_test = [&](Node c) {
+    c = unparen(c);
+    if (!is(c, "comparison_operator") || named_count(c) != 2 || m.text(ts_node_child(c, 1)) != "==") return false;
+    Node l = unparen(named_child(c, 0)), r = unparen(named_child(c, 1));
+    if (is(l, "integer")) std::swap(l, r);
+    if (!is(r, "integer")) return false;
+    if (is(l, "attribute") && m.text(unparen(field(l, "object"))) == "self") {
+      int f = loop.function;
+      return f >= 0 && only_incremented(m.text(l), m.functions()[f].node);
+    }
+    if (!is(l, "identifier") || m.loop_runs_per_epoch(hot)) return false;
+    return m.text(l) == target || only_incremented(m.text(l), loop.node);
+  };
+  for (const auto& [cond, positive] : guards) {
+    if (!positive || !contains(loop.body, cond)) continue;
+    std::vector<Node> parts{cond};
+    while (!parts.empty()) {
+      Node c = unparen(parts.back());
+      parts.pop_back();
+      if (is(c, "boolean_operator") && m.text(field(c, "operator")) == "and") {
+        parts.push_back(field(c, "left"));
+        parts.push_back(field(c, "right"));
+        continue;
+      }
+      if (counter_test(c)) return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 void dl004_loader_built_in_loop(Context& ctx, Node call) {
@@ -202,7 +273,8 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
   for (auto it = frame.loops.rbegin(); it != frame.loops.rend(); ++it) {
     const Loop& loop = m.loops()[*it];
     if (loop.kind == LoopKind::Setup) continue;
-    if (HotContext h = ctx.hot(); h.hot && h.once_per_epoch) return;  // built on one step per epoch or run
+    if (HotContext h = ctx.hot(); h.hot && h.once_per_epoch && once_per_run(m, frame.loops, frame.guards))
+      return;  // built on one step of the run
     if (depends_on_region(ctx, args, loop.node)) return;  // built from per-iteration data (k-fold...)
     if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
@@ -224,7 +296,7 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
         WalkFrame site{cs.caller, -1, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth};
         if (!cs.loops.empty()) {
           HotContext h = m.hot_context(site, start(cs.call));
-          if (h.hot && h.once_per_epoch) continue;
+          if (h.hot && h.once_per_epoch && once_per_run(m, cs.loops, cs.guards)) continue;
         }
         for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
           const Loop& loop = m.loops()[*it];
