@@ -4,10 +4,15 @@
 #include "python/symbol_table.h"
 
 #include <functional>
+#include <unordered_map>
 
 namespace stoker::python {
 
 using namespace model_detail;
+
+namespace {
+void clear_climb_memo();  // the statement climbs' memo (below)
+}  // namespace
 
 namespace {
 
@@ -63,6 +68,7 @@ Collected collected_kind(Node n) {
 }  // namespace
 
 void SemanticModel::collect() {
+  clear_climb_memo();  // a new tree: the memo's nodes may be of trees now freed
   scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
   struct Item {
     Node node;
@@ -489,7 +495,7 @@ bool block_or_module(Node n) {
 
 // The statement (a child of a block or the module) that holds a binding's target; null past a
 // few levels (a target deep in an expression).
-Node binding_statement(const Binding& b) {
+Node binding_statement_uncached(const Binding& b) {
   Node n = b.target;
   for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
     Node p = parent(n);
@@ -503,7 +509,7 @@ Node binding_statement(const Binding& b) {
 // The statement of an Assign binding when it always rebinds the name once it runs: a plain
 // assignment statement (`x = ...`, `x, y = ...`, `a = x = ...`), outside a try body (an
 // exception may leave the earlier value). Null otherwise (a walrus, a conditional part).
-Node overwriting_statement(const Binding& b) {
+Node overwriting_statement_uncached(const Binding& b) {
   Node n = b.target;
   for (int depth = 0; depth < 8 && !is_null(n); ++depth) {
     Node p = parent(n);
@@ -519,6 +525,49 @@ Node overwriting_statement(const Binding& b) {
     n = p;
   }
   return Node{};
+}
+
+// Both memoized per target node: each climbs from the binding's target to its statement (a child
+// index probe per level), a function of the node alone, and lookup asks them of every candidate
+// binding of every use. The memo is this thread's and is emptied when a model starts (collect()),
+// so it holds only nodes of trees that are alive (a model's tree outlives the model); an entry
+// also names its tree. O(1) per question after the first.
+struct ClimbMemo {
+  struct Entry {
+    const TSTree* tree = nullptr;
+    Node statement{};
+    Node overwriting{};
+    unsigned char known = 0;  // bit 0: statement, bit 1: overwriting
+  };
+  std::unordered_map<const void*, Entry> entries;
+};
+ClimbMemo& climb_memo() {
+  thread_local ClimbMemo memo;
+  return memo;
+}
+void clear_climb_memo() { climb_memo().entries.clear(); }
+ClimbMemo::Entry& climb_entry(Node target) {
+  ClimbMemo::Entry& e = climb_memo().entries[target.id];
+  if (e.tree != target.tree) e = ClimbMemo::Entry{target.tree, Node{}, Node{}, 0};
+  return e;
+}
+Node binding_statement(const Binding& b) {
+  if (is_null(b.target)) return binding_statement_uncached(b);
+  ClimbMemo::Entry& e = climb_entry(b.target);
+  if (!(e.known & 1)) {
+    e.statement = binding_statement_uncached(b);
+    e.known |= 1;
+  }
+  return e.statement;
+}
+Node overwriting_statement(const Binding& b) {
+  if (is_null(b.target)) return overwriting_statement_uncached(b);
+  ClimbMemo::Entry& e = climb_entry(b.target);
+  if (!(e.known & 2)) {
+    e.overwriting = overwriting_statement_uncached(b);
+    e.known |= 2;
+  }
+  return e.overwriting;
 }
 
 // The next statement of the same block (comments skipped), or null. From the parent's children

@@ -445,9 +445,6 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
                        FactsTable* previous, const std::vector<uint64_t>* versions)
     : layout_(layout), summaries_(summaries) {
   const size_t n = summaries.size();
-  functions_.resize(n);
-  imports_.resize(n);
-  stars_.resize(n);
   cuda_.assign(n, 0);
   // The previous table's bound entries, taken over below where their contributions are the same
   // (Bound); `changed`: the modules with another summary than the previous table's.
@@ -472,11 +469,41 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         return *here.insert(std::move(node)).position;
     return *here.try_emplace(receiver).first;
   };
+  // The functions, imports and star imports of each module: the previous table's maps of the
+  // modules with the same summary are taken over (a map built from the same summary by the same
+  // insertions: the same entries in the same order), its synthesized entries put back to the
+  // summary's facts first; a module whose map got a key of its own there is built again. O(the
+  // changed modules' names + the previous table's synthesized entries) instead of O(project).
+  const bool take_names = previous && versions_.size() == n && previous->versions_.size() == n &&
+                          previous->functions_.size() == n && previous->functions_added_.size() == n;
+  if (take_names) {
+    for (auto it = previous->functions_replaced_.rbegin(); it != previous->functions_replaced_.rend(); ++it) {
+      auto& map = previous->functions_[static_cast<size_t>(it->first.first)];
+      if (auto found = map.find(*it->first.second); found != map.end()) found->second = it->second;
+    }
+    functions_ = std::move(previous->functions_);
+    imports_ = std::move(previous->imports_);
+    stars_ = std::move(previous->stars_);
+  }
+  functions_.resize(n);
+  imports_.resize(n);
+  stars_.resize(n);
+  functions_added_.assign(n, 0);
   for (size_t m = 0; m < n; ++m) {
-    if (!summaries[m]) continue;
-    for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
-    for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
-    stars_[m] = summaries[m]->star_imports;
+    const bool same = take_names && previous->versions_[m] == versions_[m];
+    if (!same || previous->functions_added_[m]) {
+      functions_[m] = std::unordered_map<std::string, const FunctionFacts*>{};
+      if (summaries[m])
+        for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
+    }
+    if (!same) {
+      imports_[m] = std::unordered_map<std::string, std::string>{};
+      stars_[m].clear();
+      if (summaries[m]) {
+        for (const auto& [name, q] : summaries[m]->imports) imports_[m].emplace(name, q);
+        stars_[m] = summaries[m]->star_imports;
+      }
+    }
   }
   // The attribute names: the previous table's index, the modules with another summary moved.
   // A module leaves each list it is in by a search and a swap with the last entry: O(modules
@@ -580,7 +607,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     if (!f || f->const_values.empty()) return;
     synthesized_.push_back(*f);
     synthesized_.back().const_values.clear();
-    functions_[module][local] = &synthesized_.back();
+    set_function(module, local, &synthesized_.back());
   };
   if (stores_anything) {
     for (size_t m = 0; m < n; ++m) {
@@ -654,12 +681,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       }
     return it->second;
   };
+  std::vector<Target> targets;  // per call (one buffer for all: a table binds every call of the project)
+  std::string init;             // per call: a class's `__init__` receiving its arguments
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
     taint.call_targets[m].resize(summaries[m]->calls.size());
     for (size_t ci = 0; ci < summaries[m]->calls.size(); ++ci) {
       const OutgoingCall& oc = summaries[m]->calls[ci];
-      std::vector<Target> targets;
+      targets.clear();
       bool direct = true;
       // "*.to": a host batch's own `to`/`cuda` (semantic_project.cpp batch_object_move): the
       // method of that name of each class of another module that is not an nn.Module (at most
@@ -736,21 +765,22 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         }
       }
       // A class called: its __init__ receives the arguments.
-      std::string receiver = local;
+      const std::string* receiver = &local;
       int rm = tm;                   // the receiving function's module
       const FunctionFacts* rf = ff;  // whose parameters the arguments bind to
       if (ff->method && local.find('.') == std::string::npos) {
-        receiver = local + ".__init__";
+        init.assign(local).append(".__init__");
+        receiver = &init;
         // A class that does not define __init__ constructs through the one it inherits (a base
         // here or in a third module: `SequenceTrainer(model=...)` runs `Trainer.__init__`).
-        if (!function(tm, receiver))
-          if (auto r = resolve(tm, layout_.name(tm) + "." + receiver); r && function(r->first, r->second)) {
+        if (!function(tm, init))
+          if (auto r = resolve(tm, layout_.name(tm) + "." + init); r && function(r->first, r->second)) {
             rm = r->first;
-            receiver = r->second;
-            rf = function(rm, receiver);
+            init = std::move(r->second);
+            rf = function(rm, init);
           }
       }
-      auto& [key, b] = entry(rm, receiver);
+      auto& [key, b] = entry(rm, *receiver);
       if (!oc.caller.empty()) relays[m][oc.caller].push_back({&oc, rm, &key});
       b.next.push_back({static_cast<int>(m), tm, static_cast<uint32_t>(ci), t.binds, &oc, rf});
       }
@@ -904,7 +934,7 @@ void FactsTable::add_class_table(int module, const std::string& name, const Func
     joined.bases.clear();
     joined.self_calls.clear();
     synthesized_.push_back(std::move(joined));
-    functions_[module][key] = &synthesized_.back();
+    set_function(module, key, &synthesized_.back());
     members_[module][key] = targets;
   };
   std::vector<Target> constructions;
@@ -1325,6 +1355,12 @@ bool ModuleEnv::cuda() const {
   return out;
 }
 
+const std::string& FactsTable::callee_fingerprint(const FunctionFacts* f, unsigned fields) const {
+  auto [it, fresh] = fingerprints_.try_emplace({f, fields});
+  if (fresh) it->second = fp_function(f, fields);
+  return it->second;
+}
+
 std::string ModuleEnv::answer(const Query& q) const {
   switch (q.type) {
     case 'i': {
@@ -1338,7 +1374,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     }
     case 'c': {
       // Memoized as callee() does: a name is recorded once per set of fields it was asked with.
-      return fp_function(resolve_callee(q.name).facts, q.fields);
+      return table_.callee_fingerprint(resolve_callee(q.name).facts, q.fields);
     }
     case 'u': return table_.cuda(module_) ? "1" : "0";
     case 'r': return table_.registered(module_, q.name);

@@ -165,6 +165,10 @@ class FactsTable {
   }
   // From now on several threads read the table: resolve() reads its memo without adding to it.
   void share() { memo_open_ = false; }
+  // fp_function(f, fields), memoized per (f, fields) for the change detection after a round
+  // (ModuleEnv::answer), where the modules reading one callee each ask its fingerprint again:
+  // the facts never change while the table lives. Only while one thread uses the table.
+  const std::string& callee_fingerprint(const FunctionFacts* f, unsigned fields) const;
 
  private:
   // resolve() memoized per module and name. Entries are added only while one thread uses the
@@ -182,6 +186,12 @@ class FactsTable {
   };
   mutable std::vector<std::unordered_map<std::string, Resolution, NameHash, std::equal_to<>>> resolved_;
   bool memo_open_ = false;
+  struct FingerprintKeyHash {
+    size_t operator()(const std::pair<const FunctionFacts*, unsigned>& k) const {
+      return std::hash<const void*>{}(k.first) * 31 + k.second;
+    }
+  };
+  mutable std::unordered_map<std::pair<const FunctionFacts*, unsigned>, std::string, FingerprintKeyHash> fingerprints_;
   // Per module: a hash of what resolve_at reads of it (its function and class names, the classes'
   // bases, its imports and star imports; 0 without a summary).
   std::vector<uint64_t> shape_;
@@ -267,6 +277,12 @@ class FactsTable {
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
   std::vector<std::unordered_map<std::string, std::string>> imports_;
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
+  // functions_[module][local] = f for a synthesized entry, with what a later table needs to take
+  // the maps of unchanged summaries over: per module, whether a key was added (its map is built
+  // again), and each entry replaced with the facts it held (put back in reverse order).
+  void set_function(int module, const std::string& local, const FunctionFacts* f);
+  std::vector<char> functions_added_;
+  std::vector<std::pair<std::pair<int, const std::string*>, const FunctionFacts*>> functions_replaced_;
   // Name -> the modules naming it ("*": any), in no particular order. Taken over from the
   // previous table and updated for the modules with another summary only: `attributes_of_` lists
   // per module the lists it is in, so its old names leave without the (freed) old summary.

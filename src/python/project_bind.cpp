@@ -251,7 +251,17 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
     synthesized_.push_back(*f);
     synthesized_.back().returns_cuda = true;
     synthesized_.back().ret_elem_cuda.clear();  // relayed: which element is CUDA is not known
-    functions_[k.module][*k.local] = &synthesized_.back();
+    set_function(k.module, *k.local, &synthesized_.back());
+  }
+}
+
+void FactsTable::set_function(int module, const std::string& local, const FunctionFacts* f) {
+  auto [it, fresh] = functions_[static_cast<size_t>(module)].try_emplace(local, f);
+  if (fresh) {
+    functions_added_[static_cast<size_t>(module)] = 1;
+  } else {
+    functions_replaced_.push_back({{module, &it->first}, it->second});
+    it->second = f;
   }
 }
 

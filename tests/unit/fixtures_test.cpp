@@ -85,3 +85,24 @@ TEST_CASE("fix availability declared in each rule document matches what the chec
     if (info->fix == "sometimes") CHECK(counts.second > 0);
   }
 }
+
+TEST_CASE("reaching bindings answer alike whichever files were analyzed before on the thread") {
+  // lookup's statement climbs are memoized per thread and emptied when a model starts
+  // (model_scopes.cpp): fixtures whose findings hang on which bindings reach a use (branches
+  // that rebind, a binding overwritten by the next statement, dead branches), analyzed in
+  // turn and again in reverse order, each report exactly their expectations every time.
+  std::vector<fs::path> paths;
+  for (const char* name : {"guards_paths.py", "guards_dead_bindings.py", "devices_other.py", "argparse_tuple_returns.py"})
+    paths.push_back(fs::path(STOKER_SOURCE_DIR) / "tests/fixtures/python" / name);
+  std::vector<fs::path> order = paths;
+  order.insert(order.end(), paths.rbegin(), paths.rend());
+  for (const auto& path : order) {
+    std::string text = test::read_file(path);
+    SourceFile file(path.string(), text);
+    auto result = analyze(file, Settings{});
+    auto want = test::expectations(text);
+    INFO("fixture " << path.filename().string());
+    REQUIRE_FALSE(want.empty());
+    CHECK(test::found(file, result) == want);
+  }
+}

@@ -316,6 +316,62 @@ TEST_CASE("a table taken over from the previous one answers attribute_mentioned 
   CHECK_FALSE(t4->attribute_mentioned(0, "momentum"));
 }
 
+TEST_CASE("a table taking over the function maps of unchanged summaries answers as a fresh table does", "[project]") {
+  // config.py's constant loses its values in a table where trainer.py stores into it (a
+  // synthesized entry replaces the summary's); a later table takes config.py's map over (same
+  // summary) and must see the summary's facts again once the store is gone, and the
+  // synthesized ones while it is there.
+  testing::TempDir d;
+  testing::write_text(d / "config.py", "batch_size = 32\n");
+  testing::write_text(d / "trainer.py", "import config\nconfig.batch_size = 64\n");
+  python::ProjectLayout layout({(d / "config.py").string(), (d / "trainer.py").string()});
+  // The texts as the stores of modules left unanalyzed are read (none here: both have a summary).
+  const std::string texts[] = {"batch_size = 32\n", "import config\nconfig.batch_size = 64\n"};
+  layout.index_words({texts[0], texts[1]});
+  python::FunctionFacts constant;
+  constant.const_values.push_back({python::ScalarFact::Kind::Int, 32});
+  python::FunctionFacts helper;  // a function of config.py no table replaces
+  python::ModuleSummary cfg, stores, plain;
+  cfg.functions.push_back({"batch_size", constant});
+  cfg.functions.push_back({"helper", helper});
+  stores.imports.push_back({"config", "config"});
+  stores.module_stores.push_back("config.batch_size");
+  plain.imports.push_back({"config", "config"});
+  const python::FunctionFacts* summary_constant = &cfg.functions[0].second;
+  std::vector<const python::ModuleSummary*> latest{&cfg, &stores};
+  std::vector<uint64_t> version{1, 2};
+  auto same_as_fresh = [&](const python::FactsTable& t) {
+    python::FactsTable fresh(layout, latest);
+    for (const char* name : {"batch_size", "helper", "missing"}) {
+      INFO(name);
+      const python::FunctionFacts* got = t.function(0, name);
+      const python::FunctionFacts* want = fresh.function(0, name);
+      REQUIRE((got == nullptr) == (want == nullptr));
+      if (got) CHECK(got->const_values == want->const_values);
+    }
+    CHECK(t.resolve(1, "config.batch_size") == fresh.resolve(1, "config.batch_size"));
+  };
+  auto t1 = std::make_unique<python::FactsTable>(layout, latest, nullptr, &version);
+  same_as_fresh(*t1);
+  CHECK(t1->function(0, "batch_size")->const_values.empty());
+  latest[1] = &plain, version[1] = 3;  // the store is gone: the constant keeps its value
+  auto t2 = std::make_unique<python::FactsTable>(layout, latest, t1.get(), &version);
+  t1.reset();  // its synthesized facts are freed: t2 must not point at them
+  same_as_fresh(*t2);
+  CHECK(t2->function(0, "batch_size") == summary_constant);
+  REQUIRE(t2->function(0, "batch_size")->const_values.size() == 1);
+  latest[1] = &stores, version[1] = 4;  // stored again
+  auto t3 = std::make_unique<python::FactsTable>(layout, latest, t2.get(), &version);
+  t2.reset();
+  same_as_fresh(*t3);
+  CHECK(t3->function(0, "batch_size")->const_values.empty());
+  auto t4 = std::make_unique<python::FactsTable>(layout, latest, t3.get(), &version);  // nothing changed
+  t3.reset();
+  same_as_fresh(*t4);
+  CHECK(t4->function(0, "batch_size")->const_values.empty());
+  CHECK(t4->function(0, "helper") == &cfg.functions[1].second);
+}
+
 TEST_CASE("a recorded callee answer covers only the fields asked for: returns_tensor and hot_self_calls apart", "[project]") {
   // main.py reads lib.py's class and its method: a change of `returns_tensor` or of the class's
   // `hot_self_calls` changes only the answers that asked for them, so a module reading only
