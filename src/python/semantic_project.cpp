@@ -1529,7 +1529,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // checker joins the declarations). Only the first written counts for the call's own
     // outgoing index (call_out), as before.
     const size_t primary = members.size();
-    if (Node fn = unparen(field(calls_[ci].call, "function")); is(fn, "identifier") && members.size() == 1) {
+    if (Node fn = unparen(field(calls_[ci].call, "function"));
+        is(fn, "identifier") && members.size() == 1 && is_project_name(members[0])) {
       auto bindings = lookup(text(fn), start(fn));
       bool all_imports = bindings.size() > 1 && bindings.size() <= kMaxCandidates;
       for (const Binding* b : bindings) all_imports = all_imports && b->kind == Binding::Kind::Import;

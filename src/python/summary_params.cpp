@@ -247,8 +247,8 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
   return out;
 }
 
-// Every read of parameter `pi`'s binding in function f (nested definitions and lambdas left
-// out: they may run elsewhere) is the innermost receiver of a chain of tensor methods that keep
+// Every read of parameter `pi`'s binding in function f (in nested definitions and lambdas too:
+// a closure reading it may move it) is the innermost receiver of a chain of tensor methods that keep
 // the data (`squeeze`, `cpu`, `detach`, views, dtype casts) ending in `.numpy()`, and there is at
 // least one such read: `image, label = image.squeeze(0).cpu().detach().numpy(), ...` (SSL4MIS's
 // val_2D.test_single_volume, rec28b). A rebinding of the name is no read. O(function body).
@@ -266,7 +266,6 @@ bool SemanticModel::param_enters_numpy(int f, int pi) const {
     Node u = stack.back();
     stack.pop_back();
     auto k = kind(u);
-    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
     if (k != "identifier") {
       for (Node c : named_children(u)) stack.push_back(c);
       continue;
@@ -349,6 +348,8 @@ bool SemanticModel::argument_enters_numpy(Node call_node, Node arg) const {
 
 std::vector<ParamSummary> SemanticModel::param_summaries(int f, const ParamIteration& iteration) const {
   std::vector<ParamSummary> ps;
+  // param_enters_numpy walks the body once per parameter: only where the body writes `.numpy(`.
+  const bool numpy_text = text(functions_[f].node).find(".numpy(") != std::string_view::npos;
   for (size_t i = 0; i < functions_[f].params.size(); ++i) {
     const Param& p = functions_[f].params[i];
     ParamSummary s;
@@ -359,7 +360,7 @@ std::vector<ParamSummary> SemanticModel::param_summaries(int f, const ParamItera
     s.iterated_per_epoch = iteration.epoch_param[f][i] != 0;
     if (!p.is_variadic) s.hot_keys = iteration.hot_keys[f][i];
     s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
-    s.enters_numpy = !p.is_variadic && param_enters_numpy(f, static_cast<int>(i));
+    s.enters_numpy = numpy_text && !p.is_variadic && param_enters_numpy(f, static_cast<int>(i));
     ps.push_back(std::move(s));
   }
   return ps;

@@ -73,7 +73,7 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
       Node u = stack.back();
       stack.pop_back();
       auto k = kind(u);
-      if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
+      // Nested definitions and lambdas count: a closure reading the batch may move it.
       if (k != "identifier") {
         for (Node c : named_children(u)) stack.push_back(c);
         continue;
