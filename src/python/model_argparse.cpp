@@ -118,6 +118,30 @@ const std::vector<const FunctionFacts*>& SemanticModel::ext_namespaces() const {
         ext_namespaces_.size() < 8)
       ext_namespaces_.push_back(f);
   }
+  // `from opts import parser` then `args = parser.parse_args()`: a parser another module builds
+  // at module level, whose `add_argument` defaults its entry carries (returns_namespace on the
+  // name's entry; temporal-shift-module's main.py reading `args.workers` of opts.py, set AH,
+  // rec28b). The receiver a name every binding of which is an import.
+  for (const auto& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto method = text(field(fn, "attribute"));
+    if (method != "parse_args" && method != "parse_known_args") continue;
+    Node recv = unparen(field(fn, "object"));
+    if (!is(recv, "identifier") && !is(recv, "attribute")) continue;
+    Node root = recv;
+    while (is(root, "attribute")) root = unparen(field(root, "object"));
+    if (!is(root, "identifier")) continue;
+    auto bindings = lookup(text(root), start(root));
+    bool imported = !bindings.empty();
+    for (const Binding* b : bindings) imported = imported && b->kind == Binding::Kind::Import;
+    if (!imported) continue;
+    const FunctionFacts* f = module_attribute(recv, fact::kNamespace);
+    if (!f || !f->returns_namespace || f->namespace_values.empty()) continue;
+    if (std::find(ext_namespaces_.begin(), ext_namespaces_.end(), f) == ext_namespaces_.end() &&
+        ext_namespaces_.size() < 8)
+      ext_namespaces_.push_back(f);
+  }
   return ext_namespaces_;
 }
 

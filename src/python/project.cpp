@@ -871,6 +871,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
     p.iterated_hot |= q.iterated_hot;
     p.called |= q.called;
     p.iterated_per_epoch |= q.iterated_per_epoch;
+    p.enters_numpy = p.enters_numpy && q.enters_numpy;  // every definition converts it
     join_sorted(p.hot_keys, q.hot_keys, kMaxLoaderKeys);
   }
   a.is_class = a.is_class && b.is_class;

@@ -141,6 +141,9 @@ struct ParamSummary {
   // __init__, iterated by a method's loop), sorted, at most kMaxLoaderKeys; per epoch with
   // iterated_per_epoch. A caller's dict display feeds training under those keys.
   std::vector<std::string> hot_keys;
+  // The function converts it to NumPy before any other read (SemanticModel::param_enters_numpy):
+  // a loader batch handed here reaches the GPU only as arrays built from it (DL002; rec28b).
+  bool enters_numpy = false;
   bool operator==(const ParamSummary&) const = default;
 };
 

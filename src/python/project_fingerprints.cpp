@@ -198,9 +198,9 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
     for (size_t i = 0; i < x.params.size(); ++i) {  // or the function calls
       const auto& p = x.params[i];
-      if (!p.iterated_hot && !p.called && p.hot_keys.empty()) continue;
+      if (!p.iterated_hot && !p.called && p.hot_keys.empty() && !p.enters_numpy) continue;
       o += '|' + std::to_string(i - (x.method ? 1 : 0)) + p.name;
-      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch})
+      for (bool b : {p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch, p.enters_numpy})
         o += b ? '1' : '0';
       for (const auto& k : p.hot_keys) o += ",k" + k;
     }

@@ -90,7 +90,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     json ps = json::array();
     for (const auto& p : f.params)
       ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch,
-                    p.hot_keys});
+                    p.hot_keys, p.enters_numpy});
     json attrs = json::array();
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     json ns = json::array();
@@ -183,7 +183,8 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
-                                         p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{}});
+                                         p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},
+                                         p.size() > 8 && p.at(8).get<bool>()});
       s.functions.push_back({f.at(0).get<std::string>(), std::move(ff)});
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();

@@ -277,6 +277,15 @@ class SemanticModel {
   const std::vector<int>& closures_run_by(int call_index) const;
   // Does function f call its parameter `param_index` (`closure()`)?
   bool calls_param(int f, int param_index) const;
+  // The function converts the parameter to NumPy before anything else reads it (every read of
+  // the parameter's binding is the receiver of a chain of data-keeping tensor methods ending in
+  // `.numpy()`; at least one read): what it moves to the GPU is built from arrays, not from the
+  // tensor it is handed (summary_params.cpp; ParamSummary::enters_numpy).
+  bool param_enters_numpy(int f, int param_index) const;
+  // The parameter a call's argument binds enters NumPy first, in each callee (summary_params.cpp).
+  bool argument_enters_numpy(Node call, Node arg) const;
+  // `returns_namespace` and the argparse defaults of this module's parsers (semantic_project.cpp).
+  void namespace_facts_of_parsers(FunctionFacts& facts) const;
   // A str expression: a literal, or concatenations / repetitions of literals
   // (`"%11s" * 2 + "%11.4g" * 5`), parenthesized or not.
   bool is_str_expr(Node expr) const;

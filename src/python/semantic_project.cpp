@@ -595,6 +595,27 @@ std::string SemanticModel::unknown_module_method(Node call) const {
   return "%." + method;
 }
 
+// What a namespace of this module's parsers holds: `returns_namespace` and the dests' values
+// (at most kMaxNamespaceDests, sorted). Only `default=` values travel (the resolved-value form of
+// rules.md): a flag's implicit default (`action="store_true"`, `--do_train`) is the run's choice
+// there.
+void SemanticModel::namespace_facts_of_parsers(FunctionFacts& facts) const {
+  facts.returns_namespace = true;
+  std::vector<std::string> dests;
+  for (const auto& [dest, calls] : argparse_args_) dests.push_back(dest);
+  std::sort(dests.begin(), dests.end());
+  if (dests.size() > kMaxNamespaceDests) dests.resize(kMaxNamespaceDests);
+  for (const auto& dest : dests) {
+    bool explicit_default = true;
+    for (Node call : argparse_args_.at(dest)) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+    std::vector<ScalarFact> vs;
+    if (!explicit_default) vs.push_back(ScalarFact{});
+    else
+      for (const auto& v : namespace_attribute(dest)) vs.push_back(to_scalar_fact(v));
+    facts.namespace_values.push_back({dest, std::move(vs)});
+  }
+}
+
 std::string SemanticModel::table_reference(Node call) const {
   auto subs = callee_expressions(field(call, "function"));
   if (subs.size() != 1 || !is(subs[0], "subscript")) return {};
@@ -1298,24 +1319,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         for (const auto& v : vs) ns = ns && namespace_value(v);
         if (!ns) break;
       }
-      if (ns) {
-        facts.returns_namespace = true;
-        std::vector<std::string> dests;
-        for (const auto& [dest, calls] : argparse_args_) dests.push_back(dest);
-        std::sort(dests.begin(), dests.end());
-        if (dests.size() > kMaxNamespaceDests) dests.resize(kMaxNamespaceDests);
-        for (const auto& dest : dests) {
-          // Only `default=` values travel (the resolved-value form of rules.md): a flag's
-          // implicit default (`action="store_true"`, `--do_train`) is the run's choice there.
-          bool explicit_default = true;
-          for (Node call : argparse_args_.at(dest)) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
-          std::vector<ScalarFact> vs;
-          if (!explicit_default) vs.push_back(ScalarFact{});
-          else
-            for (const auto& v : namespace_attribute(dest)) vs.push_back(to_scalar_fact(v));
-          facts.namespace_values.push_back({dest, std::move(vs)});
-        }
-      }
+      if (ns) namespace_facts_of_parsers(facts);
     }
     facts.returns_mask = returns_mask(static_cast<int>(f), 0);
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
@@ -1389,6 +1393,19 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     if (!facts.table_classes.empty()) tables.push_back({name, std::move(facts)});
   }
+  // A module-level parser (`parser = argparse.ArgumentParser(...)` bound once, opts.py's), which
+  // other modules import to parse the command line themselves (`from opts import parser`;
+  // `args = parser.parse_args()`): its entry carries this module's argparse defaults as a
+  // namespace-returning function's does (SemanticModel::ext_namespaces; rec28b).
+  if (!argparse_args_.empty())
+    for (const auto& [name, list] : scopes_[0].bindings) {
+      if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+      Node v = unparen(list[0].value);
+      if (is_null(v) || !is(v, "call") || callee_name(v) != "argparse.ArgumentParser") continue;
+      FunctionFacts facts;
+      namespace_facts_of_parsers(facts);
+      tables.push_back({name, std::move(facts)});
+    }
   // Module-level names bound only to devices (`DEVICE = torch.device("cuda" if ... else "cpu")`):
   // what a module importing the name moves tensors to. And names bound only to host constants
   // by module-level assignments (`num_workers = 0`, `a, b = 8, 0`) that no `global` statement
@@ -1535,7 +1552,27 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       continue;
     }
     // A call of one of several project functions (a class union, a registry lookup): a call of each.
-    for (std::string& name : union_members(names)) {
+    std::vector<std::string> members = union_members(names);
+    // A name bound by several imports of different project functions (benchmarking-gnns's
+    // `from train.train_SBMs import train_epoch_dense as train_epoch` in one branch and
+    // `... train_epoch_sparse as train_epoch` in the other; set AH, rec28b): qualified_name()
+    // names the first one written, and the call may run each, so each gets the call (as a type
+    // checker joins the declarations). Only the first written counts for the call's own
+    // outgoing index (call_out), as before.
+    const size_t primary = members.size();
+    if (Node fn = unparen(field(calls_[ci].call, "function"));
+        is(fn, "identifier") && members.size() == 1 && is_project_name(members[0])) {
+      auto bindings = lookup(text(fn), start(fn));
+      bool all_imports = bindings.size() > 1 && bindings.size() <= kMaxCandidates;
+      for (const Binding* b : bindings) all_imports = all_imports && b->kind == Binding::Kind::Import;
+      if (all_imports)
+        for (const Binding* b : bindings)
+          if (!b->qualified.empty() && std::find(members.begin(), members.end(), b->qualified) == members.end())
+            members.push_back(b->qualified);
+    }
+    size_t primary_index = 0;
+    for (size_t mi = 0; mi < members.size(); ++mi) {
+      std::string& name = members[mi];
       if (name.empty() || (!starts_with(name, "*.") && !starts_with(name, "%.") && !is_project_name(name))) continue;
       const CallSite& cs = calls_[ci];
       OutgoingCall oc;
@@ -1591,10 +1628,13 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         nodes.keywords.push_back(value);
       }
       if (!oc.caller.empty()) arg_nodes.push_back({out.calls.size(), std::move(nodes)});
-      ++emitted;
+      if (mi < primary) {
+        ++emitted;
+        primary_index = out.calls.size();
+      }
       out.calls.push_back(std::move(oc));
     }
-    if (emitted == 1) call_out[cs_call_id] = out.calls.size() - 1;
+    if (emitted == 1) call_out[cs_call_id] = primary_index;
   }
   taint_sources(out, arg_nodes, returns_follow_of, call_out);
   out.module_reads.assign(module_reads_.begin(), module_reads_.end());

@@ -247,8 +247,109 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
   return out;
 }
 
+// Every read of parameter `pi`'s binding in function f (in nested definitions and lambdas too:
+// a closure reading it may move it) is the innermost receiver of a chain of tensor methods that keep
+// the data (`squeeze`, `cpu`, `detach`, views, dtype casts) ending in `.numpy()`, and there is at
+// least one such read: `image, label = image.squeeze(0).cpu().detach().numpy(), ...` (SSL4MIS's
+// val_2D.test_single_volume, rec28b). A rebinding of the name is no read. O(function body).
+bool SemanticModel::param_enters_numpy(int f, int pi) const {
+  if (f < 0 || f >= static_cast<int>(functions_.size())) return false;
+  const Function& fn = functions_[f];
+  if (pi < 0 || pi >= static_cast<int>(fn.params.size()) || fn.params[pi].is_variadic) return false;
+  const std::string& name = fn.params[pi].name;
+  static const std::unordered_set<std::string_view> keeps = {
+      "squeeze", "unsqueeze", "cpu", "detach", "clone", "contiguous", "float", "double", "long", "int",
+      "view", "reshape", "permute", "transpose", "flatten"};
+  int reads = 0;
+  std::vector<Node> stack{field(fn.node, "body")};
+  while (!stack.empty()) {
+    Node u = stack.back();
+    stack.pop_back();
+    auto k = kind(u);
+    if (k != "identifier") {
+      for (Node c : named_children(u)) stack.push_back(c);
+      continue;
+    }
+    if (text(u) != name) continue;
+    Node p = parent(u);
+    // The target of a plain or tuple assignment rebinds the name.
+    Node target = u;
+    while (is(parent(target), "pattern_list") || is(parent(target), "tuple_pattern")) target = parent(target);
+    if (is(parent(target), "assignment") && same(field(parent(target), "left"), target)) continue;
+    // An attribute name (`x.image`) or keyword name (`f(image=...)`) is no read of the name.
+    if (is(p, "attribute") && same(field(p, "attribute"), u)) continue;
+    if (is(p, "keyword_argument") && same(field(p, "name"), u)) continue;
+    bool param = false;
+    for (const Binding* b : lookup(name, start(u)))
+      param |= b->kind == Binding::Kind::Param && b->function == f && b->param_index == pi;
+    if (!param) continue;
+    // Up the method chain: `u.m1(...).m2(...)...numpy()`.
+    Node e = u;
+    bool numpy = false;
+    for (int guard = 0; guard < 16; ++guard) {
+      Node a = parent(e);
+      if (!is(a, "attribute") || !same(field(a, "object"), e)) break;
+      Node call = parent(a);
+      if (!is(call, "call") || !same(field(call, "function"), a)) break;
+      std::string_view m = text(field(a, "attribute"));
+      if (m == "numpy") {
+        numpy = true;
+        break;
+      }
+      if (!keeps.count(m)) break;
+      e = call;
+    }
+    if (!numpy) return false;
+    ++reads;
+  }
+  return reads > 0;
+}
+
+// Does the parameter that `arg` (an argument of `call_node`, positional or keyword) binds enter
+// NumPy first (param_enters_numpy), in every function of this file the call may run, or by the
+// callee's facts when it is another module's function? False for a call that spreads arguments.
+bool SemanticModel::argument_enters_numpy(Node call_node, Node arg) const {
+  Node args = field(call_node, "arguments");
+  int position = -1, i = 0;
+  std::string keyword;
+  for (Node a : named_children(args)) {
+    if (is(a, "comment")) continue;
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+    if (is(a, "keyword_argument")) {
+      if (same(field(a, "value"), arg)) keyword = std::string(text(field(a, "name")));
+      continue;
+    }
+    if (same(a, arg)) position = i;
+    ++i;
+  }
+  if (position < 0 && keyword.empty()) return false;
+  auto local = callees(call_node);
+  if (!local.empty()) {
+    for (int f : local) {
+      const Function& fn = functions_[f];
+      int pi = -1;
+      if (position >= 0) pi = position + bound_params(fn);
+      else
+        for (size_t j = 0; j < fn.params.size(); ++j)
+          if (fn.params[j].name == keyword && !fn.params[j].is_variadic) pi = static_cast<int>(j);
+      if (!param_enters_numpy(f, pi)) return false;
+    }
+    return true;
+  }
+  const FunctionFacts* ext = ext_callee_of(call_node, fact::kParams);
+  if (!ext || ext->is_class) return false;
+  int pi = -1;
+  if (position >= 0) pi = position + (ext->method ? 1 : 0);
+  else
+    for (size_t j = 0; j < ext->params.size(); ++j)
+      if (ext->params[j].name == keyword && !ext->params[j].star && !ext->params[j].double_star) pi = static_cast<int>(j);
+  return pi >= 0 && pi < static_cast<int>(ext->params.size()) && ext->params[pi].enters_numpy;
+}
+
 std::vector<ParamSummary> SemanticModel::param_summaries(int f, const ParamIteration& iteration) const {
   std::vector<ParamSummary> ps;
+  // param_enters_numpy walks the body once per parameter: only where the body writes `.numpy(`.
+  const bool numpy_text = text(functions_[f].node).find(".numpy(") != std::string_view::npos;
   for (size_t i = 0; i < functions_[f].params.size(); ++i) {
     const Param& p = functions_[f].params[i];
     ParamSummary s;
@@ -259,6 +360,7 @@ std::vector<ParamSummary> SemanticModel::param_summaries(int f, const ParamItera
     s.iterated_per_epoch = iteration.epoch_param[f][i] != 0;
     if (!p.is_variadic) s.hot_keys = iteration.hot_keys[f][i];
     s.called = !p.is_variadic && calls_param(f, static_cast<int>(i));
+    s.enters_numpy = numpy_text && !p.is_variadic && param_enters_numpy(f, static_cast<int>(i));
     ps.push_back(std::move(s));
   }
   return ps;

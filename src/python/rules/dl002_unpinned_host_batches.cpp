@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stoker::python::rules {
@@ -88,6 +89,71 @@ bool batches_only_index_host_data(const SemanticModel& m, Node call) {
   }
   return true;
 }
+// Every loop known to iterate the loader hands its batch (its names, through subscripts:
+// `sampled_batch["image"]`) only to functions that convert the parameter receiving it to NumPy
+// before any other read (a function of this file or of another module:
+// SemanticModel::param_enters_numpy, ParamSummary::enters_numpy), converts it itself
+// (`batch.cpu().numpy()`), or asks its length. What reaches the GPU is then built from arrays
+// (`torch.from_numpy(zoom(slice, ...)).cuda()` per slice), not copied from the loader's batch:
+// pinning the batch would not speed that copy (set AH SSL4MIS train_fully_supervised_2D.py:86,
+// validation through val_2D.test_single_volume; rec28b). O(loop bodies).
+bool batches_enter_numpy(const SemanticModel& m, Node call) {
+  auto loops = m.loops_iterating(call);
+  if (loops.empty()) return false;
+  static const std::set<std::string_view> keeps = {"squeeze", "unsqueeze", "cpu",     "detach", "clone",
+                                                   "contiguous", "float", "double", "long",   "int",
+                                                   "view",    "reshape",   "permute", "transpose", "flatten"};
+  for (int l : loops) {
+    Node n = m.loops()[l].node;
+    auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
+    if (names.empty()) return false;
+    bool handed = false;
+    std::vector<Node> stack{field(n, "body")};
+    while (!stack.empty()) {
+      Node u = stack.back();
+      stack.pop_back();
+      auto k = kind(u);
+      // Nested definitions and lambdas count: a closure reading the batch may move it.
+      if (k != "identifier") {
+        for (Node c : named_children(u)) stack.push_back(c);
+        continue;
+      }
+      if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) continue;
+      Node pu = parent(u);
+      if (is(pu, "attribute") && same(field(pu, "attribute"), u)) continue;
+      if (is(pu, "keyword_argument") && same(field(pu, "name"), u)) continue;
+      Node e = u;
+      while (is(parent(e), "subscript") && same(field(parent(e), "value"), e)) e = parent(e);
+      Node p = parent(e);
+      if (is(p, "argument_list") && m.callee_name(parent(p)) == "builtins.len") continue;
+      if (is(p, "keyword_argument") && same(field(p, "value"), e)) p = parent(p);
+      if (is(p, "argument_list")) {
+        if (!m.argument_enters_numpy(parent(p), e)) return false;
+        handed = true;
+        continue;
+      }
+      // `batch["image"].cpu().numpy()` in the loop itself.
+      bool numpy = false;
+      for (int guard = 0; guard < 16; ++guard) {
+        Node a = parent(e);
+        if (!is(a, "attribute") || !same(field(a, "object"), e)) break;
+        Node c = parent(a);
+        if (!is(c, "call") || !same(field(c, "function"), a)) break;
+        std::string_view meth = m.text(field(a, "attribute"));
+        if (meth == "numpy") {
+          numpy = true;
+          break;
+        }
+        if (!keeps.count(meth)) break;
+        e = c;
+      }
+      if (!numpy) return false;
+      handed = true;
+    }
+    if (!handed) return false;
+  }
+  return true;
+}
 }  // namespace
 
 void dl002_unpinned_host_batches(Context& ctx, Node call) {
@@ -100,6 +166,8 @@ void dl002_unpinned_host_batches(Context& ctx, Node call) {
   // raise); DL005 reports that instead.
   if (dataset_does_cuda_work(ctx)) return;
   if (batches_only_index_host_data(m, call)) return;
+  // Batches that enter NumPy before anything moves them: the GPU gets arrays built from them.
+  if (batches_enter_numpy(m, call)) return;
   // A loader of positions: its batches are small index tensors, pinning them gains nothing.
   if (index_range_loader(m, call)) return;
   Diagnostic& d = ctx.report("DL002", field(call, "function"),
