@@ -20,6 +20,7 @@ DEBIAN_PACKAGES=(
   libtree-sitter-dev nlohmann-json3-dev libcli11-dev catch2 libtomlplusplus-dev libgit2-dev
   libclang-cpp22-dev libclang-22-dev llvm-22-dev
   libzstd-dev    # the static archive stoker-static links (docs/install.md)
+  libjemalloc-dev  # the memory allocator both executables link (docs/architecture.md)
   zlib1g-dev     # gzip-compressed profiler traces (--profile)
 )
 # Test-only real consumers: pre-commit (hook test), ICU for the SARIF Multitool (a

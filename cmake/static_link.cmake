@@ -63,6 +63,18 @@ set_target_properties(stoker-static PROPERTIES STOKER_STATIC_LINK ON)
 # them): in stoker_cxx's link interface, for consumers with STOKER_STATIC_LINK only.
 target_link_libraries(stoker_cxx PUBLIC
   "$<${STOKER_STATIC_LINK}:-Wl,--start-group;${STOKER_STATIC_ARCHIVES};-Wl,--end-group>")
+# jemalloc's archive, as the dynamic build links its shared library (CMakeLists.txt): its malloc
+# and free are the executable's own, exported so that glibc's internal calls use them too.
+if(STOKER_USES_JEMALLOC)
+  find_library(STOKER_STATIC_jemalloc NAMES libjemalloc_pic.a libjemalloc.a)
+  if(STOKER_STATIC_jemalloc)
+    # Whole: no object references malloc before the C++ runtime's archive, which the driver puts last.
+    target_link_libraries(stoker-static PRIVATE -Wl,--whole-archive ${STOKER_STATIC_jemalloc}
+                          -Wl,--no-whole-archive -lpthread)
+  else()
+    message(WARNING "stoker-static: no static jemalloc archive, it uses glibc's malloc")
+  endif()
+endif()
 target_link_libraries(stoker-static PRIVATE stoker_lib CLI11::CLI11
   -static-libstdc++ -static-libgcc -Wl,--gc-sections -Wl,--as-needed -Wl,-O1 -s
   # libgit2's TLS set-up (it parses the whole CA bundle) is replaced by a no-op: src/static/.
