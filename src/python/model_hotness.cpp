@@ -246,23 +246,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         // self.step == 0 and self.sample_freq: self.render_reference(...)`, once per run).
         auto self_counter = [&](Node e) {
           e = unparen(e);
-          if (!is(e, "attribute") || is_null(hot_region) || text(unparen(field(e, "object"))) != "self") return false;
-          int klass = class_of_self(e);
-          if (klass < 0) return false;
-          std::string key = classes_[klass].name + "." + std::string(text(field(e, "attribute")));
-          auto aug = self_augmented_.find(key);
-          if (aug == self_augmented_.end()) return false;
-          bool incremented = false;
-          for (Node v : aug->second) {
-            if (!contains(hot_region, v)) continue;
-            if (text(field(parent(v), "operator")) != "+=" || !is(unparen(v), "integer")) return false;
-            incremented = true;
-          }
-          if (!incremented) return false;
-          if (auto stores = self_assignments_by_key_.find(key); stores != self_assignments_by_key_.end())
-            for (int ai : stores->second)
-              if (contains(hot_region, self_assignments_[ai].second)) return false;
-          return true;
+          return is(e, "attribute") && !is_null(hot_region) && step_counter(e, hot_region, hot_region);
         };
         // step == 0, batch_idx == 0, `(step + 1) == 1`: one step per epoch or run
         auto counter_like = [&](Node e) {
@@ -293,17 +277,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           if (self_counter(e)) return true;
           if (!is(e, "identifier") || is_null(hot_region)) return false;
           if (!counter.empty() && text(e) == counter) return true;
-          const auto* bindings = bindings_of(e);
-          if (!bindings) return false;
-          bool incremented = false;
-          for (const Binding& x : *bindings) {
-            if (is_null(x.target) || !contains(hot_region, x.target)) continue;
-            if (x.kind != Binding::Kind::AugAssign || text(field(x.value, "operator")) != "+=" ||
-                !is(unparen(field(x.value, "right")), "integer"))
-              return false;
-            incremented = true;
-          }
-          return incremented;
+          return step_counter(e, hot_region, hot_region);
         };
         if (!is_null(hot_region)) {
           std::function<bool(Node, int)> fixed = [&](Node e, int depth) -> bool {
@@ -610,6 +584,46 @@ const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Bi
   if (b.kind == Binding::Kind::Param || b.kind == Binding::Kind::Import) n = Node{};
   it->second = branch_guards(n);
   return it->second;
+}
+
+bool SemanticModel::step_counter(Node counter, Node increments, Node stores) const {
+  counter = unparen(counter);
+  if (is_null(increments) || is_null(stores)) return false;
+  auto incremented_by_int = [&](Node aug) {  // the augmented assignment
+    return text(field(aug, "operator")) == "+=" && is(unparen(field(aug, "right")), "integer");
+  };
+  bool incremented = false;
+  if (is(counter, "attribute")) {
+    int klass = class_of_self(counter);
+    if (klass < 0) return false;
+    std::string key = classes_[klass].name + "." + std::string(text(field(counter, "attribute")));
+    auto aug = self_augmented_.find(key);
+    if (aug == self_augmented_.end()) return false;
+    for (Node v : aug->second) {  // the right sides
+      if (!contains(increments, v)) continue;
+      if (!incremented_by_int(parent(v))) return false;
+      incremented = true;
+    }
+    if (!incremented) return false;
+    if (auto assigned = self_assignments_by_key_.find(key); assigned != self_assignments_by_key_.end())
+      for (int ai : assigned->second)
+        if (contains(stores, self_assignments_[ai].second)) return false;
+    return true;
+  }
+  if (!is(counter, "identifier")) return false;
+  const auto& bindings = scopes_[scope_at(start(counter))].bindings;
+  auto it = bindings.find(std::string(text(counter)));
+  if (it == bindings.end()) return false;
+  for (const Binding& b : it->second) {
+    if (is_null(b.target)) continue;
+    if (b.kind != Binding::Kind::AugAssign) {
+      if (contains(stores, b.target)) return false;
+    } else if (contains(increments, b.target)) {
+      if (!incremented_by_int(b.value)) return false;
+      incremented = true;
+    }
+  }
+  return incremented;
 }
 
 bool SemanticModel::binding_dead(const Binding& b) const {

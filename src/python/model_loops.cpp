@@ -719,16 +719,9 @@ bool only_sized_or_peeked(const SemanticModel& m, Node loader_call) {
     return is(list, "argument_list") && named_count(list) == 1 && m.callee_name(parent(list)) == callee;
   };
   bool peeked = false;
-  std::vector<Node> stack{m.root()};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!is(n, "identifier")) {
-      for (Node c : named_children(n)) stack.push_back(c);
-      continue;
-    }
-    if (m.text(n) != name || same(n, target)) continue;
-    if (call_of(n, "builtins.len")) continue;
+  bool all_ok = for_each_identifier(m.root(), false, [&](Node n) {
+    if (m.text(n) != name || same(n, target)) return true;
+    if (call_of(n, "builtins.len")) return true;
     if (!call_of(n, "builtins.iter") || !call_of(parent(parent(n)), "builtins.next")) return false;
     for (Node p = parent(n); !is_null(p); p = parent(p))  // drawn once: in no loop, comprehension or lambda
       if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition") || is(p, "lambda") ||
@@ -736,8 +729,9 @@ bool only_sized_or_peeked(const SemanticModel& m, Node loader_call) {
           is(p, "dictionary_comprehension"))
         return false;
     peeked = true;
-  }
-  return peeked;
+    return true;
+  });
+  return all_ok && peeked;
 }
 }  // namespace
 
@@ -834,19 +828,10 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
     return !is_null(t) && !is_cuda(t);
   };
   bool kept = false, indexes_host = false;
-  std::vector<Node> stack{field(n, "body")};
-  while (!stack.empty()) {
-    Node u = stack.back();
-    stack.pop_back();
-    auto k = kind(u);
-    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
-    if (k != "identifier") {
-      for (Node c : named_children(u)) stack.push_back(c);
-      continue;
-    }
+  bool all_ok = for_each_identifier(field(n, "body"), true, [&](Node u) {
     bool batch = false;
     for (auto name : names) batch = batch || text(u) == name;
-    if (!batch) continue;
+    if (!batch) return true;
     // Walk up from the use through computations that stay where the tensor is: subscripts of it,
     // its host methods, arithmetic. `e` is the expression computed so far.
     Node e = u;
@@ -914,8 +899,9 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
       }
       break;
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!all_ok) return false;
   if (kept) return true;
   if (!indexes_host) return false;
   for (int ci : calls_in_loop_[loop])

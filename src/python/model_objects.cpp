@@ -488,17 +488,13 @@ bool returns_computed_values(const SemanticModel& m, const Function& fn) {
   };
   for (Node r : fn.returns)
     if (!computed(r, computed, 0)) return false;
-  std::vector<Node> stack(fn.returns.begin(), fn.returns.end());
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (is(n, "identifier")) {
-      for (const Param& p : fn.params)
-        if (p.name == text(n, m.src())) return false;
-      continue;
-    }
-    for (Node c : named_children(n)) stack.push_back(c);
-  }
+  auto no_param = [&](Node n) {
+    for (const Param& p : fn.params)
+      if (p.name == text(n, m.src())) return false;
+    return true;
+  };
+  for (Node r : fn.returns)
+    if (!for_each_identifier(r, false, no_param)) return false;
   return true;
 }
 }  // namespace

@@ -485,9 +485,13 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     imports_ = std::move(previous->imports_);
     stars_ = std::move(previous->stars_);
   }
+  // A taken-over map's closures were indexed over the same names in the same order.
+  const bool take_closures = take_names && previous->closures_.size() == n;
+  if (take_closures) closures_ = std::move(previous->closures_);
   functions_.resize(n);
   imports_.resize(n);
   stars_.resize(n);
+  closures_.resize(n);
   functions_added_.assign(n, 0);
   for (size_t m = 0; m < n; ++m) {
     const bool same = take_names && previous->versions_[m] == versions_[m];
@@ -495,6 +499,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       functions_[m] = std::unordered_map<std::string, const FunctionFacts*>{};
       if (summaries[m])
         for (const auto& [name, f] : summaries[m]->functions) functions_[m].emplace(name, &f);
+      index_closures(m);
+    } else if (!take_closures) {
+      index_closures(m);
     }
     if (!same) {
       imports_[m] = std::unordered_map<std::string, std::string>{};
@@ -1034,6 +1041,19 @@ void FactsTable::relay_hotness(const Relays& relays) {
   }
 }
 
+void FactsTable::index_closures(size_t module) {
+  auto& out = closures_[module];
+  out.clear();
+  const auto& names = functions_[module];
+  for (const auto& [local, f] : names) {  // in the map's order: the first such entry stands
+    size_t dot = local.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= local.size() || f->is_class) continue;
+    std::string outer = local.substr(0, dot);
+    if (out.count(outer)) continue;
+    if (auto fn = names.find(outer); fn != names.end() && !fn->second->is_class) out.emplace(std::move(outer), local);
+  }
+}
+
 // What resolve_at reads of a module, hashed (order-independent over the function names): the
 // names its functions and classes have in the table, the classes' bases, its imports and star
 // imports. O(its functions and imports).
@@ -1102,14 +1122,11 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
       if (functions_[m].count(cls + ".forward")) return std::make_pair(m, cls + ".forward");
       // What a function returns, called (`msn = init_msn_loss(...)`, `msn(...)`): the closure it
       // returns, its entry "init_msn_loss.loss" (SemanticModel::local_name), one at most per
-      // function. O(the module's functions), only for a function (not a class) so called.
+      // function (closures_, indexed per module).
       if (auto fn = functions_[m].find(cls); fn != functions_[m].end() && !fn->second->is_class &&
-                                             cls.find('.') == std::string::npos) {
-        const std::string prefix = cls + ".";
-        for (const auto& [local, f] : functions_[m])
-          if (local.size() > prefix.size() && local.compare(0, prefix.size(), prefix) == 0 && !f->is_class)
-            return std::make_pair(m, local);
-      }
+                                             cls.find('.') == std::string::npos)
+        if (auto closure = closures_[m].find(cls); closure != closures_[m].end())
+          return std::make_pair(m, closure->second);
     }
     if (functions_[m].count(rest)) return std::make_pair(m, rest);
     // A name the module imports (a package's __init__.py re-exporting): follow it there.

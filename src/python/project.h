@@ -275,6 +275,12 @@ class FactsTable {
   const ProjectLayout& layout_;
   const std::vector<const ModuleSummary*>& summaries_;
   std::vector<std::unordered_map<std::string, const FunctionFacts*>> functions_;
+  // Per module: the closure a module-level function returns, by the function's name ("f" ->
+  // "f.g"): the first entry of functions_ in its order named "f." something, no class, for a
+  // function "f" there that is no class. What resolve_at reads for `f.__call__`, built with the
+  // module's names and again when set_function adds a name (O(its functions)).
+  std::vector<std::unordered_map<std::string, std::string>> closures_;
+  void index_closures(size_t module);
   std::vector<std::unordered_map<std::string, std::string>> imports_;
   std::vector<std::vector<std::string>> stars_;  // per module: `from M import *` modules
   // functions_[module][local] = f for a synthesized entry, with what a later table needs to take

@@ -259,6 +259,7 @@ void FactsTable::set_function(int module, const std::string& local, const Functi
   auto [it, fresh] = functions_[static_cast<size_t>(module)].try_emplace(local, f);
   if (fresh) {
     functions_added_[static_cast<size_t>(module)] = 1;
+    index_closures(static_cast<size_t>(module));  // the map's order may have changed
   } else {
     functions_replaced_.push_back({{module, &it->first}, it->second});
     it->second = f;

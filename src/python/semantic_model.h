@@ -427,6 +427,13 @@ class SemanticModel {
   bool sourced_host_batch(const Binding& b, Node use) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
+  // Is `counter` a step counter: a name, or `self.x` of a method's class, that `increments` only
+  // increments with `+= <int>` (at least once; a nested definition's are another scope's) and that
+  // `stores` holds no other store of (`step = 0`, `self.step = 0`)? The hot region for both
+  // (apply_guards: `if self.step == 0:`), or a loop's body and its function or statement (DL004's
+  // once_per_run). From the name's bindings in the scope it is read in, or the class's indexed
+  // `self` stores: O(the counter's stores), no walk of the regions.
+  bool step_counter(Node counter, Node increments, Node stores) const;
   // Does the call invoke a function or class of the project (this file's, or by its qualified
   // name one of another module: ProjectLayout::is_project_name)? By names only, not by round.
   bool project_call(Node call) const;

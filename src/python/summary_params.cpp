@@ -261,28 +261,20 @@ bool SemanticModel::param_enters_numpy(int f, int pi) const {
       "squeeze", "unsqueeze", "cpu", "detach", "clone", "contiguous", "float", "double", "long", "int",
       "view", "reshape", "permute", "transpose", "flatten"};
   int reads = 0;
-  std::vector<Node> stack{field(fn.node, "body")};
-  while (!stack.empty()) {
-    Node u = stack.back();
-    stack.pop_back();
-    auto k = kind(u);
-    if (k != "identifier") {
-      for (Node c : named_children(u)) stack.push_back(c);
-      continue;
-    }
-    if (text(u) != name) continue;
+  bool all_ok = for_each_identifier(field(fn.node, "body"), false, [&](Node u) {
+    if (text(u) != name) return true;
     Node p = parent(u);
     // The target of a plain or tuple assignment rebinds the name.
     Node target = u;
     while (is(parent(target), "pattern_list") || is(parent(target), "tuple_pattern")) target = parent(target);
-    if (is(parent(target), "assignment") && same(field(parent(target), "left"), target)) continue;
+    if (is(parent(target), "assignment") && same(field(parent(target), "left"), target)) return true;
     // An attribute name (`x.image`) or keyword name (`f(image=...)`) is no read of the name.
-    if (is(p, "attribute") && same(field(p, "attribute"), u)) continue;
-    if (is(p, "keyword_argument") && same(field(p, "name"), u)) continue;
+    if (is(p, "attribute") && same(field(p, "attribute"), u)) return true;
+    if (is(p, "keyword_argument") && same(field(p, "name"), u)) return true;
     bool param = false;
     for (const Binding* b : lookup(name, start(u)))
       param |= b->kind == Binding::Kind::Param && b->function == f && b->param_index == pi;
-    if (!param) continue;
+    if (!param) return true;
     // Up the method chain: `u.m1(...).m2(...)...numpy()`.
     Node e = u;
     bool numpy = false;
@@ -301,8 +293,9 @@ bool SemanticModel::param_enters_numpy(int f, int pi) const {
     }
     if (!numpy) return false;
     ++reads;
-  }
-  return reads > 0;
+    return true;
+  });
+  return all_ok && reads > 0;
 }
 
 // Does the parameter that `arg` (an argument of `call_node`, positional or keyword) binds enter

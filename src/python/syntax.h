@@ -295,6 +295,32 @@ inline void for_each_named_child_reverse(Node n, F&& f) {
   NodeList kids = named_children(n);
   for (size_t i = kids.size(); i-- > 0;) f(kids[i]);
 }
+// Calls visit(identifier) for the identifiers at or below `root`, depth first, last child first
+// (an explicit stack, each node's named children pushed first to last); `visit` returns false to
+// stop. With `skip_scopes`, nested function and class definitions and lambdas are not entered
+// (nor `root` when it is one). With `cap` > 0, the walk gives up once it has taken more than `cap`
+// nodes from its stack. True when every identifier was visited, false when `visit` stopped the
+// walk or the cap did. O(nodes below root).
+template <class Visit>
+inline bool for_each_identifier(Node root, bool skip_scopes, Visit&& visit, size_t cap = 0) {
+  std::vector<Node> stack{root};
+  for (size_t work = 0; !stack.empty(); ++work) {
+    if (cap && work > cap) return false;
+    Node n = stack.back();
+    stack.pop_back();
+    std::string_view k = kind(n);
+    if (skip_scopes && (k == "function_definition" || k == "class_definition" || k == "lambda")) continue;
+    if (k != "identifier") {
+      for_each_named_child(n, [&](Node c) {
+        stack.push_back(c);
+        return true;
+      });
+      continue;
+    }
+    if (!visit(n)) return false;
+  }
+  return true;
+}
 inline uint32_t named_count(Node n) {
   uint32_t count = 0;
   for_each_named_child(n, [&](Node) {

@@ -61,16 +61,8 @@ bool loader_drawn_once_here(const SemanticModel& m, Node loader_call) {
     if (loopish(p)) return false;  // built in a loop of the function: drawn once per pass
   std::string_view name = m.text(target);
   bool drawn = false;
-  std::vector<Node> stack{m.functions()[f].node};
-  for (size_t work = 0; !stack.empty(); ++work) {
-    if (work > 65536) return false;
-    Node n = stack.back();
-    stack.pop_back();
-    if (!is(n, "identifier")) {
-      for (Node c : named_children(n)) stack.push_back(c);
-      continue;
-    }
-    if (m.text(n) != name || same(n, target)) continue;
+  bool all_ok = for_each_identifier(m.functions()[f].node, false, [&](Node n) {
+    if (m.text(n) != name || same(n, target)) return true;
     Node p = parent(n);
     bool draw = false;
     if (is(p, "argument_list") && named_count(p) == 1 && m.callee_name(parent(p)) == "builtins.next") {
@@ -86,8 +78,9 @@ bool loader_drawn_once_here(const SemanticModel& m, Node loader_call) {
     for (Node q = parent(p); !is_null(q) && !same(q, m.functions()[f].node); q = parent(q))
       if (loopish(q)) return false;
     drawn = drawn || draw;
-  }
-  return drawn;
+    return true;
+  }, 65536);
+  return all_ok && drawn;
 }
 }  // namespace
 

@@ -63,22 +63,11 @@ bool batches_only_index_host_data(const SemanticModel& m, Node call) {
     return false;
   };
   uses_ok = [&](Node region, const std::vector<std::string_view>& names, Node skip, int depth) -> bool {
-    std::vector<Node> stack{region};
-    for (size_t work = 0; !stack.empty(); ++work) {
-      if (work > 65536) return false;
-      Node u = stack.back();
-      stack.pop_back();
-      auto k = kind(u);
-      if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
-      if (k != "identifier") {
-        for (Node c : named_children(u)) stack.push_back(c);
-        continue;
-      }
-      if (same(u, skip) || std::find(names.begin(), names.end(), m.text(u)) == names.end()) continue;
+    return for_each_identifier(region, true, [&](Node u) {
+      if (same(u, skip) || std::find(names.begin(), names.end(), m.text(u)) == names.end()) return true;
       // A store to the name (`batch = ...`) rebinds it: not a use of the loader's batch.
-      if (!use_ok(u, depth)) return false;
-    }
-    return true;
+      return use_ok(u, depth);
+    }, 65536);
   };
   for (int l : loops) {
     Node n = m.loops()[l].node;
@@ -108,29 +97,21 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
     auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
     if (names.empty()) return false;
     bool handed = false;
-    std::vector<Node> stack{field(n, "body")};
-    while (!stack.empty()) {
-      Node u = stack.back();
-      stack.pop_back();
-      auto k = kind(u);
-      // Nested definitions and lambdas count: a closure reading the batch may move it.
-      if (k != "identifier") {
-        for (Node c : named_children(u)) stack.push_back(c);
-        continue;
-      }
-      if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) continue;
+    // Nested definitions and lambdas count: a closure reading the batch may move it.
+    bool all_ok = for_each_identifier(field(n, "body"), false, [&](Node u) {
+      if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) return true;
       Node pu = parent(u);
-      if (is(pu, "attribute") && same(field(pu, "attribute"), u)) continue;
-      if (is(pu, "keyword_argument") && same(field(pu, "name"), u)) continue;
+      if (is(pu, "attribute") && same(field(pu, "attribute"), u)) return true;
+      if (is(pu, "keyword_argument") && same(field(pu, "name"), u)) return true;
       Node e = u;
       while (is(parent(e), "subscript") && same(field(parent(e), "value"), e)) e = parent(e);
       Node p = parent(e);
-      if (is(p, "argument_list") && m.callee_name(parent(p)) == "builtins.len") continue;
+      if (is(p, "argument_list") && m.callee_name(parent(p)) == "builtins.len") return true;
       if (is(p, "keyword_argument") && same(field(p, "value"), e)) p = parent(p);
       if (is(p, "argument_list")) {
         if (!m.argument_enters_numpy(parent(p), e)) return false;
         handed = true;
-        continue;
+        return true;
       }
       // `batch["image"].cpu().numpy()` in the loop itself.
       bool numpy = false;
@@ -149,7 +130,9 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
       }
       if (!numpy) return false;
       handed = true;
-    }
+      return true;
+    });
+    if (!all_ok) return false;
     if (!handed) return false;
   }
   return true;

@@ -192,7 +192,9 @@ bool workerless_range_loader(const SemanticModel& m, Node call) {
 // self.step == 0 and self.sample_freq:`), or the loop's own counter (its target, or a name it only
 // increments) of a loop that runs once (not nested in a loop, its function not called from one).
 // A periodic guard (`iteration % epoch_size == 0`: once per epoch) or a counter of a loop run per
-// epoch rebuilds the loader every epoch, DL004's own case (set V Pytorch_Retinaface). O(loop body).
+// epoch rebuilds the loader every epoch, DL004's own case (set V Pytorch_Retinaface): the counter
+// is SemanticModel::step_counter of the loop's body (stores: its function for `self.step`, the loop
+// for a name). O(guards x the counters' stores).
 bool once_per_run(const SemanticModel& m, const std::vector<int>& loops, const std::vector<std::pair<Node, bool>>& guards) {
   int hot = -1;
   for (auto it = loops.rbegin(); it != loops.rend() && hot < 0; ++it)
@@ -200,29 +202,6 @@ bool once_per_run(const SemanticModel& m, const std::vector<int>& loops, const s
   if (hot < 0) return false;
   const Loop& loop = m.loops()[hot];
   if (!is(loop.node, "for_statement") && !is(loop.node, "while_statement")) return false;
-  // Does the loop only increment `name` (`name += <int>`), with no other store of it in `region`?
-  auto only_incremented = [&](std::string_view name, Node region) {
-    bool incremented = false;
-    std::vector<Node> stack{loop.body};
-    for (size_t work = 0; !stack.empty(); ++work) {
-      if (work > 65536) return false;
-      Node n = stack.back();
-      stack.pop_back();
-      if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) continue;
-      if (is(n, "augmented_assignment") && m.text(unparen(field(n, "left"))) == name) {
-        if (m.text(field(n, "operator")) != "+=" || !is(unparen(field(n, "right")), "integer")) return false;
-        incremented = true;
-        continue;
-      }
-      for (Node c : named_children(n)) stack.push_back(c);
-    }
-    if (!incremented) return false;
-    // A plain store (`self.step = 0` resetting it, `step = ...`) in the region.
-    if (name.substr(0, 5) == "self.") return !m.assigned_within(name, region);
-    for (const Binding* b : m.lookup(name, start(loop.body)))
-      if (b->kind != Binding::Kind::AugAssign && !is_null(b->target) && contains(region, b->target)) return false;
-    return true;
-  };
   std::string_view target;
   if (is(loop.node, "for_statement") && is(unparen(field(loop.node, "left")), "identifier"))
     target = m.text(unparen(field(loop.node, "left")));
@@ -234,10 +213,10 @@ bool once_per_run(const SemanticModel& m, const std::vector<int>& loops, const s
     if (!is(r, "integer")) return false;
     if (is(l, "attribute") && m.text(unparen(field(l, "object"))) == "self") {
       int f = loop.function;
-      return f >= 0 && only_incremented(m.text(l), m.functions()[f].node);
+      return f >= 0 && m.step_counter(l, loop.body, m.functions()[f].node);
     }
     if (!is(l, "identifier") || m.loop_runs_per_epoch(hot)) return false;
-    return m.text(l) == target || only_incremented(m.text(l), loop.node);
+    return m.text(l) == target || m.step_counter(l, loop.body, loop.node);
   };
   for (const auto& [cond, positive] : guards) {
     if (!positive || !contains(loop.body, cond)) continue;
