@@ -148,6 +148,19 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
                  (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value)) ||
                  sliced_host_batch(*b);
+        // `for inputs_slice, gts_slice in zip(inputs, gts):` over a batch's tensors (set AI
+        // pytorch-semantic-segmentation's psp_net scripts, a step per slice): a name of a flat
+        // target takes the zip's argument at its position, a batch's slice when that argument
+        // is a batch (as `for s in inputs` does). O(1) beyond the argument's own answer.
+        if (!result && b->unpack_index >= 0 && is(unparen(b->value), "call") &&
+            callee_name(unparen(b->value)) == "builtins.zip") {
+          Node loop = parent(b->value);
+          if (is(loop, "for_statement") && same(unparen(field(loop, "left")), parent(b->target)) &&
+              named_count(parent(b->target)) == named_count(field(unparen(b->value), "arguments"))) {
+            Node a = argument(unparen(b->value), b->unpack_index, "");
+            if (!is_null(a) && !is(a, "list_splat") && !is(a, "keyword_argument")) result = is_batch_impl(a);
+          }
+        }
       } else if (b->kind == Binding::Kind::Assign) {
         Node v = unparen(b->value);
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&

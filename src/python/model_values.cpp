@@ -552,6 +552,74 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     }
     // `cfg["device"]` of a parameter other modules hand a dict of settings (dict_args.cpp).
     if (auto item = param_dict_item(expr)) return *item;
+    // `args['train_batch_size']` of a name every binding of which assigns a dict display (a
+    // module-level settings dict: set AI pytorch-semantic-segmentation's `args = {...}` read in
+    // main()): the display's value for the key, joined with every store of that key under the
+    // name anywhere in the file. Unknown when a display lacks the key or has a splat or a key
+    // that is not a literal, and when the file updates the dict, stores into it under a key that
+    // is not a literal or augments the key, under its own name or through a parameter of a
+    // function of this file that a call hands the name. O(bindings + stores + updates).
+    if (is(obj, "identifier") && !key.empty()) {
+      auto bindings = lookup(text(obj), start(obj));
+      bool displays = !bindings.empty() && bindings.size() <= kMaxCandidates;
+      for (const Binding* b : bindings)
+        displays = displays && b->kind == Binding::Kind::Assign && is(unparen(b->value), "dictionary") &&
+                   is(b->target, "identifier") && b->unpack_index < 0;
+      if (displays) {
+        std::vector<Value> out;
+        bool known = true;
+        for (const Binding* b : bindings) {
+          bool found = false;
+          for (Node pair : named_children(unparen(b->value))) {
+            if (is(pair, "comment")) continue;
+            std::string k2;
+            if (!is(pair, "pair") || !string_literal_value(field(pair, "key"), src_, k2)) {
+              known = false;
+              break;
+            }
+            if (k2 == key) {
+              add_values(out, values(field(pair, "value")));
+              found = true;
+            }
+          }
+          known = known && found;
+        }
+        // The dict under its name, or a parameter of a function of this file that a call here
+        // hands a name of that text.
+        auto names_dict = [&](Node o) {
+          o = unparen(o);
+          if (!is(o, "identifier")) return false;
+          if (text(o) == text(obj)) return true;
+          auto held = lookup(text(o), start(o));
+          if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
+          if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
+          for (int ci : callers_[held[0]->function])
+            for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
+              Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+              if (is(v, "identifier") && text(v) == text(obj)) return true;
+            }
+          return false;
+        };
+        for (Node st : subscript_assignments_) {
+          if (!known) break;
+          Node l = unparen(field(st, "left"));
+          if (!names_dict(field(l, "value"))) continue;
+          std::string stored;
+          if (!string_literal_value(field(l, "subscript"), src_, stored)) known = false;
+          else if (stored == key) add_values(out, values(field(st, "right")));
+        }
+        for (Node st : subscript_augmented_) {
+          if (!known) break;
+          Node l = unparen(field(st, "left"));
+          if (!is(l, "subscript") || !names_dict(field(l, "value"))) continue;
+          std::string stored;
+          if (!string_literal_value(field(l, "subscript"), src_, stored) || stored == key) known = false;
+        }
+        for (Node u : update_calls_)
+          if (known && names_dict(field(field(u, "function"), "object"))) known = false;
+        if (known && !out.empty()) return out;
+      }
+    }
   }
   if (k == "call") {
     std::string callee = callee_name(expr);

@@ -1078,6 +1078,27 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
       }
       if (feeds && per_epoch) out[call.id] |= 1u << i;
     }
+    // Handed on: the function returns the names unpacked from the call in a tuple display whose
+    // elements its own callers iterate per epoch (`train_loader, val_loader, num_data =
+    // get_cifar100_dataloaders(...)` then `return train_loader, val_loader, num_data,
+    // num_classes` in mdistiller's `get_dataset(cfg)`, whose caller hands both to the trainer):
+    // the call's element at the name's position, per epoch. O(returns x elements).
+    int f = calls_[ci].caller;
+    const IncomingCalls* in = f >= 0 && facts_ ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+    if (!in || !in->result_per_epoch) continue;
+    for (Node r : functions_[f].returns) {
+      r = unparen(r);
+      if (!is(r, "expression_list") && !is(r, "tuple")) continue;
+      for (uint32_t j = 0; j < named_count(r) && j < 8; ++j) {
+        if (!(in->result_per_epoch & (1u << j))) continue;
+        Node e = unparen(named_child(r, j));
+        if (!is(e, "identifier")) continue;
+        for (const Binding* b : lookup(text(e), start(e)))
+          if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0 && b->unpack_index < 8 &&
+              same(unparen(b->value), call) && same(parent(b->target), pattern))
+            out[call.id] |= 1u << b->unpack_index;
+      }
+    }
   }
   return out;
 }

@@ -220,14 +220,21 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       }
       for (auto [a, epoch] : args) {
         if (is_null(a)) continue;
-        std::vector<std::pair<int, int>> params;
+        std::vector<std::pair<int, int>> params, kept;
         traced.clear();
         keyed.clear();
+        // What a class stores on itself and hands on (`validate(self.val_loader, ...)` in the
+        // method a loop calls per epoch, set AI mdistiller): per epoch, as the instance's own
+        // loop over the attribute is (the object keeps the loader for every call).
+        stored = &kept;
         trace(a, 0, params);
+        stored = nullptr;
         for (auto [f, p] : params) {
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;
           if (epoch && !epoch_param[f][p]) epoch_param[f][p] = changed = true;
         }
+        for (auto [f, p] : kept)
+          if (!epoch_param[f][p]) epoch_param[f][p] = changed = true;
         changed |= add_keyed(epoch);  // `loop(data['train'])` with `data` a parameter here
       }
       // A parameter here handed on whole to one whose items are iterated under keys.

@@ -107,7 +107,7 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
   // attribute as a base class of another project module says it.
   std::set<int> seen;
   AbstractType t = AbstractType::bottom();
-  bool any = false;
+  bool any = false, placeholder = false;
   for (int c = klass; c >= 0 && seen.insert(c).second;) {
     if (registered_tensor(c, attr)) {
       t = join(t, AbstractType::of(Kind::Tensor, owner));
@@ -133,6 +133,16 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       if (t.kind == Kind::Unknown) return t;
     }
     for (const auto& [v, p] : self_stores(m_.classes()[c].name + "." + std::string(attr))) {
+      // A number literal stored whole (`self.val = 0` in a meter's `reset`) is a placeholder
+      // until the other stores: joined last, below, where it cannot hide a tensor on CUDA.
+      if (Node lit = unparen(v); p.size() == 0) {
+        if (is(lit, "unary_operator") && named_count(lit) == 1) lit = unparen(named_child(lit, 0));
+        if (is(lit, "integer") || is(lit, "float")) {
+          placeholder = true;
+          any = true;
+          continue;
+        }
+      }
       AbstractType vt = store_type(v, p);
       // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
       // holds: a CPU tensor stored on `self` stays there (`self.mask = torch.ones(n, n)`).
@@ -157,6 +167,12 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       }
     c = base_class(c);
   }
+  // The placeholder number beside stores of a tensor that may be on CUDA (AverageMeter's
+  // `self.val = 0`, `self.sum = 0` in `reset`, then `self.val = val`, `self.sum += val * n` of
+  // the CUDA accuracies its `update` is handed, set AI mdistiller): read after an update, the
+  // attribute holds the tensor. Otherwise it joins as the number it is.
+  if (placeholder && !(tensor_like(t) && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any)))
+    t = join(t, AbstractType::of(Kind::HostScalar));
   if (any) return t;
   // A field of a dataclass or NamedTuple of this file (`losses.loss` of `Loss(loss=token_nll,
   // ...)`): what the constructions pass for it (by keyword or by the field's position), or its

@@ -9,6 +9,55 @@ std::string range_text(std::pair<long long, long long> b) {
   if (b.second == b.first) return std::to_string(b.first);
   return std::to_string(b.first) + " to " + std::to_string(b.second);
 }
+
+// A loader that gets one iterator in its lifetime: bound to a local name by a statement of a
+// function's body with no condition or loop around it (built anew on every call), and every other
+// mention of that name in the function is `len(name)` or a single `iter(name)` outside any loop,
+// comprehension, lambda or nested function (crnn.pytorch's `val()`: `data_loader = DataLoader(...)`,
+// `val_iter = iter(data_loader)`, then `val_iter.next()` per step). Workers start once per
+// iterator, so `persistent_workers` keeps nothing (a function called per epoch that builds its
+// loader is DL004's case). Any other mention (returned, passed on, stored, iterated in a loop of
+// the function) leaves the question to the loop analysis. O(function).
+bool one_iterator_per_build(const SemanticModel& m, Node call) {
+  Node assign = parent(call);
+  if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
+  Node target = field(assign, "left");
+  if (!is(target, "identifier")) return false;
+  Node fn;
+  for (Node p = parent(assign); !is_null(p); p = parent(p)) {
+    auto k = kind(p);
+    if (k == "function_definition") {
+      fn = p;
+      break;
+    }
+    if (k != "expression_statement" && k != "block" && k != "with_statement" && k != "with_clause" &&
+        k != "with_item")
+      return false;
+  }
+  if (is_null(fn)) return false;
+  std::string_view name = m.text(target);
+  int iters = 0;
+  std::vector<Node> stack{field(fn, "body")};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!is(n, "identifier")) {
+      for (Node c : named_children(n)) stack.push_back(c);
+      continue;
+    }
+    if (m.text(n) != name || same(n, target)) continue;
+    Node list = parent(n);
+    if (!is(list, "argument_list") || named_count(list) != 1) return false;
+    std::string_view callee = m.callee_name(parent(list));
+    if (callee == "builtins.len") continue;
+    if (callee != "builtins.iter" || ++iters > 1) return false;
+    for (Node p = parent(n); !is_null(p) && !same(p, fn); p = parent(p))
+      if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition") || is(p, "lambda") ||
+          is_comprehension_kind(kind(p)))
+        return false;
+  }
+  return iters == 1;
+}
 }  // namespace
 
 void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
@@ -36,6 +85,7 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
         }
   if (!cpu_count && !bounds && (!n || *n <= 0)) return;
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
+  if (one_iterator_per_build(m, call)) return;
   bool per_epoch = by_site;
   auto loops = m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch_for(l, call);
