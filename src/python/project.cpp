@@ -179,19 +179,6 @@ std::pair<int, std::string> ProjectLayout::split(int from, std::string_view abso
         for (int c : it->second)
           if (!modules_[c].is_package && modules_[c].dir == here.dir && modules_[c].name == parts[0])
             return {c, join(parts, 1, parts.size())};
-    // The same inside a regular package named as the module it holds: `from NGCF import NGCF` in
-    // `NGCF/main.py` next to `NGCF/NGCF.py` and `NGCF/__init__.py` (set AJ NGCF-PyTorch, run as
-    // `python main.py` there) is the class of the sibling file, not that file as a submodule of
-    // the package `NGCF` (which the script could not call).
-    if (!here.is_package && !here.name.empty()) {
-      auto own = split_on(here.name, '.', true);
-      if (own.size() >= 2 && own[own.size() - 2] == parts[0]) {
-        own.back() = std::string(parts[0]);
-        if (auto it = by_name_.find(join(own, 0, own.size())); it != by_name_.end())
-          for (int c : it->second)
-            if (!modules_[c].is_package && modules_[c].dir == here.dir) return {c, join(parts, 1, parts.size())};
-      }
-    }
   }
   for (size_t k = parts.size(); k > 0; --k) {
     auto it = by_name_.find(join(parts, 0, k));
