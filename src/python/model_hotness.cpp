@@ -293,9 +293,10 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
               return true;
             }
             if (is(e, "attribute")) return !self_counter(e);
+            // `len(self.dv_set) // 2`: the middle step (set AJ End-to-end-ASR-Pytorch validate).
             if (is(e, "binary_operator")) {
               std::string_view o = text(field(e, "operator"));
-              return (o == "+" || o == "-") && fixed(field(e, "left"), depth + 1) &&
+              return (o == "+" || o == "-" || o == "*" || o == "//") && fixed(field(e, "left"), depth + 1) &&
                      fixed(field(e, "right"), depth + 1);
             }
             if (is(e, "call") && text(field(e, "function")) == "len") return true;

@@ -150,10 +150,66 @@ void SemanticModel::rebuild_context(const CallSite& cs, bool& rebuilds, bool& if
     }
     return false;
   };
+  // A guard inside the loop that holds on one pass of it: `X == K` (also inside `and`) with X the
+  // loop's target or a name the loop only increments (`n_epochs += 1`) and K an integer, or a
+  // name or `self` attribute the loop does not assign (`if self.curriculum > 0 and n_epochs ==
+  // self.curriculum: self.tr_set, ... = load_dataset(...)`, set AJ End-to-end-ASR-Pytorch
+  // bin/train_asr.py:91: the loaders are rebuilt once, when curriculum learning ends).
+  auto once_per_loop = [&](const Loop& l) {
+    std::string_view target;
+    if (is(l.node, "for_statement") && is(unparen(field(l.node, "left")), "identifier"))
+      target = text(unparen(field(l.node, "left")));
+    auto counter = [&](Node e) {
+      if (!is(e, "identifier")) return false;
+      if (!target.empty() && text(e) == target) return true;
+      // Every binding of the name in its scope (lookup() gives those reaching the use, which
+      // leaves out the increment later in the loop's body).
+      const auto& bindings = scopes_[scope_at(start(e))].bindings;
+      auto found = bindings.find(std::string(text(e)));
+      if (found == bindings.end()) return false;
+      bool incremented = false;
+      for (const Binding& b : found->second) {
+        if (is_null(b.target) || !contains(l.node, b.target)) continue;
+        if (b.kind != Binding::Kind::AugAssign || text(field(b.value, "operator")) != "+=" ||
+            !is(unparen(field(b.value, "right")), "integer"))
+          return false;
+        incremented = true;
+      }
+      return incremented;
+    };
+    auto fixed = [&](Node e) {
+      if (is(e, "integer")) return true;
+      if (is(e, "identifier")) return !counter(e) && !assigned_within(text(e), l.node);
+      if (is(e, "attribute") && text(unparen(field(e, "object"))) == "self")
+        return !assigned_within("self." + std::string(text(field(e, "attribute"))), l.node) &&
+               !assigned_within(std::string(text(e)), l.node);
+      return false;
+    };
+    for (const auto& [cond, positive] : cs.guards) {
+      if (!positive || !contains(field(l.node, "body"), cond)) continue;
+      std::vector<Node> parts{cond};
+      for (size_t work = 0; !parts.empty() && work < 64; ++work) {
+        Node c = unparen(parts.back());
+        parts.pop_back();
+        if (is(c, "boolean_operator") && text(field(c, "operator")) == "and") {
+          parts.push_back(field(c, "left"));
+          parts.push_back(field(c, "right"));
+          continue;
+        }
+        if (!is(c, "comparison_operator") || named_count(c) != 2 || ts_node_child_count(c) != 3 ||
+            text(ts_node_child(c, 1)) != "==")
+          continue;
+        Node a = unparen(named_child(c, 0)), b = unparen(named_child(c, 1));
+        if ((counter(a) && fixed(b)) || (counter(b) && fixed(a))) return true;
+      }
+    }
+    return false;
+  };
   for (auto it = cs.loops.rbegin(); it != cs.loops.rend(); ++it) {
     const Loop& l = loops_[*it];
     if (l.kind == LoopKind::Setup || l.comprehension) continue;
     if (changes_in(l.node) || mutates_argument(l.node)) continue;
+    if (once_per_loop(l)) continue;
     rebuilds = true;
     return;
   }

@@ -740,10 +740,21 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
         add(dest, namespace_attribute(dest, &declared));
       }
     } else {
+      // A handed namespace also carries a switch's implicit default (`action="store_true"`:
+      // False, as this module reads it; rules.md, "Resolved value"): the callee's guards of the
+      // flag resolve as they would here (set AJ End-to-end-ASR-Pytorch: `if
+      // self.paras.cudnn_ctc:` in bin/train_asr.py of main.py's `--cudnn-ctc`). A namespace
+      // *returned* by a helper keeps it unknown (namespace_facts_of_parsers: CodeT5's
+      // `--do_train`).
       std::set<std::string> dests;
       for (const auto& [dest, calls] : argparse_args_) {
         bool explicit_default = true;
-        for (Node call : calls) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+        for (Node call : calls) {
+          std::string action;
+          string_literal_value(argument(call, -1, "action"), src_, action);
+          explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) ||
+                                                  action == "store_true" || action == "store_false");
+        }
         if (explicit_default) dests.insert(dest);
       }
       for (const FunctionFacts* f : ext_namespaces())

@@ -988,6 +988,45 @@ AbstractType TypeInference::host_batch_iterator(Node call) const {
   }
 }
 
+// A collate_fn that builds its batch on the host: a function of this file (named, or the first
+// argument of `functools.partial(f, ...)`) that moves nothing to CUDA and calls no `torch.cuda`
+// function, nor does a function of this file it calls (one level: one that calls further
+// functions here is not followed). Set AJ End-to-end-ASR-Pytorch's `collect_audio_batch`
+// (`torch.LongTensor`, `pad_sequence`): its batches stay host batches for TX001.
+static bool host_collate(const SemanticModel& m_, Node collate) {
+  collate = unparen(collate);
+  // `collect_tr = partial(collect_audio_batch, ...)` then `collate_fn=collect_tr`: its one binding.
+  if (is(collate, "identifier")) {
+    auto named = visible(m_, collate);
+    if (named.size() == 1 && named[0]->kind == Binding::Kind::Assign && named[0]->unpack_index < 0)
+      collate = unparen(named[0]->value);
+  }
+  if (is(collate, "call")) {
+    const std::string& q = m_.callee_name(collate);
+    if (q != "functools.partial") return false;
+    collate = unparen(m_.argument(collate, 0, ""));
+  }
+  if (!is(collate, "identifier")) return false;
+  auto bs = visible(m_, collate);
+  if (bs.size() != 1 || bs[0]->kind != Binding::Kind::Def || bs[0]->function < 0) return false;
+  int f = bs[0]->function;
+  if (m_.functions()[f].klass >= 0) return false;
+  // Whether the calls inside `g` (nested functions and lambdas included) do CUDA work; the
+  // functions of this file they call, one level down when `follow`.
+  std::function<bool(int, bool)> host = [&](int g, bool follow) {
+    Node body = m_.functions()[g].node;
+    for (const auto& cs : m_.calls()) {
+      if (!contains(body, cs.call)) continue;
+      const std::string& cq = m_.callee_name(cs.call);
+      if (m_.is_move_to_cuda(cs.call) || starts_with(cq, "torch.cuda.")) return false;
+      for (int h : m_.callees(cs.call))
+        if (h != g && (!follow || !host(h, false))) return false;
+    }
+    return true;
+  };
+  return host(f, true);
+}
+
 AbstractType TypeInference::loader_type(Node call) const {
   AbstractType t = AbstractType::of(Kind::Loader);
   // torch's DataLoader with its default collate over a dataset of host data yields CPU tensors:
@@ -1000,7 +1039,7 @@ AbstractType TypeInference::loader_type(Node call) const {
   auto kw = m_.keyword_arguments(call);
   if (!kw.complete) return t;
   Node collate = kw.find("collate_fn");
-  if (!is_null(collate) && !is(unparen(collate), "none")) return t;
+  if (!is_null(collate) && !is(unparen(collate), "none") && !host_collate(m_, collate)) return t;
   for (Node a : named_children(field(call, "arguments")))
     if (is(a, "list_splat")) return t;
   if (!is_null(m_.argument(call, 6, ""))) return t;  // a positional collate_fn

@@ -238,7 +238,10 @@ std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(con
       if (!p.valid() || p.size() != 1) continue;  // a nested pattern: not followed
       // Only what a framework's `prepare` hands back: the element of another call's tuple (a
       // project helper's `device, gpus = ...`) can type a device from a guess at its conditions.
-      if (is_null(prepared_source(call, target))) continue;
+      // A loader a helper returns in its tuple (`self.tr_set, self.dv_set, ... =
+      // load_dataset(...)` of another module, set AJ End-to-end-ASR-Pytorch) is a loader too:
+      // the element is taken when its type is one (no device is read from it).
+      if (is_null(prepared_source(call, target)) && value(call, p).kind != Kind::Loader) continue;
       all.push_back({call, p});
       statements.push_back(store_statement(target));
       targets.push_back(target);
