@@ -216,6 +216,9 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
         "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
+    // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
+    // `batch_to_device` moving each field of a namedtuple batch).
+    else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
     else result = batch_through_helper(expr);

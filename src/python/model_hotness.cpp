@@ -805,6 +805,18 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
   HotContext ctx;
   if (lambda_depth > 0) return ctx;
   if (in_unreached_method(function)) return ctx;  // never runs
+  // Inside a `for` loop over a container that is empty on every path (element_values: no
+  // element), its body never runs: `for cb in self.callbacks:` of a callback list that is None
+  // on every known path or a dataclass field of callables whose default is empty
+  // (`default_factory=list`) and that nothing fills (huggingsound's training_step_callbacks).
+  for (int l : loops) {
+    bool never = memo("zero-pass:" + std::to_string(l), [&] {
+      Node n = loops_[l].node;
+      if (!is(n, "for_statement") || !is_null(field(n, "alternative"))) return 0;
+      return element_values(field(n, "right")).empty() ? 1 : 0;
+    }) != 0;
+    if (never) return ctx;
+  }
   // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
   // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
   for (size_t i = loops.size(); i-- > 0;) {

@@ -196,6 +196,56 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
   return fed;
 }
 
+// `inputs = self.processor(waveforms, sampling_rate=sr, return_tensors="pt")` in a loop over
+// chunks of audio files, then `self.model(inputs.input_values.to(self.device), ...)`
+// (huggingsound's transcribe): the move is an argument of a module's forward (feeds_module), and
+// its receiver (a name, or an attribute or item of one) is bound in the innermost loop around
+// the move only, each time by a host conversion or a callable that is neither a module nor a
+// function of this file and gives no CUDA value (a processor, a tokenizer, a transform),
+// applied to a name bound in that loop: the step's input, built per iteration on the host and
+// copied to the GPU. A table built before the loop (TX003's) or a value of a constant argument
+// is not one. O(bindings) per move.
+bool loop_input_fed(const SemanticModel& m, Node call) {
+  Node args = parent(call);
+  if (is(args, "keyword_argument")) args = parent(args);
+  if (!is(args, "argument_list") || !feeds_module(m, parent(args))) return false;
+  Node root = unparen(receiver(call));
+  for (int guard = 0; guard < 2 && (is(root, "attribute") || is(root, "subscript")); ++guard)
+    root = unparen(is(root, "attribute") ? field(root, "object") : field(root, "value"));
+  if (!is(root, "identifier")) return false;
+  Node loop{};
+  for (Node q = parent(call); !is_null(q) && is_null(loop); q = parent(q)) {
+    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return false;
+    if (is(q, "for_statement") || is(q, "while_statement")) loop = q;
+  }
+  if (is_null(loop)) return false;
+  Node body = field(loop, "body");
+  auto in_body = [&](uint32_t at) { return at >= start(body) && at < end(body); };
+  auto bindings = m.lookup(m.text(root), start(root));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !in_body(b->at)) return false;
+    Node v = peel_host_reshapes(m, unparen(b->value));
+    if (!is(v, "call") || m.is_cuda(v)) return false;
+    Node f = unparen(field(v, "function"));
+    bool self_attr = is(f, "attribute") && m.text(unparen(field(f, "object"))) == "self";
+    bool conversion = kConversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
+    bool transform =
+        (is(f, "identifier") || self_attr) && m.callee_name(v).empty() && !m.is_module(f) && m.callees(v).empty();
+    if (!conversion && !transform) return false;
+    Node src = unparen(m.argument(v, 0, ""));
+    if (!is(src, "identifier")) return false;
+    auto src_bindings = m.lookup(m.text(src), start(src));
+    if (src_bindings.empty()) return false;
+    for (const Binding* sb : src_bindings) {
+      bool per_pass = (sb->kind == Binding::Kind::Assign && in_body(sb->at)) ||
+                      (sb->kind == Binding::Kind::LoopTarget && sb->at >= start(loop) && sb->at < end(loop));
+      if (!per_pass) return false;
+    }
+  }
+  return true;
+}
+
 // `labels[idx_train].to(device)` in full-batch training (GCNII, pygcn: the whole graph is one
 // batch): the rows of a host tensor gathered at a host index tensor (the split's node ids as a
 // LongTensor, a BoolTensor mask) are the step's targets, copied again on every step. Both by
@@ -261,7 +311,8 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
-  if (!m.is_batch_value(receiver(call)) && !model_input_built_here(m, call) && !host_rows_gathered(m, receiver(call)))
+  if (!m.is_batch_value(receiver(call)) && !model_input_built_here(m, call) && !host_rows_gathered(m, receiver(call)) &&
+      !loop_input_fed(m, call))
     return;
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
