@@ -856,6 +856,30 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
   for (const auto& name : names) {
     if (out.attrs.size() >= 64) break;
     AbstractType t = member_type(klass, name, TypeDevice::Unresolved);
+    // A tensor the types leave to the CUDA taint (a factory given a device: `self._scale =
+    // torch.full((1,), s, device=dev)` in a lazy initializer handed `outputs.device`, beside
+    // `self._scale = None` in `__init__`): on the GPU where every store is such a factory that this
+    // module takes for "may be CUDA" (or None), as the class's own methods read it, so a subclass
+    // of another module finds it there too (its `self._scale.to(device=outputs.device)` copies
+    // nothing: torch's ShardedGradScaler over GradScaler).
+    if ((t.kind == Kind::Tensor && t.device == TypeDevice::Unresolved) || t.kind == Kind::Unknown) {
+      bool factory = false, other = false;
+      for (int c = klass, guard = 0; c >= 0 && guard < 16 && !other; c = base_class(c), ++guard) {
+        auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
+        if (indexed == m_.self_assignments_by_key_.end()) continue;
+        if (indexed->second.size() > SemanticModel::kMaxCandidates) other = true;
+        for (size_t i = 0; i < indexed->second.size() && !other; ++i) {
+          Node v = unparen(m_.self_assignments_[indexed->second[i]].second);
+          if (is(v, "none")) continue;
+          if (is(v, "call") && m_.qualified_name(unparen(field(v, "function"))).rfind("torch.", 0) == 0 &&
+              !is_null(m_.argument(v, -1, "device")) && m_.is_cuda(v))
+            factory = true;
+          else
+            other = true;
+        }
+      }
+      if (factory && !other) t = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+    }
     if (!keep(t)) continue;
     // A device its types leave unresolved (`self.device = self._acquire_device()`, returning
     // `torch.device('cuda:{}'.format(gpu))` or the CPU's): what the stored values name

@@ -156,8 +156,12 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
     // classes; rec27a): the attribute then holds the sum, a tensor where the added value is one.
     // A host number added changes nothing the other stores do not say: `self.step += 1` on a
     // registered buffer leaves a tensor, `self.n += 1` on a counter a number (DALLE2-pytorch's
-    // `trainer.step.item()`, set F). Anything else added joins as the sum.
-    if (auto aug = m_.self_augmented_.find(m_.classes()[c].name + "." + std::string(attr)); aug != m_.self_augmented_.end())
+    // `trainer.step.item()`, set F). Anything else added joins as the sum. A tensor the other
+    // stores (or a base of another module) put on the GPU (or may) stays there: an in-place operation
+    // keeps its receiver's device whatever the other operand is (torch's ShardedGradScaler's
+    // `self._scale *= self._backoff_factor` on GradScaler's CUDA `_scale`).
+    const bool on_gpu = any && t.kind == Kind::Tensor && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any);
+    if (auto aug = m_.self_augmented_.find(m_.classes()[c].name + "." + std::string(attr)); !on_gpu && aug != m_.self_augmented_.end())
       for (Node v : aug->second) {
         AbstractType added = value(v, Path{});
         if (added.kind == Kind::HostScalar) continue;
