@@ -205,11 +205,14 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
     if (parts.size() == 3) {
-      // Only a literal test picks an arm: `"cuda" if args.cuda else "cpu"` may be CUDA whatever
-      // the flag's default (rules.md, Clarifications: `torch.device("cuda" if ... else "cpu")`
-      // counts as "may be CUDA"; set N pytorch-soft-actor-critic, `--cuda` store_true).
+      // A switch read as an attribute (`"cuda" if args.cuda else "cpu"`) does not pick an arm by
+      // its default: the device may be CUDA (rules.md, Clarifications: `torch.device("cuda" if
+      // ... else "cpu")` counts as "may be CUDA"; set N pytorch-soft-actor-critic, `--cuda`
+      // store_true). A resolved comparison still does (`"cpu" if backend == "gloo" else "cuda"`
+      // of the gloo group: set D SlowFast, YOLOX).
       Node test = unparen(parts[1]);
-      if (is(test, "true") || is(test, "false")) return device_kind_impl(is(test, "true") ? parts[0] : parts[2]);
+      auto c = is(test, "attribute") ? std::optional<Value>{} : constant(test);
+      if (c && c->kind == Value::Kind::Bool) return device_kind_impl(c->b ? parts[0] : parts[2]);
       auto a = device_kind_impl(parts[0]), b = device_kind_impl(parts[2]);
       if (a == DeviceKind::Cuda || b == DeviceKind::Cuda) return DeviceKind::Cuda;  // may be CUDA
       if (a == b) return a;
