@@ -516,28 +516,29 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     // dict is updated or stored under a key that is not a literal.
     Node obj = unparen(field(expr, "value"));
     std::string key;
+    // Whether `o` names the dict `obj`: under its own name, or as a parameter of a function of
+    // this file that a call here hands a name of that text (`tweak(args)` with `def tweak(d):
+    // d.update(...)`). O(callers of that function).
+    auto names_dict = [&](Node o) {
+      o = unparen(o);
+      if (!is(o, "identifier")) return false;
+      if (text(o) == text(obj)) return true;
+      auto held = lookup(text(o), start(o));
+      if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
+      if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
+      for (int ci : callers_[held[0]->function])
+        for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
+          Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+          if (is(v, "identifier") && text(v) == text(obj)) return true;
+        }
+      return false;
+    };
     if (is(obj, "identifier") && string_literal_value(field(expr, "subscript"), src_, key)) {
       auto objs = values(obj);
       bool from_vars = !objs.empty();
       for (const auto& o : objs) from_vars = from_vars && o.kind == Value::Kind::Expr && is_argparse_vars(o.expr);
       if (from_vars) {
         std::vector<Value> out = namespace_attribute(key);
-        // The dict under its own name, or as a parameter of a function of this file that a call
-        // here hands a name of that text (`tweak(args)` with `def tweak(d): d.update(...)`).
-        auto names_dict = [&](Node o) {
-          o = unparen(o);
-          if (!is(o, "identifier")) return false;
-          if (text(o) == text(obj)) return true;
-          auto held = lookup(text(o), start(o));
-          if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
-          if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
-          for (int ci : callers_[held[0]->function])
-            for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
-              Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-              if (is(v, "identifier") && text(v) == text(obj)) return true;
-            }
-          return false;
-        };
         for (Node st : subscript_assignments_) {
           Node l = unparen(field(st, "left"));
           std::string stored;
@@ -586,22 +587,6 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
           }
           known = known && found;
         }
-        // The dict under its name, or a parameter of a function of this file that a call here
-        // hands a name of that text.
-        auto names_dict = [&](Node o) {
-          o = unparen(o);
-          if (!is(o, "identifier")) return false;
-          if (text(o) == text(obj)) return true;
-          auto held = lookup(text(o), start(o));
-          if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
-          if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
-          for (int ci : callers_[held[0]->function])
-            for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
-              Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-              if (is(v, "identifier") && text(v) == text(obj)) return true;
-            }
-          return false;
-        };
         for (Node st : subscript_assignments_) {
           if (!known) break;
           Node l = unparen(field(st, "left"));
