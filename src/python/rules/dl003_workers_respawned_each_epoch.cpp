@@ -37,26 +37,20 @@ bool one_iterator_per_build(const SemanticModel& m, Node call) {
   if (is_null(fn)) return false;
   std::string_view name = m.text(target);
   int iters = 0;
-  std::vector<Node> stack{field(fn, "body")};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!is(n, "identifier")) {
-      for (Node c : named_children(n)) stack.push_back(c);
-      continue;
-    }
-    if (m.text(n) != name || same(n, target)) continue;
+  bool ok = for_each_identifier(field(fn, "body"), /*skip_scopes=*/false, [&](Node n) {
+    if (m.text(n) != name || same(n, target)) return true;
     Node list = parent(n);
     if (!is(list, "argument_list") || named_count(list) != 1) return false;
     std::string_view callee = m.callee_name(parent(list));
-    if (callee == "builtins.len") continue;
+    if (callee == "builtins.len") return true;
     if (callee != "builtins.iter" || ++iters > 1) return false;
     for (Node p = parent(n); !is_null(p) && !same(p, fn); p = parent(p))
       if (is(p, "for_statement") || is(p, "while_statement") || is(p, "function_definition") || is(p, "lambda") ||
           is_comprehension_kind(kind(p)))
         return false;
-  }
-  return iters == 1;
+    return true;
+  });
+  return ok && iters == 1;
 }
 }  // namespace
 
