@@ -637,12 +637,112 @@ bool SemanticModel::loader_feeds_training(Node loader_call) const {
 }
 
 bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
+  // The loop of a pass-through generator (`def cycle(dl): while True: for d in dl: yield d`) runs
+  // only as far as the generator object is drawn: it iterates the loader for the callers that draw
+  // from what a call of it returns. Such a loop feeds nothing when every call of the generator
+  // handed this loader binds its result to a name or a `self` attribute that is only ever read
+  // by `next(...)` outside hot code, or never read (set AG musiclm's `valid_dl_iter =
+  // cycle(valid_dl)`, never drawn; rec30). Any other use of the result, or a call whose loader
+  // cannot be told, keeps the loop feeding. O(generator's calls x the module's identifiers).
+  auto pass_through_loop_undrawn = [&](int l) {
+    Node loop = loops_[l].node;
+    if (!is(loop, "for_statement") || !is_null(field(loop, "alternative")) || loops_[l].comprehension) return false;
+    int g = function_at(start(loop));
+    if (g < 0) return false;
+    Node target = unparen(field(loop, "left")), iterable = unparen(field(loop, "right"));
+    if (!is(target, "identifier") || !is(iterable, "identifier")) return false;
+    // The body is exactly `yield <target>`.
+    auto body = named_children(loops_[l].body);
+    if (body.size() != 1 || !is(body[0], "expression_statement") || named_count(body[0]) != 1) return false;
+    Node y = named_child(body[0], 0);
+    if (!is(y, "yield") || named_count(y) != 1 || text(unparen(named_child(y, 0))) != text(target)) return false;
+    // The function's body is the loop, or `while True:` around it alone (a docstring aside).
+    Node fbody = field(functions_[g].node, "body");
+    auto only = [&](Node block, Node stmt) {
+      int n = 0;
+      for (Node k : named_children(block)) {
+        if (is(k, "comment")) continue;
+        if (is(k, "expression_statement") && named_count(k) == 1 && is(named_child(k, 0), "string")) continue;
+        if (!same(k, stmt)) return false;
+        ++n;
+      }
+      return n == 1;
+    };
+    Node outer = parent(loop);  // the block holding the loop
+    if (!same(outer, fbody)) {
+      Node w = parent(outer);
+      if (!is(w, "while_statement") || !is(unparen(field(w, "condition")), "true") || !is_null(field(w, "alternative")) ||
+          !only(outer, loop) || !same(parent(w), fbody))
+        return false;
+      loop = w;
+    }
+    if (!only(fbody, loop)) return false;
+    int pi = -1;
+    for (size_t i = 0; i < functions_[g].params.size(); ++i)
+      if (functions_[g].params[i].name == text(iterable) && !functions_[g].params[i].is_variadic) pi = static_cast<int>(i);
+    if (pi < 0) return false;
+    bool any = false;
+    for (int ci : callers(g)) {
+      Node call = calls_[ci].call;
+      Node arg = argument(call, pi, functions_[g].params[pi].name);
+      if (is_null(arg)) return false;
+      bool hands = false;
+      for (Node o : loader_origins(arg)) hands = hands || same(o, loader_call);
+      if (!hands) continue;
+      any = true;
+      // Where the generator object goes: a name or a `self` attribute, read only by next().
+      Node p = parent(call);
+      while (is(p, "parenthesized_expression")) p = parent(p);
+      if (!is(p, "assignment") || !same(unparen(field(p, "right")), call)) return false;
+      Node left = field(p, "left");
+      Node region{};
+      std::string_view name;
+      bool attr = false;
+      if (is(left, "identifier")) {
+        name = text(left);
+        int cf = calls_[ci].caller;
+        region = cf >= 0 ? functions_[cf].node : root();
+        if (cf < 0) return false;  // a module-level name other modules may import
+      } else if (is(left, "attribute") && is(unparen(field(left, "object")), "identifier") &&
+                 text(unparen(field(left, "object"))) == "self") {
+        name = text(field(left, "attribute"));
+        region = root();
+        attr = true;
+      } else {
+        return false;
+      }
+      bool undrawn = for_each_identifier(region, false, [&](Node u) {
+        if (text(u) != name) return true;
+        Node use = u;
+        if (attr) {
+          Node pa = parent(u);
+          if (!is(pa, "attribute") || !same(field(pa, "attribute"), u)) return true;  // another name
+          use = pa;
+        } else {
+          Node pa = parent(u);
+          if (is(pa, "attribute") && same(field(pa, "attribute"), u)) return true;  // `x.name`
+          if (is(pa, "keyword_argument") && same(field(pa, "name"), u)) return true;
+        }
+        if (same(use, left)) return true;
+        Node list = parent(use);
+        if (!is(list, "argument_list") || named_count(list) != 1 || callee_name(parent(list)) != "builtins.next")
+          return false;  // handed on, iterated, rebound: may be drawn anywhere
+        auto idx = call_index_.find(parent(list).id);
+        if (idx == call_index_.end()) return false;
+        const CallSite& cs = calls_[idx->second];
+        return !frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot;
+      });
+      if (!undrawn) return false;
+    }
+    return any;
+  };
   for (int l : loops_iterating(loader_call))
     // A loop whose body ends in an unconditional `break`/`return` draws one batch: it stays a
     // hot loop (its body is a step, the function an evaluation pass), but the loader does not
     // feed training there.
     if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) &&
-        (loops_[l].comprehension || !body_runs_once(loops_[l].body)))
+        (loops_[l].comprehension || !body_runs_once(loops_[l].body)) &&
+        !pass_through_loop_undrawn(l))
       return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
   int f = function_at(start(loader_call));

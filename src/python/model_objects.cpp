@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -531,6 +532,11 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       auto fs = callees(expr);
       for (int f : fs)
         for (Node r : functions_[f].returns) add(r);
+      // A loader wrapper's call site (loader_wrappers.h) stands for the loader it builds there too:
+      // the loops iterating its result are the loops of that call's loader (DL001/DL002 report at
+      // the site, which decides the options).
+      if (!fs.empty() && out.size() < kMaxCandidates && !is_null(wrapped_loader_construction(*this, expr)))
+        out.push_back(expr);
       // A function of this module that returns computed values (returns_computed_values) does
       // not hand back the loader it was given: `acc = validate(val_loader, model)` is a metric.
       bool returns_own_values = !fs.empty();
