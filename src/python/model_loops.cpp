@@ -2,6 +2,7 @@
 // the Setup / Epoch / Hot classification, per-epoch loops and loaders that feed training.
 #include "python/model_internal.h"
 
+#include <functional>
 #include <set>
 
 #include <algorithm>
@@ -439,6 +440,56 @@ void SemanticModel::classify_loops() {
     }
     return false;
   };
+  // loop_contains_hot_loop(li, true), leaving out the calls that a step-period guard inside the
+  // loop runs once every N iterations (`if time % update_timesteps == 0: self.learn(memories)`):
+  // an RL rollout loop whose forwards run every iteration and that trains every N of them is a
+  // loop of steps, not an epoch loop around learn()'s (set AH PaLM-rlhf-pytorch ppo.py's train;
+  // rules.md: a loop each of whose iterations performs a step outside its nested hot loops; rec30).
+  auto period_guard = [&](Node cond, bool positive) {
+    // `a % n == 0` (also inside `and`), `not a % n` when it holds; `a % n` when it does not.
+    auto modulo = [&](Node e) {
+      e = unparen(e);
+      return is(e, "binary_operator") && text(field(e, "operator")) == "%";
+    };
+    std::function<bool(Node, bool)> test = [&](Node c, bool pos) -> bool {
+      c = unparen(c);
+      if (is(c, "not_operator")) return test(field(c, "argument"), !pos);
+      if (!pos) return modulo(c);
+      if (is(c, "boolean_operator") && text(field(c, "operator")) == "and")
+        return test(field(c, "left"), true) || test(field(c, "right"), true);
+      if (is(c, "comparison_operator") && named_count(c) == 2 && ts_node_child_count(c) == 3 &&
+          text(ts_node_child(c, 1)) == "==") {
+        Node a = named_child(c, 0), b = named_child(c, 1);
+        auto zero = [&](Node z) {
+          auto v = constant_int(z);
+          return v && *v == 0;
+        };
+        return (modulo(a) && zero(b)) || (modulo(b) && zero(a));
+      }
+      return false;
+    };
+    return test(cond, positive);
+  };
+  auto loop_contains_hot_loop_unamortized = [&](int li) {
+    if (nested_hot_statement_[li]) return true;
+    for (int ci : calls_in_loop_[li]) {
+      bool hot_callee = false;
+      for (int c : runs_by_call_[ci]) hot_callee = hot_callee || function_has_hot_loop_[c];
+      if (!hot_callee)
+        for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop)) hot_callee = hot_callee || ext->has_hot_loop;
+      if (!hot_callee) continue;
+      const CallSite& cs = calls_[ci];
+      auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
+      bool amortized = false;
+      if (pos != cs.loops.end()) {
+        auto depth = static_cast<uint32_t>(pos - cs.loops.begin()) + 1;  // guards inside li's body
+        for (size_t g = 0; g < cs.guards.size() && !amortized; ++g)
+          amortized = cs.guard_loop_depth[g] >= depth && period_guard(cs.guards[g].first, cs.guards[g].second);
+      }
+      if (!amortized) return true;
+    }
+    return false;
+  };
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;
@@ -447,7 +498,7 @@ void SemanticModel::classify_loops() {
       // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
       // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
-      bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
+      bool around_hot = loop_contains_hot_loop_unamortized(i);
       LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot) ||
                     (around_hot && !loops_[i].comprehension && forwards_model_built_here(i)))
                        ? LoopKind::Hot
