@@ -379,6 +379,11 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       for (auto a : named_children(field(expr, "arguments"))) {
         if (is(a, "keyword_argument")) continue;
         if (is_loader_impl(a)) return true;
+        // `zip(*iters)` of a list whose elements are loaders (`iters.append(enumerate(loader))`
+        // per checkpoint: set AH temporal-shift-module test_models.py; rec30).
+        if (last == "zip" && is(a, "list_splat"))
+          for (const Value& v : element_values(named_child(a, 0)))
+            if (v.kind == Value::Kind::Expr && is_loader_impl(v.expr)) return true;
         if (last != "zip") break;
       }
       return false;
@@ -526,8 +531,15 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       out.push_back(expr);
     } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
                last == "trange") {
-      for (auto a : named_children(field(expr, "arguments")))
-        if (!is(a, "keyword_argument")) add(a);
+      for (auto a : named_children(field(expr, "arguments"))) {
+        if (is(a, "keyword_argument")) continue;
+        if (last == "zip" && is(a, "list_splat")) {  // `zip(*iters)`: the list's elements
+          for (const Value& v : element_values(named_child(a, 0)))
+            if (v.kind == Value::Kind::Expr) add(v.expr);
+          continue;
+        }
+        add(a);
+      }
     } else {
       auto fs = callees(expr);
       for (int f : fs)
