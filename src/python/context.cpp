@@ -1,5 +1,7 @@
 #include "python/context.h"
 
+#include "python/lambdas.h"
+
 namespace stoker::python {
 
 std::string backticked(std::string_view code) { return "`" + std::string(code) + "`"; }
@@ -51,6 +53,16 @@ bool in_raise_statement(Node at) {
 
 Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::string message) {
   HotContext h = hot();
+  // The body of a lambda applied where it is written (`map(lambda t: t.cpu(), xs)`, or bound to a
+  // name applied next to it): it runs where its definition runs (lambdas.h; rec30).
+  if (!h.hot && frame_ && frame_->lambda_depth == 1) {
+    Node lambda = enclosing_lambda(at);
+    if (!is_null(lambda) && !lambda_applications(model_, lambda).empty()) {
+      WalkFrame outside = *frame_;
+      outside.lambda_depth = 0;
+      h = model_.hot_context(outside, 0);
+    }
+  }
   if (!h.hot || h.once_per_epoch) return nullptr;
   if (in_assert_message(at) || in_raise_statement(at)) return nullptr;
   if (h.every > kAmortizedSilentAbove) return nullptr;

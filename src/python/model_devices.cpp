@@ -1,5 +1,6 @@
 // Devices: whether the program uses CUDA, device expressions, which values may be CUDA
 // tensors (and CUDA masks), isinstance narrowing. Batch values are in model_batches.cpp.
+#include "python/lambdas.h"
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 
@@ -852,6 +853,15 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
       "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
       "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow"};
+  // A parameter of a lambda applied where it is written (lambdas.h): the elements (a `map`
+  // iterable's) or arguments it is applied to (`map(lambda t: t.detach().cpu(), (reward, ...))`).
+  if (k == "identifier") {
+    if (Node lambda = enclosing_lambda(expr); !is_null(lambda)) {
+      auto sources = lambda_param_sources(*this, lambda, text(expr));
+      for (const auto& s : sources) result = result || is_cuda_impl(s.expr);
+      if (!sources.empty()) return result;
+    }
+  }
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr)))
       if (binding_is_cuda(*b) && isinstance_narrowing(expr, *b) == Narrowing::None) {

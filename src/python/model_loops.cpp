@@ -2,6 +2,7 @@
 // the Setup / Epoch / Hot classification, per-epoch loops and loaders that feed training.
 #include "python/model_internal.h"
 
+#include <functional>
 #include <set>
 
 #include <algorithm>
@@ -439,6 +440,56 @@ void SemanticModel::classify_loops() {
     }
     return false;
   };
+  // loop_contains_hot_loop(li, true), leaving out the calls that a step-period guard inside the
+  // loop runs once every N iterations (`if time % update_timesteps == 0: self.learn(memories)`):
+  // an RL rollout loop whose forwards run every iteration and that trains every N of them is a
+  // loop of steps, not an epoch loop around learn()'s (set AH PaLM-rlhf-pytorch ppo.py's train;
+  // rules.md: a loop each of whose iterations performs a step outside its nested hot loops; rec30).
+  auto period_guard = [&](Node cond, bool positive) {
+    // `a % n == 0` (also inside `and`), `not a % n` when it holds; `a % n` when it does not.
+    auto modulo = [&](Node e) {
+      e = unparen(e);
+      return is(e, "binary_operator") && text(field(e, "operator")) == "%";
+    };
+    std::function<bool(Node, bool)> test = [&](Node c, bool pos) -> bool {
+      c = unparen(c);
+      if (is(c, "not_operator")) return test(field(c, "argument"), !pos);
+      if (!pos) return modulo(c);
+      if (is(c, "boolean_operator") && text(field(c, "operator")) == "and")
+        return test(field(c, "left"), true) || test(field(c, "right"), true);
+      if (is(c, "comparison_operator") && named_count(c) == 2 && ts_node_child_count(c) == 3 &&
+          text(ts_node_child(c, 1)) == "==") {
+        Node a = named_child(c, 0), b = named_child(c, 1);
+        auto zero = [&](Node z) {
+          auto v = constant_int(z);
+          return v && *v == 0;
+        };
+        return (modulo(a) && zero(b)) || (modulo(b) && zero(a));
+      }
+      return false;
+    };
+    return test(cond, positive);
+  };
+  auto loop_contains_hot_loop_unamortized = [&](int li) {
+    if (nested_hot_statement_[li]) return true;
+    for (int ci : calls_in_loop_[li]) {
+      bool hot_callee = false;
+      for (int c : runs_by_call_[ci]) hot_callee = hot_callee || function_has_hot_loop_[c];
+      if (!hot_callee)
+        for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop)) hot_callee = hot_callee || ext->has_hot_loop;
+      if (!hot_callee) continue;
+      const CallSite& cs = calls_[ci];
+      auto pos = std::find(cs.loops.begin(), cs.loops.end(), li);
+      bool amortized = false;
+      if (pos != cs.loops.end()) {
+        auto depth = static_cast<uint32_t>(pos - cs.loops.begin()) + 1;  // guards inside li's body
+        for (size_t g = 0; g < cs.guards.size() && !amortized; ++g)
+          amortized = cs.guard_loop_depth[g] >= depth && period_guard(cs.guards[g].first, cs.guards[g].second);
+      }
+      if (!amortized) return true;
+    }
+    return false;
+  };
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;
@@ -447,7 +498,7 @@ void SemanticModel::classify_loops() {
       // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
       // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
-      bool around_hot = loop_contains_hot_loop(i, /*statements_only=*/true);
+      bool around_hot = loop_contains_hot_loop_unamortized(i);
       LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot) ||
                     (around_hot && !loops_[i].comprehension && forwards_model_built_here(i)))
                        ? LoopKind::Hot
@@ -637,12 +688,112 @@ bool SemanticModel::loader_feeds_training(Node loader_call) const {
 }
 
 bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
+  // The loop of a pass-through generator (`def cycle(dl): while True: for d in dl: yield d`) runs
+  // only as far as the generator object is drawn: it iterates the loader for the callers that draw
+  // from what a call of it returns. Such a loop feeds nothing when every call of the generator
+  // handed this loader binds its result to a name or a `self` attribute that is only ever read
+  // by `next(...)` outside hot code, or never read (set AG musiclm's `valid_dl_iter =
+  // cycle(valid_dl)`, never drawn; rec30). Any other use of the result, or a call whose loader
+  // cannot be told, keeps the loop feeding. O(generator's calls x the module's identifiers).
+  auto pass_through_loop_undrawn = [&](int l) {
+    Node loop = loops_[l].node;
+    if (!is(loop, "for_statement") || !is_null(field(loop, "alternative")) || loops_[l].comprehension) return false;
+    int g = function_at(start(loop));
+    if (g < 0) return false;
+    Node target = unparen(field(loop, "left")), iterable = unparen(field(loop, "right"));
+    if (!is(target, "identifier") || !is(iterable, "identifier")) return false;
+    // The body is exactly `yield <target>`.
+    auto body = named_children(loops_[l].body);
+    if (body.size() != 1 || !is(body[0], "expression_statement") || named_count(body[0]) != 1) return false;
+    Node y = named_child(body[0], 0);
+    if (!is(y, "yield") || named_count(y) != 1 || text(unparen(named_child(y, 0))) != text(target)) return false;
+    // The function's body is the loop, or `while True:` around it alone (a docstring aside).
+    Node fbody = field(functions_[g].node, "body");
+    auto only = [&](Node block, Node stmt) {
+      int n = 0;
+      for (Node k : named_children(block)) {
+        if (is(k, "comment")) continue;
+        if (is(k, "expression_statement") && named_count(k) == 1 && is(named_child(k, 0), "string")) continue;
+        if (!same(k, stmt)) return false;
+        ++n;
+      }
+      return n == 1;
+    };
+    Node outer = parent(loop);  // the block holding the loop
+    if (!same(outer, fbody)) {
+      Node w = parent(outer);
+      if (!is(w, "while_statement") || !is(unparen(field(w, "condition")), "true") || !is_null(field(w, "alternative")) ||
+          !only(outer, loop) || !same(parent(w), fbody))
+        return false;
+      loop = w;
+    }
+    if (!only(fbody, loop)) return false;
+    int pi = -1;
+    for (size_t i = 0; i < functions_[g].params.size(); ++i)
+      if (functions_[g].params[i].name == text(iterable) && !functions_[g].params[i].is_variadic) pi = static_cast<int>(i);
+    if (pi < 0) return false;
+    bool any = false;
+    for (int ci : callers(g)) {
+      Node call = calls_[ci].call;
+      Node arg = argument(call, pi, functions_[g].params[pi].name);
+      if (is_null(arg)) return false;
+      bool hands = false;
+      for (Node o : loader_origins(arg)) hands = hands || same(o, loader_call);
+      if (!hands) continue;
+      any = true;
+      // Where the generator object goes: a name or a `self` attribute, read only by next().
+      Node p = parent(call);
+      while (is(p, "parenthesized_expression")) p = parent(p);
+      if (!is(p, "assignment") || !same(unparen(field(p, "right")), call)) return false;
+      Node left = field(p, "left");
+      Node region{};
+      std::string_view name;
+      bool attr = false;
+      if (is(left, "identifier")) {
+        name = text(left);
+        int cf = calls_[ci].caller;
+        region = cf >= 0 ? functions_[cf].node : root();
+        if (cf < 0) return false;  // a module-level name other modules may import
+      } else if (is(left, "attribute") && is(unparen(field(left, "object")), "identifier") &&
+                 text(unparen(field(left, "object"))) == "self") {
+        name = text(field(left, "attribute"));
+        region = root();
+        attr = true;
+      } else {
+        return false;
+      }
+      bool undrawn = for_each_identifier(region, false, [&](Node u) {
+        if (text(u) != name) return true;
+        Node use = u;
+        if (attr) {
+          Node pa = parent(u);
+          if (!is(pa, "attribute") || !same(field(pa, "attribute"), u)) return true;  // another name
+          use = pa;
+        } else {
+          Node pa = parent(u);
+          if (is(pa, "attribute") && same(field(pa, "attribute"), u)) return true;  // `x.name`
+          if (is(pa, "keyword_argument") && same(field(pa, "name"), u)) return true;
+        }
+        if (same(use, left)) return true;
+        Node list = parent(use);
+        if (!is(list, "argument_list") || named_count(list) != 1 || callee_name(parent(list)) != "builtins.next")
+          return false;  // handed on, iterated, rebound: may be drawn anywhere
+        auto idx = call_index_.find(parent(list).id);
+        if (idx == call_index_.end()) return false;
+        const CallSite& cs = calls_[idx->second];
+        return !frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot;
+      });
+      if (!undrawn) return false;
+    }
+    return any;
+  };
   for (int l : loops_iterating(loader_call))
     // A loop whose body ends in an unconditional `break`/`return` draws one batch: it stays a
     // hot loop (its body is a step, the function an evaluation pass), but the loader does not
     // feed training there.
     if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) &&
-        (loops_[l].comprehension || !body_runs_once(loops_[l].body)))
+        (loops_[l].comprehension || !body_runs_once(loops_[l].body)) &&
+        !pass_through_loop_undrawn(l))
       return true;
   // Returned from a Lightning *_dataloader hook, or passed to Trainer.fit/validate/test/predict.
   int f = function_at(start(loader_call));

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -378,6 +379,11 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
       for (auto a : named_children(field(expr, "arguments"))) {
         if (is(a, "keyword_argument")) continue;
         if (is_loader_impl(a)) return true;
+        // `zip(*iters)` of a list whose elements are loaders (`iters.append(enumerate(loader))`
+        // per checkpoint: set AH temporal-shift-module test_models.py; rec30).
+        if (last == "zip" && is(a, "list_splat"))
+          for (const Value& v : element_values(named_child(a, 0)))
+            if (v.kind == Value::Kind::Expr && is_loader_impl(v.expr)) return true;
         if (last != "zip") break;
       }
       return false;
@@ -525,12 +531,24 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       out.push_back(expr);
     } else if (last == "enumerate" || last == "tqdm" || last == "iter" || last == "islice" || last == "zip" ||
                last == "trange") {
-      for (auto a : named_children(field(expr, "arguments")))
-        if (!is(a, "keyword_argument")) add(a);
+      for (auto a : named_children(field(expr, "arguments"))) {
+        if (is(a, "keyword_argument")) continue;
+        if (last == "zip" && is(a, "list_splat")) {  // `zip(*iters)`: the list's elements
+          for (const Value& v : element_values(named_child(a, 0)))
+            if (v.kind == Value::Kind::Expr) add(v.expr);
+          continue;
+        }
+        add(a);
+      }
     } else {
       auto fs = callees(expr);
       for (int f : fs)
         for (Node r : functions_[f].returns) add(r);
+      // A loader wrapper's call site (loader_wrappers.h) stands for the loader it builds there too:
+      // the loops iterating its result are the loops of that call's loader (DL001/DL002 report at
+      // the site, which decides the options).
+      if (!fs.empty() && out.size() < kMaxCandidates && !is_null(wrapped_loader_construction(*this, expr)))
+        out.push_back(expr);
       // A function of this module that returns computed values (returns_computed_values) does
       // not hand back the loader it was given: `acc = validate(val_loader, model)` is a metric.
       bool returns_own_values = !fs.empty();

@@ -3,6 +3,7 @@
 
 #include "python/call_positions.h"
 #include "python/dict_fills.h"
+#include "python/loader_wrappers.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 #include "python/types_detail.h"
@@ -69,6 +70,7 @@ bool TypeInference::collated_host_list(Node batch, const std::string& key) const
   const auto& origins = m_.loader_origins(bindings[0]->value);
   if (origins.empty()) return false;
   for (Node loader : origins) {
+    if (!is_null(wrapped_loader_construction(m_, loader))) continue;  // its construction is an origin too
     if (!is(loader, "call") || !m_.is_loader_call(loader)) return false;
     int collate = function_named(m_.keyword_arguments(loader).find("collate_fn"));
     if (collate < 0 || m_.functions()[collate].params.empty()) return false;

@@ -1,5 +1,6 @@
 // DL001: a DataLoader without worker processes.
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/rules/common.h"
 
 namespace stoker::python::rules {
@@ -53,12 +54,79 @@ void framework_loader_config(Context& ctx, Node call) {
   d.fix = fix;
 }
 
+// A loader wrapper's call site (loader_wrappers.h: `get_dataloader(ds, batch_size=...)` of `def
+// get_dataloader(ds, **kwargs): return DataLoader(ds, ..., **kwargs)`): the site decides the
+// options, so the loader is judged and reported there, by the construction's own keywords and the
+// site's (the construction itself sees an open `**kwargs` and stays silent). Its loops are those
+// iterating the site's result (loader_origins counts the site as an origin). Sets AH
+// PaLM-rlhf-pytorch ppo.py create_dataloader, AG musiclm trainer.py get_dataloader (rec30).
+void wrapper_site(Context& ctx, Node site, Node construction) {
+  const auto& m = ctx.model();
+  int f = m.function_at(start(construction));
+  if (f < 0) return;
+  for (const Param& p : m.functions()[f].params)
+    if (!p.is_variadic && p.name == "num_workers") return;  // a named option the wrapper keeps
+  if (m.loader_drawn_briefly(site)) return;
+  auto loops = m.loops_iterating(site);
+  if (!loops.empty() && !m.loader_feeds_training(site)) {
+    bool host = true;
+    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
+    if (host) return;
+  }
+  auto kw = wrapper_site_options(m, site, construction);
+  Node workers = kw.find("num_workers");
+  if (is_null(workers)) workers = m.argument(construction, kNumWorkersPos, "");
+  if (is_null(workers)) {
+    if (!kw.complete) return;
+  } else if (!contains(site, workers)) {
+    return;  // written in the wrapper: the construction is judged there
+  } else if (auto n = m.constant_int(workers); !n || *n != 0) {
+    auto uses = m.site_use_values(workers, false);  // as for a construction's parameter
+    bool zero = false;
+    if (uses)
+      for (const Value& v : *uses) zero |= v.kind == Value::Kind::Int && v.i == 0;
+    if (!zero) return;
+  }
+  std::string name(m.text(field(site, "function")));
+  Diagnostic& d = ctx.report("DL001", field(site, "function"),
+                             "`" + name + "` builds a `DataLoader` " +
+                                 (is_null(workers) ? "without `num_workers`" : "with `num_workers=0`") +
+                                 ": it loads every batch on the main thread while the GPU waits");
+  d.facts.push_back({"num_workers", "0"});
+  const std::string& expr = ctx.settings().default_workers;
+  Fix fix;
+  fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
+  fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
+  if (!is_null(workers) && !is_literal_argument(workers)) fix.applicability = Applicability::Unsafe;
+  fix.edits.push_back(set_keyword(ctx, site, "num_workers", expr));
+  bool per_epoch = false;
+  for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
+  if (per_epoch && is_null(kw.find("persistent_workers")) && kw.complete) {
+    if (auto e = persistent_workers_edit(ctx, site, workers)) {
+      if (e->range.start == fix.edits.back().range.start && e->range.end == fix.edits.back().range.end &&
+          e->range.start == e->range.end) {
+        fix.edits.back().replacement += e->replacement;
+      } else {
+        fix.edits.push_back(*e);
+      }
+      fix.title += " and `persistent_workers=True`";
+    }
+  }
+  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(site)))
+    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+  d.fix = fix;
+}
+
 }  // namespace
 
 void dl001_synchronous_data_loader(Context& ctx, Node call) {
   const auto& m = ctx.model();
   if (!m.uses_cuda()) return;
   if (!m.is_loader_call(call)) {
+    if (Node built = wrapped_loader_construction(m, call); !is_null(built)) {
+      wrapper_site(ctx, call, built);
+      return;
+    }
     framework_loader_config(ctx, call);
     return;
   }

@@ -1,4 +1,5 @@
 // DL002: batches that go to the GPU come from pageable memory.
+#include "python/loader_wrappers.h"
 #include "python/rules/common.h"
 
 #include <algorithm>
@@ -137,11 +138,51 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
   }
   return true;
 }
+// A loader wrapper's call site (loader_wrappers.h; DL001's wrapper_site): pinning is decided by
+// the construction's own keywords and the site's, the loops are those iterating the site's result.
+void wrapper_site(Context& ctx, Node site, Node construction) {
+  const auto& m = ctx.model();
+  int f = m.function_at(start(construction));
+  if (f < 0) return;
+  for (const Param& p : m.functions()[f].params)
+    if (!p.is_variadic && p.name == "pin_memory") return;  // a named option the wrapper keeps
+  auto kw = wrapper_site_options(m, site, construction);
+  Node pin = kw.find("pin_memory");
+  if (is_null(pin)) pin = m.argument(construction, kPinMemoryPos, "");
+  if (!is_null(pin)) {
+    if (!contains(site, pin)) return;  // written in the wrapper: the construction is judged there
+    auto c = m.constant(pin);
+    if (!c || !(c->kind == Value::Kind::Bool || c->kind == Value::Kind::Int || c->kind == Value::Kind::None) ||
+        (c->kind == Value::Kind::Bool ? c->b : c->i != 0))
+      return;
+  } else if (!kw.complete) {
+    return;
+  }
+  if (!m.loader_feeds_training(site)) return;
+  if (dataset_does_cuda_work(ctx)) return;
+  if (batches_only_index_host_data(m, site)) return;
+  if (batches_enter_numpy(m, site)) return;
+  std::string name(m.text(field(site, "function")));
+  Diagnostic& d = ctx.report("DL002", field(site, "function"),
+                             "Batches from the `DataLoader` that `" + name +
+                                 "` builds are copied to the GPU from pageable memory; `pin_memory=True` lets "
+                                 "the copy run asynchronously");
+  d.facts.push_back({"pin_memory", "false"});
+  Fix fix;
+  fix.title = "Pin batches in the loader: `pin_memory=True`";
+  fix.applicability = !is_null(pin) && !is_literal_argument(pin) ? Applicability::Unsafe : Applicability::Safe;
+  fix.edits.push_back(set_keyword(ctx, site, "pin_memory", "True"));
+  d.fix = fix;
+}
 }  // namespace
 
 void dl002_unpinned_host_batches(Context& ctx, Node call) {
   const auto& m = ctx.model();
-  if (!m.uses_cuda() || !m.is_loader_call(call)) return;
+  if (!m.uses_cuda()) return;
+  if (!m.is_loader_call(call)) {
+    if (Node built = wrapped_loader_construction(m, call); !is_null(built)) wrapper_site(ctx, call, built);
+    return;
+  }
   int state = bool_argument_state(ctx, call, kPinMemoryPos, "pin_memory");
   if (state == 0) return;
   if (!m.loader_feeds_training(call)) return;
