@@ -616,7 +616,7 @@ std::vector<int> model_detail::class_mro(const std::vector<Class>& classes,
 bool model_detail::abstract_method(Node def_node, std::string_view src) {
   Node body = field(def_node, "body");
   if (!is(body, "block")) return false;
-  int raises = 0, others = 0;
+  int raises = 0;
   bool first = true;
   for (Node st : named_children(body)) {
     if (is(st, "comment")) continue;
@@ -625,16 +625,13 @@ bool model_detail::abstract_method(Node def_node, std::string_view src) {
       continue;  // the docstring
     }
     first = false;
-    if (!is(st, "raise_statement")) {
-      ++others;
-      continue;
-    }
+    if (!is(st, "raise_statement") || raises > 0) return false;  // a statement of its own: a body
     Node e = named_count(st) > 0 ? unparen(named_child(st, 0)) : Node{};
     if (is(e, "call")) e = unparen(field(e, "function"));
-    if (is(e, "identifier") && text(e, src) == "NotImplementedError") ++raises;
-    else ++others;
+    if (!is(e, "identifier") || text(e, src) != "NotImplementedError") return false;
+    ++raises;
   }
-  return raises == 1 && others == 0;
+  return raises == 1;
 }
 
 int model_detail::inherited_method(const std::vector<Class>& classes,
