@@ -222,6 +222,23 @@ bool SemanticModel::namespace_call(Node call) const {
 
 // `args.<dest>` of a namespace: the argparse defaults, joined with what the program stores in
 // that attribute of a namespace (`args.x = ...`, setattr); a store that is not read is unknown.
+// `setattr(ns, name, v)` whose name argument may hold only string constants, none of them
+// `dest` (`def replace(name): ... setattr(args, name, getattr(cfg, name))` called as
+// `replace('lr')`, `replace('decay')`: YOLACT's train.py, set AL; the parameter's values are its
+// call sites'): the store never writes `dest`. `obj` is the call's first argument. O(values of
+// the name).
+static bool setattr_names_exclude(const SemanticModel& m, Node obj, std::string_view dest) {
+  Node call = parent(parent(obj));
+  if (!is(call, "call")) return false;
+  auto a = named_children(field(call, "arguments"));
+  if (a.size() != 3 || !is(unparen(a[1]), "identifier")) return false;
+  auto names = m.values(unparen(a[1]));
+  if (names.empty() || names.size() > SemanticModel::kMaxCandidates) return false;
+  for (const auto& v : names)
+    if (v.kind != Value::Kind::Str || v.s == dest) return false;
+  return true;
+}
+
 const ArgFacts* SemanticModel::namespace_param(const Value& v) const {
   if (v.kind != Value::Kind::Expr || namespace_params_.empty()) return nullptr;
   auto it = namespace_params_.find(v.expr.id);
@@ -248,6 +265,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
     for (const auto& [obj, value] : stores->second) {
       // A config's new keys copied onto the parsed arguments leave the parser's own alone.
       if (key == "*" && argparse_args_.count(std::string(dest)) && setattr_adds_only_new(obj)) continue;
+      if (key == "*" && setattr_names_exclude(*this, obj, dest)) continue;
       auto objs = values(obj);
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);

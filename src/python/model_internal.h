@@ -57,6 +57,11 @@ int inherited_method(const std::vector<Class>& classes,
                      const std::unordered_map<std::string, std::vector<int>>& by_name, int klass,
                      std::string_view method);
 
+// A placeholder method whose subclasses supply the body: after an optional docstring, its only
+// statement raises `NotImplementedError` (`def _get_losses(self, opt): raise NotImplementedError`
+// in a trainer base class). `def_node` is the function_definition. O(statements).
+bool abstract_method(Node def_node, std::string_view src);
+
 // Class `klass` and its bases defined in this file, in Python's method resolution order (C3
 // linearization; a base is a class of this file when the last part of its name names one, the
 // last class of that name): `class D(B, C)` with `B(A)`, `C(A)` gives D, B, C, A. A base of no

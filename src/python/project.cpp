@@ -22,6 +22,15 @@ namespace stoker::python {
 
 namespace {
 
+void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary);  // below, with the class tables
+
+// "C.m[overrides]": the entry standing for the overrides of a placeholder method in other
+// modules' subclasses (the FactsTable's constructor).
+bool overrides_key(std::string_view local) {
+  constexpr std::string_view kSuffix = "[overrides]";
+  return local.size() > kSuffix.size() && local.substr(local.size() - kSuffix.size()) == kSuffix;
+}
+
 bool is_identifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   for (char c : s)
@@ -546,6 +555,70 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     for (const auto& [name, f] : summaries[m]->functions)
       if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
   }
+  // Placeholder methods run through `self` (SemanticModel::external_name: `self.m(...)` in a
+  // method of class C whose `m` only raises NotImplementedError): "C.m[overrides]" in C's module
+  // stands for the definitions of `m` in the subclasses of C in other modules (through at most 4
+  // levels of bases), each handed the call's arguments, and reads the join of their facts (set
+  // AL FairMOT: BaseTrainer.__init__'s `self._get_losses(opt)` returns mot.py's MotLoss, which
+  // ModleWithLoss.forward then runs per step). O(functions + classes x bases x depth)
+  // resolutions per table.
+  {
+    std::map<std::pair<int, std::string>, std::vector<Target>> overrides;
+    for (size_t m = 0; m < n; ++m) {
+      if (!summaries[m]) continue;
+      std::map<std::string, std::vector<std::string>> methods_of;  // class -> its own methods
+      for (const auto& [key, f] : summaries[m]->functions) {
+        auto dot = key.find('.');
+        if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || key.find('[') != std::string::npos ||
+            !f.method)
+          continue;
+        methods_of[key.substr(0, dot)].push_back(key.substr(dot + 1));
+      }
+      for (const auto& [cls, meths] : methods_of) {
+        const FunctionFacts* c = function(static_cast<int>(m), cls);
+        if (!c || !c->is_class) continue;
+        std::vector<std::pair<int, const FunctionFacts*>> frontier{{static_cast<int>(m), c}};
+        std::set<std::pair<int, std::string>> seen;
+        for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+          std::vector<std::pair<int, const FunctionFacts*>> next;
+          for (const auto& [cm, k] : frontier)
+            for (const std::string& b : k->bases) {
+              auto target = resolve(cm, functions_[cm].count(b) ? layout_.name(cm) + "." + b : b);
+              if (!target || !seen.insert(*target).second) continue;
+              const FunctionFacts* base = function(target->first, target->second);
+              if (!base || !base->is_class) continue;
+              if (target->first != static_cast<int>(m))
+                for (const std::string& meth : meths) {
+                  auto& list = overrides[{target->first, target->second + "." + meth + "[overrides]"}];
+                  Target t{static_cast<int>(m), cls + "." + meth, true};
+                  if (list.size() < 64 && std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
+                }
+              next.push_back({target->first, base});
+            }
+          frontier = std::move(next);
+        }
+      }
+    }
+    for (auto& [where, targets] : overrides) {
+      std::sort(targets.begin(), targets.end(),
+                [](const Target& a, const Target& b) { return std::tie(a.module, a.local) < std::tie(b.module, b.local); });
+      FunctionFacts joined;
+      bool first = true;
+      for (const Target& t : targets) {
+        const FunctionFacts* f = function(t.module, t.local);
+        if (!f) continue;
+        if (first) joined = *f;
+        else join_facts(joined, *f, true);
+        first = false;
+      }
+      if (first) continue;
+      joined.bases.clear();
+      joined.self_calls.clear();
+      synthesized_.push_back(std::move(joined));
+      set_function(where.first, where.second, &synthesized_.back());
+      members_[where.first][where.second] = targets;
+    }
+  }
   // The functions are final from here: resolutions are memoized. The previous table's memo is
   // taken over: an entry stands while the modules it read keep their shapes (resolve()).
   compute_shapes();
@@ -722,10 +795,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
         direct = false;
       } else {
         auto target = resolve(static_cast<int>(m), oc.callee);
-        if (!target || target->first == static_cast<int>(m)) continue;
-        // A class of a dict of classes (or a method of its instance): each of them.
+        if (!target) continue;
+        // A class of a dict of classes (or a method of its instance): each of them. The
+        // overrides of a placeholder method of the caller's own module ("C.m[overrides]") are
+        // other modules' too.
+        auto u = members_[target->first].find(target->second);
+        if (target->first == static_cast<int>(m) && (u == members_[target->first].end() || !overrides_key(target->second)))
+          continue;
         targets = {{target->first, std::move(target->second), true}};
-        if (auto u = members_[target->first].find(targets[0].local); u != members_[target->first].end()) {
+        if (u != members_[target->first].end()) {
           targets = u->second;
           direct = false;
         }
@@ -1297,7 +1375,9 @@ ModuleEnv::Resolved& ModuleEnv::resolve_callee(std::string_view name) const {
   if (it == resolved_.end()) {
     auto r = table_.resolve(module_, name);
     it = resolved_.emplace(std::string(name),
-                           Resolved{r && r->first != module_ ? table_.function(r->first, r->second) : nullptr, {}})
+                           Resolved{r && (r->first != module_ || overrides_key(r->second)) ? table_.function(r->first, r->second)
+                                                                                          : nullptr,
+                                    {}})
              .first;
   }
   return it->second;

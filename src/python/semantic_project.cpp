@@ -7,6 +7,7 @@
 
 #include "python/call_positions.h"
 #include "python/frameworks.h"
+#include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -368,6 +369,20 @@ bool SemanticModel::project_call(Node call) const {
 std::string SemanticModel::external_name(int ci) const {
   if (!callees_by_call_[ci].empty()) return {};
   Node fn = unparen(field(calls_[ci].call, "function"));
+  // `self.m(...)` in a method of a module-level class C whose `m` here is a placeholder (only
+  // raises NotImplementedError) that no subclass of this file overrides (resolve_calls left the
+  // call without a callee), under no condition: the overrides of m in subclasses of C in other modules, which the
+  // FactsTable joins under "C.m[overrides]" (set AL FairMOT: BaseTrainer.__init__'s
+  // `self.loss_stats, self.loss = self._get_losses(opt)` is MotTrainer's, in mot.py).
+  if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") && text(unparen(field(fn, "object"))) == "self" &&
+      facts_ && calls_[ci].caller >= 0 && calls_[ci].guards.empty()) {
+    int klass = functions_[calls_[ci].caller].klass;
+    std::string method(text(field(fn, "attribute")));
+    if (klass >= 0 && scopes_[classes_[klass].scope].parent == 0)
+      if (int m = model_detail::inherited_method(classes_, classes_by_name_, klass, method);
+          m >= 0 && model_detail::abstract_method(functions_[m].node, src_))
+        return facts_->canonical(classes_[klass].name + "." + method + "[overrides]", true);
+  }
   // A method of the instance a project call built that `obj` holds (`Net().to(dev)`): "Cls.method".
   auto instance_method = [&](Node obj, const std::string& method, bool construction = false) -> std::string {
     if (!is(obj, "identifier") && !is(obj, "attribute") && !(construction && is(obj, "call"))) return {};

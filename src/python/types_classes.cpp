@@ -696,7 +696,18 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
     if (parts.size() != 3) return {};
-    return union_join(class_names(parts[0], path, depth + 1), class_names(parts[2], path, depth + 1));
+    std::string a = class_names(parts[0], path, depth + 1), b = class_names(parts[2], path, depth + 1);
+    // An arm that constructs a torch.nn module (`torch.nn.MSELoss() if opt.mse_loss else
+    // FocalLoss()`, the CenterNet/FairMOT heatmap criterion: set AL, set F) runs no project code
+    // when called: the project classes the expression may be are the other arm's.
+    auto library_module = [&](Node e) {
+      e = unparen(e);
+      return path.size() == 0 && is(e, "call") && starts_with(m_.qualified_name(unparen(field(e, "function"))), "torch.nn.") &&
+             value(e, Path{}).kind == Kind::Module;
+    };
+    if (a.empty() && !b.empty() && library_module(parts[0])) return b;
+    if (b.empty() && !a.empty() && library_module(parts[2])) return a;
+    return union_join(a, b);
   }
   if (k == "attribute") {
     // `self.policy`, assigned instances of different classes in the branches of `__init__`
@@ -779,11 +790,13 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
   return out;
 }
 
+// Also a single class of another module whose type a join with a library module lost
+// (`torch.nn.MSELoss() if opt.mse_loss else FocalLoss()`: class_names leaves the torch arm out).
 std::string TypeInference::external_union(Node expr) const {
   AbstractType t = value(unparen(expr), Path{});
   if ((t.kind != Kind::Module && t.kind != Kind::Object) || t.klass != -1 || t.framework >= 0) return {};
   std::string u = class_names(expr, Path{});
-  if (u.find('|') == std::string::npos) return {};
+  if (u.empty()) return {};
   for (const auto& member : union_members(u))
     if (class_by_canonical(member) > -2) return {};  // a class of this module: its own calls
   return ext_class_index(u) <= -2 ? u : std::string{};

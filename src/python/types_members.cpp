@@ -245,7 +245,13 @@ std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(con
       // A loader a helper returns in its tuple (`self.tr_set, self.dv_set, ... =
       // load_dataset(...)` of another module, set AJ End-to-end-ASR-Pytorch) is a loader too:
       // the element is taken when its type is one (no device is read from it).
-      if (is_null(prepared_source(call, target)) && value(call, p).kind != Kind::Loader) continue;
+      // So is an instance of a project class a helper returns in its tuple (`self.loss_stats,
+      // self.loss = self._get_losses(opt)`, the subclass's MotLoss: set AL FairMOT), whose
+      // methods the reads then call.
+      if (is_null(prepared_source(call, target))) {
+        AbstractType e = value(call, p);
+        if (e.kind != Kind::Loader && !((e.kind == Kind::Module || e.kind == Kind::Object) && e.klass != -1)) continue;
+      }
       all.push_back({call, p});
       statements.push_back(store_statement(target));
       targets.push_back(target);
