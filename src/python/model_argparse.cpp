@@ -252,6 +252,9 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);
       if (!ns) continue;
+      // A store in a branch that never runs (`if args.output_web_json: args.output_coco_json =
+      // True` with store_true flags: set AL yolact eval.py) stores nothing.
+      if (types_ && guards_dead(branch_guards(obj))) continue;
       Node count, by;
       bool ceil = false;
       if (is(value, "augmented_assignment")) augmented.push_back(value);

@@ -575,6 +575,58 @@ std::vector<std::pair<Node, bool>> model_detail::branch_guards(Node n) {
   return out;
 }
 
+namespace {
+// A condition naming the out-of-memory case: a string or name with "out of memory" or
+// "OutOfMemoryError" in it (case-insensitive); `negated`: it tests for the other case (`not in`,
+// `not isinstance(...)`).
+bool names_oom(Node cond, std::string_view src, bool& negated) {
+  std::string t(text(cond, src));
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.find("out of memory") == std::string::npos && t.find("outofmemoryerror") == std::string::npos) return false;
+  negated = t.find("not ") != std::string::npos;
+  return true;
+}
+}  // namespace
+
+bool model_detail::in_oom_handler(Node at, std::string_view src) {
+  bool oom_branch = false;
+  Node below = at;
+  for (Node n = parent(at); !is_null(n); below = n, n = parent(n)) {
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda" || k == "module") return false;
+    if ((k == "if_statement" || k == "elif_clause") && same(field(n, "consequence"), below)) {
+      bool negated = false;
+      if (names_oom(field(n, "condition"), src, negated) && !negated) oom_branch = true;
+      continue;
+    }
+    if (k != "except_clause" || !is(below, "block")) continue;
+    Node caught = unparen(field(n, "value"));
+    if (is(caught, "as_pattern")) caught = unparen(named_child(caught, 0));
+    std::vector<Node> types;
+    if (is(caught, "tuple")) {
+      for (Node c : named_children(caught)) types.push_back(unparen(c));
+    } else if (!is_null(caught)) {
+      types.push_back(caught);
+    }
+    for (Node t : types) {
+      std::string_view name = text(t, src);
+      if (last_part(name) == "OutOfMemoryError") return true;
+    }
+    if (oom_branch) return true;
+    // `if "out of memory" not in str(e): raise` before the statement: what follows is the OOM case.
+    for (Node st : named_children(below)) {
+      if (start(st) >= start(at)) break;
+      if (!is(st, "if_statement")) continue;
+      bool negated = false;
+      Node body = field(st, "consequence");
+      if (!names_oom(field(st, "condition"), src, negated) || !negated || !is(body, "block") || !named_count(body))
+        continue;
+      if (is(named_child(body, named_count(body) - 1), "raise_statement")) return true;
+    }
+  }
+  return false;
+}
+
 // The conditions of the branches enclosing a binding's statement, up to its scope
 // (model_detail::branch_guards of its target; parameters and imports: none).
 const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Binding& b) const {
@@ -704,9 +756,60 @@ bool SemanticModel::declared_global(std::string_view name) const {
   return global_names_.count(std::string(name)) > 0;
 }
 
+// An attribute name stored on an object other than `self` somewhere in the file, by a store that
+// may run and may hit the read's object. A store does not count when it is
+// - on torch's module state (`cudnn.benchmark = True`, `torch.backends.cudnn.deterministic =
+//   True`: the object's qualified name is `torch` or under it): a module is no namespace or
+//   configuration object, so `args.benchmark` keeps its default (set AL yolact eval.py, whose
+//   `cudnn.benchmark = True` left `elif args.benchmark:` unresolved);
+// - in a branch that never runs (`if args.output_web_json: args.output_coco_json = True` with a
+//   store_true flag: model_detail::branch_guards of the store resolve to False).
+// Before the types are built every store counts (guards are read once the model is built).
+// Memoized per name; while a name's answer is computed it reads as reassigned (stores guarded by
+// each other's flags prove nothing). O(file) once per name stored somewhere.
 bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   declared_global("");  // builds both sets
-  return assigned_attributes_.count(std::string(attribute)) > 0;
+  std::string name(attribute);
+  if (!assigned_attributes_.count(name)) return false;
+  if (!types_) return true;
+  std::string key = "reassigned:" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  memo_[key] = 1;
+  std::vector<Node> stores;
+  std::vector<Node> stack{root_}, targets;
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (rebind_class(n) == Rebind::Store && !is_null(field(n, "left"))) {
+      targets.assign(1, field(n, "left"));
+      while (!targets.empty()) {
+        Node t = unparen(targets.back());
+        targets.pop_back();
+        if (is(t, "attribute")) {
+          Node obj = unparen(field(t, "object"));
+          if (!(is(obj, "identifier") && text(obj) == "self") && text(field(t, "attribute")) == name)
+            stores.push_back(t);
+        } else if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "list_pattern") ||
+                   is(t, "list_splat_pattern")) {
+          for (Node c : named_children(t)) targets.push_back(c);
+        }
+      }
+    }
+    for_each_named_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
+  }
+  bool out = false;
+  for (Node t : stores) {
+    const std::string& q = qualified_name(field(t, "object"));
+    if (q == "torch" || starts_with(q, "torch.")) continue;
+    if (guards_dead(branch_guards(t))) continue;
+    out = true;
+    break;
+  }
+  memo_[key] = out ? 1 : 0;
+  return out;
 }
 
 // A latch: `if self.flag:` (alone or and-ed) whose branch clears the flag with a top-level
@@ -1285,6 +1388,8 @@ void SemanticModel::compute_hot_functions() {
     const CallSite& cs = calls_[ci];
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
     if (!site.hot) return;
+    // A call in an out-of-memory handler runs on a failure, not per step.
+    if (in_oom_handler(cs.call, src_)) site.once_per_epoch = true;
     for (int c : runs_by_call_[ci]) {
       if (in_unreached_method(c)) continue;
       HotContext& h = hot_function_[c];
