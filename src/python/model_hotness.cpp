@@ -1,6 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
+#include "python/flag_test.h"
 #include "python/model_internal.h"
 #include "python/symbol_table.h"
 #include "python/project_fields.h"
@@ -588,6 +589,21 @@ bool names_oom(Node cond, std::string_view src, bool& negated) {
 }
 }  // namespace
 
+bool model_detail::flag_test(Node cond) {
+  cond = unparen(cond);
+  for (int depth = 0; is(cond, "not_operator") && depth < 64; ++depth) cond = unparen(field(cond, "argument"));
+  if (is(cond, "identifier") || is(cond, "attribute")) return true;
+  if (is(cond, "boolean_operator")) {
+    static thread_local int nested = 0;
+    if (nested > 32) return false;
+    ++nested;
+    bool out = flag_test(field(cond, "left")) && flag_test(field(cond, "right"));
+    --nested;
+    return out;
+  }
+  return false;
+}
+
 bool model_detail::in_oom_handler(Node at, std::string_view src) {
   bool oom_branch = false;
   Node below = at;
@@ -762,8 +778,9 @@ bool SemanticModel::declared_global(std::string_view name) const {
 //   True`: the object's qualified name is `torch` or under it): a module is no namespace or
 //   configuration object, so `args.benchmark` keeps its default (set AL yolact eval.py, whose
 //   `cudnn.benchmark = True` left `elif args.benchmark:` unresolved);
-// - in a branch that never runs (`if args.output_web_json: args.output_coco_json = True` with a
-//   store_true flag: model_detail::branch_guards of the store resolve to False).
+// - in a branch that never runs by a flag left off (`if args.output_web_json:
+//   args.output_coco_json = True` with a store_true flag: a guard of the store that is a
+//   model_detail::flag_test resolves to False; a comparison of a choice keeps the store).
 // Before the types are built every store counts (guards are read once the model is built).
 // Memoized per name; while a name's answer is computed it reads as reassigned (stores guarded by
 // each other's flags prove nothing). O(file) once per name stored somewhere.
@@ -804,7 +821,9 @@ bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   for (Node t : stores) {
     const std::string& q = qualified_name(field(t, "object"));
     if (q == "torch" || starts_with(q, "torch.")) continue;
-    if (guards_dead(branch_guards(t))) continue;
+    bool dead = false;
+    for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+    if (dead) continue;
     out = true;
     break;
   }

@@ -141,8 +141,8 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
 // The loader's collate_fn (a function or method of this file: `collate_fn=dataset.collate_fn`,
 // `collate_fn=collate`) builds batches of Python values only: every return is a list, tuple, dict
 // or comprehension whose elements are `.tolist()` results, string methods' results, literals,
-// f-strings or `str`/`int`/`float`/`bool`/`len` conversions (TANGO's `return [dat[i].tolist() for i in dat]` over a pandas
-// frame of captions and file paths, set AL train.py). `pin_memory` pins tensors only; a batch with
+// f-strings or `str`/`int`/`float`/`bool`/`len` conversions (TANGO's `return [dat[i].tolist()
+// for i in dat]` over a pandas frame of captions and file paths, set AL train.py). `pin_memory` pins tensors only; a batch with
 // none gains nothing from it, whatever the loop then builds from it on the host and moves.
 // O(returns x elements).
 bool collate_builds_no_tensors(const SemanticModel& m, Node call) {
