@@ -783,7 +783,7 @@ bool SemanticModel::declared_global(std::string_view name) const {
 //   model_detail::flag_test resolves to False; a comparison of a choice keeps the store).
 // Before the types are built every store counts (guards are read once the model is built).
 // Memoized per name; while a name's answer is computed it reads as reassigned (stores guarded by
-// each other's flags prove nothing). O(file) once per name stored somewhere.
+// each other's flags prove nothing). O(stores of the name) once per name.
 bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   declared_global("");  // builds both sets
   std::string name(attribute);
@@ -792,32 +792,14 @@ bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   std::string key = "reassigned:" + name;
   if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
   memo_[key] = 1;
+  // The stores of the name the scope pass recorded (assignment and augmented targets: `obj.x =`;
+  // not `setattr`, whose object's parent is no attribute). A name collect_rebinds saw stored
+  // but recorded there by no such target (a `for obj.x in ...` target) counts as reassigned.
   std::vector<Node> stores;
-  std::vector<Node> stack{root_}, targets;
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (rebind_class(n) == Rebind::Store && !is_null(field(n, "left"))) {
-      targets.assign(1, field(n, "left"));
-      while (!targets.empty()) {
-        Node t = unparen(targets.back());
-        targets.pop_back();
-        if (is(t, "attribute")) {
-          Node obj = unparen(field(t, "object"));
-          if (!(is(obj, "identifier") && text(obj) == "self") && text(field(t, "attribute")) == name)
-            stores.push_back(t);
-        } else if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "list_pattern") ||
-                   is(t, "list_splat_pattern")) {
-          for (Node c : named_children(t)) targets.push_back(c);
-        }
-      }
-    }
-    for_each_named_child(n, [&](Node c) {
-      stack.push_back(c);
-      return true;
-    });
-  }
-  bool out = false;
+  if (auto found = attribute_stores_.find(name); found != attribute_stores_.end())
+    for (const auto& [obj, value] : found->second)
+      if (is(parent(obj), "attribute") && same(field(parent(obj), "object"), obj)) stores.push_back(parent(obj));
+  bool out = stores.empty();
   for (Node t : stores) {
     const std::string& q = qualified_name(field(t, "object"));
     if (q == "torch" || starts_with(q, "torch.")) continue;
