@@ -1,6 +1,7 @@
 #include "python/context.h"
 
 #include "python/lambdas.h"
+#include "python/model_internal.h"
 
 namespace stoker::python {
 
@@ -65,6 +66,8 @@ Diagnostic* Context::report_in_hot_context(std::string_view code, Node at, std::
   }
   if (!h.hot || h.once_per_epoch) return nullptr;
   if (in_assert_message(at) || in_raise_statement(at)) return nullptr;
+  // In an out-of-memory handler: recovery from a failure, not per step (rules/SY004.md).
+  if (model_detail::in_oom_handler(at, model_.src())) return nullptr;
   if (h.every > kAmortizedSilentAbove) return nullptr;
   Diagnostic& d = report(code, at, std::move(message));
   if (&d == &dropped_) return nullptr;

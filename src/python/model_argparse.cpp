@@ -1,6 +1,7 @@
 // Argparse namespaces: `vars(args)` dicts, a parser's required flags and defaults, the namespaces
 // other project modules hand this one, and what `args.<dest>` reads of a namespace value. Split
 // from model_values.cpp by concern (issue 10's layout: no source file over 2,000 lines).
+#include "python/flag_test.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 
@@ -270,6 +271,15 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);
       if (!ns) continue;
+      // A store in a branch that a flag left off never runs (`if args.output_web_json:
+      // args.output_coco_json = True` with store_true flags: set AL yolact eval.py) stores
+      // nothing; one under a comparison of a choice (`if opts.dataset == "voc":`) is another
+      // configuration's value, kept.
+      if (types_) {
+        bool dead = false;
+        for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+        if (dead) continue;
+      }
       Node count, by;
       bool ceil = false;
       if (is(value, "augmented_assignment")) augmented.push_back(value);

@@ -1,6 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
+#include "python/flag_test.h"
 #include "python/model_internal.h"
 #include "python/symbol_table.h"
 #include "python/project_fields.h"
@@ -575,6 +576,73 @@ std::vector<std::pair<Node, bool>> model_detail::branch_guards(Node n) {
   return out;
 }
 
+namespace {
+// A condition naming the out-of-memory case: a string or name with "out of memory" or
+// "OutOfMemoryError" in it (case-insensitive); `negated`: it tests for the other case (`not in`,
+// `not isinstance(...)`).
+bool names_oom(Node cond, std::string_view src, bool& negated) {
+  std::string t(text(cond, src));
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.find("out of memory") == std::string::npos && t.find("outofmemoryerror") == std::string::npos) return false;
+  negated = t.find("not ") != std::string::npos;
+  return true;
+}
+}  // namespace
+
+bool model_detail::flag_test(Node cond) {
+  cond = unparen(cond);
+  for (int depth = 0; is(cond, "not_operator") && depth < 64; ++depth) cond = unparen(field(cond, "argument"));
+  if (is(cond, "identifier") || is(cond, "attribute")) return true;
+  if (is(cond, "boolean_operator")) {
+    static thread_local int nested = 0;
+    if (nested > 32) return false;
+    ++nested;
+    bool out = flag_test(field(cond, "left")) && flag_test(field(cond, "right"));
+    --nested;
+    return out;
+  }
+  return false;
+}
+
+bool model_detail::in_oom_handler(Node at, std::string_view src) {
+  bool oom_branch = false;
+  Node below = at;
+  for (Node n = parent(at); !is_null(n); below = n, n = parent(n)) {
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda" || k == "module") return false;
+    if ((k == "if_statement" || k == "elif_clause") && same(field(n, "consequence"), below)) {
+      bool negated = false;
+      if (names_oom(field(n, "condition"), src, negated) && !negated) oom_branch = true;
+      continue;
+    }
+    if (k != "except_clause" || !is(below, "block")) continue;
+    Node caught = unparen(field(n, "value"));
+    if (is(caught, "as_pattern")) caught = unparen(named_child(caught, 0));
+    std::vector<Node> types;
+    if (is(caught, "tuple")) {
+      for (Node c : named_children(caught)) types.push_back(unparen(c));
+    } else if (!is_null(caught)) {
+      types.push_back(caught);
+    }
+    for (Node t : types) {
+      std::string_view name = text(t, src);
+      if (last_part(name) == "OutOfMemoryError") return true;
+    }
+    if (oom_branch) return true;
+    // `if "out of memory" not in str(e): raise` before the statement: what follows is the OOM case.
+    for (Node st : named_children(below)) {
+      if (start(st) >= start(at)) break;
+      if (!is(st, "if_statement")) continue;
+      bool negated = false;
+      Node body = field(st, "consequence");
+      if (!names_oom(field(st, "condition"), src, negated) || !negated || !is(body, "block") || !named_count(body))
+        continue;
+      if (is(named_child(body, named_count(body) - 1), "raise_statement")) return true;
+    }
+  }
+  return false;
+}
+
 // The conditions of the branches enclosing a binding's statement, up to its scope
 // (model_detail::branch_guards of its target; parameters and imports: none).
 const std::vector<std::pair<Node, bool>>& SemanticModel::binding_guards(const Binding& b) const {
@@ -704,9 +772,45 @@ bool SemanticModel::declared_global(std::string_view name) const {
   return global_names_.count(std::string(name)) > 0;
 }
 
+// An attribute name stored on an object other than `self` somewhere in the file, by a store that
+// may run and may hit the read's object. A store does not count when it is
+// - on torch's module state (`cudnn.benchmark = True`, `torch.backends.cudnn.deterministic =
+//   True`: the object's qualified name is `torch` or under it): a module is no namespace or
+//   configuration object, so `args.benchmark` keeps its default (set AL yolact eval.py, whose
+//   `cudnn.benchmark = True` left `elif args.benchmark:` unresolved);
+// - in a branch that never runs by a flag left off (`if args.output_web_json:
+//   args.output_coco_json = True` with a store_true flag: a guard of the store that is a
+//   model_detail::flag_test resolves to False; a comparison of a choice keeps the store).
+// Before the types are built every store counts (guards are read once the model is built).
+// Memoized per name; while a name's answer is computed it reads as reassigned (stores guarded by
+// each other's flags prove nothing). O(stores of the name) once per name.
 bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   declared_global("");  // builds both sets
-  return assigned_attributes_.count(std::string(attribute)) > 0;
+  std::string name(attribute);
+  if (!assigned_attributes_.count(name)) return false;
+  if (!types_) return true;
+  std::string key = "reassigned:" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
+  memo_[key] = 1;
+  // The stores of the name the scope pass recorded (assignment and augmented targets: `obj.x =`;
+  // not `setattr`, whose object's parent is no attribute). A name collect_rebinds saw stored
+  // but recorded there by no such target (a `for obj.x in ...` target) counts as reassigned.
+  std::vector<Node> stores;
+  if (auto found = attribute_stores_.find(name); found != attribute_stores_.end())
+    for (const auto& [obj, value] : found->second)
+      if (is(parent(obj), "attribute") && same(field(parent(obj), "object"), obj)) stores.push_back(parent(obj));
+  bool out = stores.empty();
+  for (Node t : stores) {
+    const std::string& q = qualified_name(field(t, "object"));
+    if (q == "torch" || starts_with(q, "torch.")) continue;
+    bool dead = false;
+    for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+    if (dead) continue;
+    out = true;
+    break;
+  }
+  memo_[key] = out ? 1 : 0;
+  return out;
 }
 
 // A latch: `if self.flag:` (alone or and-ed) whose branch clears the flag with a top-level
@@ -1285,6 +1389,8 @@ void SemanticModel::compute_hot_functions() {
     const CallSite& cs = calls_[ci];
     HotContext site = frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth);
     if (!site.hot) return;
+    // A call in an out-of-memory handler runs on a failure, not per step.
+    if (in_oom_handler(cs.call, src_)) site.once_per_epoch = true;
     for (int c : runs_by_call_[ci]) {
       if (in_unreached_method(c)) continue;
       HotContext& h = hot_function_[c];

@@ -44,6 +44,15 @@ inline constexpr const char* kCudaSwitchedOff = "cuda:switched-off";
 // body its condition true. Unparenthesized. A walk up the parents, at most 4,096 levels.
 std::vector<std::pair<Node, bool>> branch_guards(Node n);
 
+// Inside the handler of an out-of-memory error, up to the enclosing function, class or lambda
+// (rules/SY004.md: recovery from an OOM is not per step): the body of an `except` clause that
+// catches `OutOfMemoryError` (`torch.cuda.OutOfMemoryError`, `torch.OutOfMemoryError`, alone or
+// in a tuple), or, in the body of any `except` clause, the branch of an `if`/`elif` whose condition
+// names the out-of-memory case (`if "out of memory" in str(e):`, `isinstance(e,
+// torch.cuda.OutOfMemoryError)`), or the statements after `if "out of memory" not in str(e):
+// raise`. Also read by the report path (context.cpp). O(depth x handler statements).
+bool in_oom_handler(Node at, std::string_view src);
+
 // The getter of a `@property` (or `functools.cached_property`) named `name` that class `klass`
 // itself defines (functions() index), or -1: reading `self.name` runs it, so its returns are
 // what the attribute holds (`self.device` returning `self.model.device`).

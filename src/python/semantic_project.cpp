@@ -1630,6 +1630,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       oc.every = h.every;
       oc.once_per_epoch = h.once_per_epoch;
       oc.flag_guarded = h.flag_guarded;
+      // A call in an out-of-memory handler runs on a failure, not per step (rules/SY004.md).
+      const bool oom_handler = model_detail::in_oom_handler(cs.call, src_);
+      if (oom_handler) oc.once_per_epoch = true;
       oc.in_loop = !cs.loops.empty() || function_called_in_loop(cs.caller);
       oc.caller = local_name(cs.caller);
       rebuild_context(cs, oc.rebuilds, oc.rebuilds_if_caller);
@@ -1643,7 +1646,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           apply_guards(g, cs.guards, 0, Node{});
           oc.hot_if_caller = true;
           oc.caller_every = g.every;
-          oc.caller_once_per_epoch = g.once_per_epoch;
+          oc.caller_once_per_epoch = g.once_per_epoch || oom_handler;
           oc.caller_flag_guarded = g.flag_guarded;
         }
       }
