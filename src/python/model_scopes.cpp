@@ -10,6 +10,8 @@ namespace stoker::python {
 
 using namespace model_detail;
 
+void clear_registered_index();  // TypeInference::registered_tensor's index (types_classes.cpp)
+
 namespace {
 void clear_climb_memo();  // the statement climbs' memo (below)
 }  // namespace
@@ -69,6 +71,7 @@ Collected collected_kind(Node n) {
 
 void SemanticModel::collect() {
   clear_climb_memo();  // a new tree: the memo's nodes may be of trees now freed
+  clear_registered_index();
   scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
   struct Item {
     Node node;

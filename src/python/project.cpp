@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include <nlohmann/json.hpp>
 
@@ -1671,6 +1672,23 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL1");
     return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevelFirst;
   }();
+  // Trace only: the process CPU time spent in tables, analyses, change detection and ordering.
+  auto cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  };
+  double t_table = 0, t_analyze = 0, t_detect = 0, t_order = 0, t_mark = 0;
+  size_t n_tables = 0;
+  double t_table1 = 0;
+  std::atomic<size_t> reparsed{0};
+  auto tick = [&](double& acc) {
+    if (!trace) return;
+    double now = cpu();
+    acc += now - t_mark;
+    t_mark = now;
+  };
+  if (trace) t_mark = cpu();
   for (int round = 1; round <= kMaxProjectRounds; ++round) {
     std::vector<size_t> work;
     for (size_t i = 0; i < n; ++i)
@@ -1705,6 +1723,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       }
     }
     auto groups = order_levels(layout, work, letter, round == 1 ? min_level_first : min_level, handed);
+    tick(t_order);
     if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed/%zu\n", round, work.size(), groups.size());
     bool table_fresh = false;  // the table already holds the summaries of the groups before
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -1712,7 +1731,11 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       if (trace)
         for (size_t i : group) std::fprintf(stderr, "round %d: group %zu: %s\n", round, g, layout.name(static_cast<int>(i)).c_str());
       // A later group reads the summaries of the groups before it.
-      if (g > 0 && !table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+      if (g > 0 && !table_fresh) {
+        table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+        ++n_tables;
+        tick(t_table);
+      }
       table_fresh = false;
       std::vector<std::unique_ptr<ModuleSummary>> next_summaries(group.size());
       std::atomic<size_t> next{0};
@@ -1728,6 +1751,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
             return layout.is_project_name(static_cast<int>(i), name);
           };
           if (parsed[i]) kept_bytes -= parsed[i]->text.size();  // in use; counted again below
+          else if (analyzed[i]) ++reparsed;
           hooks.parsed = &parsed[i];
           try {
             run.results[i] = analyze(i, hooks);
@@ -1750,6 +1774,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
       worker();
       for (auto& th : pool) th.join();
+      tick(t_analyze);
       // The new summaries replace the old ones (the old table is not read again).
       for (size_t w = 0; w < group.size(); ++w) {
         size_t i = group[w];
@@ -1776,6 +1801,8 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       // they start reaches the whole chain in this table rather than one round later).
       if (g == 0 && round > 1 && extend_rounds) {
         table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+        ++n_tables;
+        tick(t_table);
         table_fresh = true;
         std::vector<char> in_round(n, 0);
         for (size_t i : work) in_round[i] = 1;
@@ -1800,11 +1827,17 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
           run.analyses += added.size();
           if (trace) std::fprintf(stderr, "round %d: %zu modules join after group 0\n", round, added.size());
         }
+        tick(t_detect);
       }
     }
+    if (round == 1) t_table1 = t_table;
     if (round == kMaxProjectRounds) break;
     // (A table built after the round's only group already holds every latest summary.)
-    if (!table_fresh) table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+    if (!table_fresh) {
+      table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+      ++n_tables;
+    }
+    tick(t_table);
     // Analyzed again: the modules for which an answer they read has changed.
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;
@@ -1820,6 +1853,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
       }
     }
+    tick(t_detect);
     // Modules the prefilter left out (no torch in them) that a project call reaches: after round
     // 1, only the calls of the modules analyzed in this round are new (a module found here is
     // analyzed in the next round, so it is recorded from then on).
@@ -1841,6 +1875,9 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       }
     }
   }
+  if (trace)
+    std::fprintf(stderr, "cpu: analyses %.2f s, %zu tables %.2f s (round 1: %.2f s), change detection %.2f s, order %.2f s; %zu analyses parsed again\n", t_analyze,
+                 n_tables, t_table, t_table1, t_detect, t_order, reparsed.load());
   if (cache.store)
     for (size_t i = 0; i < n; ++i)
       if (analyzed[i] && run.results[i] && latest[i] && recorded[i])

@@ -3,6 +3,8 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "python/call_positions.h"
 #include "python/frameworks.h"
@@ -822,8 +824,57 @@ AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view 
   return AbstractType::unknown();
 }
 
+namespace {
+// The calls `self.register_buffer(...)` / `self.register_parameter(...)` of each class's methods,
+// by class, in call order: filled incrementally over the model's calls (a call is appended once
+// and never changes), so a question costs O(the class's register calls) instead of O(calls).
+// This thread's; keyed by the TypeInference and its model, and emptied when a model starts
+// (collect()), so it never holds the calls of a model that is gone.
+struct RegisteredIndex {
+  const void* owner = nullptr;
+  const void* model = nullptr;
+  size_t scanned = 0;
+  std::unordered_map<int, std::vector<int>> by_class;
+};
+RegisteredIndex& registered_index() {
+  thread_local RegisteredIndex index;
+  return index;
+}
+}  // namespace
+
+void clear_registered_index() { registered_index() = RegisteredIndex{}; }
+
 bool TypeInference::registered_tensor(int klass, std::string_view attr) const {
   // `self.register_buffer("mean", t)` / `self.register_parameter("w", p)` in a method of the class.
+  if (klass >= 0) {
+    RegisteredIndex& index = registered_index();
+    if (index.owner != this || index.model != &m_) {
+      index = RegisteredIndex{};
+      index.owner = this;
+      index.model = &m_;
+    }
+    const auto& calls = m_.calls();
+    for (; index.scanned < calls.size(); ++index.scanned) {
+      const auto& cs = calls[index.scanned];
+      if (cs.caller < 0) continue;
+      int c = m_.functions()[cs.caller].klass;
+      if (c < 0) continue;
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute")) continue;
+      auto meth = text(field(fn, "attribute"), m_.src());
+      if (meth != "register_buffer" && meth != "register_parameter") continue;
+      if (text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+      index.by_class[c].push_back(static_cast<int>(index.scanned));
+    }
+    auto found = index.by_class.find(klass);
+    if (found == index.by_class.end()) return false;
+    for (int ci : found->second) {
+      std::string name;
+      if (string_literal_value(m_.argument(calls[static_cast<size_t>(ci)].call, 0, "name"), m_.src(), name) && name == attr)
+        return true;
+    }
+    return false;
+  }
   for (const auto& cs : m_.calls()) {
     if (cs.caller < 0 || m_.functions()[cs.caller].klass != klass) continue;
     Node fn = unparen(field(cs.call, "function"));
