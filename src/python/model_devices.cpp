@@ -493,7 +493,10 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
         return true;
       int position = b.param_index - bound_params(fn);
       if (position < 0 || p.is_variadic) return false;
-      for (int ci : callers(b.function)) {
+      // An `__init__`'s parameter: also what the constructions of its class here pass (and the
+      // subclasses' `super().__init__(...)`), as the types read them (`DiagonalGaussianDistribution(
+      // moments)` of a CUDA `moments` in the encoder's method: `self.parameters = parameters`).
+      for (int ci : init_sites(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
         if (!is_null(a) && is_cuda_impl(a)) return true;
       }
@@ -936,6 +939,22 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             if (is_null(v)) v = fields[i].second;
             if (!is_null(v) && is_cuda_impl(v)) result = true;
           }
+        }
+      }
+      // `posterior.parameters` of an instance of a class here (not a module) whose methods store
+      // a CUDA value there (`self.parameters = parameters` of a construction handed a CUDA tensor):
+      // what `self.parameters` reads in the class's own methods. The class and its bases here.
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass >= 0 &&
+          static_cast<size_t>(ot.klass) < classes_.size()) {
+        auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
+        for (size_t i = 0; i < mro.size() && i < 16 && !result; ++i) {
+          auto indexed = self_assignments_by_key_.find(classes_[mro[i]].name + "." + std::string(attr));
+          if (indexed == self_assignments_by_key_.end() || indexed->second.size() > kMaxCandidates) continue;
+          for (int ai : indexed->second)
+            if (is_cuda_impl(self_assignments_[ai].second)) {
+              result = true;
+              break;
+            }
         }
       }
     }
