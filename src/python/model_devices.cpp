@@ -957,6 +957,48 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             }
         }
       }
+      // Member types per instance: `train_meters["top1"].avg` of an instance of a project class
+      // (here or another module's) whose type the stores of every instance leave open (a meter's
+      // `self.avg` is a host number for the timing meters, a tensor for the accuracy meter): a
+      // CUDA value where this function hands the same instance, written the same way, a CUDA
+      // argument through a method of its class (`train_meters["top1"].update(acc1[0], n)`, set AI
+      // mdistiller). A host attribute the types know (`count`) never reaches here.
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass != -1)
+        result = [&] {
+          // The receiver as written: a name, `self.x`, or either subscripted by a literal.
+          Node r = unparen(obj);
+          Node base = is(r, "subscript") ? unparen(field(r, "value")) : r;
+          if (is(r, "subscript") && !is(unparen(field(r, "subscript")), "string") &&
+              !is(unparen(field(r, "subscript")), "integer"))
+            return false;
+          if (!is(base, "identifier") &&
+              !(is(base, "attribute") && is(unparen(field(base, "object")), "identifier") &&
+                text(unparen(field(base, "object"))) == "self"))
+            return false;
+          const std::string_view written = text(r);
+          const int f = function_at(start(r));
+          auto fed = [&](int ci) {
+            Node call = calls_[ci].call;
+            Node cf = unparen(field(call, "function"));
+            if (!is(cf, "attribute") || text(unparen(field(cf, "object"))) != written) return false;
+            // A method of the instance's class: resolved here, or by another module's facts.
+            if (callees(call).empty() && !ext_callee_of(call, fact::kParams)) return false;
+            for (Node a : named_children(field(call, "arguments"))) {
+              Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+              if (is(v, "list_splat") || is(v, "dictionary_splat") || is(v, "comment")) continue;
+              if (is_cuda_impl(v) && !is_module_value(v)) return true;
+            }
+            return false;
+          };
+          if (f >= 0 && static_cast<size_t>(f) < calls_by_caller_.size()) {
+            for (int ci : calls_by_caller_[f])
+              if (fed(ci)) return true;
+          } else {
+            for (size_t ci = 0; ci < calls_.size(); ++ci)
+              if (calls_[ci].caller < 0 && fed(static_cast<int>(ci))) return true;
+          }
+          return false;
+        }();
     }
   } else if (k == "subscript") {
     // `kwargs["key"]` of a `**kwargs` parameter: the value under that key, which the callers'
