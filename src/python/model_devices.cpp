@@ -975,6 +975,30 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
               !(is(base, "attribute") && is(unparen(field(base, "object")), "identifier") &&
                 text(unparen(field(base, "object"))) == "self"))
             return false;
+          // A class here: some store of the attribute (its bases' too) may hold a CUDA value by the
+          // taint (`self.last = val.detach().cpu()` never does, whatever `val` is).
+          if (ot.klass >= 0 && static_cast<size_t>(ot.klass) < classes_.size()) {
+            bool holds = false;
+            auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
+            for (size_t i = 0; i < mro.size() && i < 16 && !holds; ++i) {
+              const std::string key = classes_[mro[i]].name + "." + std::string(attr);
+              if (auto st = self_assignments_by_key_.find(key); st != self_assignments_by_key_.end())
+                for (int ai : st->second) holds = holds || is_cuda_impl(self_assignments_[ai].second);
+              if (auto aug = self_augmented_.find(key); aug != self_augmented_.end())
+                for (Node v : aug->second) holds = holds || is_cuda_impl(v);
+            }
+            if (!holds) return false;
+          }
+          // Another module's class: one its methods store the attribute on (its "Class" entry's
+          // self_stores), not one served by a `__getattr__` (maskrcnn-benchmark's MetricLogger,
+          // whose `meters.time` is a SmoothedValue of host floats).
+          if (ot.klass <= -2) {
+            const std::string name = types_->class_name(ot);
+            const FunctionFacts* cf =
+                name.empty() || name.find('|') != std::string::npos || !facts_ ? nullptr : facts_->callee(name, fact::kClass);
+            if (!cf || !cf->is_class || std::find(cf->self_stores.begin(), cf->self_stores.end(), attr) == cf->self_stores.end())
+              return false;
+          }
           const std::string_view written = text(r);
           const int f = function_at(start(r));
           auto fed = [&](int ci) {

@@ -1392,7 +1392,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.loader_class = loader_class(static_cast<int>(c)) && loader_class_[c] == 1;
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
-    if (!facts.bases.empty()) {  // only a subclass's stores reach another module's class
+    {  // a subclass's stores reach another module's class; any class's tell what its instances hold
       const auto& stores = self_stores(static_cast<int>(c));
       if (stores.size() > 16) facts.self_stores = {"*"};  // the facts keep at most 16 names
       else facts.self_stores.assign(stores.begin(), stores.end());

@@ -103,11 +103,11 @@ bool formats_fed_member(const SemanticModel& m, Node call, std::string_view form
                          ((std::string_view("+-*/").find(body[q]) != std::string_view::npos && body[q + 1] == '=') ||
                           (body[q] == '=' && body[q + 1] != '='));
       if (!store) continue;
-      // Whose type, as the class's methods read it, is no host value (`self.count += n` of
-      // integers is one: `{top1.count}` formats a Python int).
+      // That may hold a CUDA value as the class's methods read it (not `self.count += n` of
+      // integers, a Python int; not `self.last = val.cpu()`).
       const uint32_t at = start(c.node) + static_cast<uint32_t>(p);
       Node target = ts_node_descendant_for_byte_range(c.node, at, at + static_cast<uint32_t>(self_attr.size()));
-      stored = is(target, "attribute") && cuda_answer(m.types().type_of(target)) != CudaAnswer::Host;
+      stored = is(target, "attribute") && m.is_cuda(target);
     }
     if (!stored) continue;
     const std::string_view written = m.text(v);
