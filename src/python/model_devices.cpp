@@ -494,7 +494,10 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
         return true;
       int position = b.param_index - bound_params(fn);
       if (position < 0 || p.is_variadic) return false;
-      for (int ci : callers(b.function)) {
+      // An `__init__`'s parameter: also what the constructions of its class here pass (and the
+      // subclasses' `super().__init__(...)`), as the types read them (`DiagonalGaussianDistribution(
+      // moments)` of a CUDA `moments` in the encoder's method: `self.parameters = parameters`).
+      for (int ci : init_sites(b.function)) {
         Node a = argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name);
         if (!is_null(a) && is_cuda_impl(a)) return true;
       }
@@ -948,6 +951,88 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           }
         }
       }
+      // `posterior.parameters` of an instance of a class here (not a module) whose methods store
+      // a CUDA value there (`self.parameters = parameters` of a construction handed a CUDA tensor):
+      // what `self.parameters` reads in the class's own methods. The class and its bases here.
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass >= 0 &&
+          static_cast<size_t>(ot.klass) < classes_.size()) {
+        auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
+        for (size_t i = 0; i < mro.size() && i < 16 && !result; ++i) {
+          auto indexed = self_assignments_by_key_.find(classes_[mro[i]].name + "." + std::string(attr));
+          if (indexed == self_assignments_by_key_.end() || indexed->second.size() > kMaxCandidates) continue;
+          for (int ai : indexed->second)
+            if (is_cuda_impl(self_assignments_[ai].second)) {
+              result = true;
+              break;
+            }
+        }
+      }
+      // Member types per instance: `train_meters["top1"].avg` of an instance of a project class
+      // (here or another module's) whose type the stores of every instance leave open (a meter's
+      // `self.avg` is a host number for the timing meters, a tensor for the accuracy meter): a
+      // CUDA value where this function hands the same instance, written the same way, a CUDA
+      // argument through a method of its class (`train_meters["top1"].update(acc1[0], n)`, set AI
+      // mdistiller). A host attribute the types know (`count`) never reaches here.
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass != -1)
+        result = [&] {
+          // The receiver as written: a name, `self.x`, or either subscripted by a literal.
+          Node r = unparen(obj);
+          Node base = is(r, "subscript") ? unparen(field(r, "value")) : r;
+          if (is(r, "subscript") && !is(unparen(field(r, "subscript")), "string") &&
+              !is(unparen(field(r, "subscript")), "integer"))
+            return false;
+          if (!is(base, "identifier") &&
+              !(is(base, "attribute") && is(unparen(field(base, "object")), "identifier") &&
+                text(unparen(field(base, "object"))) == "self"))
+            return false;
+          // A class here: some store of the attribute (its bases' too) may hold a CUDA value by the
+          // taint (`self.last = val.detach().cpu()` never does, whatever `val` is).
+          if (ot.klass >= 0 && static_cast<size_t>(ot.klass) < classes_.size()) {
+            bool holds = false;
+            auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
+            for (size_t i = 0; i < mro.size() && i < 16 && !holds; ++i) {
+              const std::string key = classes_[mro[i]].name + "." + std::string(attr);
+              if (auto st = self_assignments_by_key_.find(key); st != self_assignments_by_key_.end())
+                for (int ai : st->second) holds = holds || is_cuda_impl(self_assignments_[ai].second);
+              if (auto aug = self_augmented_.find(key); aug != self_augmented_.end())
+                for (Node v : aug->second) holds = holds || is_cuda_impl(v);
+            }
+            if (!holds) return false;
+          }
+          // Another module's class: one its methods store the attribute on (its "Class" entry's
+          // self_stores), not one served by a `__getattr__` (maskrcnn-benchmark's MetricLogger,
+          // whose `meters.time` is a SmoothedValue of host floats).
+          if (ot.klass <= -2) {
+            const std::string name = types_->class_name(ot);
+            const FunctionFacts* cf =
+                name.empty() || name.find('|') != std::string::npos || !facts_ ? nullptr : facts_->callee(name, fact::kClass);
+            if (!cf || !cf->is_class || std::find(cf->self_stores.begin(), cf->self_stores.end(), attr) == cf->self_stores.end())
+              return false;
+          }
+          const std::string_view written = text(r);
+          const int f = function_at(start(r));
+          auto fed = [&](int ci) {
+            Node call = calls_[ci].call;
+            Node cf = unparen(field(call, "function"));
+            if (!is(cf, "attribute") || text(unparen(field(cf, "object"))) != written) return false;
+            // A method of the instance's class: resolved here, or by another module's facts.
+            if (callees(call).empty() && !ext_callee_of(call, fact::kParams)) return false;
+            for (Node a : named_children(field(call, "arguments"))) {
+              Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+              if (is(v, "list_splat") || is(v, "dictionary_splat") || is(v, "comment")) continue;
+              if (is_cuda_impl(v) && !is_module_value(v)) return true;
+            }
+            return false;
+          };
+          if (f >= 0 && static_cast<size_t>(f) < calls_by_caller_.size()) {
+            for (int ci : calls_by_caller_[f])
+              if (fed(ci)) return true;
+          } else {
+            for (size_t ci = 0; ci < calls_.size(); ++ci)
+              if (calls_[ci].caller < 0 && fed(static_cast<int>(ci))) return true;
+          }
+          return false;
+        }();
     }
   } else if (k == "subscript") {
     // `kwargs["key"]` of a `**kwargs` parameter: the value under that key, which the callers'

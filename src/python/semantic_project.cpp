@@ -1406,7 +1406,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.loader_class = loader_class(static_cast<int>(c)) && loader_class_[c] == 1;
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
-    if (!facts.bases.empty()) {  // only a subclass's stores reach another module's class
+    {  // a subclass's stores reach another module's class; any class's tell what its instances hold
       const auto& stores = self_stores(static_cast<int>(c));
       if (stores.size() > 16) facts.self_stores = {"*"};  // the facts keep at most 16 names
       else facts.self_stores.assign(stores.begin(), stores.end());
@@ -1489,7 +1489,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
 
-  auto arg_facts = [&](Node a) {
+  auto arg_facts = [&](Node a, bool dead) {
     ArgFacts f;
     f.passed = true;
     f.cuda = is_cuda(a);
@@ -1508,6 +1508,16 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.type_device = static_cast<int>(t.device);
     f.klass = types().class_name(t);  // an instance of a project class: its class travels
     if (f.klass.empty()) f.klass = "?";
+    // An argument of a call in a branch that never runs (`if args.use_cached:` of a store_true
+    // flag left False), unknown there because no binding reaches dead code (`moments = samples`
+    // under the flag): it types nothing (Bottom, no class), so the live call sites' types decide
+    // (mar's `DiagonalGaussianDistribution(moments)` of the CUDA encoder output). Its other facts
+    // stay, as before.
+    if (dead && t.kind == AbstractType::Kind::Unknown) {
+      f.type_kind = static_cast<int>(AbstractType::Kind::Bottom);
+      f.type_device = 0;
+      f.klass.clear();
+    }
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
     if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
       for (Node e : named_children(u)) {
@@ -1658,6 +1668,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       ArgNodes nodes;
       nodes.caller = cs.caller;
+      const bool dead = guards_dead(model_detail::branch_guards(cs.call));
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
@@ -1665,7 +1676,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.splat = true;
           break;
         }
-        oc.positional.push_back(arg_facts(a));
+        oc.positional.push_back(arg_facts(a, dead));
         nodes.positional.push_back(a);
       }
       Kwargs kw = keyword_arguments(cs.call);
@@ -1674,7 +1685,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       for (auto a : named_children(field(cs.call, "arguments")))
         if ((is(a, "list_splat") || is(a, "dictionary_splat")) && is_cuda(named_child(a, 0))) oc.splat_cuda = true;
       for (const auto& [key, value] : kw.items) {
-        oc.keywords.push_back({key, arg_facts(value)});
+        oc.keywords.push_back({key, arg_facts(value, dead)});
         nodes.keywords.push_back(value);
       }
       if (!oc.caller.empty()) arg_nodes.push_back({out.calls.size(), std::move(nodes)});

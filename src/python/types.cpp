@@ -901,7 +901,12 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const ArgFacts* ext = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice | fact::kType);
   if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
   AbstractType typed = ext && ext->passed ? from_fact(ext->type_kind, ext->type_device) : AbstractType::unknown();
-  if (typed.kind == Kind::Bottom) typed = AbstractType::unknown();
+  if (typed.kind == Kind::Bottom) {
+    typed = AbstractType::unknown();
+    // Every passing site of another module is in a branch that never runs (its arguments type
+    // nothing: semantic_project.cpp's arg_facts): the sites here decide, where there are some.
+    if (ext && ext->passed && !ext->defaulted && !sites.empty()) ext = nullptr;
+  }
   bool plain = is_null(p.default_value);
   if (!plain && typed.kind == Kind::Unknown) ext = nullptr;  // the default decides, as without facts
   // The type those facts give a passed value: a module or a tensor that may be on CUDA, a CUDA

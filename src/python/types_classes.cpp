@@ -928,21 +928,29 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
     // nothing: torch's ShardedGradScaler over GradScaler).
     if ((t.kind == Kind::Tensor && t.device == TypeDevice::Unresolved) || t.kind == Kind::Unknown) {
       bool factory = false, other = false;
-      for (int c = klass, guard = 0; c >= 0 && guard < 16 && !other; c = base_class(c), ++guard) {
+      // A tensor every store of which the CUDA taint takes for "may be CUDA" (`self.parameters =
+      // parameters` of a class the encoder of a CUDA module constructs with its output, mar's
+      // DiagonalGaussianDistribution): on the GPU for the other modules too, as this module's
+      // own reads find it (`posterior.parameters` of `posterior = vae.encode(x)` in the engine).
+      bool tainted = t.kind == Kind::Tensor, stored = false;
+      for (int c = klass, guard = 0; c >= 0 && guard < 16 && (!other || tainted); c = base_class(c), ++guard) {
         auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
         if (indexed == m_.self_assignments_by_key_.end()) continue;
-        if (indexed->second.size() > SemanticModel::kMaxCandidates) other = true;
-        for (size_t i = 0; i < indexed->second.size() && !other; ++i) {
+        if (indexed->second.size() > SemanticModel::kMaxCandidates) other = true, tainted = false;
+        for (size_t i = 0; i < indexed->second.size() && (!other || tainted); ++i) {
           Node v = unparen(m_.self_assignments_[indexed->second[i]].second);
           if (is(v, "none")) continue;
+          const bool cuda = m_.is_cuda(v);
+          stored = true;
+          tainted = tainted && cuda;
           if (is(v, "call") && m_.qualified_name(unparen(field(v, "function"))).rfind("torch.", 0) == 0 &&
-              !is_null(m_.argument(v, -1, "device")) && m_.is_cuda(v))
+              !is_null(m_.argument(v, -1, "device")) && cuda)
             factory = true;
           else
             other = true;
         }
       }
-      if (factory && !other) t = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+      if ((factory && !other) || (tainted && stored)) t = AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
     }
     if (!keep(t)) continue;
     // A device its types leave unresolved (`self.device = self._acquire_device()`, returning
