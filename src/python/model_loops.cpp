@@ -109,10 +109,19 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
   if (!allow_forward) return false;
   if (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module) return true;
-  // `model.forward(x)` (`self.net.forward(images)`) runs the module as calling it does.
-  if (is(fn, "attribute") && text(field(fn, "attribute")) == "forward") {
+  // `model.forward(x)` (`self.net.forward(images)`) runs the module as calling it does; so do
+  // `encode`/`decode` of a library module (diffusers' `vae.decode(latents)`, set AJ REPA
+  // generate.py's loop over sample batches), whose network they run. A project class's own
+  // methods are read from their bodies instead.
+  if (is(fn, "attribute")) {
+    auto meth = text(field(fn, "attribute"));
     Node obj = unparen(field(fn, "object"));
-    if (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module) return true;
+    if (meth == "forward" && (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module))
+      return true;
+    if (meth == "encode" || meth == "decode") {
+      AbstractType t = types_->type_of(obj);
+      if (t.kind == AbstractType::Kind::Module && t.klass == -1) return true;
+    }
   }
   // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
   // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
