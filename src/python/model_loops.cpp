@@ -110,10 +110,19 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   // A module by construction, or by its abstract type (prepared by a framework, DDP-wrapped).
   if (!allow_forward) return false;
   if (is_module_value(fn) || types_->type_of(fn).kind == AbstractType::Kind::Module) return true;
-  // `model.forward(x)` (`self.net.forward(images)`) runs the module as calling it does.
-  if (is(fn, "attribute") && text(field(fn, "attribute")) == "forward") {
+  // `model.forward(x)` (`self.net.forward(images)`) runs the module as calling it does; so do
+  // `encode`/`decode` of a library module (diffusers' `vae.decode(latents)`, set AJ REPA
+  // generate.py's loop over sample batches), whose network they run. A project class's own
+  // methods are read from their bodies instead.
+  if (is(fn, "attribute")) {
+    auto meth = text(field(fn, "attribute"));
     Node obj = unparen(field(fn, "object"));
-    if (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module) return true;
+    if (meth == "forward" && (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module))
+      return true;
+    if (meth == "encode" || meth == "decode") {
+      AbstractType t = types_->type_of(obj);
+      if (t.kind == AbstractType::Kind::Module && t.klass == -1) return true;
+    }
   }
   // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
   // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
@@ -490,10 +499,31 @@ void SemanticModel::classify_loops() {
     }
     return false;
   };
+  // A loop nested in another under a guard inside that one known never to hold (`if
+  // batch_test_flag:` with the parameter's default False and no caller passing it, NGCF's
+  // batch_test.test) never runs: neither hot nor around the loop holding it (rules.md,
+  // Clarifications: a guard resolving to False silences what it guards), so the loop around it
+  // keeps its own forwards per step. A guard around the outer loop too (`if args.do_train:` of a
+  // store_true flag) leaves both as they were. O(loops x guards).
+  std::vector<char> dead(loops_.size(), 0);
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    int outer = loops_[i].parent_loop;
+    if (outer < 0) continue;
+    for (const auto& [cond, need] : model_detail::branch_guards(loops_[i].node))
+      if (contains(loops_[outer].body, cond))
+        if (auto truth = guard_truth(cond); truth && *truth != need) dead[i] = 1;
+  }
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
     bool changed = false;
     for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
+      if (dead[i]) {
+        if (loops_[i].kind != LoopKind::Setup) {
+          loops_[i].kind = LoopKind::Setup;
+          changed = true;
+        }
+        continue;
+      }
       // A loop around training loops (an epoch loop) is hot only if it also steps the
       // optimizer itself; a forward there (sampling, a per-epoch evaluation) runs once per epoch.
       // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards

@@ -159,23 +159,12 @@ void SemanticModel::rebuild_context(const CallSite& cs, bool& rebuilds, bool& if
     std::string_view target;
     if (is(l.node, "for_statement") && is(unparen(field(l.node, "left")), "identifier"))
       target = text(unparen(field(l.node, "left")));
+    // The loop's target, or a name the loop only increments with `+= <int>` and stores nowhere
+    // else (step_counter over the loop's bindings; `self` attributes are not counters here).
     auto counter = [&](Node e) {
       if (!is(e, "identifier")) return false;
       if (!target.empty() && text(e) == target) return true;
-      // Every binding of the name in its scope (lookup() gives those reaching the use, which
-      // leaves out the increment later in the loop's body).
-      const auto& bindings = scopes_[scope_at(start(e))].bindings;
-      auto found = bindings.find(std::string(text(e)));
-      if (found == bindings.end()) return false;
-      bool incremented = false;
-      for (const Binding& b : found->second) {
-        if (is_null(b.target) || !contains(l.node, b.target)) continue;
-        if (b.kind != Binding::Kind::AugAssign || text(field(b.value, "operator")) != "+=" ||
-            !is(unparen(field(b.value, "right")), "integer"))
-          return false;
-        incremented = true;
-      }
-      return incremented;
+      return step_counter(e, l.node, l.node);
     };
     auto fixed = [&](Node e) {
       if (is(e, "integer")) return true;

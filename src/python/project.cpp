@@ -154,6 +154,67 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
       d = d.parent_path();
     }
   }
+  std::error_code ec;
+  fs::path common;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    fs::path abs = fs::absolute(fs::path(modules_[i].path), ec).lexically_normal();
+    by_path_.emplace(abs.string(), static_cast<int>(i));
+    fs::path dir = abs.parent_path();
+    if (i == 0) {
+      common = dir;
+    } else {
+      fs::path shared;
+      for (auto x = common.begin(), y = dir.begin(); x != common.end() && y != dir.end() && *x == *y; ++x, ++y)
+        shared /= *x;
+      common = shared;
+    }
+  }
+  common_ = common.string();
+  for (const auto& [path, i] : by_path_) {
+    fs::path d = fs::path(path).parent_path();
+    for (int depth = 0; depth < kMaxPackageDepth && d.string().size() >= common_.size(); ++depth) {
+      if (!dirs_.insert(d.string()).second || !d.has_parent_path() || d == d.parent_path()) break;
+      d = d.parent_path();
+    }
+  }
+}
+
+int ProjectLayout::module_at(const std::string& dir, const std::vector<std::string>& parts, size_t k) const {
+  std::string p = dir;
+  for (size_t j = 0; j < k; ++j) {
+    p += '/';
+    p += parts[j];
+  }
+  if (auto it = by_path_.find(p + ".py"); it != by_path_.end()) return it->second;
+  if (auto it = by_path_.find(p + "/__init__.py"); it != by_path_.end()) return it->second;
+  return -1;
+}
+
+void ProjectLayout::find_script_dirs(const std::vector<std::string_view>& texts) {
+  script_dir_.assign(modules_.size(), std::string{});
+  if (common_.empty()) return;
+  std::error_code ec;
+  for (size_t i = 0; i < modules_.size() && i < texts.size(); ++i) {
+    const Module& m = modules_[i];
+    if (m.is_package || m.name.empty()) continue;
+    fs::path own = fs::absolute(fs::path(m.path), ec).lexically_normal().parent_path();
+    size_t best = 0;  // the nearest directory (the longest path) that some import needs
+    for (const auto& name : imported_names(texts[i])) {
+      if (name.empty() || name[0] == '.') continue;
+      std::vector<std::string> first{name.substr(0, name.find('.'))};
+      if (top_level_.count(first[0])) continue;
+      for (fs::path d = own; d.string().size() >= common_.size() && d.string().size() > best;) {
+        std::string ds = d.string();
+        if (module_at(ds, first, 1) >= 0 || dirs_.count(ds + "/" + first[0])) {
+          script_dir_[i] = ds;
+          best = ds.size();
+          break;
+        }
+        if (!d.has_parent_path() || d == d.parent_path()) break;
+        d = d.parent_path();
+      }
+    }
+  }
 }
 
 std::string ProjectLayout::absolute(int from, std::string_view name) const {
@@ -177,6 +238,24 @@ std::string ProjectLayout::absolute(int from, std::string_view name) const {
 std::pair<int, std::string> ProjectLayout::split(int from, std::string_view absolute) const {
   if (absolute.empty()) return {-1, {}};
   auto parts = split_on(absolute, '.', true);
+  // A module run from a directory of its tree (find_script_dirs) finds its absolute names there
+  // first (that directory is sys.path[0]). The names of the FactsTable's answers are under the
+  // roots (ExternalFacts::canonical: `NGCF.NGCF.NGCF`, the class of NGCF/NGCF.py): the same
+  // file reached from a root with less left over (a name below it) is that name.
+  if (from >= 0 && static_cast<size_t>(from) < script_dir_.size() && !script_dir_[from].empty() &&
+      absolute[0] != '.')
+    for (size_t k = parts.size(); k > 0; --k)
+      if (int c = module_at(script_dir_[from], parts, k); c >= 0) {
+        std::string rest = join(parts, k, parts.size());
+        if (rest.empty()) return {c, rest};
+        auto [rc, rrest] = split_from_roots(from, parts);
+        if (rc == c && !rrest.empty() && rrest.size() < rest.size()) return {rc, rrest};
+        return {c, rest};
+      }
+  return split_from_roots(from, parts);
+}
+
+std::pair<int, std::string> ProjectLayout::split_from_roots(int from, const std::vector<std::string>& parts) const {
   // A script (a module outside any package) finds the modules of its own directory first (it is
   // sys.path[0]), and a regular module there wins over a namespace package of the same name:
   // `import discrete_BCQ` in `discrete_BCQ/main.py` next to `discrete_BCQ/discrete_BCQ.py` is that
@@ -219,10 +298,13 @@ std::pair<int, std::string> ProjectLayout::split(int from, std::string_view abso
   return {-1, {}};
 }
 
-bool ProjectLayout::is_project_name(int, std::string_view name) const {
+bool ProjectLayout::is_project_name(int from, std::string_view name) const {
   if (name.empty()) return false;
   if (name[0] == '.') return true;
-  return top_level_.count(std::string(name.substr(0, name.find('.')))) != 0;
+  std::string first(name.substr(0, name.find('.')));
+  if (top_level_.count(first)) return true;
+  if (from < 0 || static_cast<size_t>(from) >= script_dir_.size() || script_dir_[from].empty()) return false;
+  return module_at(script_dir_[from], {first}, 1) >= 0 || dirs_.count(script_dir_[from] + "/" + first);
 }
 
 std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(const std::string& path,
@@ -390,6 +472,7 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
     }
   }
   ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
+  setup.layout.find_script_dirs(texts);
   setup.layout.index_words(texts);
   const ProjectLayout& layout = setup.layout;
   // Who imports whom (project modules only), then every importer of a module that passes the
@@ -441,6 +524,29 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
         keep[imp] = 1;
         work.push_back(imp);
       }
+  }
+  // The modules with a loop that those star-import, transitively through such modules, though
+  // they name no torch: the loop may run what the importer hands them (NGCF's main.py `from
+  // utility.batch_test import *`, whose `test(model, users)` iterates user batches through the
+  // CUDA model the script passes, and batch_test's `from utility.load_data import *`, whose
+  // `sample()` gives the training batches). A name a module star-imports is known only from the
+  // starred module's summary (SemanticModel::star_imported_name), so a call through it cannot
+  // bring that module into a later round as a call to an imported name does. O(modules + imports).
+  for (size_t i = 0; i < n; ++i)
+    if (passes[i] || keep[i]) work.push_back(static_cast<int>(i));
+  while (!work.empty()) {
+    int m = work.back();
+    work.pop_back();
+    std::vector<std::string> starred;
+    imported_names(texts[m], &starred);
+    for (const auto& name : starred) {
+      if (!layout.is_project_name(m, name)) continue;
+      auto [imp, rest] = layout.split(m, layout.absolute(m, name));
+      if (imp >= 0 && rest.empty() && !passes[imp] && !keep[imp] && has_loop_statement(texts[imp])) {
+        keep[imp] = 1;
+        work.push_back(imp);
+      }
+    }
   }
   for (size_t i = 0; i < n; ++i)
     setup.eligible[i] = passes[i] || keep[i] || fs::path(paths[i]).filename() == "__init__.py";

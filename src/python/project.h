@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/analyzer.h"
@@ -51,8 +52,19 @@ class ProjectLayout {
   // have that name) and the rest ("Class.method"); -1 when no module matches.
   std::pair<int, std::string> split(int from, std::string_view absolute) const;
   // Could the name (as `from` writes it) be in the project? (relative, or its first component
-  // is a top-level project module or package)
+  // is a top-level project module or package, or one of the directory `from` is run from:
+  // script_dirs)
   bool is_project_name(int from, std::string_view name) const;
+  // The modules run with a directory of their own tree on sys.path (a script run from its own
+  // directory, and the modules it imports from there): a module whose absolute import names, by
+  // its first part, no top-level project module or package but a module or directory of its own
+  // directory or of one above it, within the files' common directory (`from utility.helper import
+  // *` in NGCF/main.py, next to NGCF/utility/ and NGCF/__init__.py; `from utility.parser import
+  // ...` in NGCF/utility/batch_test.py) is run from the nearest such directory: its absolute
+  // imports look there first (split), so `from NGCF import NGCF` in NGCF/main.py is the class of
+  // NGCF/NGCF.py, not the package. O(modules x imports x directory depth), from the texts
+  // setup_project scans.
+  void find_script_dirs(const std::vector<std::string_view>& texts);
   // The modules related to a file, for `stoker check FILE`: among the .py files in its
   // directory (siblings on sys.path) and in its top package (at most `limit` candidates, each
   // read through `read`, which answers nullopt for what cannot or should not be read), those
@@ -94,12 +106,24 @@ class ProjectLayout {
   std::unordered_map<std::string, std::vector<int>> stores_;  // attribute -> the modules storing it
   std::vector<std::vector<int>> imports_;
   bool words_indexed_ = false;
+  // The modules by absolute normalized path, and every directory holding one (or above one,
+  // up to the files' common directory `common_`): find_script_dirs.
+  std::unordered_map<std::string, int> by_path_;
+  std::unordered_set<std::string> dirs_;
+  std::string common_;
+  // Per module: the directory it is run from, or "" (find_script_dirs).
+  std::vector<std::string> script_dir_;
+  // split() under the roots only (not a module's script directory).
+  std::pair<int, std::string> split_from_roots(int from, const std::vector<std::string>& parts) const;
+  // The module `dir/a/b.py` or `dir/a/b/__init__.py` for the first k parts, or -1.
+  int module_at(const std::string& dir, const std::vector<std::string>& parts, size_t k) const;
 };
 
 // Dotted module names a module's text imports, as written (relative ones keep their leading
 // dots): `import a.b` gives `a.b`; `from a import b, c` gives `a`, `a.b`, `a.c` (each of b and c
-// may be a submodule). A byte scan of the statements' starts; at most 4,096 names.
-std::vector<std::string> imported_names(std::string_view text);
+// may be a submodule). A byte scan of the statements' starts; at most 4,096 names. `starred`, when
+// given, gets the modules of `from a import *` (`a`).
+std::vector<std::string> imported_names(std::string_view text, std::vector<std::string>* starred = nullptr);
 // Does the text have a `for`/`while` statement (a line that starts with one: `for x in y:`,
 // `while c:`)? A byte scan of the lines' starts; a docstring line of that shape answers yes.
 bool has_loop_statement(std::string_view text);

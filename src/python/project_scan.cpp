@@ -93,11 +93,15 @@ struct Cursor {
 };
 
 // `from X import a, (b as c)`: the names after `import`.
-void scan_from_names(Cursor& c, const std::string& base, std::vector<std::string>& out) {
+void scan_from_names(Cursor& c, const std::string& base, std::vector<std::string>& out,
+                     std::vector<std::string>* starred) {
   bool paren = c.eat('(');
   if (paren) ++c.depth;
   for (;;) {
-    if (c.eat('*')) break;
+    if (c.eat('*')) {
+      if (starred) starred->push_back(base);
+      break;
+    }
     auto name = c.ident();
     if (name.empty()) break;
     std::string full = base;
@@ -115,7 +119,7 @@ void scan_from_names(Cursor& c, const std::string& base, std::vector<std::string
 
 }  // namespace
 
-std::vector<std::string> imported_names(std::string_view text) {
+std::vector<std::string> imported_names(std::string_view text, std::vector<std::string>* starred) {
   std::vector<std::string> out;
   size_t line = 0;
   while (line < text.size() && out.size() < kMaxScannedImports) {
@@ -141,7 +145,7 @@ std::vector<std::string> imported_names(std::string_view text) {
       }
       if (ok && !base.empty()) {
         out.push_back(base);
-        scan_from_names(c, base, out);
+        scan_from_names(c, base, out, starred);
       }
     }
     // The next line after the statement (a parenthesized import may span several).
