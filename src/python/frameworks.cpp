@@ -146,6 +146,10 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       need(3);
       add_class(cols[1]);
       t.host_result_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "runs") {
+      // runs CLASS METHOD METHOD2 [METHOD3 ...]
+      if (cols.size() < 4) bad("wrong number of columns");
+      t.runs_[member_key(cols[1], cols[2])].assign(cols.begin() + 3, cols.end());
     } else if (kind == "places-on-gpus") {
       need(4);
       t.places_[cols[2]].emplace_back(cols[1], cols[3]);
@@ -204,6 +208,13 @@ int FrameworkTable::object_class(std::string_view qualified) const {
 
 bool FrameworkTable::returns_host(int klass, std::string_view method) const {
   return klass >= 0 && host_result_.count(member_key(classes_[klass], method)) > 0;
+}
+
+const std::vector<std::string>& FrameworkTable::runs(std::string_view base, std::string_view method) const {
+  static const std::vector<std::string> kNone;
+  if (runs_.empty()) return kNone;
+  auto it = runs_.find(member_key(base, method));
+  return it == runs_.end() ? kNone : it->second;
 }
 
 bool FrameworkTable::prepares(int klass, std::string_view method) const {

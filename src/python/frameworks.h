@@ -111,6 +111,12 @@ class FrameworkTable {
   // `transformers.AutoModelForCausalLM.from_pretrained`, row `places-on-gpus`) return a model
   // placed on the GPUs when given a placement (`device_map="auto"`), or empty.
   std::string_view placement_keyword(std::string_view qualified) const;
+  // The methods that method `method` of library class `base` runs on its instance (row `runs`):
+  // for a project subclass of `base` that does not define `method`, a call of it runs the
+  // subclass's own (or inherited) methods of these names, with its arguments, and returns what
+  // the last one returns (a vectorized environment's `step(actions)`: `step_async(actions)`, then
+  // `step_wait()`). Empty when there is no such row.
+  const std::vector<std::string>& runs(std::string_view base, std::string_view method) const;
   size_t rows() const { return rows_; }
 
  private:
@@ -136,6 +142,7 @@ class FrameworkTable {
   std::unordered_map<std::string, std::string> dev_run_;
   std::unordered_map<std::string, ModuleWrapper> wrappers_;
   std::unordered_map<std::string, std::vector<std::pair<std::string, std::string>>> places_;  // method -> (package, keyword)
+  std::unordered_map<std::string, std::vector<std::string>> runs_;  // "class\0method" -> the methods it runs
   size_t rows_ = 0;
 };
 

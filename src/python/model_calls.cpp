@@ -1,6 +1,7 @@
 // The call graph: call sites with their enclosing loops and guards, their callees among the
 // functions and methods of the file, the indexes built once over them, and class inheritance.
 #include "python/call_positions.h"
+#include "python/frameworks.h"
 #include "python/model_internal.h"
 #include "python/types.h"
 
@@ -165,6 +166,20 @@ void SemanticModel::resolve_calls() {
           }
         }
       }
+      // A method the class inherits from a library base that runs other methods of the instance
+      // (data/frameworks.txt `runs`: a vectorized environment's `step(actions)` runs
+      // `step_async(actions)`, then `step_wait()`, and returns what that returns): a call of the
+      // class's own (or inherited) methods of those names.
+      if (klass >= 0 && targets.empty())
+        for (int c : class_mro(classes_, classes_by_name_, klass)) {
+          bool found = false;
+          for (const auto& b : classes_[c].bases)
+            for (const auto& ran : FrameworkTable::get().runs(b, method)) {
+              add_class_method(klass, ran);
+              found = true;
+            }
+          if (found) break;
+        }
       // `self.metric(...)` of an attribute the class's constructor stores a function of this file
       // in (`self.metric = metric`, the function passed to it, or named): a call of that function.
       if (targets.empty() && klass >= 0 && is(obj, "identifier") && text(obj) == "self")

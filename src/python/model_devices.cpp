@@ -653,6 +653,23 @@ std::optional<bool> SemanticModel::unpacked_param_cuda(const Binding& b) const {
   return cuda;
 }
 
+namespace {
+// Does the function's body yield (a generator: unpacking iterates it)? Not counting nested
+// functions, lambdas and classes; O(body).
+bool has_yield(Node function) {
+  std::vector<Node> stack{field(function, "body")};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is_null(n)) continue;
+    if (is(n, "yield")) return true;
+    if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
+}  // namespace
+
 std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const {
   Node v = unparen(b.value);
   Node pattern = unpacking_pattern(b);
@@ -675,8 +692,13 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
     return rt && i < rt->ret_elems.size() && device_tensor_fact(rt->ret_elems[i].first, rt->ret_elems[i].second) &&
            cuda_module_receiver(*this, v);
   }
-  bool cuda = false;
+  bool cuda = false, any_returns = false;
   for (int f : targets) {
+    // A target that returns nothing (None, which no tuple unpacking takes) among others: not the
+    // one whose tuple is unpacked (a vectorized env's `step` running `step_async`, then
+    // `step_wait`: data/frameworks.txt `runs`).
+    if (targets.size() > 1 && functions_[f].returns.empty() && !has_yield(functions_[f].node)) continue;
+    any_returns = true;
     // Host with this call's own arguments (return dependence): every element is.
     if (auto at_site = site_return_cuda(f, v); at_site.has_value() && !*at_site) continue;
     const auto& returns = functions_[f].returns;
@@ -696,6 +718,7 @@ std::optional<bool> SemanticModel::unpacked_return_cuda(const Binding& b) const 
       cuda = cuda || is_cuda_impl(e);
     }
   }
+  if (!any_returns) return std::nullopt;
   return cuda;
 }
 

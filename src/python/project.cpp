@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "python/frameworks.h"
 #include "python/parser.h"
 #include "python/project_fields.h"
 #include "python/project_fingerprints.h"
@@ -1325,6 +1326,13 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
         std::string base = functions_[m].count(b) ? layout_.name(m) + "." + b : b;  // a class of the module
         if (auto r = resolve_at(m, base + rest.substr(dot), depth + 1, deps)) return r;
       }
+      // A library base's method that runs methods of the instance (data/frameworks.txt `runs`:
+      // a vectorized environment's `step` runs `step_async`, then `step_wait`): the last of them
+      // as the class resolves it, whose return the call hands back.
+      if (std::string method = rest.substr(dot + 1); method.find('.') == std::string::npos)
+        for (const std::string& b : cls->second->bases)
+          if (const auto& ran = FrameworkTable::get().runs(b, method); !ran.empty())
+            return resolve_at(m, layout_.name(m) + "." + first + "." + ran.back(), depth + 1, deps);
       return std::nullopt;
     }
     auto imp = imports_[m].find(first);

@@ -1207,6 +1207,18 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   }
   if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
   AbstractType o = value(obj, Path{});
+  // `self.attr` in a class of unknown kind (a base imported from a module the analysis does not
+  // read, or from a library: an nn.Module or not): an attribute every store of which in the class
+  // holds an object (a tokenizer `from_pretrained`, an instance of a project class that is no
+  // module) is that object either way; the object's methods are then judged by the table.
+  if (o.kind == Kind::Unknown && is(obj, "identifier") && text(obj, m_.src()) == "self")
+    for (const Binding* b : m_.lookup("self", start(obj))) {
+      if (b->kind != Binding::Kind::Param || b->param_index != 0) break;
+      int klass = m_.functions()[b->function].klass;
+      if (klass < 0 || module_class(klass) >= 0) break;
+      if (AbstractType t = member_type(klass, name, TypeDevice::Unresolved); t.kind == Kind::Object) return t;
+      break;
+    }
   // A name moved to a device and called as a function (`pipe = self.pipeline_class(...).to(dev)`
   // then `pipe(**inputs)`): a module, not a tensor; `pipe.vae_scale_factor` is a member.
   if (o.kind == Kind::Tensor && is(unparen(obj), "identifier") && m_.is_module_value(obj))
