@@ -177,8 +177,14 @@ void ArgFacts::join(const ArgFacts& o) {
     // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace;
     // likewise a dict of settings (its keys' values).
     auto join_keyed = [&](auto& state, auto& values, int site_state, const auto& site_values) {
+      // A site handing on a parameter no call passes (ns 3, the uncalled method's) adds nothing:
+      // 3 stays only while every site so far is one.
+      if (site_state == 3) {
+        if (!passed) state = 3;
+        return;
+      }
       int site = site_state == 1 ? 1 : 2;
-      if (!passed) {
+      if (!passed || state == 3) {
         state = site;
         values = site == 1 ? site_values : std::decay_t<decltype(values)>{};
       } else if (state == 1 && site == 1) {
@@ -1491,6 +1497,33 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
 
+  // A name every binding of which is a parameter of a method no call passes (no call site here,
+  // none in another module: a class built dynamically, set AK Time-Series-Library's
+  // `models/Koopa.py` `Model(configs)` that the experiments build through an importlib-backed dict,
+  // whose `data_provider(configs, 'train')` hands on its `configs`), or a parameter whose every
+  // call site here hands it such a name (at most 4 deep): what it holds is nothing a resolved
+  // call passes, so the site adds nothing to the namespace join (ArgFacts::ns 3), as a launcher the
+  // prefilter leaves out adds no call. Methods only: a function may be a callback or an entry
+  // point handed to a library (`fire.Fire(main)`).
+  std::function<bool(Node, int)> uncalled_param = [&](Node a, int depth) -> bool {
+    a = unparen(a);
+    if (depth > 4 || !is(a, "identifier")) return false;
+    auto bindings = lookup(text(a), start(a));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Param || b->function < 0) return false;
+      const Function& fn = functions_[b->function];
+      if (b->param_index < 0 || static_cast<size_t>(b->param_index) >= fn.params.size()) return false;
+      const Param& p = fn.params[b->param_index];
+      int position = b->param_index - bound_params(fn);
+      if (fn.klass < 0 || p.is_variadic || !is_null(p.default_value) || position < 0) return false;
+      if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kValues); ext && (ext->passed || ext->defaulted))
+        return false;
+      for (int ci : init_sites(b->function))
+        if (!uncalled_param(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name), depth + 1)) return false;
+    }
+    return true;
+  };
   auto arg_facts = [&](Node a) {
     ArgFacts f;
     f.passed = true;
@@ -1543,7 +1576,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.join(vals);
     // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
-    f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
+    f.ns = namespace_facts(a, f.ns_values) ? 1 : uncalled_param(a, 0) ? 3 : 2;
     // A dict of settings: its literal keys' values travel (ArgFacts::dict_values).
     f.dict = !through_param && dict_facts(a, f.dict_values) ? 1 : 2;
     // A dict holding loaders under literal keys (ArgFacts::loader_keys).
