@@ -60,7 +60,8 @@ struct ArgFacts {
   std::vector<ScalarFact> elem_values;
   // An argparse namespace (SemanticModel::namespace_value: `parser.parse_args()`, a helper
   // returning one, a parameter handed one): 1 when every passing call site passes one, 2 when
-  // some site passes something else (0: none passed yet). With 1, the values its attributes
+  // some site passes something else (0: none passed yet; 3: only sites handing on a parameter of
+  // a method no call passes, which add nothing to the join). With 1, the values its attributes
   // hold at the sites, joined: each dest with an explicit `default=` (or a value the caller's
   // module stores), sorted by name, at most kMaxNamespaceDests; a dest absent is unknown
   // (`args.num_workers` of `build_loaders(args)` in another module reads its default there).

@@ -36,21 +36,36 @@ unsigned returned_loader_bits(Node r, Node loader_call, Origins&& origins) {
   return bits;
 }
 
+// A name bound to one of several project callables in the branches of a choice (set AK
+// Time-Series-Library's run.py: `if args.task_name == ...: from exp.x import Exp_X; Exp = Exp_X`
+// `elif ...: Exp = Exp_Y` ..., then `exp = Exp(args)`) calls each of them, as a type checker joins
+// the declarations: at most this many different callables, more is unknown.
+constexpr size_t kMaxAliasCallees = 8;
+
 // `Exp = Exp_Main` then `exp = Exp(args)`: a name every binding of which assigns one imported name
 // (or an attribute of one), the same: that name (set AA Autoformer's and set R Informer's scripts).
-std::string alias_name(const SemanticModel& m, Node fn) {
+// Bindings that assign different imported names, each a project name (the branches of a choice),
+// give their union "a.X|b.Y" (sorted, at most kMaxAliasCallees members): the call runs one of them.
+std::string alias_name(const SemanticModel& m, const ExternalFacts* facts, Node fn) {
   fn = unparen(fn);
   if (!is(fn, "identifier")) return {};
   auto bindings = m.lookup(m.text(fn), start(fn));
   if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
-  std::string out;
+  std::vector<std::string> names;
   for (const Binding* b : bindings) {
     Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
     if (!is(v, "identifier") && !is(v, "attribute")) return {};
     const std::string& q = m.qualified_name(v);
-    if (q.empty() || starts_with(q, "builtins.") || (!out.empty() && out != q)) return {};
-    out = q;
+    if (q.empty() || starts_with(q, "builtins.")) return {};
+    if (std::find(names.begin(), names.end(), q) == names.end()) names.push_back(q);
   }
+  if (names.size() == 1) return names[0];
+  if (names.size() > kMaxAliasCallees || !facts) return {};
+  for (const auto& q : names)
+    if (!facts->project_name(q)) return {};  // a library's callable among them: as before
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const auto& q : names) out += (out.empty() ? "" : "|") + q;
   return out;
 }
 
@@ -163,8 +178,14 @@ void ArgFacts::join(const ArgFacts& o) {
     // A site that does not pass a namespace (ns 0 or 2) makes the parameter no known namespace;
     // likewise a dict of settings (its keys' values).
     auto join_keyed = [&](auto& state, auto& values, int site_state, const auto& site_values) {
+      // A site handing on a parameter no call passes (ns 3, the uncalled method's) adds nothing:
+      // 3 stays only while every site so far is one.
+      if (site_state == 3) {
+        if (!passed) state = 3;
+        return;
+      }
       int site = site_state == 1 ? 1 : 2;
-      if (!passed) {
+      if (!passed || state == 3) {
         state = site;
         values = site == 1 ? site_values : std::decay_t<decltype(values)>{};
       } else if (state == 1 && site == 1) {
@@ -408,12 +429,13 @@ std::string SemanticModel::external_name(int ci) const {
       if (!is(e, "call")) continue;
       std::string c = callee_name(e);
       if (c.empty()) c = class_table_name(unparen(field(e, "function")));
-      if (c.empty()) c = alias_name(*this, field(e, "function"));
+      if (c.empty()) c = alias_name(*this, facts_, field(e, "function"));
       if (c.empty() || starts_with(c, "builtins.")) continue;
       if (!cls.empty() && cls != c) return {};  // instances of different classes
       cls = c;
     }
-    return cls.empty() ? std::string{} : cls + "." + method;
+    // A union (`Exp = Exp_X` / `Exp = Exp_Y` in the branches, `exp = Exp(args)`): each member's method.
+    return cls.empty() ? std::string{} : union_suffix(cls, "." + method);
   };
   // `super().__init__(...)` / `super(Sub, self).__init__(...)` in the __init__ of a class whose
   // first base is another module's class: that class's __init__, the arguments bound as a
@@ -439,7 +461,7 @@ std::string SemanticModel::external_name(int ci) const {
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
-  if (std::string a = alias_name(*this, fn); !a.empty()) return a;
+  if (std::string a = alias_name(*this, facts_, fn); !a.empty()) return a;
   // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
   // (every value of `build` one): the registered functions or classes, each may run.
   // A function of a project module looked up by name (pytorch-template's `metric_fns =
@@ -823,23 +845,24 @@ bool SemanticModel::ext_loader_item(Node subscript) const {
 bool SemanticModel::each_external_hot_argument(
     const std::function<bool(size_t, const ParamSummary&, Node)>& visit) const {
   // The arguments a call here passes to parameters of other modules' functions that those
-  // functions iterate in a hot loop; `visit` returns true to stop.
+  // functions iterate in a hot loop; `visit` returns true to stop. A call of one of several
+  // (a class union's method, `exp.train(loader)` with `Exp` chosen in branches): each candidate's.
   for (size_t ci = 0; ci < ext_name_.size(); ++ci) {
     if (ext_name_[ci].empty()) continue;
-    const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams);
-    if (!ext) continue;
-    for (size_t i = 0; i < ext->params.size(); ++i) {
-      const ParamSummary& p = ext->params[i];
-      if ((!p.iterated_hot && p.hot_keys.empty()) || p.star || p.double_star) continue;
-      int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
-      Node a = argument(calls_[ci].call, position, p.name);
-      if (is_null(a)) continue;
-      if (p.iterated_hot && visit(ci, p, a)) return true;
-      // A dict handed there whose items under those keys are iterated (`Solver(data)` with
-      // `data = {'tr_loader': tr_loader}`): each such item is handed on.
-      if (!p.hot_keys.empty())
-        for (const auto& [key, item] : dict_entries(a).items)
-          if (std::binary_search(p.hot_keys.begin(), p.hot_keys.end(), key) && visit(ci, p, item)) return true;
+    for (const FunctionFacts* ext : ext_callees(static_cast<int>(ci), fact::kParams)) {
+      for (size_t i = 0; i < ext->params.size(); ++i) {
+        const ParamSummary& p = ext->params[i];
+        if ((!p.iterated_hot && p.hot_keys.empty()) || p.star || p.double_star) continue;
+        int position = p.keyword_only ? -1 : static_cast<int>(i) - (ext->method ? 1 : 0);
+        Node a = argument(calls_[ci].call, position, p.name);
+        if (is_null(a)) continue;
+        if (p.iterated_hot && visit(ci, p, a)) return true;
+        // A dict handed there whose items under those keys are iterated (`Solver(data)` with
+        // `data = {'tr_loader': tr_loader}`): each such item is handed on.
+        if (!p.hot_keys.empty())
+          for (const auto& [key, item] : dict_entries(a).items)
+            if (std::binary_search(p.hot_keys.begin(), p.hot_keys.end(), key) && visit(ci, p, item)) return true;
+      }
     }
   }
   return false;
@@ -1489,6 +1512,33 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
 
+  // A name every binding of which is a parameter of a method no call passes (no call site here,
+  // none in another module: a class built dynamically, set AK Time-Series-Library's
+  // `models/Koopa.py` `Model(configs)` that the experiments build through an importlib-backed dict,
+  // whose `data_provider(configs, 'train')` hands on its `configs`), or a parameter whose every
+  // call site here hands it such a name (at most 4 deep): what it holds is nothing a resolved
+  // call passes, so the site adds nothing to the namespace join (ArgFacts::ns 3), as a launcher the
+  // prefilter leaves out adds no call. Methods only: a function may be a callback or an entry
+  // point handed to a library (`fire.Fire(main)`).
+  std::function<bool(Node, int)> uncalled_param = [&](Node a, int depth) -> bool {
+    a = unparen(a);
+    if (depth > 4 || !is(a, "identifier")) return false;
+    auto bindings = lookup(text(a), start(a));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Param || b->function < 0) return false;
+      const Function& fn = functions_[b->function];
+      if (b->param_index < 0 || static_cast<size_t>(b->param_index) >= fn.params.size()) return false;
+      const Param& p = fn.params[b->param_index];
+      int position = b->param_index - bound_params(fn);
+      if (fn.klass < 0 || p.is_variadic || !is_null(p.default_value) || position < 0) return false;
+      if (const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kValues); ext && (ext->passed || ext->defaulted))
+        return false;
+      for (int ci : init_sites(b->function))
+        if (!uncalled_param(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name), depth + 1)) return false;
+    }
+    return true;
+  };
   auto arg_facts = [&](Node a, bool dead) {
     ArgFacts f;
     f.passed = true;
@@ -1551,7 +1601,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.join(vals);
     // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
-    f.ns = namespace_facts(a, f.ns_values) ? 1 : 2;
+    f.ns = namespace_facts(a, f.ns_values) ? 1 : uncalled_param(a, 0) ? 3 : 2;
     // A dict of settings: its literal keys' values travel (ArgFacts::dict_values).
     f.dict = !through_param && dict_facts(a, f.dict_values) ? 1 : 2;
     // A dict holding loaders under literal keys (ArgFacts::loader_keys).
