@@ -996,7 +996,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       // CUDA value where this function hands the same instance, written the same way, a CUDA
       // argument through a method of its class (`train_meters["top1"].update(acc1[0], n)`, set AI
       // mdistiller). A host attribute the types know (`count`) never reaches here.
-      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass != -1)
+      // Classes of this file only: for another module's class the facts say which attributes its
+      // methods store, not from what, so any attribute (`wandb_logger.wandb_run`, a run handle
+      // YOLOv7's WandbLogger stores) of a logger handed CUDA predictions would read as CUDA (set I
+      // yolov7 train.py:397, test.py:164; session 27's lead).
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass >= 0)
         result = [&] {
           // The receiver as written: a name, `self.x`, or either subscripted by a literal.
           Node r = unparen(obj);
