@@ -60,6 +60,25 @@ void framework_loader_config(Context& ctx, Node call) {
 // site's (the construction itself sees an open `**kwargs` and stays silent). Its loops are those
 // iterating the site's result (loader_origins counts the site as an origin). Sets AH
 // PaLM-rlhf-pytorch ppo.py create_dataloader, AG musiclm trainer.py get_dataloader (rec30).
+// The rest of a `num_workers` fix at `at` (a loader call or a wrapper's call site): with `persist`,
+// `persistent_workers=True` (merged into the `num_workers` insertion when both go to the same
+// point), and the `os` import the workers expression needs.
+void finish_workers_fix(Context& ctx, Node at, Node workers, bool persist, const std::string& expr, Fix& fix) {
+  if (persist) {
+    if (auto e = persistent_workers_edit(ctx, at, workers)) {
+      if (e->range.start == fix.edits.back().range.start && e->range.end == fix.edits.back().range.end &&
+          e->range.start == e->range.end) {
+        fix.edits.back().replacement += e->replacement;  // both inserted at the same point
+      } else {
+        fix.edits.push_back(*e);
+      }
+      fix.title += " and `persistent_workers=True`";
+    }
+  }
+  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(at)))
+    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+}
+
 void wrapper_site(Context& ctx, Node site, Node construction) {
   const auto& m = ctx.model();
   int f = m.function_at(start(construction));
@@ -101,19 +120,8 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
   fix.edits.push_back(set_keyword(ctx, site, "num_workers", expr));
   bool per_epoch = false;
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
-  if (per_epoch && is_null(kw.find("persistent_workers")) && kw.complete) {
-    if (auto e = persistent_workers_edit(ctx, site, workers)) {
-      if (e->range.start == fix.edits.back().range.start && e->range.end == fix.edits.back().range.end &&
-          e->range.start == e->range.end) {
-        fix.edits.back().replacement += e->replacement;
-      } else {
-        fix.edits.push_back(*e);
-      }
-      fix.title += " and `persistent_workers=True`";
-    }
-  }
-  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(site)))
-    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+  finish_workers_fix(ctx, site, workers, per_epoch && is_null(kw.find("persistent_workers")) && kw.complete, expr,
+                     fix);
   d.fix = fix;
 }
 
@@ -182,19 +190,8 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
   bool per_epoch = false;
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch(l);
   if (loops.empty() && m.loader_feeds_training(call)) per_epoch = true;  // a trainer iterates it per epoch
-  if (per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0) {
-    if (auto e = persistent_workers_edit(ctx, call, workers)) {
-      if (e->range.start == fix.edits.back().range.start && e->range.end == fix.edits.back().range.end &&
-          e->range.start == e->range.end) {
-        fix.edits.back().replacement += e->replacement;  // both inserted at the same point
-      } else {
-        fix.edits.push_back(*e);
-      }
-      fix.title += " and `persistent_workers=True`";
-    }
-  }
-  if (expr.find("os.") != std::string::npos && !name_is_bound(ctx, "os", start(call)))
-    fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
+  finish_workers_fix(ctx, call, workers, per_epoch && bool_argument_state(ctx, call, -1, "persistent_workers") != 0, expr,
+                     fix);
   d.fix = fix;
 }
 
