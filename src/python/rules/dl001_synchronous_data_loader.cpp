@@ -60,6 +60,15 @@ void framework_loader_config(Context& ctx, Node call) {
 // site's (the construction itself sees an open `**kwargs` and stays silent). Its loops are those
 // iterating the site's result (loader_origins counts the site as an origin). Sets AH
 // PaLM-rlhf-pytorch ppo.py create_dataloader, AG musiclm trainer.py get_dataloader (rec30).
+// A `num_workers=expr` fix's title and applicability: unsafe when the dataset's `__getitem__`
+// touches CUDA (DL005).
+Fix workers_fix(Context& ctx, const std::string& expr) {
+  Fix fix;
+  fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
+  fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
+  return fix;
+}
+
 // The rest of a `num_workers` fix at `at` (a loader call or a wrapper's call site): with `persist`,
 // `persistent_workers=True` (merged into the `num_workers` insertion when both go to the same
 // point), and the `os` import the workers expression needs.
@@ -113,9 +122,7 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
                                  ": it loads every batch on the main thread while the GPU waits");
   d.facts.push_back({"num_workers", "0"});
   const std::string& expr = ctx.settings().default_workers;
-  Fix fix;
-  fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
-  fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
+  Fix fix = workers_fix(ctx, expr);
   if (!is_null(workers) && !is_literal_argument(workers)) fix.applicability = Applicability::Unsafe;
   fix.edits.push_back(set_keyword(ctx, site, "num_workers", expr));
   bool per_epoch = false;
@@ -173,9 +180,7 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
                                                 "thread while the GPU waits");
   d.facts.push_back({"num_workers", "0"});
   const std::string& expr = ctx.settings().default_workers;
-  Fix fix;
-  fix.title = "Load batches in worker processes: `num_workers=" + expr + "`";
-  fix.applicability = dataset_does_cuda_work(ctx) ? Applicability::Unsafe : Applicability::Safe;
+  Fix fix = workers_fix(ctx, expr);
   bool positional = !is_null(workers) && is_null(kw.find("num_workers"));
   // Replacing a configured value (a flag, a constant, a parameter, a kwargs entry) at the call
   // would override the configuration: the user reviews that.
