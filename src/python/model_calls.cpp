@@ -102,6 +102,10 @@ void SemanticModel::resolve_calls() {
         int k = is(a, "identifier") || is(a, "attribute") || is(a, "call") ? instance_class(a) : -1;
         if (k >= 0) add_class_method(k, "__next__");
       }
+    } else if (is(fn, "call")) {
+      // `batchify(fn, chunk)(inputs)`: the closure the factory returns, as for a name bound to
+      // the factory's call (nerf-pytorch's run_network).
+      closure_targets(fn, targets);
     } else if (is(fn, "attribute")) {
       Node obj = unparen(field(fn, "object"));
       std::string_view method = text(field(fn, "attribute"));

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <functional>
+#include <map>
 
 #include "python/frameworks.h"
 #include "python/types.h"
@@ -416,6 +417,85 @@ std::string_view SemanticModel::conversion_dtype(Node call, bool* moves) const {
 
 bool SemanticModel::is_cuda(Node expr) const { return uses_cuda_ && is_cuda_impl(expr); }
 
+namespace {
+// The `name.append(v)` calls of a model by (scope, name): one scan of its calls per model (this
+// thread's; rebuilt when another model, or a model at another address or of other text, asks).
+struct ListAppends {
+  const SemanticModel* model = nullptr;
+  const char* text = nullptr;
+  size_t calls = 0;
+  std::map<std::pair<int, std::string>, std::vector<Node>> by_name;
+};
+const std::vector<Node>* list_appends(const SemanticModel& m, Node name) {
+  thread_local ListAppends index;
+  if (index.model != &m || index.text != m.src().data() || index.calls != m.calls().size()) {
+    index = ListAppends{};
+    index.model = &m;
+    index.text = m.src().data();
+    index.calls = m.calls().size();
+    for (const auto& cs : m.calls()) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute") || m.text(field(fn, "attribute")) != "append") continue;
+      Node obj = unparen(field(fn, "object"));
+      if (is(obj, "identifier")) index.by_name[{m.scope_at(start(cs.call)), std::string(m.text(obj))}].push_back(cs.call);
+    }
+  }
+  auto found = index.by_name.find({m.scope_at(start(name)), std::string(m.text(name))});
+  return found == index.by_name.end() ? nullptr : &found->second;
+}
+}  // namespace
+
+int model_detail::module_list_element(const SemanticModel& m, Node list) {
+  list = unparen(list);
+  if (!is(list, "identifier") || !m.uses_cuda()) return 0;
+  // Bound only to an empty list display, filled by appends of modules (the types' Module).
+  auto bs = m.lookup(m.text(list), start(list));
+  if (bs.empty() || bs.size() > 4) return 0;
+  for (const Binding* b : bs) {
+    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    if (!is(v, "list") || named_count(v) != 0) return 0;
+  }
+  const std::vector<Node>* appends = list_appends(m, list);
+  if (!appends || appends->empty() || appends->size() > SemanticModel::kMaxCandidates) return 0;
+  int r = 1;
+  for (Node call : *appends) {
+    Node a = unparen(m.argument(call, 0, ""));
+    if (is_null(a) || m.types().type_of(a).kind != AbstractType::Kind::Module) return 0;
+    if (m.is_cuda(a)) r = 2;
+  }
+  return r;
+}
+
+Node model_detail::loop_target_iterable(const SemanticModel& m, const Binding& b) {
+  if (b.kind != Binding::Kind::LoopTarget) return Node{};
+  Node it = unparen(b.value);
+  if (b.unpack_index < 0) return it;
+  if (!is(it, "call")) return Node{};
+  const std::string& q = m.callee_name(it);
+  if (q != "builtins.zip" && q != "builtins.enumerate") return Node{};
+  int position = -1;
+  Node below = b.target;
+  for (Node n = parent(below); !is_null(n); below = n, n = parent(n)) {
+    Node up = parent(n);
+    if (is(up, "for_statement") || is(up, "for_in_clause")) {
+      if (!same(field(up, "left"), n)) break;
+      int i = 0;
+      for (Node c : named_children(n)) {
+        if (same(c, below)) position = i;
+        ++i;
+      }
+      break;
+    }
+  }
+  std::vector<Node> args;
+  for (Node a : named_children(field(it, "arguments"))) {
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return Node{};
+    if (!is(a, "keyword_argument") && !is(a, "comment")) args.push_back(a);
+  }
+  if (q == "builtins.enumerate") return position == 1 && !args.empty() ? args[0] : Node{};
+  return position >= 0 && position < static_cast<int>(args.size()) ? args[static_cast<size_t>(position)] : Node{};
+}
+
 bool SemanticModel::keyword_dict_key(Node dict, Node key) const {
   dict = unparen(dict);
   std::string literal;
@@ -431,6 +511,10 @@ bool SemanticModel::keyword_dict_key(Node dict, Node key) const {
 }
 
 bool SemanticModel::binding_is_cuda(const Binding& b) const {
+  // An element of a list of modules one of which is on CUDA (temporal-shift-module's `net_list`,
+  // appended `torch.nn.DataParallel(net.cuda())` per checkpoint): the list itself is no CUDA
+  // value (the types keep it a host container), its elements are the modules.
+  auto module_list_cuda = [&](Node list) { return model_detail::module_list_element(*this, list) == 2; };
   switch (b.kind) {
     case Binding::Kind::Assign:
     case Binding::Kind::With:
@@ -448,6 +532,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       return is_cuda_impl(b.value);
     case Binding::Kind::AugAssign: return is_cuda_impl(field(b.value, "right"));
     case Binding::Kind::LoopTarget: {
+      if (Node list = loop_target_iterable(*this, b); !is_null(list) && module_list_cuda(list)) return true;
       // `for (out, h, w, id) in zip(outputs, hs, ws, ids)`: each target reads its own iterable
       // (`for i, x in enumerate(xs)`: the index is a host int).
       Node it = unparen(b.value);
@@ -1268,6 +1353,36 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           result = true;
           break;
         }
+  }
+  // A dict of lists filled by item (`all_ret[k].append(ret[k])`, nerf-pytorch's batchify_rays
+  // after `all_ret[k] = []` per new key): its items hold the appended values, so reading one
+  // (`torch.cat(all_ret[k], 0)`) reads them. Asked of a name read by item only, in the same
+  // function: O(the function's calls).
+  if (!result && k == "identifier") {
+    Node up = parent(expr);
+    if (is(up, "subscript") && same(unparen(field(up, "value")), expr)) {
+      const int f = function_at(start(expr));
+      const std::string_view name = text(expr);
+      auto item_append = [&](int ci) {
+        Node call = calls_[static_cast<size_t>(ci)].call;
+        Node fn = unparen(field(call, "function"));
+        if (!is(fn, "attribute") || text(field(fn, "attribute")) != "append") return false;
+        Node obj = unparen(field(fn, "object"));
+        if (!is(obj, "subscript") || named_count(obj) != 2) return false;
+        Node held = unparen(field(obj, "value"));
+        return is(held, "identifier") && text(held) == name && is_cuda_impl(argument(call, 0, ""));
+      };
+      if (f >= 0 && static_cast<size_t>(f) < calls_by_caller_.size()) {
+        for (int ci : calls_by_caller_[static_cast<size_t>(f)])
+          if (item_append(ci)) {
+            result = true;
+            break;
+          }
+      } else if (f < 0) {
+        for (size_t ci = 0; ci < calls_.size() && !result; ++ci)
+          if (calls_[ci].caller < 0 && item_append(static_cast<int>(ci))) result = true;
+      }
+    }
   }
   // A container whose every element is replaced by a CUDA value (`for k, v in meta.items():
   // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values.

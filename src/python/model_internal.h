@@ -53,6 +53,15 @@ std::vector<std::pair<Node, bool>> branch_guards(Node n);
 // raise`. Also read by the report path (context.cpp). O(depth x handler statements).
 bool in_oom_handler(Node at, std::string_view src);
 
+// A list name bound only to `[]` and appended modules (the types' Module) in its scope
+// (model_devices.cpp): 0 not one, 1 modules, 2 modules one of which may be on CUDA
+// (temporal-shift-module's `net_list.append(torch.nn.DataParallel(net.cuda()))`).
+int module_list_element(const SemanticModel& m, Node list);
+// The iterable a loop target reads: the loop's own (a whole target), or the argument of `zip`
+// at the target's position (`for x, net in zip(xs, net_list)`), or `enumerate`'s for its
+// second target; null otherwise.
+Node loop_target_iterable(const SemanticModel& m, const Binding& b);
+
 // The getter of a `@property` (or `functools.cached_property`) named `name` that class `klass`
 // itself defines (functions() index), or -1: reading `self.name` runs it, so its returns are
 // what the attribute holds (`self.device` returning `self.model.device`).

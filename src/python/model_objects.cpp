@@ -724,6 +724,16 @@ bool SemanticModel::is_module_value(Node expr) const {
 
 bool SemanticModel::is_module_uncached(Node expr) const {
   if (is(expr, "identifier") && ext_param_flag(expr, fact::kModule)) return true;
+  // An element of a list of modules (`for ..., net in zip(pairs, net_list)`).
+  if (is(expr, "identifier")) {
+    auto bs = lookup(text(expr), start(expr));
+    bool all = !bs.empty() && bs.size() <= kMaxCandidates;
+    for (const Binding* b : bs) {
+      Node list = all ? loop_target_iterable(*this, *b) : Node{};
+      all = !is_null(list) && module_list_element(*this, list) != 0;
+    }
+    if (all) return true;
+  }
   if (const FunctionFacts* ext = is(expr, "call") ? ext_callee_of(expr, fact::kReturnsModule) : nullptr;
       ext && ext->returns_module)
     return true;

@@ -121,7 +121,8 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
   resolve_closure_calls();
   // Which classes have instances on CUDA (their registered buffers are there), before any CUDA
   // question (TypeInference::decide_buffer_devices).
-  if (uses_cuda_ && !classes_.empty() && src_.find("register_") != std::string_view::npos) types_->decide_buffer_devices();
+  if (uses_cuda_ && !classes_.empty() && (src_.find("register_") != std::string_view::npos || src_.find("Parameter") != std::string_view::npos))
+    types_->decide_buffer_devices();
   classify_loops();
   compute_hot_functions();
 }

@@ -538,7 +538,10 @@ AbstractType TypeInference::base_type(Node expr) const {
       case Kind::Module: return v;
       case Kind::HostScalar:
       case Kind::Host: return v;
-      case Kind::HostContainer: return element(v, 1);
+      case Kind::HostContainer:
+        // `test_users[start:end]` of a list: a list of the same elements (NGCF's user batch).
+        if (named_count(expr) == 2 && is(unparen(field(expr, "subscript")), "slice")) return v;
+        return element(v, 1);
       case Kind::ModuleMember: return v;  // `model.model[-1]`: a submodule
       case Kind::Unknown: {
         // `anchors[a]` of a value not resolved here, indexed by one CUDA tensor (an index tensor
@@ -1295,6 +1298,8 @@ AbstractType TypeInference::call_type(Node call) const {
           "torch.HalfTensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.BoolTensor", "torch.BFloat16Tensor"};
       if (legacy.count(q)) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
     }
+    // Lists of the population's elements (NGCF's sampled user ids).
+    if (q == "random.sample" || q == "random.choices") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (host_builtin(q) || host_module(q) || host_torch_function(q)) return AbstractType::of(Kind::HostScalar);
     if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (q == "torch.device") return AbstractType::of(Kind::Device);

@@ -1037,6 +1037,44 @@ bool TypeInference::class_on_cuda(int klass) const {
   return class_cuda_[klass] > 0;
 }
 
+namespace {
+// A value that holds parameters of the module storing it on itself (they move with the module):
+// `nn.Parameter(t)`, `nn.ParameterDict(...)`, `nn.ParameterList(...)`, a name every binding of
+// which holds one (`weight_dict = nn.ParameterDict()`), or the element at `position` of what a
+// method of the class returns (`self.embedding_dict, self.weight_dict = self.init_weight()`,
+// set AJ NGCF-PyTorch). Not a module (`nn.Linear`): its attributes are read through it.
+bool parameter_holder(const SemanticModel& m, Node v, int position, int depth) {
+  v = unparen(v);
+  if (is_null(v) || depth > 4) return false;
+  if (position >= 0) {
+    if (!is(v, "tuple") && !is(v, "expression_list")) {
+      if (!is(v, "identifier")) return false;
+      auto bs = m.lookup(text(v, m.src()), start(v));
+      if (bs.empty() || bs.size() > 4) return false;
+      for (const Binding* b : bs)
+        if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !parameter_holder(m, b->value, position, depth + 1))
+          return false;
+      return true;
+    }
+    if (position >= static_cast<int>(named_count(v))) return false;
+    return parameter_holder(m, named_child(v, static_cast<uint32_t>(position)), -1, depth + 1);
+  }
+  if (is(v, "call")) {
+    static const std::set<std::string, std::less<>> holders = {
+        "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.ParameterDict", "torch.nn.ParameterList",
+        "torch.nn.modules.container.ParameterDict", "torch.nn.modules.container.ParameterList"};
+    return holders.count(m.callee_name(v)) > 0;
+  }
+  if (!is(v, "identifier")) return false;
+  auto bs = m.lookup(text(v, m.src()), start(v));
+  if (bs.empty() || bs.size() > 4) return false;
+  for (const Binding* b : bs)
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !parameter_holder(m, b->value, -1, depth + 1))
+      return false;
+  return true;
+}
+}  // namespace
+
 void TypeInference::decide_buffer_devices() const {
   class_on_cuda(0);
   if (buffers_built_) return;
@@ -1058,6 +1096,39 @@ void TypeInference::decide_buffer_devices() const {
       if (string_literal_value(m_.argument(call, 0, "name"), m_.src(), name)) buffers_[static_cast<size_t>(c)].insert(name);
     }
   }
+  // Parameters the class stores on itself (`self.bias = nn.Parameter(...)`), which `module.to(device)`
+  // moves with the registered buffers: on CUDA in a class that is (NGCF's embedding tables).
+  auto owner_class = [&](Node at) {
+    int f = m_.function_at(start(at));
+    return f >= 0 ? m_.functions()[f].klass : -1;
+  };
+  auto attr_of = [](const std::string& key) { return key.substr(key.rfind('.') + 1); };
+  for (const auto& [key, v] : m_.self_assignments_) {
+    int c = owner_class(v);
+    if (c < 0 || !class_cuda_[static_cast<size_t>(c)] || !parameter_holder(m_, v, -1, 0)) continue;
+    buffers_[static_cast<size_t>(c)].insert(attr_of(key));
+  }
+  // `self.a, self.b = self.init_weight()`: the element of each return of the class's method.
+  for (const auto& [key, stores] : m_.self_unpacked_by_key_)
+    for (const auto& [call, target] : stores) {
+      int c = owner_class(target);
+      if (c < 0 || !class_cuda_[static_cast<size_t>(c)]) continue;
+      Node pattern = parent(target);
+      if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) continue;
+      int position = -1;
+      for (uint32_t i = 0; i < named_count(pattern); ++i)
+        if (same(named_child(pattern, i), target)) position = static_cast<int>(i);
+      Node fn = unparen(field(call, "function"));
+      if (position < 0 || !is(fn, "attribute") || text(unparen(field(fn, "object")), m_.src()) != "self") continue;
+      auto callees = m_.callees(call);
+      bool holder = !callees.empty();
+      for (int callee : callees) {
+        const auto& returns = m_.functions()[static_cast<size_t>(callee)].returns;
+        holder = holder && m_.functions()[static_cast<size_t>(callee)].klass >= 0 && !returns.empty();
+        for (Node r : returns) holder = holder && parameter_holder(m_, r, position, 0);
+      }
+      if (holder) buffers_[static_cast<size_t>(c)].insert(attr_of(key));
+    }
 }
 
 bool TypeInference::buffer_on_cuda(int klass, std::string_view attr) const {

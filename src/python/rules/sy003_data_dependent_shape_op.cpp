@@ -74,6 +74,20 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   return every_value(m, e, [&](Node v) { return host_index_sequence(m, v, depth + 1); });
 }
 
+// A parameter every call site of which (here or in other modules: ArgFacts' joined type) hands a
+// host container of host values: a list of positions among several indices (`u_g_embeddings[users,
+// :]` of NGCF's forward, `users` a list its training loop samples). Only among several indices,
+// where a tuple is one sequence of positions too.
+bool host_container_param(const SemanticModel& m, Node e) {
+  e = unparen(e);
+  if (!is(e, "identifier")) return false;
+  auto bs = m.lookup(m.text(e), start(e));
+  if (bs.size() != 1 || bs[0]->kind != Binding::Kind::Param) return false;
+  AbstractType t = m.types().type_of(e);
+  return t.kind == AbstractType::Kind::HostContainer && !t.tensors &&
+         (t.device == TypeDevice::Cpu || t.device == TypeDevice::Unresolved);
+}
+
 // An index tensor built on the host: a torch factory of positions given no device
 // (`torch.arange(n)`, `torch.randperm(n)`), or an element of a
 // sequence `torch.chunk` / `torch.split` (or the methods) cut from one: `for s in
@@ -351,7 +365,7 @@ void sy003_data_dependent_shape_op(Context& ctx, Node node) {
       host_list = host_list || is(unparen(c), "list") || is(unparen(c), "list_comprehension");
       // `features[:, idx, :]` with `idx = np.random.permutation(n)`: a numpy array of positions
       // (through names) among several indices is copied to the device as a list is.
-      host_array = host_array || (is(unparen(c), "identifier") && host_index_sequence(m, c));
+      host_array = host_array || (is(unparen(c), "identifier") && (host_index_sequence(m, c) || host_container_param(m, c)));
       host_tensor = host_tensor || cpu_tensor_index(m, c) || ogb_split_index(m, c);
     }
     if (indices < 2) host_list = host_array = false;
