@@ -644,7 +644,10 @@ bool model_detail::abstract_method(Node def_node, std::string_view src) {
       continue;  // the docstring
     }
     first = false;
-    if (!is(st, "raise_statement") || raises > 0) return false;  // a statement of its own: a body
+    // What follows the raise never runs (`raise NotImplementedError` then `return None`:
+    // Time-Series-Library's Exp_Basic._build_model, set AK).
+    if (raises > 0) break;
+    if (!is(st, "raise_statement")) return false;  // a statement of its own: a body
     Node e = named_count(st) > 0 ? unparen(named_child(st, 0)) : Node{};
     if (is(e, "call")) e = unparen(field(e, "function"));
     if (!is(e, "identifier") || text(e, src) != "NotImplementedError") return false;

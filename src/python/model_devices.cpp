@@ -1081,11 +1081,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       // CUDA value where this function hands the same instance, written the same way, a CUDA
       // argument through a method of its class (`train_meters["top1"].update(acc1[0], n)`, set AI
       // mdistiller). A host attribute the types know (`count`) never reaches here.
-      // Classes of this file only: for another module's class the facts say which attributes its
-      // methods store, not from what, so any attribute (`wandb_logger.wandb_run`, a run handle
-      // YOLOv7's WandbLogger stores) of a logger handed CUDA predictions would read as CUDA (set I
-      // yolov7 train.py:397, test.py:164; session 27's lead).
-      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass >= 0)
+      // Another module's class: only through the parameters its class facts say the attribute's
+      // stores follow (attr_sources: `update`'s `val` for `avg`), so a run handle a logger stores
+      // from `wandb.init(...)` (YOLOv7's `wandb_logger.wandb_run`) stays host when the logger is
+      // handed CUDA predictions (set I yolov7 train.py:397, test.py:164).
+      if (!called && !result && ot.kind == AbstractType::Kind::Object && ot.klass != -1)
         result = [&] {
           // The receiver as written: a name, `self.x`, or either subscripted by a literal.
           Node r = unparen(obj);
@@ -1111,15 +1111,19 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             }
             if (!holds) return false;
           }
-          // Another module's class: one its methods store the attribute on (its "Class" entry's
-          // self_stores), not one served by a `__getattr__` (maskrcnn-benchmark's MetricLogger,
-          // whose `meters.time` is a SmoothedValue of host floats).
+          // Another module's class: one its methods store the attribute on from their parameters
+          // (its "Class" entry's attr_sources), not one served by a `__getattr__`
+          // (maskrcnn-benchmark's MetricLogger, whose `meters.time` is a SmoothedValue of host
+          // floats) nor one stored from anything else.
+          std::vector<const FunctionFacts::AttrSource*> sources;
           if (ot.klass <= -2) {
             const std::string name = types_->class_name(ot);
             const FunctionFacts* cf =
                 name.empty() || name.find('|') != std::string::npos || !facts_ ? nullptr : facts_->callee(name, fact::kClass);
-            if (!cf || !cf->is_class || std::find(cf->self_stores.begin(), cf->self_stores.end(), attr) == cf->self_stores.end())
-              return false;
+            if (!cf || !cf->is_class) return false;
+            for (const auto& s : cf->attr_sources)
+              if (s.attr == attr) sources.push_back(&s);
+            if (sources.empty()) return false;
           }
           const std::string_view written = text(r);
           const int f = function_at(start(r));
@@ -1128,7 +1132,21 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             Node cf = unparen(field(call, "function"));
             if (!is(cf, "attribute") || text(unparen(field(cf, "object"))) != written) return false;
             // A method of the instance's class: resolved here, or by another module's facts.
-            if (callees(call).empty() && !ext_callee_of(call, fact::kParams)) return false;
+            const FunctionFacts* ext = callees(call).empty() ? ext_callee_of(call, fact::kParams) : nullptr;
+            if (callees(call).empty() && !ext) return false;
+            if (ot.klass <= -2) {
+              // The arguments of the parameters the attribute follows, by position or keyword.
+              if (!ext) return false;
+              const std::string_view method = text(field(cf, "attribute"));
+              for (const auto* s : sources) {
+                if (s->method != method || s->param <= 0 || static_cast<size_t>(s->param) >= ext->params.size()) continue;
+                const ParamSummary& p = ext->params[static_cast<size_t>(s->param)];
+                if (p.star || p.double_star) continue;
+                Node v = argument(call, p.keyword_only ? -1 : s->param - 1, p.name);
+                if (!is_null(v) && is_cuda_impl(v) && !is_module_value(v)) return true;
+              }
+              return false;
+            }
             for (Node a : named_children(field(call, "arguments"))) {
               Node v = is(a, "keyword_argument") ? field(a, "value") : a;
               if (is(v, "list_splat") || is(v, "dictionary_splat") || is(v, "comment")) continue;

@@ -4,6 +4,7 @@
 // reads them through `ExternalFacts`; without one (nullptr) it analyzes the file alone.
 #pragma once
 
+#include <compare>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -231,6 +232,19 @@ struct FunctionFacts {
   // k, v)`). On an instance of this class, its bases' methods read those values, not what their
   // own initializers assign (ExternalFacts::subclass_stores).
   std::vector<std::string> self_stores;
+  // A "Class" entry: what the attributes its methods (and its bases' of the module) store follow
+  // in the CUDA taint, as the instance's callers hand them: `self.avg = self.sum / self.count` with
+  // `self.sum += val * n` in `update(self, val, n=1)` follows parameters 1 and 2 of `update` (index
+  // into that method's params, self 0; `__init__`: the construction's arguments). Sorted, at most
+  // 32. An attribute none of whose stores follows a parameter (`self.run = wandb.init(...)`) is
+  // absent: handing the instance's methods CUDA values does not make it CUDA (SemanticModel::
+  // is_cuda_impl's member types per instance). Read with kClass.
+  struct AttrSource {
+    std::string attr, method;
+    int param = 0;
+    auto operator<=>(const AttrSource&) const = default;
+  };
+  std::vector<AttrSource> attr_sources;
   // A module-level name bound once to a dict display whose values all name classes (`factory =
   // {"a": ATrainer, "b": BTrainer}`): those names, qualified through the imports (at most 8). The
   // table reads `factory[key]` as any of the classes ("factory[]", FactsTable).

@@ -193,6 +193,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
     if (!x.framework.empty()) o += "|F" + x.framework;
     for (const auto& s : x.self_stores) o += "|s" + s;
+    for (const auto& a : x.attr_sources) o += "|a" + a.attr + ":" + a.method + ":" + std::to_string(a.param);
   }
   if (fields & fact::kHotSelfCalls)
     for (const auto& h : x.hot_self_calls) o += "|h" + h;

@@ -95,13 +95,15 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
     json ns = json::array();
     for (const auto& [dest, vs] : f.namespace_values) ns.push_back({dest, const_json(vs)});
+    json sources = json::array();
+    for (const auto& a : f.attr_sources) sources.push_back({a.attr, a.method, a.param});
     fns.push_back({name, f.method, f.has_hot_loop, f.steps, f.steps_forward, f.returns_cuda, f.returns_loader,
                    f.returns_module, ps, f.returns_tensor, f.is_class, f.module_kind, f.iter_kind, f.iter_device,
                    attrs, f.ret_kind, f.ret_device, f.ret_elems, f.yield_kind, f.yield_device, f.yields_param, f.framework, f.returns_class,
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -181,6 +183,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_mask = f.at(44).get<bool>();
       ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
+      for (const auto& a : f.at(47)) ff.attr_sources.push_back({a.at(0).get<std::string>(), a.at(1).get<std::string>(), a.at(2)});
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
                                          p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},

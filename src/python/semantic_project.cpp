@@ -1769,6 +1769,9 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
   };
   std::unordered_map<const void*, Found> memo;
   static const Found kNone;
+  // While the classes' attribute sources are gathered (FunctionFacts::attr_sources): the class
+  // whose `self.x` reads the walk follows into the stores of `self.x` (-1: it does not).
+  int self_class = -1;
   // Tensor methods whose result lives where the tensor does (none of is_cuda_impl's host methods).
   static const std::set<std::string, std::less<>> passing = {
       "view", "reshape", "float", "half", "double", "bfloat16", "long", "int", "bool", "contiguous", "permute",
@@ -1835,6 +1838,23 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
       add(field(e, "right"));
     } else if (k == "list" || k == "tuple" || k == "expression_list") {
       for (Node c : named_children(e)) add(is(c, "list_splat") ? named_child(c, 0) : c);
+    } else if (k == "attribute" && self_class >= 0) {
+      // `self.sum` in a method of the class (or of a base of it here): what its stores follow,
+      // `self.sum = v` and `self.sum += v` in the methods of the class and its bases here.
+      Node obj = unparen(field(e, "object"));
+      const int fn = is(obj, "identifier") && text(obj) == "self" ? function_at(start(e)) : -1;
+      if (fn >= 0 && functions_[fn].klass >= 0) {
+        const std::string attr(text(field(e, "attribute")));
+        auto mro = model_detail::class_mro(classes_, classes_by_name_, self_class);
+        for (size_t i = 0; i < mro.size() && i < 16; ++i) {
+          const std::string key = classes_[mro[i]].name + "." + attr;
+          if (auto st = self_assignments_by_key_.find(key);
+              st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
+            for (int ai : st->second) add(self_assignments_[static_cast<size_t>(ai)].second);
+          if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
+            for (Node v : aug->second) add(v);
+        }
+      }
     } else if (k == "call") {
       Node fn = unparen(field(e, "function"));
       auto targets = callees(e);
@@ -1921,6 +1941,47 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
     t.calls.erase(std::unique(t.calls.begin(), t.calls.end()), t.calls.end());
     out.functions[index].second.returns_follow = std::move(t);
   }
+  // Each module-level class's attributes (its "Class" entry's self_stores): the parameters of its
+  // methods (and its bases' here) that their stores follow. O(the stores' expressions) per class.
+  for (auto& [name, facts] : out.functions) {
+    if (!facts.is_class || facts.self_stores.empty() || facts.self_stores[0] == "*") continue;
+    auto found = classes_by_name_.find(name);
+    if (found == classes_by_name_.end()) continue;
+    int c = -1;
+    for (int ci : found->second)
+      if (scopes_[classes_[static_cast<size_t>(ci)].scope].parent == 0) c = ci;
+    if (c < 0) continue;
+    memo.clear();
+    self_class = c;
+    auto mro = model_detail::class_mro(classes_, classes_by_name_, c);
+    std::set<int> in_mro(mro.begin(), mro.end());
+    std::vector<FunctionFacts::AttrSource> got;
+    for (const std::string& attr : facts.self_stores) {
+      std::vector<std::pair<int, int>> params;
+      for (size_t i = 0; i < mro.size() && i < 16; ++i) {
+        const std::string key = classes_[mro[i]].name + "." + attr;
+        auto take = [&](Node v) {
+          const Found& f = walk(v, 0);
+          params.insert(params.end(), f.params.begin(), f.params.end());
+        };
+        if (auto st = self_assignments_by_key_.find(key);
+            st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
+          for (int ai : st->second) take(self_assignments_[static_cast<size_t>(ai)].second);
+        if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
+          for (Node v : aug->second) take(v);
+      }
+      // A parameter other than self of a method of the class or of a base here.
+      for (auto [fn, p] : params)
+        if (p > 0 && fn >= 0 && functions_[fn].klass >= 0 && in_mro.count(functions_[fn].klass) &&
+            bound_params(functions_[fn]) == 1)
+          got.push_back({attr, functions_[fn].name, p});
+    }
+    std::sort(got.begin(), got.end());
+    got.erase(std::unique(got.begin(), got.end()), got.end());
+    if (got.size() > 32) got.clear();  // too many to say: none (the member stays unknown)
+    facts.attr_sources = std::move(got);
+  }
+  self_class = -1;
 }
 
 }  // namespace stoker::python
