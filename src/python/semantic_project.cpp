@@ -8,6 +8,7 @@
 #include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"
+#include "python/model_argparse.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -665,10 +666,11 @@ void SemanticModel::namespace_facts_of_parsers(FunctionFacts& facts) const {
   }
   for (const auto& dest : dests) {
     bool explicit_default = true;
+    Node set_value = sets_defaults_ ? model_detail::last_set_default(*this, dest) : Node{};
     for (Node call : argparse_args_.at(dest)) {
       std::string action;
       if (options_object) string_literal_value(argument(call, -1, "action"), src_, action);
-      explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) ||
+      explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) || !is_null(set_value) ||
                                               action == "store_true" || action == "store_false");
     }
     std::vector<ScalarFact> vs;
@@ -812,10 +814,11 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
       std::set<std::string> dests;
       for (const auto& [dest, calls] : argparse_args_) {
         bool explicit_default = true;
+        bool set_default = sets_defaults_ && !is_null(model_detail::last_set_default(*this, dest));
         for (Node call : calls) {
           std::string action;
           string_literal_value(argument(call, -1, "action"), src_, action);
-          explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) ||
+          explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) || set_default ||
                                                   action == "store_true" || action == "store_false");
         }
         if (explicit_default) dests.insert(dest);
@@ -1409,7 +1412,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // helper): the values of the attributes this module's parsers declare travel with it.
     if (!argparse_args_.empty() && !functions_[f].returns.empty()) {
       bool ns = true;
+      auto is_namespace = [&](const Value& x) { return namespace_value(x); };
       for (Node r : functions_[f].returns) {
+        if (model_detail::returns_self_namespace(*this, r, is_namespace)) continue;
         auto vs = values(r);
         ns = ns && !vs.empty();
         for (const auto& v : vs) ns = ns && namespace_value(v);
