@@ -333,7 +333,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
       // configuration's value, kept.
       if (types_) {
         bool dead = false;
-        for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+        for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
         if (dead) continue;
       }
       Node count, by;
