@@ -64,6 +64,40 @@ bool SemanticModel::argparse_required(Node call) const {
   return true;
 }
 
+// `if not args.do_train and not args.do_eval: raise ValueError(...)` (a `raise` first in the
+// consequence of a conjunction of at least two negated attributes, one of them `.dest`): the
+// program runs on only when one of the switches is given, so they are not all their default
+// False (set J LoRA's run_openai_gpt.py, whose training and evaluation sit under `if
+// args.do_train:` / `if args.do_eval:`). O(calls).
+static bool one_switch_required(const SemanticModel& m, std::string_view dest) {
+  std::string_view src = m.src();
+  for (const auto& cs : m.calls()) {
+    Node raise = parent(cs.call);
+    if (!is(raise, "raise_statement")) continue;
+    Node block = parent(raise), branch = parent(block);
+    if (!is(branch, "if_statement") || !same(field(branch, "consequence"), block) || !same(named_child(block, 0), raise))
+      continue;
+    std::vector<Node> terms, work{unparen(field(branch, "condition"))};
+    bool all_not = true;
+    while (!work.empty() && all_not && terms.size() < 16) {
+      Node c = work.back();
+      work.pop_back();
+      if (is(c, "boolean_operator") && text(ts_node_child(c, 1), src) == "and") {
+        work.push_back(unparen(field(c, "left")));
+        work.push_back(unparen(field(c, "right")));
+      } else if (is(c, "not_operator") && is(unparen(field(c, "argument")), "attribute")) {
+        terms.push_back(unparen(field(c, "argument")));
+      } else {
+        all_not = false;
+      }
+    }
+    if (!all_not || terms.size() < 2) continue;
+    for (Node t : terms)
+      if (text(field(t, "attribute"), src) == dest) return true;
+  }
+  return false;
+}
+
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
   std::vector<Value> out;
   std::string key(dest);
@@ -113,6 +147,11 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
       v.kind = Value::Kind::None;
     }
     add_values(out, {v});
+  }
+  if (out.size() == 1 && out[0].kind == Value::Kind::Bool && !out[0].b && one_switch_required(*this, dest)) {
+    Value on = out[0];
+    on.b = true;
+    add_values(out, {on});
   }
   if (out.empty()) out.push_back(Value::unknown());
   argparse_cache_[key] = out;
