@@ -3,6 +3,7 @@
 // from model_values.cpp by concern (issue 10's layout: no source file over 2,000 lines).
 #include "python/flag_test.h"
 #include "python/model_internal.h"
+#include "python/model_argparse.h"
 #include "python/project_fields.h"
 
 #include <string>
@@ -63,11 +64,53 @@ bool SemanticModel::argparse_required(Node call) const {
   return true;
 }
 
+// `if not args.do_train and not args.do_eval: raise ValueError(...)` (a `raise` first in the
+// consequence of a conjunction of at least two negated attributes, one of them `.dest`): the
+// program runs on only when one of the switches is given, so they are not all their default
+// False (set J LoRA's run_openai_gpt.py, whose training and evaluation sit under `if
+// args.do_train:` / `if args.do_eval:`). O(calls).
+static bool one_switch_required(const SemanticModel& m, std::string_view dest) {
+  std::string_view src = m.src();
+  for (const auto& cs : m.calls()) {
+    Node raise = parent(cs.call);
+    if (!is(raise, "raise_statement")) continue;
+    Node block = parent(raise), branch = parent(block);
+    if (!is(branch, "if_statement") || !same(field(branch, "consequence"), block) || !same(named_child(block, 0), raise))
+      continue;
+    std::vector<Node> terms, work{unparen(field(branch, "condition"))};
+    bool all_not = true;
+    while (!work.empty() && all_not && terms.size() < 16) {
+      Node c = work.back();
+      work.pop_back();
+      if (is(c, "boolean_operator") && text(ts_node_child(c, 1), src) == "and") {
+        work.push_back(unparen(field(c, "left")));
+        work.push_back(unparen(field(c, "right")));
+      } else if (is(c, "not_operator") && is(unparen(field(c, "argument")), "attribute")) {
+        terms.push_back(unparen(field(c, "argument")));
+      } else {
+        all_not = false;
+      }
+    }
+    if (!all_not || terms.size() < 2) continue;
+    for (Node t : terms)
+      if (text(field(t, "attribute"), src) == dest) return true;
+  }
+  return false;
+}
+
 std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const {
   std::vector<Value> out;
   std::string key(dest);
   if (auto cached = argparse_cache_.find(key); cached != argparse_cache_.end()) return cached->second;
   auto found = argparse_args_.find(key);
+  // `parser.set_defaults(dest=v)`: the parser's default for dest (model_detail::set_default_applies).
+  Node set_value = sets_defaults_ ? model_detail::last_set_default(*this, dest) : Node{};
+  if (found == argparse_args_.end() && !is_null(set_value)) {
+    out = values(set_value);
+    if (out.empty()) out.push_back(Value::unknown());
+    argparse_cache_[key] = out;
+    return out;
+  }
   if (found == argparse_args_.end()) {
     // Declared by a parser of another module whose function returns the namespace
     // (`args = add_args(parser)` with `add_args` in configs.py).
@@ -86,6 +129,10 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
       continue;
     }
     Node def = argument(call, -1, "default");
+    if (model_detail::set_default_applies(set_value, call, !is_null(def))) {
+      add_values(out, values(set_value));
+      continue;
+    }
     if (!is_null(def)) {
       add_values(out, values(def));
       continue;
@@ -100,6 +147,11 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
       v.kind = Value::Kind::None;
     }
     add_values(out, {v});
+  }
+  if (out.size() == 1 && out[0].kind == Value::Kind::Bool && !out[0].b && one_switch_required(*this, dest)) {
+    Value on = out[0];
+    on.b = true;
+    add_values(out, {on});
   }
   if (out.empty()) out.push_back(Value::unknown());
   argparse_cache_[key] = out;
@@ -196,6 +248,47 @@ bool SemanticModel::namespace_value(const Value& v) const {
   return false;
 }
 
+bool model_detail::returns_self_namespace(const SemanticModel& m, Node ret,
+                                          const std::function<bool(const Value&)>& is_namespace) {
+  Node r = unparen(ret);
+  if (!is(r, "attribute")) return false;
+  Node obj = unparen(field(r, "object"));
+  if (!is(obj, "identifier") || text(obj, m.src()) != "self") return false;
+  int f = m.function_at(start(r));
+  if (f < 0 || m.functions()[f].klass < 0) return false;
+  std::string_view name = text(field(r, "attribute"), m.src());
+  bool stored = false, all = true;
+  for_each_identifier(m.classes()[m.functions()[f].klass].node, false, [&](Node id) {
+    Node a = parent(id);
+    if (text(id, m.src()) != "self" || !is(a, "attribute") || !same(unparen(field(a, "object")), id) ||
+        text(field(a, "attribute"), m.src()) != name)
+      return true;
+    Node up = parent(a);
+    while (is(up, "parenthesized_expression")) up = parent(up);
+    if (is(up, "augmented_assignment") && same(unparen(field(up, "left")), a)) return all = false;
+    if (is(up, "pattern_list") || is(up, "tuple_pattern") || is(up, "list_pattern")) return all = false;
+    if (!is(up, "assignment") || !same(unparen(field(up, "left")), a)) return true;  // a read
+    auto vs = m.values(field(up, "right"));
+    stored = true;
+    all = !vs.empty();
+    for (const auto& v : vs) all = all && is_namespace(v);
+    return all;
+  });
+  return stored && all;
+}
+
+Node model_detail::last_set_default(const SemanticModel& m, std::string_view dest) {
+  Node out{};
+  for (const auto& cs : m.calls()) {
+    if (method_of(cs.call, m.src()) != "set_defaults") continue;
+    for (Node a : named_children(field(cs.call, "arguments")))
+      if (is(a, "keyword_argument") && text(field(a, "name"), m.src()) == dest &&
+          (is_null(out) || start(a) > start(out)))
+        out = field(a, "value");
+  }
+  return out;
+}
+
 bool SemanticModel::namespace_call(Node call) const {
   if (auto cached = namespace_cache_.find(call.id); cached != namespace_cache_.end()) return cached->second == 1;
   Step step(*this);
@@ -211,7 +304,9 @@ bool SemanticModel::namespace_call(Node call) const {
     // `args = parse_args()`: every `return` of the function hands back a namespace.
     const auto& returns = functions_[targets[0]].returns;
     out = !returns.empty();
+    auto is_namespace = [&](const Value& x) { return namespace_value(x); };
     for (size_t r = 0; out && r < returns.size(); ++r) {
+      if (model_detail::returns_self_namespace(*this, returns[r], is_namespace)) continue;
       auto vs = values(returns[r]);
       if (vs.empty()) out = false;
       for (const auto& x : vs) out = out && namespace_value(x);
@@ -277,7 +372,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
       // configuration's value, kept.
       if (types_) {
         bool dead = false;
-        for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+        for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
         if (dead) continue;
       }
       Node count, by;

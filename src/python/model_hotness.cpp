@@ -589,15 +589,21 @@ bool names_oom(Node cond, std::string_view src, bool& negated) {
 }
 }  // namespace
 
-bool model_detail::flag_test(Node cond) {
+bool model_detail::flag_test(Node cond, std::string_view src) {
   cond = unparen(cond);
   for (int depth = 0; is(cond, "not_operator") && depth < 64; ++depth) cond = unparen(field(cond, "argument"));
   if (is(cond, "identifier") || is(cond, "attribute")) return true;
+  if (is(cond, "comparison_operator") && named_count(cond) == 2 && ts_node_child_count(cond) == 3) {
+    Node x = unparen(named_child(cond, 0)), n = unparen(named_child(cond, 1));
+    std::string_view op = text(ts_node_child(cond, 1), src), lit = is(n, "integer") ? text(n, src) : std::string_view{};
+    return (is(x, "identifier") || is(x, "attribute")) &&
+           (((op == ">" || op == "!=") && lit == "0") || (op == ">=" && lit == "1"));
+  }
   if (is(cond, "boolean_operator")) {
     static thread_local int nested = 0;
     if (nested > 32) return false;
     ++nested;
-    bool out = flag_test(field(cond, "left")) && flag_test(field(cond, "right"));
+    bool out = flag_test(field(cond, "left"), src) && flag_test(field(cond, "right"), src);
     --nested;
     return out;
   }
@@ -804,7 +810,7 @@ bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
     const std::string& q = qualified_name(field(t, "object"));
     if (q == "torch" || starts_with(q, "torch.")) continue;
     bool dead = false;
-    for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first) && guards_dead({g}));
+    for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
     if (dead) continue;
     out = true;
     break;

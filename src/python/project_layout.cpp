@@ -418,6 +418,17 @@ std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(co
   return out;
 }
 
+// A script that has an options object of another module parse the command line and runs the
+// program (`opts = options.parse()`, no parser of its own: no `parse_args(`, and an `if __name__
+// == "__main__":` block): monodepth2's train.py, whose `Trainer(opts)` hands options.py's
+// namespace to trainer.py. A launcher parsing with its own parser (submitit's
+// run_with_submitit.py, handing `main(args)` a namespace of other defaults) stays out. A byte scan.
+static bool parsing_script(std::string_view text) {
+  return text.find(".parse(") != std::string_view::npos && text.find("parse_args(") == std::string_view::npos &&
+         text.find("parse_known_args(") == std::string_view::npos && text.find("__name__") != std::string_view::npos &&
+         (text.find("\"__main__\"") != std::string_view::npos || text.find("'__main__'") != std::string_view::npos);
+}
+
 ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vector<std::string_view>& texts,
                            const std::function<bool(size_t)>& prefilter) {
   const size_t n = paths.size();
@@ -492,10 +503,12 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   // per step (a Trainer subclass's compute_loss), and those a module with a loop
   // reaches through them (relays). A module without one adds only call sites, whose arguments
   // (an unresolved `self.args` handed to `main(args)` by a launcher script) would join the
-  // parameters of what it calls with unknowns: left out, as before. O(modules + imports).
+  // parameters of what it calls with unknowns: left out, as before, unless it is the program's
+  // script having an options object parse its command line (`parsing_script`), whose sites hand
+  // the parsed namespace on (monodepth2's train.py: `Trainer(opts)`). O(modules + imports).
   std::vector<char> keep(n, 0);
   for (size_t i = 0; i < n; ++i)
-    if (reached[i] && (has_loop_statement(texts[i]) || defines_step_hook(texts[i]))) {
+    if (reached[i] && (has_loop_statement(texts[i]) || defines_step_hook(texts[i]) || parsing_script(texts[i]))) {
       keep[i] = 1;
       work.push_back(static_cast<int>(i));
     }

@@ -8,6 +8,7 @@
 #include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"
+#include "python/model_argparse.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -635,16 +636,43 @@ std::string SemanticModel::unknown_module_method(Node call) const {
 // What a namespace of this module's parsers holds: `returns_namespace` and the dests' values
 // (at most kMaxNamespaceDests, sorted). Only `default=` values travel (the resolved-value form of
 // rules.md): a flag's implicit default (`action="store_true"`, `--do_train`) is the run's choice
-// there.
+// there. Except for an options object: when every `add_argument` of the module is a call on a
+// parser the instance holds (`self.parser.add_argument(...)` in a class's method: CenterNet's
+// `opts`, monodepth2's `MonodepthOptions`, whose `parse()` returns `self.parser.parse_args()`),
+// the namespace is that object's, read by the trainers it is handed to as the parsing script
+// reads its own: a switch's implicit default (False for `store_true`) travels too, as with a
+// namespace handed on by the module that parses it (`namespace_facts`; fopts).
 void SemanticModel::namespace_facts_of_parsers(FunctionFacts& facts) const {
   facts.returns_namespace = true;
   std::vector<std::string> dests;
   for (const auto& [dest, calls] : argparse_args_) dests.push_back(dest);
   std::sort(dests.begin(), dests.end());
   if (dests.size() > kMaxNamespaceDests) dests.resize(kMaxNamespaceDests);
+  bool options_object = !argparse_args_.empty();
+  for (const auto& [dest, calls] : argparse_args_) {
+    for (Node call : calls) {
+      Node fn = unparen(field(call, "function"));
+      Node recv = is(fn, "attribute") ? unparen(field(fn, "object")) : Node{};
+      Node self = is(recv, "attribute") ? unparen(field(recv, "object")) : Node{};
+      bool held = !is_null(self) && is(self, "identifier") && text(self) == "self";
+      if (held) {
+        int f = function_at(start(call));
+        held = f >= 0 && functions_[f].klass >= 0;
+      }
+      options_object = options_object && held;
+      if (!options_object) break;
+    }
+    if (!options_object) break;
+  }
   for (const auto& dest : dests) {
     bool explicit_default = true;
-    for (Node call : argparse_args_.at(dest)) explicit_default = explicit_default && !is_null(argument(call, -1, "default"));
+    Node set_value = sets_defaults_ ? model_detail::last_set_default(*this, dest) : Node{};
+    for (Node call : argparse_args_.at(dest)) {
+      std::string action;
+      if (options_object) string_literal_value(argument(call, -1, "action"), src_, action);
+      explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) || !is_null(set_value) ||
+                                              action == "store_true" || action == "store_false");
+    }
     std::vector<ScalarFact> vs;
     if (!explicit_default) vs.push_back(ScalarFact{});
     else
@@ -786,10 +814,11 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
       std::set<std::string> dests;
       for (const auto& [dest, calls] : argparse_args_) {
         bool explicit_default = true;
+        bool set_default = sets_defaults_ && !is_null(model_detail::last_set_default(*this, dest));
         for (Node call : calls) {
           std::string action;
           string_literal_value(argument(call, -1, "action"), src_, action);
-          explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) ||
+          explicit_default = explicit_default && (!is_null(argument(call, -1, "default")) || set_default ||
                                                   action == "store_true" || action == "store_false");
         }
         if (explicit_default) dests.insert(dest);
@@ -1383,7 +1412,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // helper): the values of the attributes this module's parsers declare travel with it.
     if (!argparse_args_.empty() && !functions_[f].returns.empty()) {
       bool ns = true;
+      auto is_namespace = [&](const Value& x) { return namespace_value(x); };
       for (Node r : functions_[f].returns) {
+        if (model_detail::returns_self_namespace(*this, r, is_namespace)) continue;
         auto vs = values(r);
         ns = ns && !vs.empty();
         for (const auto& v : vs) ns = ns && namespace_value(v);
