@@ -451,16 +451,15 @@ void SemanticModel::classify_loops() {
   // loop of steps, not an epoch loop around learn()'s (set AH PaLM-rlhf-pytorch ppo.py's train;
   // rules.md: a loop each of whose iterations performs a step outside its nested hot loops; rec30).
   // `a % n == 0` (also inside `and`), `not a % n` when it holds; `a % n` when it does not
-  // (model_detail::period_modulo, as the hot contexts' amortization reads it; n not 1).
+  // (model_detail::period_modulo, as the hot contexts' amortization reads it). Whatever n: a
+  // period that one call site makes 1 (PaLM-rlhf-pytorch's examples.py, `update_timesteps = 1`)
+  // is still a rollout loop's period where the function is written.
   std::function<bool(Node, bool)> period_guard = [&](Node cond, bool positive) -> bool {
     cond = unparen(cond);
     if (positive && is(cond, "boolean_operator") && text(field(cond, "operator")) == "and")
       return period_guard(field(cond, "left"), true) || period_guard(field(cond, "right"), true);
     if (is(cond, "not_operator")) return period_guard(field(cond, "argument"), !positive);
-    Node modulo = period_modulo(cond, positive, src_);
-    if (is_null(modulo)) return false;
-    auto n = constant_int(field(modulo, "right"));
-    return !n || *n != 1;
+    return !is_null(period_modulo(cond, positive, src_));
   };
   auto loop_contains_hot_loop_unamortized = [&](int li) {
     if (nested_hot_statement_[li]) return true;
