@@ -1,7 +1,6 @@
 // Argparse namespaces: `vars(args)` dicts, a parser's required flags and defaults, the namespaces
 // other project modules hand this one, and what `args.<dest>` reads of a namespace value. Split
 // from model_values.cpp by concern (issue 10's layout: no source file over 2,000 lines).
-#include "python/flag_test.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
 #include "python/project_fields.h"

@@ -1,7 +1,6 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
-#include "python/flag_test.h"
 #include "python/model_internal.h"
 #include "python/symbol_table.h"
 #include "python/project_fields.h"
@@ -185,12 +184,13 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       ctx.every = every > 0 ? std::max(ctx.every, every) : (ctx.every == 0 ? -1 : ctx.every);
       return;
     }
+    // `step % N == 0`, `not i % N`, the else branch of `if i % N:`: once every N steps.
+    if (Node modulo = period_modulo(cond, positive, src_); !is_null(modulo)) {
+      amortize(modulo);
+      return;
+    }
     if (k == "not_operator") {
       Node arg = unparen(field(cond, "argument"));
-      if (is(arg, "binary_operator") && text(field(arg, "operator")) == "%") {
-        if (positive) amortize(arg);  // `not i % N`: once every N steps
-        return;
-      }
       // `if not hasattr(f, "_buffer"): f._buffer = ...`: a lazy initialization, once.
       if (positive) {
         std::string target = lazy_target(cond);
@@ -237,11 +237,6 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       std::string_view op = text(ts_node_child(cond, 1));
       if (parts.size() == 2 && op == "==") {
         Node l = unparen(parts[0]), r = unparen(parts[1]);
-        if (is(r, "binary_operator") && text(field(r, "operator")) == "%") std::swap(l, r);
-        if (is(l, "binary_operator") && text(field(l, "operator")) == "%") {
-          amortize(l);
-          return;
-        }
         // `self.step` that the hot region only increments (`self.step += 1`, no plain store of
         // it there): a step counter kept on the instance (Diffuser's Trainer.train, `if
         // self.step == 0 and self.sample_freq: self.render_reference(...)`, once per run).
@@ -608,6 +603,23 @@ bool model_detail::flag_test(Node cond, std::string_view src) {
     return out;
   }
   return false;
+}
+
+Node model_detail::period_modulo(Node cond, bool positive, std::string_view src) {
+  auto modulo = [&](Node e) {
+    e = unparen(e);
+    return is(e, "binary_operator") && text(field(e, "operator"), src) == "%" ? e : Node{};
+  };
+  cond = unparen(cond);
+  for (int depth = 0; is(cond, "not_operator") && depth < 64; ++depth) {
+    cond = unparen(field(cond, "argument"));
+    positive = !positive;
+  }
+  if (!positive) return modulo(cond);
+  if (!is(cond, "comparison_operator") || named_count(cond) != 2 || text(ts_node_child(cond, 1), src) != "==")
+    return Node{};
+  Node m = modulo(named_child(cond, 1));
+  return is_null(m) ? modulo(named_child(cond, 0)) : m;
 }
 
 bool model_detail::in_oom_handler(Node at, std::string_view src) {

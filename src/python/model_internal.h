@@ -44,6 +44,22 @@ inline constexpr const char* kCudaSwitchedOff = "cuda:switched-off";
 // body its condition true. Unparenthesized. A walk up the parents, at most 4,096 levels.
 std::vector<std::pair<Node, bool>> branch_guards(Node n);
 
+// A condition that tests flags only: a name or attribute (`args.web`, `debug`), a level of one
+// compared with zero as its truth is (`opt.debug > 0`, `!= 0`, `>= 1`: CenterNet's debug level,
+// set F), `not` of one, or `and`/`or` of such. A store under such a guard known False is an
+// opt-in left off (a store_true flag's branch, `if opt.debug > 0: opt.num_workers = 0` with the
+// default 0); one under a comparison of a choice (`opts.dataset == "coco"`) is another
+// configuration's path, kept as a candidate value (model_argparse.cpp, model_hotness.cpp).
+// Syntactic, O(size of the condition).
+bool flag_test(Node cond, std::string_view src);
+
+// The `a % n` of a step-period test, or null: the guarded code runs once every n passes where
+// `cond` holds (`positive`) or fails (not `positive`) as it is `a % n == k` or `k == a % n`
+// (holding), `not a % n` (holding), `a % n` (failing), `not` of one of these (the other way
+// round). One test for the hot contexts' amortization (model_hotness.cpp, which then reads n) and
+// the loops of steps that train every n iterations (model_loops.cpp). Syntactic, O(nesting).
+Node period_modulo(Node cond, bool positive, std::string_view src);
+
 // Inside the handler of an out-of-memory error, up to the enclosing function, class or lambda
 // (rules/SY004.md: recovery from an OOM is not per step): the body of an `except` clause that
 // catches `OutOfMemoryError` (`torch.cuda.OutOfMemoryError`, `torch.OutOfMemoryError`, alone or

@@ -180,11 +180,9 @@ void SemanticModel::compute_reachability() {
     for (int p = loops_[j].parent_loop; p >= 0 && !nested_hot_statement_[p]; p = loops_[p].parent_loop)
       nested_hot_statement_[p] = 1;
   }
-  // Backwards from the seeds to every caller through the call sites `through` accepts.
-  auto propagate = [&](std::vector<char>& reach, auto&& through) {
-    std::vector<int> work;
-    for (size_t f = 0; f < nf; ++f)
-      if (reach[f]) work.push_back(static_cast<int>(f));
+  // Backwards from the functions in `work` (marked in `reach`) to every caller through the call
+  // sites `through` accepts.
+  auto spread = [&](std::vector<char>& reach, std::vector<int>& work, auto&& through) {
     while (!work.empty()) {
       int f = work.back();
       work.pop_back();
@@ -195,6 +193,13 @@ void SemanticModel::compute_reachability() {
         work.push_back(caller);
       }
     }
+  };
+  // From every function marked in `reach`.
+  auto propagate = [&](std::vector<char>& reach, auto&& through) {
+    std::vector<int> work;
+    for (size_t f = 0; f < nf; ++f)
+      if (reach[f]) work.push_back(static_cast<int>(f));
+    spread(reach, work, through);
   };
   // A loop in a module's `forward` over its layers (`for layer in self.layers: x = layer(x)`,
   // hot by its module calls) is part of one forward: calling the module is one step, so a loop
@@ -384,16 +389,7 @@ void SemanticModel::compute_reachability() {
         }
       if (!steps[f]) continue;
       work.push_back(static_cast<int>(f));
-      while (!work.empty()) {
-        int g = work.back();
-        work.pop_back();
-        for (int ci : run_sites_[g]) {
-          int caller = calls_[ci].caller;
-          if (caller < 0 || steps[caller] || !through(ci, g)) continue;
-          steps[caller] = 1;
-          work.push_back(caller);
-        }
-      }
+      spread(steps, work, through);
     }
   }
 }
@@ -454,30 +450,16 @@ void SemanticModel::classify_loops() {
   // an RL rollout loop whose forwards run every iteration and that trains every N of them is a
   // loop of steps, not an epoch loop around learn()'s (set AH PaLM-rlhf-pytorch ppo.py's train;
   // rules.md: a loop each of whose iterations performs a step outside its nested hot loops; rec30).
-  auto period_guard = [&](Node cond, bool positive) {
-    // `a % n == 0` (also inside `and`), `not a % n` when it holds; `a % n` when it does not.
-    auto modulo = [&](Node e) {
-      e = unparen(e);
-      return is(e, "binary_operator") && text(field(e, "operator")) == "%";
-    };
-    std::function<bool(Node, bool)> test = [&](Node c, bool pos) -> bool {
-      c = unparen(c);
-      if (is(c, "not_operator")) return test(field(c, "argument"), !pos);
-      if (!pos) return modulo(c);
-      if (is(c, "boolean_operator") && text(field(c, "operator")) == "and")
-        return test(field(c, "left"), true) || test(field(c, "right"), true);
-      if (is(c, "comparison_operator") && named_count(c) == 2 && ts_node_child_count(c) == 3 &&
-          text(ts_node_child(c, 1)) == "==") {
-        Node a = named_child(c, 0), b = named_child(c, 1);
-        auto zero = [&](Node z) {
-          auto v = constant_int(z);
-          return v && *v == 0;
-        };
-        return (modulo(a) && zero(b)) || (modulo(b) && zero(a));
-      }
-      return false;
-    };
-    return test(cond, positive);
+  // `a % n == 0` (also inside `and`), `not a % n` when it holds; `a % n` when it does not
+  // (model_detail::period_modulo, as the hot contexts' amortization reads it). Whatever n: a
+  // period that one call site makes 1 (PaLM-rlhf-pytorch's examples.py, `update_timesteps = 1`)
+  // is still a rollout loop's period where the function is written.
+  std::function<bool(Node, bool)> period_guard = [&](Node cond, bool positive) -> bool {
+    cond = unparen(cond);
+    if (positive && is(cond, "boolean_operator") && text(field(cond, "operator")) == "and")
+      return period_guard(field(cond, "left"), true) || period_guard(field(cond, "right"), true);
+    if (is(cond, "not_operator")) return period_guard(field(cond, "argument"), !positive);
+    return !is_null(period_modulo(cond, positive, src_));
   };
   auto loop_contains_hot_loop_unamortized = [&](int li) {
     if (nested_hot_statement_[li]) return true;

@@ -355,7 +355,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       const OutgoingCall& oc = summaries[m]->calls[ci];
       targets.clear();
       bool direct = true;
-      // "*.to": a host batch's own `to`/`cuda` (semantic_project.cpp batch_object_move): the
+      // "*.to": a host batch's own `to`/`cuda` (summary.cpp batch_object_move): the
       // method of that name of each class of another module that is not an nn.Module (at most
       // kMaxClassUnion of them), its `self` the batch.
       bool batch_object = oc.callee.size() > 2 && oc.callee.compare(0, 2, "*.") == 0;

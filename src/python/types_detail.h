@@ -9,15 +9,15 @@
 #include <string_view>
 #include <vector>
 
+#include "python/model_internal.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
 
 namespace stoker::python::type_detail {
 
-bool starts_with(std::string_view s, std::string_view p);
-
-// The last dotted part of a qualified name: "torch.nn.Module" -> "Module".
-std::string_view last_part(std::string_view s);
+// The model's (model_internal.h): a prefix test, the last dotted part of a qualified name.
+using model_detail::last_part;
+using model_detail::starts_with;
 
 // The bindings a use of a name sees, comprehension variables scoped to their comprehension.
 std::vector<const Binding*> visible(const SemanticModel& m, Node use);

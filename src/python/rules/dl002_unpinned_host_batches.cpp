@@ -139,6 +139,8 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
   }
   return true;
 }
+bool collate_builds_no_tensors(const SemanticModel& m, Node collate);  // below
+
 // A loader wrapper's call site (loader_wrappers.h; DL001's wrapper_site): pinning is decided by
 // the construction's own keywords and the site's, the loops are those iterating the site's result.
 void wrapper_site(Context& ctx, Node site, Node construction) {
@@ -163,6 +165,10 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
   if (dataset_does_cuda_work(ctx)) return;
   if (batches_only_index_host_data(m, site)) return;
   if (batches_enter_numpy(m, site)) return;
+  // The collate_fn the site hands the wrapper, or the wrapper's own.
+  Node collate = kw.find("collate_fn");
+  if (is_null(collate)) collate = m.argument(construction, kCollatePos, "");
+  if (collate_builds_no_tensors(m, collate)) return;
   std::string name(m.text(field(site, "function")));
   Diagnostic& d = ctx.report("DL002", field(site, "function"),
                              "Batches from the `DataLoader` that `" + name +
@@ -175,15 +181,14 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
   fix.edits.push_back(set_keyword(ctx, site, "pin_memory", "True"));
   d.fix = fix;
 }
-// The loader's collate_fn (a function or method of this file: `collate_fn=dataset.collate_fn`,
+// A loader's collate_fn (a function or method of this file: `collate_fn=dataset.collate_fn`,
 // `collate_fn=collate`) builds batches of Python values only: every return is a list, tuple, dict
 // or comprehension whose elements are `.tolist()` results, string methods' results, literals,
 // f-strings or `str`/`int`/`float`/`bool`/`len` conversions (TANGO's `return [dat[i].tolist()
 // for i in dat]` over a pandas frame of captions and file paths, set AL train.py). `pin_memory` pins tensors only; a batch with
 // none gains nothing from it, whatever the loop then builds from it on the host and moves.
 // O(returns x elements).
-bool collate_builds_no_tensors(const SemanticModel& m, Node call) {
-  Node collate = m.argument(call, kCollatePos, "collate_fn");
+bool collate_builds_no_tensors(const SemanticModel& m, Node collate) {
   if (is_null(collate)) return false;
   std::vector<int> fns;
   for (const auto& v : m.values(collate)) {
@@ -267,7 +272,7 @@ void dl002_unpinned_host_batches(Context& ctx, Node call) {
   // A loader of positions: its batches are small index tensors, pinning them gains nothing.
   if (index_range_loader(m, call)) return;
   // A collate_fn that builds Python lists and strings: no tensor in the batch to pin.
-  if (collate_builds_no_tensors(m, call)) return;
+  if (collate_builds_no_tensors(m, m.argument(call, kCollatePos, "collate_fn"))) return;
   Diagnostic& d = ctx.report("DL002", field(call, "function"),
                              "Batches from this `DataLoader` are copied to the GPU from pageable memory; "
                              "`pin_memory=True` lets the copy run asynchronously");

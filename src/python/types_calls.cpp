@@ -1,0 +1,609 @@
+// The types of attributes (`attribute_type`: torch constants, modules, instances' attributes) and
+// of calls (`call_type`: constructors, torch functions and methods, project functions' returns,
+// host builtins). Split from types.cpp at 1,853 lines in session 28.
+#include "python/types.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+
+#include "python/call_positions.h"
+#include "python/frameworks.h"
+#include "python/model_internal.h"  // model_detail::property_getter
+#include "python/project_fields.h"
+#include "python/semantic_model.h"
+#include "python/types_detail.h"
+
+namespace stoker::python {
+
+using Kind = AbstractType::Kind;
+using namespace type_detail;
+
+namespace {
+
+// Methods whose result is a host scalar whatever the receiver.
+const std::set<std::string, std::less<>>& host_scalar_methods() {
+  static const std::set<std::string, std::less<>> s = {
+      "item", "size", "dim", "ndimension", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
+      "__len__", "get_device", "storage_offset", "is_floating_point", "is_complex", "__repr__", "__str__",
+      "format", "join", "startswith", "endswith", "lower", "upper", "strip", "split", "replace",
+      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size", "nbytes"};
+  return s;
+}
+
+// Builtins whose result is a host value of its own (not one of the arguments).
+bool host_builtin(std::string_view q) {
+  static const std::set<std::string, std::less<>> passing = {
+      "builtins.sum", "builtins.min", "builtins.max", "builtins.abs", "builtins.list", "builtins.tuple",
+      "builtins.sorted", "builtins.reversed", "builtins.next", "builtins.iter", "builtins.zip",
+      "builtins.enumerate", "builtins.map", "builtins.filter", "builtins.getattr", "builtins.pow",
+      "builtins.range", "builtins.dict", "builtins.set", "builtins.super", "builtins.vars", "builtins.type",
+      "builtins.object"};
+  return starts_with(q, "builtins.") && !passing.count(q);
+}
+
+// torch functions that answer a question about a tensor or the runtime with a host value (a
+// type test, a count, a dtype): `torch.is_tensor(x)` is a Python bool whatever x is.
+bool host_torch_function(std::string_view q) {
+  static const std::set<std::string, std::less<>> s = {
+      "torch.is_tensor", "torch.is_storage", "torch.is_floating_point", "torch.is_complex", "torch.is_conj",
+      "torch.is_same_size", "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+      "torch.is_autocast_enabled", "torch.is_anomaly_enabled", "torch.are_deterministic_algorithms_enabled",
+      "torch.is_deterministic_algorithms_warn_only_enabled", "torch.numel", "torch.typename",
+      "torch.get_default_dtype", "torch.get_num_threads", "torch.result_type", "torch.can_cast",
+      "torch.promote_types", "torch.finfo", "torch.iinfo", "torch.Size"};
+  return s.count(q) > 0;
+}
+
+bool host_module(std::string_view q) {
+  static const char* const prefixes[] = {"math.", "time.", "os.", "sys.", "random.", "logging.", "json.",
+                                         "re.", "datetime.", "pathlib.", "shutil.", "glob.", "argparse.",
+                                         "collections.", "itertools.count", "torch.cuda.", "torch.distributed.get_",
+                                         "torch.distributed.is_", "wandb.", "yaml.", "pickle."};
+  for (auto p : prefixes)
+    if (starts_with(q, p)) return true;
+  return false;
+}
+
+// torch functions whose result is one tensor on the device of their first operand (a tensor,
+// or a sequence of tensors for stack/cat). `torch.max(x, dim=1)` (also min) gives a (values, indices) pair,
+// both on x's device: typed as the tensor, so `torch.max(labels, dim=1)[1]` is one there too.
+const std::set<std::string, std::less<>>& tensor_op_functions() {
+  static const std::set<std::string, std::less<>> k = {
+      "stack", "cat", "concat", "concatenate", "hstack", "vstack", "sum", "mean", "prod", "std", "var", "norm",
+      "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "clamp", "clip",
+      "flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "matmul", "mm", "bmm",
+      "argmax", "argmin", "cumsum", "maximum", "minimum", "mul", "add", "sub", "div", "pow", "eq", "ne", "gt",
+      "lt", "ge", "le", "isfinite", "isnan", "isinf", "all", "any", "diag", "tril", "triu", "roll", "flip",
+      "sign", "neg", "round", "floor", "ceil", "square", "bincount", "max", "min", "amax", "amin"};
+  return k;
+}
+
+// torch's factories of new tensors (not the `*_like` ones, which follow their argument).
+const std::set<std::string, std::less<>>& host_factory_functions() {
+  static const std::set<std::string, std::less<>> k = {
+      "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.eye", "torch.arange", "torch.linspace",
+      "torch.randperm", "torch.rand", "torch.randn", "torch.randint"};
+  return k;
+}
+
+}  // namespace
+
+AbstractType TypeInference::attribute_type(Node attr) const {
+  std::string_view name = text(field(attr, "attribute"), m_.src());
+  Node obj = unparen(field(attr, "object"));
+  const std::string& q = m_.qualified_name(attr);
+  if (!q.empty()) {
+    if (starts_with(q, "torch.") && m_.device_kind(attr) == SemanticModel::DeviceKind::NotDevice)
+      return AbstractType::of(Kind::HostScalar);  // a dtype
+    if (host_module(q) || starts_with(q, "numpy.")) return AbstractType::of(Kind::Host);
+    return AbstractType::unknown();
+  }
+  if (host_attributes().count(name) || name.substr(0, 3) == "is_") return AbstractType::of(Kind::HostScalar);
+  if (name == "device") {
+    AbstractType o = value(obj, Path{});
+    // The device a framework object trains on: CUDA when the machine has a GPU.
+    if (o.kind == Kind::Object && FrameworkTable::get().is_device_attribute(o.framework, name))
+      return AbstractType::of(Kind::Device, TypeDevice::Any);
+    // The device of a tensor known to be on the CPU (`device=tensor.device` keeps it there).
+    if (o.kind == Kind::Tensor && o.device == TypeDevice::Cpu) return AbstractType::of(Kind::Device, TypeDevice::Cpu);
+    return AbstractType::of(Kind::Device);
+  }
+  if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+  AbstractType o = value(obj, Path{});
+  // `self.attr` in a class of unknown kind (a base imported from a module the analysis does not
+  // read, or from a library: an nn.Module or not): an attribute every store of which in the class
+  // holds an object (a tokenizer `from_pretrained`, an instance of a project class that is no
+  // module) is that object either way; the object's methods are then judged by the table.
+  if (o.kind == Kind::Unknown && is(obj, "identifier") && text(obj, m_.src()) == "self")
+    for (const Binding* b : m_.lookup("self", start(obj))) {
+      if (b->kind != Binding::Kind::Param || b->param_index != 0) break;
+      int klass = m_.functions()[b->function].klass;
+      if (klass < 0 || module_class(klass) >= 0) break;
+      if (AbstractType t = member_type(klass, name, TypeDevice::Unresolved); t.kind == Kind::Object) return t;
+      break;
+    }
+  // A name moved to a device and called as a function (`pipe = self.pipeline_class(...).to(dev)`
+  // then `pipe(**inputs)`): a module, not a tensor; `pipe.vae_scale_factor` is a member.
+  if (o.kind == Kind::Tensor && is(unparen(obj), "identifier") && m_.is_module_value(obj))
+    return AbstractType::of(Kind::ModuleMember, o.device);
+  switch (o.kind) {
+    case Kind::Tensor: return o;  // .T, .grad, .data; a model output's `.loss`, `.logits`
+    case Kind::Object: {
+      // What the class assigns itself first (a subclass of a framework class), then the table.
+      AbstractType t = o.klass != -1 ? member_type(o.klass, name, TypeDevice::Unresolved) : AbstractType::unknown();
+      if (t.kind != Kind::Unknown || o.framework < 0) return t;
+      const auto& table = FrameworkTable::get();
+      if (int held = table.attribute_class(o.framework, name); held >= 0) {  // `trainer.args`
+        AbstractType h = AbstractType::of(Kind::Object);
+        h.framework = held;
+        return h;
+      }
+      if (table.is_device_module(o.framework, name)) return AbstractType::of(Kind::Module, TypeDevice::Any);
+      if (table.is_device_attribute(o.framework, name)) return AbstractType::of(Kind::Device, TypeDevice::Any);
+      // An attribute holding a loader the framework prepared (trl's `self.dataloader`).
+      if (table.returns_device_loader(o.framework, name)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+      return AbstractType::unknown();
+    }
+    case Kind::Module: {
+      if (name == "module" && o.klass == -1) return o;  // DDP / DataParallel's wrapped module
+      AbstractType t = o.klass != -1 ? member_type(o.klass, name, o.device) : AbstractType::unknown();
+      // `model.module` of a wrapped model of a known class the class does not define: the model.
+      if (name == "module" && t.kind == Kind::Unknown) return o;
+      // An attribute of a module that is not known as a tensor (a parameter, a buffer, a tensor
+      // assigned) is a member: read, a host value (`model.n_classes`); called, a tensor. For a
+      // class of another project module, whose attributes its facts list, whatever the device.
+      if (t.kind == Kind::Unknown &&
+          ((o.device != TypeDevice::Unresolved && o.device != TypeDevice::Cpu) || o.klass <= -2))
+        return AbstractType::of(Kind::ModuleMember, o.device);  // `model.n_classes`, `model.encoder`
+      return t;
+    }
+    case Kind::ModuleMember: return o;  // `model.config.num_labels`
+    case Kind::HostScalar:
+    case Kind::Host: return AbstractType::of(Kind::HostScalar);  // args.lr, a namespace of host values
+    default: return AbstractType::unknown();
+  }
+}
+
+AbstractType TypeInference::call_type(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  const std::string& q = m_.qualified_name(fn);
+  const auto& table = FrameworkTable::get();
+  if (q.empty() && m_.is_loader_call(call)) return loader_type(call);  // a DataLoader subclass of this file
+  if (!q.empty()) {
+    int fw = table.object_class(q);
+    if (fw >= 0) {
+      AbstractType t = AbstractType::of(Kind::Object);
+      t.framework = fw;
+      return t;
+    }
+    if (table.wraps_first(q)) {  // `skip_first_batches(loader, n)`: a loader like the one given
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) ? AbstractType::unknown() : value(first, Path{});
+    }
+    if (table.host_batches(q)) return host_batch_iterator(call);  // torchtext's `BucketIterator(...)`
+    if (table.identity(q)) {  // `Variable(x)`: x
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
+    }
+    if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    // `defaultdict(int)`, `dict()`, `OrderedDict()`: an empty mapping, as `{}` is (its item
+    // stores fill it: binding_part).
+    if (empty_mapping_call(m_, call)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (starts_with(q, "torch.cuda.") && q.size() > 6 && q.substr(q.size() - 6) == "Tensor")
+      return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);  // torch.cuda.FloatTensor(...)
+    {
+      // The legacy typed constructors of host tensors: torch.ByteTensor(storage), torch.FloatTensor(n).
+      static const std::set<std::string, std::less<>> legacy = {
+          "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor", "torch.IntTensor", "torch.LongTensor",
+          "torch.HalfTensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.BoolTensor", "torch.BFloat16Tensor"};
+      if (legacy.count(q)) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
+    // Lists of the population's elements (NGCF's sampled user ids).
+    if (q == "random.sample" || q == "random.choices") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (host_builtin(q) || host_module(q) || host_torch_function(q)) return AbstractType::of(Kind::HostScalar);
+    if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (q == "torch.device") return AbstractType::of(Kind::Device);
+    if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
+        std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
+      return AbstractType::of(Kind::Optimizer);
+    if (m_.is_loader_call(call)) return loader_type(call);
+    if (const auto* w = FrameworkTable::get().module_wrapper(q)) {
+      using Place = FrameworkTable::ModuleWrapper::Place;
+      AbstractType inner = value(m_.argument(call, 0, w->keyword), Path{});
+      AbstractType t = AbstractType::of(Kind::Module, inner.kind == Kind::Module ? inner.device : TypeDevice::Unresolved);
+      t.klass = inner.kind == Kind::Module ? inner.klass : -1;
+      if (w->place == Place::Cuda || (w->place == Place::DeviceIds && !is_null(m_.argument(call, -1, "device_ids"))))
+        t.device = join(t.device, TypeDevice::Cuda);
+      if (t.device == TypeDevice::Any && (inner.device == TypeDevice::Unresolved || inner.kind != Kind::Module))
+        t.device = TypeDevice::Cuda;
+      return t;
+    }
+    if (q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer")
+      return AbstractType::of(Kind::Tensor);
+    if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
+      return AbstractType::of(Kind::Module);
+    if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
+      if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
+    // The factories of new tensors given no device build on the CPU (unless the file moves
+    // torch's default device: `torch.set_default_device("cuda")`).
+    if (host_factory_functions().count(q) && is_null(m_.argument(call, -1, "device")) && !m_.default_device_moved())
+      return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    // `torch.full_like(src, i)` of a CPU tensor given no device: a CPU tensor (where the
+    // argument may be CUDA, the CUDA taint decides).
+    if (starts_with(q, "torch.") && q.size() > 11 && q.substr(q.size() - 5) == "_like" &&
+        is_null(m_.argument(call, -1, "device")))
+      if (AbstractType a = value(m_.argument(call, 0, "input"), Path{}); a.kind == Kind::Tensor && a.device == TypeDevice::Cpu)
+        return a;
+    // Padding a sequence of tensors gives one tensor on their device (`pad_sequence([torch.tensor(ids)
+    // for ids in batch])`: a CPU tensor).
+    if (q == "torch.nn.utils.rnn.pad_sequence") {
+      AbstractType a = value(m_.argument(call, 0, "sequences"), Path{});
+      if ((a.kind == Kind::HostContainer || a.kind == Kind::Tensor) && a.device != TypeDevice::Unresolved)
+        return AbstractType::of(Kind::Tensor, a.device);
+    }
+    // A factory given a device that is the CPU (`torch.zeros(n, device=t.device)` of a CPU t).
+    if (starts_with(q, "torch.") && last_part(q) != "device") {
+      Node dev = m_.argument(call, -1, "device");
+      if (!is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cpu)
+        return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+    }
+    // Tensor operations give a tensor on their first operand's device (`torch.stack(values)`
+    // of a list of CUDA tensors, `F.softmax(logits)`).
+    if ((starts_with(q, "torch.") && tensor_op_functions().count(q.substr(6))) ||
+        (starts_with(q, "torch.nn.functional.") && q.find('.', 20) == std::string::npos)) {
+      // "May be CUDA" answers from the first operand; a CPU answer only when every operand
+      // (each element of a sequence written out) is known to be on the CPU or a host value.
+      Node first = m_.argument(call, 0, "input");
+      if (!is_null(first)) {
+        AbstractType a = value(first, Path{});
+        if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) &&
+            (a.device == TypeDevice::Cuda || a.device == TypeDevice::Any))
+          return AbstractType::of(Kind::Tensor, a.device);
+        auto host_side = [&](Node n) {
+          AbstractType t = value(n, Path{});
+          return (tensor_like(t) && t.device == TypeDevice::Cpu) || t.kind == Kind::HostScalar;
+        };
+        bool cpu = true, any_tensor = false;
+        for (Node arg : named_children(field(call, "arguments"))) {
+          if (is(arg, "comment")) continue;
+          if (is(arg, "keyword_argument")) {
+            if (text(field(arg, "name"), m_.src()) == "out") cpu = false;
+            continue;
+          }
+          Node u = unparen(arg);
+          if (is(u, "list_splat") || is(u, "dictionary_splat")) {
+            cpu = false;
+            break;
+          }
+          if (is(u, "tuple") || is(u, "list")) {
+            for (Node e : named_children(u)) {
+              if (is(e, "comment")) continue;
+              if (is(e, "list_splat") || !host_side(e)) cpu = false;
+              any_tensor |= value(e, Path{}).kind == Kind::Tensor;
+            }
+          } else {
+            if (!host_side(u)) cpu = false;
+            AbstractType ut = value(u, Path{});
+            any_tensor |= tensor_like(ut);
+          }
+        }
+        if (cpu && any_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+        // A tensor of a device not resolved here (a module's output in its own class): a tensor
+        // on that device, unresolved (`self.last_loss = F.cross_entropy(logits, y)` is a tensor
+        // attribute, placed with the module by its users).
+        if (a.kind == Kind::Tensor && a.device == TypeDevice::Unresolved) return a;
+      }
+    }
+  }
+  if (is(fn, "attribute")) {
+    std::string_view meth = text(field(fn, "attribute"), m_.src());
+    Node recv_node = field(fn, "object");
+    if (host_scalar_methods().count(meth)) return AbstractType::of(Kind::HostScalar);
+    // Lists of host values by the API that defines the method: `.tolist()`, `.numpy()`, an LR
+    // scheduler's `get_last_lr()` (floats), a tokenizer's `batch_decode(...)` (strings).
+    if (meth == "tolist" || meth == "numpy" || meth == "get_last_lr" || meth == "batch_decode")
+      return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    if (meth == "parse_args" || meth == "parse_known_args") return AbstractType::of(Kind::Host);
+    AbstractType recv = value(recv_node, Path{});
+    // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.
+    if (recv.kind == Kind::Unknown && (meth == "to" || meth == "cuda" || meth == "cpu") && m_.is_module(recv_node))
+      recv = AbstractType::of(Kind::Module);
+    if (meth == "cpu") return AbstractType::of(recv.kind == Kind::Module ? Kind::Module : Kind::Tensor, TypeDevice::Cpu);
+    if (meth == "cuda" || meth == "to") {
+      TypeDevice d = TypeDevice::Cuda;
+      if (meth == "to") {
+        Node dev = m_.argument(call, 0, "device");
+        if (is_null(dev) || is(unparen(m_.argument(call, 0, "")), "keyword_argument")) return recv;  // .to(dtype=)
+        auto kind = m_.device_kind(dev);
+        if (kind == SemanticModel::DeviceKind::NotDevice) {
+          // `.to(other)` of a tensor `other` (a name or attribute that may be CUDA: device_kind's
+          // NotDevice for them): a tensor on other's device, left to the CUDA taint when the type
+          // of other does not place it. A dtype keeps the receiver's device.
+          Node d = unparen(dev);
+          if ((is(d, "identifier") || is(d, "attribute")) && m_.is_cuda(d)) {
+            AbstractType o = value(d, Path{});
+            return AbstractType::of(Kind::Tensor, o.kind == Kind::Tensor ? o.device : TypeDevice::Unresolved);
+          }
+          return recv.kind == Kind::Tensor ? recv : AbstractType::unknown();
+        }
+        d = kind == SemanticModel::DeviceKind::Cuda  ? TypeDevice::Cuda
+            : kind == SemanticModel::DeviceKind::Cpu || kind == SemanticModel::DeviceKind::Other ? TypeDevice::Cpu
+                                                     : TypeDevice::Any;
+      }
+      if (!m_.uses_cuda() && d != TypeDevice::Cpu) return AbstractType::unknown();
+      if (recv.kind == Kind::Module) {
+        recv.device = d;
+        return recv;
+      }
+      if (recv.kind == Kind::Object || recv.is_host()) return AbstractType::unknown();  // a project `.to()`
+      return AbstractType::of(Kind::Tensor, d);
+    }
+    // `t.type_as(other)` moves t to other's device; `t.type(T)` to T's unless T is a dtype
+    // (`torch.cuda.FloatTensor`, `x.type()`): yolov4's `y_true = y_true.type_as(x)` of a host
+    // `torch.zeros(...)` is a tensor on x's device.
+    if (recv.kind == Kind::Tensor && (meth == "type_as" || meth == "type")) {
+      Node a = m_.argument(call, 0, meth == "type_as" ? "other" : "dtype");
+      if (!is_null(a) && !is(unparen(m_.argument(call, 0, "")), "keyword_argument")) {
+        if (meth == "type" && m_.device_kind(a) == SemanticModel::DeviceKind::NotDevice) return recv;  // a dtype
+        AbstractType o = meth == "type_as" ? value(a, Path{}) : AbstractType::unknown();
+        return AbstractType::of(Kind::Tensor, o.kind == Kind::Tensor ? o.device : TypeDevice::Unresolved);
+      }
+    }
+    if (meth == "train" || meth == "eval" || meth == "half" || meth == "float" || meth == "bfloat16" ||
+        meth == "double" || meth == "requires_grad_" || meth == "share_memory")
+      if (recv.kind == Kind::Module || recv.kind == Kind::Tensor) return recv;
+    if (meth == "from_pretrained" || meth == "from_config") {
+      // A model loaded with a device map (`device_map="auto"`): placed on the GPUs there are.
+      if (m_.places_on_gpus(call)) return AbstractType::of(Kind::Module, TypeDevice::Any);
+      // `Net.from_pretrained(...)` of a module class of the project: an instance of it. Otherwise
+      // a model (or a tokenizer, a config): unknown, but not a tensor.
+      if (is(recv_node, "identifier") || is(recv_node, "attribute")) {
+        std::string_view name =
+            is(recv_node, "identifier") ? text(recv_node, m_.src()) : text(field(recv_node, "attribute"), m_.src());
+        int local = m_.classes_by_name_.count(std::string(name)) ? class_of_callee(recv_node) : -1;
+        if (local >= 0 && module_class(local) == 1) return instance_of(local);
+        if (local < 0 && m_.facts_) {
+          const std::string& qn = m_.qualified_name(recv_node);
+          if (int ext = qn.empty() ? -1 : ext_class_index(qn); ext <= -2 && ext_class(ext)->module_kind == 1) {
+            AbstractType t = AbstractType::of(Kind::Module);
+            t.klass = ext;
+            return t;
+          }
+        }
+      }
+      return AbstractType::unknown();
+    }
+    // A method of a class of another project module: what its facts say it returns.
+    if ((recv.kind == Kind::Module || recv.kind == Kind::Object) && recv.klass <= -2 && meth != "forward" &&
+        meth != "generate" && m_.facts_)
+      if (const FunctionFacts* mf = m_.facts_->callee(
+              ext_classes_[static_cast<size_t>(-2 - recv.klass)] + "." + std::string(meth),
+              fact::kReturnsCuda | fact::kReturnsTensor | fact::kReturnsModule | fact::kReturnsLoader |
+                  fact::kReturnType | fact::kReturnsClass | fact::kReturnDep)) {
+        if (AbstractType c = returned_instance(*mf); c.kind != Kind::Unknown) return c;
+        if (AbstractType at_site; site_return(*mf, call, at_site)) return at_site;
+        AbstractType rt = ext_return(*mf);
+        if (rt.kind != Kind::Unknown) return rt;
+        if (mf->returns_tensor) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
+        if (mf->returns_module && mf->returns_cuda) return AbstractType::of(Kind::Module, TypeDevice::Any);
+        return AbstractType::unknown();  // the CUDA taint (its `returns_cuda`) decides
+      }
+    // A predicate of a tensor or of what a module holds (`x.is_contiguous()`,
+    // `model.optimizer.param_coordinator.is_invalid_trace()`): a Python bool.
+    if ((recv.kind == Kind::ModuleMember || recv.kind == Kind::Tensor) && meth.substr(0, 3) == "is_")
+      return AbstractType::of(Kind::HostScalar);
+    switch (recv.kind) {
+      case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
+      case Kind::Tensor:
+        if (meth == "state_dict" || meth == "parameters") break;
+        return recv;  // tensor methods return tensors on the same device
+      case Kind::Module:
+        if (meth == "forward" || meth == "generate") return AbstractType::of(Kind::Tensor, recv.device);
+        // Another method of a module of a library class (DDP's `_get_ddp_logging_data()`, a
+        // dict of strings): what it returns is not known, the CUDA taint decides; only calling
+        // the module (or a submodule the types know) computes on its device. nn.Module's own
+        // accessors of its tensors (`parameters()`, `state_dict()`...) hand back those tensors.
+        if (recv.klass == -1 && meth != "parameters" && meth != "buffers" && meth != "named_parameters" &&
+            meth != "named_buffers" && meth != "state_dict" && value(fn, Path{}).kind == Kind::ModuleMember)
+          return AbstractType::unknown();
+        break;
+      case Kind::Object:
+        if (recv.framework >= 0) {
+          if (table.prepares_first(recv.framework, meth)) return prepared(m_.argument(call, 0, ""));
+          // A method that hands back its argument as it is (row `identity CLASS.METHOD`:
+          // `accelerator.unwrap_model(model)`, the model on its device).
+          if (table.identity(table.class_name(recv.framework) + "." + std::string(meth))) {
+            Node first = m_.argument(call, 0, "");
+            return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
+          }
+          if (table.returns_on_device(recv.framework, meth)) {
+            // `accelerator.gather(t)`, `pad_across_processes(d)`: its tensors on the device; a
+            // host value given stays what it was (the CUDA taint decides).
+            Node first = m_.argument(call, 0, "");
+            AbstractType a = is_null(first) ? AbstractType::unknown() : value(first, Path{});
+            if ((a.kind == Kind::Tensor || a.kind == Kind::HostContainer) && a.device != TypeDevice::Cpu)
+              return AbstractType::of(a.kind, a.device == TypeDevice::Cuda ? TypeDevice::Cuda : TypeDevice::Any);
+            return AbstractType::unknown();
+          }
+          // A tokenizer's `decode(ids)` (row `host-result`): strings, even of CUDA ids (the
+          // readback is the call itself).
+          if (table.returns_host(recv.framework, meth)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+          if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+          if (table.returns_device_tensors(recv.framework, meth))
+            return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
+          if (table.prepares(recv.framework, meth)) {
+            int positional = 0;
+            Node only{};
+            for (Node a : named_children(field(call, "arguments")))
+              if (!is(a, "keyword_argument")) {
+                ++positional;
+                only = a;
+              }
+            if (positional == 1) return prepared(only);
+            return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);
+          }
+          return AbstractType::unknown();
+        }
+        break;
+      case Kind::HostScalar:
+      case Kind::None: return AbstractType::of(Kind::HostScalar);  // str methods
+      case Kind::HostContainer:
+        if (meth == "append" || meth == "extend" || meth == "clear" || meth == "update" || meth == "insert")
+          return AbstractType::of(Kind::None);
+        if (meth == "items" || meth == "values" || meth == "keys" || meth == "copy") return recv;
+        if (meth == "get" || meth == "pop") return element(recv, 1);
+        break;
+      default: break;
+    }
+  }
+  // Calling a module gives a tensor on its device, whatever is known about the batch.
+  AbstractType callee = value(fn, Path{});
+  // Except a project module whose forward hands back CPU tensors by its types (a matcher that
+  // computes its index tensors after `.cpu()`): those, wherever the module lives.
+  if (callee.kind == Kind::Module)
+    if (AbstractType h = host_forward(callee.klass); h.kind != Kind::Unknown) return h;
+  // A method of a module class defined here every return of which is a CPU tensor by its types
+  // (stargan-v2's `FAN.get_landmark`: `torch.cat` of per-image results computed after
+  // `heatmaps[i].cpu()`): that, wherever the module lives.
+  if (std::vector<int> targets = callee.kind == Kind::ModuleMember ? m_.callees(call) : std::vector<int>{};
+      !targets.empty()) {
+    AbstractType t = AbstractType::bottom();
+    for (int f : targets) {
+      const auto& returns = m_.functions()[f].returns;
+      if (returns.empty() || !yields(f).empty()) t = AbstractType::unknown();
+      if (t.kind != Kind::Unknown)
+        for (Node r : returns) t = join(t, value(r, Path{}));
+    }
+    if (t.device == TypeDevice::Cpu && tensor_like(t)) return t;
+  }
+  if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
+    // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs
+    // (or a device mismatch error).
+    if (callee.kind == Kind::Module && callee.device == TypeDevice::Unresolved)
+      for (Node a : named_children(field(call, "arguments"))) {
+        if (is(a, "keyword_argument")) a = field(a, "value");
+        if (is(a, "list_splat") || is(a, "dictionary_splat") || is_null(a)) continue;
+        AbstractType at = value(a, Path{});
+        if (at.kind == Kind::Tensor && (at.device == TypeDevice::Cuda || at.device == TypeDevice::Any))
+          return AbstractType::of(Kind::Tensor, at.device);
+      }
+    return AbstractType::of(Kind::Tensor, callee.device);
+  }
+  int klass = class_of_callee(fn);
+  if (klass >= 0) return instance_of(klass);
+  if (int ext = ext_instance_class(call); ext <= -2) return instance_type(ext, TypeDevice::Unresolved);  // another module's class
+  if (is(fn, "identifier")) {
+    int fw = framework_class_of_callee(fn);
+    if (fw >= 0) {
+      AbstractType t = AbstractType::of(Kind::Object);
+      t.framework = fw;
+      return t;
+    }
+    // A name bound only to lambdas each of which picks elements of a tensor it closes over
+    // (`get = lambda i: hidden[i][alias_inputs[i]]`, SR-GNN): a tensor on that tensor's device,
+    // whatever the index. The lambda's parameters are no scope of the model, so only a body
+    // whose indexed tensor is not one of them is read.
+    auto lambda_pick = [&]() -> AbstractType {
+      auto vs = m_.values(fn);
+      if (vs.empty()) return AbstractType::unknown();
+      AbstractType out = AbstractType::bottom();
+      for (const auto& v : vs) {
+        if (v.kind != Value::Kind::Expr || !is(v.expr, "lambda")) return AbstractType::unknown();
+        Node body = unparen(field(v.expr, "body"));
+        if (!is(body, "subscript")) return AbstractType::unknown();
+        while (is(body, "subscript")) body = unparen(field(body, "value"));
+        if (!is(body, "identifier")) return AbstractType::unknown();
+        for (Node p : named_children(field(v.expr, "parameters")))
+          if (text(is(p, "identifier") ? p : field(p, "name"), m_.src()) == text(body, m_.src()))
+            return AbstractType::unknown();
+        AbstractType t = value(body, Path{});
+        if (t.kind != Kind::Tensor) return AbstractType::unknown();
+        out = join(out, t);
+      }
+      return out.kind == Kind::Tensor ? out : AbstractType::unknown();
+    };
+    if (AbstractType picked = lambda_pick(); picked.kind != Kind::Unknown) return picked;
+  }
+  // A function (or method, or `__call__`) defined here: what it returns.
+  auto targets = m_.callees(call);
+  if (!targets.empty()) {
+    // Typed with this call's arguments where every callee's return dependence is known.
+    AbstractType at_site = AbstractType::bottom();
+    bool all_known = true;
+    for (int f : targets) {
+      AbstractType one;
+      if (!site_return(f, call, one)) {
+        all_known = false;
+        break;
+      }
+      at_site = join(at_site, one);
+    }
+    if (all_known) return at_site;
+    AbstractType t = AbstractType::bottom();
+    bool any = false;
+    for (int f : targets) {
+      if (!yields(f).empty()) return AbstractType::unknown();  // a generator
+      for (Node r : m_.functions()[f].returns) {
+        t = join(t, value(r, Path{}));
+        any = true;
+      }
+    }
+    return any ? t : AbstractType::unknown();
+  }
+  // A function of another project module that returns a module that may be on CUDA, or (by its
+  // own abstract types) a tensor that may be.
+  if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsTensor |
+                                                           fact::kReturnsModule | fact::kReturnsLoader | fact::kReturnType |
+                                                           fact::kReturnsClass | fact::kReturnDep)) {
+    // What its own types say it returns (`to_cpu(t)`: a CPU tensor; `(model, flag)`: a tuple).
+    if (AbstractType c = returned_instance(*ext); c.kind != Kind::Unknown) return c;  // `exp.get_model()`
+    if (!ext->ret_framework.empty()) return ext_return(*ext);  // `prepare_accelerator(args)`: an Accelerator
+    if (AbstractType at_site; site_return(*ext, call, at_site)) return at_site;  // with this call's arguments
+    AbstractType rt = ext_return(*ext);
+    if (rt.kind != Kind::Unknown) return rt;
+    if (ext->returns_cuda && !ext->returns_loader && (ext->returns_module || ext->returns_tensor))
+      return AbstractType::of(ext->returns_module ? Kind::Module : Kind::Tensor, TypeDevice::Any);
+  }
+  // One of several (a registry lookup called): the union of their classes, or the join of their types.
+  if (auto fs = ext_union_functions(call, fact::kReturnType | fact::kReturnsClass); !fs.empty()) {
+    std::string classes;
+    AbstractType rt = AbstractType::bottom();
+    for (const FunctionFacts* f : fs) {
+      classes = f->returns_class.empty() ? std::string{} : classes.empty() && f == fs[0] ? f->returns_class
+                                                                                       : union_join(classes, f->returns_class);
+      rt = join(rt, ext_return(*f));
+    }
+    if (int klass = classes.empty() ? -1 : class_by_canonical(classes); klass != -1) {
+      AbstractType c = instance_type(klass, TypeDevice::Unresolved);
+      if (c.kind == Kind::Module || c.kind == Kind::Object) return c;
+    }
+    if (rt.kind != Kind::Unknown && rt.kind != Kind::Bottom) return rt;
+  }
+  // Builtins that hand back their arguments.
+  if (q == "builtins.sum" || q == "builtins.min" || q == "builtins.max" || q == "builtins.abs" || q == "builtins.pow") {
+    auto args = named_children(field(call, "arguments"));
+    if (args.size() == 1 && q != "builtins.abs") return element_of(args[0]);
+    AbstractType t = AbstractType::bottom();
+    for (Node a : args) {
+      if (is(a, "keyword_argument")) continue;
+      t = arith(t, value(a, Path{}));
+    }
+    return t.kind == Kind::Bottom ? AbstractType::unknown() : t;
+  }
+  if (q == "builtins.list" || q == "builtins.tuple" || q == "builtins.sorted" || q == "builtins.set") {
+    Node a = m_.argument(call, 0, "");
+    if (is_null(a)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+    AbstractType e = element_of(a);
+    TypeDevice d = e.is_host() ? TypeDevice::Cpu
+                   : (e.kind == Kind::Tensor || e.kind == Kind::Module) ? e.device
+                                                                        : TypeDevice::Unresolved;
+    return AbstractType::of(Kind::HostContainer, d);
+  }
+  if (q == "builtins.next") return element_of(m_.argument(call, 0, ""));
+  return AbstractType::unknown();
+}
+
+}  // namespace stoker::python
