@@ -815,9 +815,22 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     auto unanalyzed = [&](int s) { return !summaries[static_cast<size_t>(s)]; };
     for (size_t m = 0; m < n; ++m) {
       std::vector<std::string> locals;
-      for (const auto& [local, f] : functions_[m])
-        if (!f->const_values.empty() && layout_.attribute_stored(static_cast<int>(m), local, unanalyzed))
-          locals.push_back(local);
+      for (const auto& [local, f] : functions_[m]) {
+        if (f->const_values.empty()) continue;
+        size_t dot = local.rfind('.');
+        bool stored = false;
+        if (dot == std::string::npos) {
+          stored = layout_.attribute_stored(static_cast<int>(m), local, unanalyzed);
+        } else {
+          // A class-level constant ("Config.num_workers"): a store of the attribute on any object
+          // (`opt.num_workers = 8`) in any module of the project (the instance travels: tune.py's
+          // `def tune(opt): opt.prefetch = 8` need not import the class's module).
+          std::string_view word = std::string_view(local).substr(dot + 1);
+          for (size_t s = 0; s < n && !stored; ++s)
+            stored = layout_.attribute_stored(static_cast<int>(s), word, [s](int x) { return x == static_cast<int>(s); });
+        }
+        if (stored) locals.push_back(local);
+      }
       for (const auto& local : locals) unconstant(static_cast<int>(m), local);
     }
   }
@@ -1342,11 +1355,23 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
     } else {
       // `from .base_trainer import *` in a package's __init__.py: the first starred module that
       // defines or imports the name.
-      for (const std::string& star : stars_[m]) {
+      for (std::string star : stars_[m]) {
         std::string sep = star.find_first_not_of('.') == std::string::npos ? "" : ".";
         std::string cand = layout_.absolute(m, star + sep + rest);
         if (cand.empty()) continue;
         auto [sm, srest] = layout_.split(m, cand);
+        // `from config import *` in config/__init__.py names the package itself (a no-op in
+        // Python 3): Python 2's implicit relative import of its submodule `config/config.py`
+        // (arcface-pytorch), when there is one.
+        if (sm == m && star[0] != '.' && star.find('.') == std::string::npos) {
+          std::string own = layout_.absolute(m, "." + star + "." + rest);
+          auto [om, orest] = own.empty() ? std::pair<int, std::string>{-1, {}} : layout_.split(m, own);
+          if (om >= 0 && om != m && !orest.empty()) {
+            star = "." + star;
+            sm = om;
+            srest = orest;
+          }
+        }
         if (sm < 0 || sm == m || srest.empty()) continue;
         if (deps) deps->push_back(sm);
         if (functions_[sm].count(srest) || imports_[sm].count(srest.substr(0, srest.find('.')))) {
@@ -1986,6 +2011,16 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       for (const std::string& read : latest[m]->module_reads) {  // `CFG.num_workers` of a constants module
         auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), read));
         if (tm >= 0 && !recorded[tm] && !rest.empty()) todo[tm] = 1;
+        // A package whose __init__.py star-imports its submodule as Python 2 did (`from config
+        // import *` in config/__init__.py, FactsTable::resolve_at): the submodule holds the name.
+        if (tm >= 0 && recorded[tm] && latest[tm] && !rest.empty())
+          for (const std::string& star : latest[tm]->star_imports) {
+            if (star.empty() || star[0] == '.' || star.find('.') != std::string::npos) continue;
+            auto [sm, srest] = layout.split(tm, layout.absolute(tm, star + "." + rest));
+            if (sm != tm) continue;
+            auto [om, orest] = layout.split(tm, layout.absolute(tm, "." + star + "." + rest));
+            if (om >= 0 && om != tm && !recorded[om] && !orest.empty()) todo[om] = 1;
+          }
       }
     }
   }
