@@ -825,9 +825,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
           // A class-level constant ("Config.num_workers"): a store of the attribute on any object
           // (`opt.num_workers = 8`) in any module of the project (the instance travels: tune.py's
           // `def tune(opt): opt.prefetch = 8` need not import the class's module).
+          // One query: `by` sees every module storing the word (and accepts none, so the import
+          // test never runs); a layout without the word index answers true.
           std::string_view word = std::string_view(local).substr(dot + 1);
-          for (size_t s = 0; s < n && !stored; ++s)
-            stored = layout_.attribute_stored(static_cast<int>(s), word, [s](int x) { return x == static_cast<int>(s); });
+          bool any = false;
+          stored = layout_.attribute_stored(static_cast<int>(m), word, [&any](int) {
+            any = true;
+            return false;
+          }) || any;
         }
         if (stored) locals.push_back(local);
       }
