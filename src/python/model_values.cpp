@@ -1,6 +1,7 @@
 // Values: keyword arguments, constants, the candidate values of expressions through bindings,
 // parameters (call sites, defaults, other modules), argparse defaults and attributes.
 #include "python/call_positions.h"
+#include "python/class_constants.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/types.h"
@@ -1499,6 +1500,43 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   }
   // `CFG.num_workers` after `import config as CFG`: a constant of another project module.
   if (auto c = module_constant(attr); !c.empty()) return c;
+  // `opt.num_workers`, `if opt.display:` where every binding of `opt` constructs a plain
+  // configuration class (`opt = Config()`: arcface-pytorch's config/config.py, read in train.py):
+  // its class-level constant (model_detail::class_level_constant), of a class of this file or, in
+  // project mode, of another module (its "Config.num_workers" entry, which the project drops
+  // when a module stores an attribute of that name). Not when this file stores an attribute of
+  // the name on any object (`opt.display = True`). O(bindings).
+  if (is(obj, "identifier") && text(obj) != "self" && !attribute_reassigned(name)) {
+    auto bindings = lookup(text(obj), start(obj));
+    std::vector<Value> out;
+    bool all = !bindings.empty() && bindings.size() <= kMaxCandidates;
+    auto binding_vals = [this](const Binding& b) { return binding_values(b); };
+    for (const Binding* b : bindings) {
+      Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+      if (!all || !is(v, "call")) {
+        all = false;
+        break;
+      }
+      int klass = -1;
+      for (const auto& cv : values(unparen(field(v, "function"))))
+        if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
+          if (auto c = class_by_node_.find(cv.expr.id); c != class_by_node_.end()) klass = c->second;
+      std::vector<Value> vs;
+      if (klass >= 0) {
+        vs = class_level_constant(*this, klass, name, self_stores(klass), binding_vals);
+      } else if (const std::string& q = callee_name(v); facts_ && !q.empty() && facts_->project_name(q)) {
+        const FunctionFacts* cls = facts_->callee(q, fact::kClass);
+        std::string key = q + "." + std::string(name);
+        if (cls && cls->is_class) {
+          if (module_reads_.size() < 256) module_reads_.insert(key);
+          if (const FunctionFacts* f = facts_->callee(key, fact::kConstValues)) vs = to_values(f->const_values);
+        }
+      }
+      all = !vs.empty();
+      add_values(out, vs);
+    }
+    if (all && !out.empty()) return out;
+  }
   Value v;
   v.kind = Value::Kind::Expr;
   v.expr = attr;

@@ -292,9 +292,27 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     auto unanalyzed = [&](int s) { return !summaries[static_cast<size_t>(s)]; };
     for (size_t m = 0; m < n; ++m) {
       std::vector<std::string> locals;
-      for (const auto& [local, f] : functions_[m])
-        if (!f->const_values.empty() && layout_.attribute_stored(static_cast<int>(m), local, unanalyzed))
-          locals.push_back(local);
+      for (const auto& [local, f] : functions_[m]) {
+        if (f->const_values.empty()) continue;
+        size_t dot = local.rfind('.');
+        bool stored = false;
+        if (dot == std::string::npos) {
+          stored = layout_.attribute_stored(static_cast<int>(m), local, unanalyzed);
+        } else {
+          // A class-level constant ("Config.num_workers"): a store of the attribute on any object
+          // (`opt.num_workers = 8`) in any module of the project (the instance travels: tune.py's
+          // `def tune(opt): opt.prefetch = 8` need not import the class's module).
+          // One query: `by` sees every module storing the word (and accepts none, so the import
+          // test never runs); a layout without the word index answers true.
+          std::string_view word = std::string_view(local).substr(dot + 1);
+          bool any = false;
+          stored = layout_.attribute_stored(static_cast<int>(m), word, [&any](int) {
+            any = true;
+            return false;
+          }) || any;
+        }
+        if (stored) locals.push_back(local);
+      }
       for (const auto& local : locals) unconstant(static_cast<int>(m), local);
     }
   }
@@ -819,11 +837,23 @@ std::optional<std::pair<int, std::string>> FactsTable::resolve_at(int from, std:
     } else {
       // `from .base_trainer import *` in a package's __init__.py: the first starred module that
       // defines or imports the name.
-      for (const std::string& star : stars_[m]) {
+      for (std::string star : stars_[m]) {
         std::string sep = star.find_first_not_of('.') == std::string::npos ? "" : ".";
         std::string cand = layout_.absolute(m, star + sep + rest);
         if (cand.empty()) continue;
         auto [sm, srest] = layout_.split(m, cand);
+        // `from config import *` in config/__init__.py names the package itself (a no-op in
+        // Python 3): Python 2's implicit relative import of its submodule `config/config.py`
+        // (arcface-pytorch), when there is one.
+        if (sm == m && star[0] != '.' && star.find('.') == std::string::npos) {
+          std::string own = layout_.absolute(m, "." + star + "." + rest);
+          auto [om, orest] = own.empty() ? std::pair<int, std::string>{-1, {}} : layout_.split(m, own);
+          if (om >= 0 && om != m && !orest.empty()) {
+            star = "." + star;
+            sm = om;
+            srest = orest;
+          }
+        }
         if (sm < 0 || sm == m || srest.empty()) continue;
         if (deps) deps->push_back(sm);
         if (functions_[sm].count(srest) || imports_[sm].count(srest.substr(0, srest.find('.')))) {

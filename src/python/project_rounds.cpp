@@ -399,6 +399,16 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       for (const std::string& read : latest[m]->module_reads) {  // `CFG.num_workers` of a constants module
         auto [tm, rest] = layout.split(static_cast<int>(m), layout.absolute(static_cast<int>(m), read));
         if (tm >= 0 && !recorded[tm] && !rest.empty()) todo[tm] = 1;
+        // A package whose __init__.py star-imports its submodule as Python 2 did (`from config
+        // import *` in config/__init__.py, FactsTable::resolve_at): the submodule holds the name.
+        if (tm >= 0 && recorded[tm] && latest[tm] && !rest.empty())
+          for (const std::string& star : latest[tm]->star_imports) {
+            if (star.empty() || star[0] == '.' || star.find('.') != std::string::npos) continue;
+            auto [sm, srest] = layout.split(tm, layout.absolute(tm, star + "." + rest));
+            if (sm != tm) continue;
+            auto [om, orest] = layout.split(tm, layout.absolute(tm, "." + star + "." + rest));
+            if (om >= 0 && om != tm && !recorded[om] && !orest.empty()) todo[om] = 1;
+          }
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "python/call_positions.h"
+#include "python/class_constants.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "python/call_positions.h"
+#include "python/class_constants.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
@@ -498,6 +499,24 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (!constant || facts.const_values.size() > kMaxCandidates) facts.const_values.clear();
     }
     if (facts.devkind || !facts.const_values.empty()) tables.push_back({name, std::move(facts)});
+  }
+  // Class-level constants of a plain configuration class (`class Config(object): num_workers = 4`,
+  // class_level_constant): a "Config.num_workers" entry with the values, what `opt.num_workers`
+  // of an instance another module builds reads (class_constant_values).
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (scopes_[classes_[c].scope].parent != 0) continue;
+    for (const auto& [name, list] : scopes_[classes_[c].scope].bindings) {
+      auto vs = model_detail::class_level_constant(*this, static_cast<int>(c), name, self_stores(static_cast<int>(c)),
+                                                   [this](const Binding& b) { return binding_values(b); });
+      if (vs.empty() || vs.size() > kMaxCandidates) continue;
+      FunctionFacts facts;
+      for (const Value& v : vs) {
+        ScalarFact f = to_scalar_fact(v);
+        if (std::find(facts.const_values.begin(), facts.const_values.end(), f) == facts.const_values.end())
+          facts.const_values.push_back(std::move(f));
+      }
+      tables.push_back({classes_[c].name + "." + name, std::move(facts)});
+    }
   }
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));

@@ -117,6 +117,38 @@ bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
   return true;
 }
 
+// `x = transform(img).unsqueeze(0)` (host reshapes peeled into `v`) in a function's loop over
+// images, `img = testset.pull_image(i)` bound in the innermost loop around the move `call`, then
+// `x = x.cuda()` and `net(x)`: the output of a callable that is neither a module nor a function
+// of the project and gives no CUDA value (a transform object handed in as a parameter, a
+// transform name), applied to a name every binding of which is made in that loop's body (or is
+// its target): the input built per pass. A value bound before the loop (a table moved on every
+// pass) is TX003's. O(bindings).
+bool transformed_in_loop(const SemanticModel& m, Node call, Node v) {
+  if (!is(v, "call") || m.is_cuda(v)) return false;
+  Node f = unparen(field(v, "function"));
+  bool self_attr = is(f, "attribute") && m.text(unparen(field(f, "object"))) == "self";
+  if ((!is(f, "identifier") && !self_attr) || !m.callee_name(v).empty() || m.is_module(f) || !m.callees(v).empty())
+    return false;
+  Node loop{};
+  for (Node q = parent(call); !is_null(q) && is_null(loop); q = parent(q)) {
+    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return false;
+    if (is(q, "for_statement") || is(q, "while_statement")) loop = q;
+  }
+  if (is_null(loop) || start(v) < start(loop)) return false;
+  Node body = field(loop, "body");
+  Node src = unparen(m.argument(v, 0, ""));
+  if (!is(src, "identifier") || is(m.argument(v, 0, ""), "keyword_argument")) return false;
+  auto src_bindings = m.lookup(m.text(src), start(src));
+  if (src_bindings.empty()) return false;
+  for (const Binding* sb : src_bindings) {
+    bool per_pass = (sb->kind == Binding::Kind::Assign && sb->at >= start(body) && sb->at < end(body)) ||
+                    (sb->kind == Binding::Kind::LoopTarget && sb->at >= start(loop) && sb->at < end(loop));
+    if (!per_pass) return false;
+  }
+  return true;
+}
+
 bool model_input_built_here(const SemanticModel& m, Node call) {
   Node r = unparen(receiver(call));
   // `Variable(inputs, requires_grad=False).to(device)`: a wrapper that returns its argument
@@ -164,6 +196,12 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     // `images = image.unsqueeze(0)` of an input the function preprocessed (`image =
     // self.transform(image)`: ssd's Predictor.predict).
     if (fn && is(v, "identifier") && m.text(v) != m.text(r) && preprocessed_here(m, v, *fn)) {
+      converted = true;
+      continue;
+    }
+    // `x = transform(img).unsqueeze(0)` with `img = testset.pull_image(i)` bound in the loop
+    // around the move (RFBNet's test_net: a transform handed in as a parameter).
+    if (fn && transformed_in_loop(m, call, v)) {
       converted = true;
       continue;
     }
