@@ -639,6 +639,17 @@ int run_check(CheckArgs& a, const RuleRegistry& rules) {
 
 }  // namespace
 
+// jemalloc's options, read when it starts (the process's first allocation; ignored under glibc's
+// malloc): transparent huge pages for the heap and jemalloc's own metadata, and freed pages kept
+// rather than handed back to the system after 10 s (a one-shot run: the peak stays the peak).
+// Project mode keeps trees, summaries and tables across analyses, so each parse and model writes
+// fresh memory: ~96,000 page faults on pytorch-image-models, 4,800 with these (speed31;
+// bench/project/README.md, session 28). MALLOC_CONF in the environment still overrides them.
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "thp:always,metadata_thp:always,dirty_decay_ms:-1,muzzy_decay_ms:-1";
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"stoker: finds the code that leaves your GPU waiting, and fixes it"};
   app.require_subcommand(1);

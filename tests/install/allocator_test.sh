@@ -26,6 +26,10 @@ run "$work/stats.json" "$work/stats.err" MALLOC_CONF=stats_print:true
 grep -q "$marker" "$work/stats.err" || { head -c 400 "$work/stats.err" >&2; fail "no jemalloc statistics: $bin does not use jemalloc"; }
 ! grep -q "$marker" "$work/plain.err" || fail "statistics printed without MALLOC_CONF"
 cmp -s "$work/plain.json" "$work/stats.json" || fail "the output differs with the statistics on"
+# The executable's own options (src/cli/main.cpp, malloc_conf): huge pages, freed pages kept.
+for opt in 'opt.thp: "always"' 'opt.metadata_thp: "always"' 'opt.dirty_decay_ms: -1' 'opt.muzzy_decay_ms: -1'; do
+  grep -qF "$opt" "$work/stats.err" || fail "jemalloc does not report $opt: main.cpp's malloc_conf is not read"
+done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d, "no findings"' "$work/plain.json" \
   || fail "the output is not a non-empty JSON document"
 echo "ok: $bin allocates with jemalloc ($(grep -c . "$work/stats.err") lines of statistics)"
