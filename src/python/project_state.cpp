@@ -101,7 +101,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, f.workers_param});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -181,6 +181,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.returns_mask = f.at(44).get<bool>();
       ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
+      ff.workers_param = f.size() > 47 ? f.at(47).get<int>() : -1;
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
                                          p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},
