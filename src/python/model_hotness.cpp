@@ -250,7 +250,14 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
           if (is(e, "binary_operator") && (text(field(e, "operator")) == "+" || text(field(e, "operator")) == "-") &&
               is(unparen(field(e, "right")), "integer"))
             e = unparen(field(e, "left"));
-          return is(e, "identifier") || self_counter(e);
+          // `rank == 0`, `local_rank == 0`: the process rank, fixed for the run, is not a step
+          // counter: the guarded code runs every step on that rank (set AM UniMatch).
+          if (is(e, "identifier")) {
+            std::string_view name = text(e);
+            bool rank = name.size() >= 4 && name.substr(name.size() - 4) == "rank";
+            return !rank || (!is_null(hot_region) && step_counter(e, hot_region, hot_region));
+          }
+          return self_counter(e);
         };
         if (counter_like(l) && is(r, "integer")) ctx.once_per_epoch = true;
         if (counter_like(r) && is(l, "integer")) ctx.once_per_epoch = true;

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/project_fields.h"
 #include "python/project_fingerprints.h"
 #include "python/types.h"
@@ -423,9 +424,11 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // What the call returns (a function, not a construction): a source of the taint relay.
       if (direct && !(ff->method && local.find('.') == std::string::npos))
         taint.call_targets[m][ci].push_back({tm, &local});
-      // A loader it returns in a tuple feeds a CUDA training loop of the caller's module per epoch:
-      // the program uses CUDA there (a whole result handed on keeps the facts it had).
-      if ((oc.result_per_epoch & ~kWholeResult) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // A loader it returns (in a tuple, or whole to a loop of the caller's module) feeds a CUDA
+      // training loop of the caller's module per epoch: the program uses CUDA there (a whole result
+      // handed on keeps the facts it had: set J BiSeNet get_dataloader.py).
+      if ((oc.result_per_epoch & kWholeLocalEpoch) && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      if ((oc.result_per_epoch & ~(kWholeResult | kWholeLocalEpoch)) && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // So does a whole loader that such a loop iterates and that the call builds anew on every
       // pass of a loop (arguments the same each pass, OutgoingCall::rebuilds: ncf's
       // `train_loader = sample_generator.instance_a_train_loader(...)` in the epoch loop).

@@ -253,6 +253,12 @@ struct FunctionFacts {
   // one) whose batch size is this parameter (index into `params`), -1 otherwise: BS001 reads a
   // `batch_sampler=make_batch_sampler(sampler, 4)` of another module.
   int batch_size_param = -1;
+  // Every return is the one loader construction of the function (whole, directly or through a
+  // name bound only to it) whose `num_workers` is this parameter, named `num_workers` (index into
+  // `params`), with no `persistent_workers`, `**` or `*` argument: a loader wrapper whose call
+  // sites decide the workers, judged there (StyleTTS2's `build_dataloader(..., num_workers=2)`,
+  // set AM; loader_wrappers.h). -1 otherwise. Read with kReturnsLoader.
+  int workers_param = -1;
   // Every return is its first parameter's element 0 (`return examples[0]`: a collate_fn, or a
   // class's `__call__`, over a dataset whose items are whole batches). Read with kBatchSize.
   bool returns_first_item = false;

@@ -136,6 +136,9 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kReturnsTensor) o += x.returns_tensor ? 't' : '-';
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
+  if ((fields & fact::kReturnsLoader) && x.workers_param >= 0 && static_cast<size_t>(x.workers_param) < x.params.size())
+    o += "w" + std::to_string(x.workers_param) + x.params[static_cast<size_t>(x.workers_param)].name +
+         (x.params[static_cast<size_t>(x.workers_param)].keyword_only ? "k" : "p") + (x.method ? 'm' : 'f');
   if (fields & fact::kReturnsModule) o += x.returns_module ? 'm' : '-';
   if (fields & fact::kReturnType) {
     o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;

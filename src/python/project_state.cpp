@@ -103,7 +103,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources, f.workers_param});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -184,6 +184,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.ret_elem_cuda = f.at(45).get<std::vector<int>>();
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
       for (const auto& a : f.at(47)) ff.attr_sources.push_back({a.at(0).get<std::string>(), a.at(1).get<std::string>(), a.at(2)});
+      ff.workers_param = f.size() > 48 ? f.at(48).get<int>() : -1;
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
                                          p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},

@@ -459,6 +459,13 @@ class SemanticModel {
   template <class F>
   void walk(F&& visit) const;
 
+  // For the loader wrappers of other modules (loader_wrappers.h): the facts of the project function
+  // of another module a call invokes, and of a parameter of function f from other modules' calls.
+  const FunctionFacts* callee_facts(Node call, unsigned fields) const { return ext_callee_of(call, fields); }
+  const ArgFacts* incoming_param_facts(int f, int param_index, unsigned fields) const {
+    return ext_param(f, param_index, fields);
+  }
+
  private:
   friend class TypeInference;
   void collect();

@@ -9,6 +9,7 @@
 #include "python/call_positions.h"
 #include "python/class_constants.h"
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
 #include "python/project_fields.h"
@@ -940,6 +941,18 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     Node asg = parent(call);
     if (!is(asg, "assignment") || !same(unparen(field(asg, "right")), call)) continue;
     Node pattern = field(asg, "left");
+    // The whole result bound to a name a hot loop here iterates per epoch (RAFT's `train_loader =
+    // datasets.fetch_dataloader(args)` then `for ... in enumerate(train_loader)` inside `while
+    // should_keep_training:`, set AM): the whole result, per epoch.
+    if (is(pattern, "identifier")) {
+      bool feeds = false, per_epoch = false;
+      for (int l : loops_iterating(call)) {  // the call is the name's loader origin
+        feeds |= loops_[l].kind == LoopKind::Hot;
+        per_epoch |= loop_runs_per_epoch_for(l, call);
+      }
+      if (feeds && per_epoch) out[call.id] |= kWholeResult | kWholeLocalEpoch;
+      continue;
+    }
     if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) continue;
     for (uint32_t i = 0; i < named_count(pattern) && i < 8; ++i) {
       Node t = named_child(pattern, i);
@@ -990,14 +1003,20 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   // Returned as an element of a returned tuple (`return datas, testLoader`) to callers whose hot
   // loops iterate it (IncomingCalls::result_feeds_training): per epoch where a caller's bit for
   // that element says so, else once (test.py's and predict.py's test loader; set AA
-  // Efficient-Segmentation-Networks). Returned whole: as before.
+  // Efficient-Segmentation-Networks). Returned whole: below.
   int f = function_at(start(loader_call));
-  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult | fact::kInLoop) : nullptr;
   if (!in || !in->result_feeds_training) return std::nullopt;
   bool element = false;
   auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
   for (Node r : functions_[f].returns) {
     unsigned bits = returned_loader_bits(r, loader_call, origins);
+    // Returned whole to callers whose hot loops iterate it: per epoch where a caller's loop
+    // iterates the result per epoch (the whole result's bit, results_iterated_per_epoch), else,
+    // called outside loops only, once (a `test_loader = datasets.fetch_test_loader(args)`
+    // iterated after training); called in a loop, as before (rebuilt per pass).
+    if ((bits & kWholeResult) && (in->result_per_epoch & kWholeResult)) return true;
+    if ((bits & kWholeResult) && !in->in_loop) return false;
     if (bits & kWholeResult) return std::nullopt;
     if (bits & in->result_per_epoch) return true;
     element |= bits != 0;

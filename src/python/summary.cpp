@@ -11,6 +11,7 @@
 #include "python/call_positions.h"
 #include "python/class_constants.h"
 #include "python/frameworks.h"
+#include "python/loader_wrappers.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
 #include "python/project_fields.h"
@@ -367,6 +368,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
     facts.params = params_of(static_cast<int>(f));
     facts.batch_size_param = batch_size_param(static_cast<int>(f));
+    facts.workers_param = loader_workers_param(*this, static_cast<int>(f));
     facts.returns_first_item = returns_first_item(static_cast<int>(f));
     // Every return an argparse namespace (`return parser.parse_args()` in a `configs.add_args(parser)`
     // helper): the values of the attributes this module's parsers declare travel with it.

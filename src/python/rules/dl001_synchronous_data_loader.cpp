@@ -132,6 +132,34 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
   d.fix = fix;
 }
 
+// A call of a loader wrapper of another module taking the workers as a named parameter
+// (loader_wrappers.h, wrapper_site_workers): `build_dataloader(..., num_workers=0)` loads on the
+// main thread; judged here as a construction would be (StyleTTS2 train_first.py, set AM).
+void external_wrapper_site(Context& ctx, Node site, Node workers) {
+  const auto& m = ctx.model();
+  auto n = m.constant_int(workers);
+  if (!n || *n != 0) return;
+  if (m.loader_drawn_briefly(site)) return;
+  auto loops = m.loops_iterating(site);
+  if (!loops.empty() && !m.loader_feeds_training(site)) {
+    bool host = true;
+    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
+    if (host) return;
+  }
+  std::string name(m.text(field(site, "function")));
+  Diagnostic& d = ctx.report("DL001", field(site, "function"),
+                             "`" + name + "` builds a `DataLoader` with `num_workers=0`: it loads every batch on the "
+                             "main thread while the GPU waits");
+  d.facts.push_back({"num_workers", "0"});
+  const std::string& expr = ctx.settings().default_workers;
+  Fix fix = workers_fix(ctx, expr);
+  if (!is_literal_argument(workers)) fix.applicability = Applicability::Unsafe;
+  fix.edits.push_back(Edit{range(workers), expr});
+  // (no `persistent_workers=True` here: the wrapper takes no such parameter)
+  finish_workers_fix(ctx, site, workers, false, expr, fix);
+  d.fix = fix;
+}
+
 }  // namespace
 
 void dl001_synchronous_data_loader(Context& ctx, Node call) {
@@ -142,12 +170,18 @@ void dl001_synchronous_data_loader(Context& ctx, Node call) {
       wrapper_site(ctx, call, built);
       return;
     }
+    if (Node workers = wrapper_site_workers(m, call); !is_null(workers)) {
+      external_wrapper_site(ctx, call, workers);
+      return;
+    }
     framework_loader_config(ctx, call);
     return;
   }
   // Its known uses draw one batch or a few, once (a test of the first batch, a Lightning
   // `fast_dev_run`): no step waits on its loading.
   if (m.loader_drawn_briefly(call)) return;
+  // A wrapper's construction whose call sites in other modules decide the workers: judged there.
+  if (workers_decided_at_sites(m, call)) return;
   // A loader of positions collates Python ints: nothing for workers to take off the main thread.
   if (index_range_loader(m, call)) return;
   // Every loop over it keeps its batches in host memory (positions selecting rows of host data,
