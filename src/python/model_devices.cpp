@@ -668,10 +668,18 @@ bool list_syntax(const SemanticModel& m, Node e) {
 // compared with ==/!= give a Python bool; list equality tests the elements' identity first, so
 // lists of the same Parameter objects are never read (lists of distinct CUDA scalars would be,
 // which code does not write). A tensor compared with a list is a tensor: both operands are lists.
+// Except an empty list literal (`if matching[i] != []:`, YOLOv7's build_targets over lists of
+// CUDA tensors): a tensor compared with `[]` has no values to branch on, so the other operand is
+// a container and the test its emptiness. O(1) plus the bindings of two names.
 bool compares_lists(const SemanticModel& m, Node cmp) {
   if (named_count(cmp) != 2) return false;
   std::string_view op = m.text(ts_node_child(cmp, 1));
   if (op != "==" && op != "!=") return false;
+  auto empty_list = [](Node e) {
+    e = unparen(e);
+    return is(e, "list") && named_count(e) == 0;
+  };
+  if (empty_list(named_child(cmp, 0)) || empty_list(named_child(cmp, 1))) return true;
   return list_syntax(m, named_child(cmp, 0)) && list_syntax(m, named_child(cmp, 1));
 }
 
