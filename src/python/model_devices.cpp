@@ -427,8 +427,15 @@ struct ListAppends {
   size_t calls = 0;
   std::map<std::pair<int, std::string>, std::vector<Node>> by_name;
 };
-const std::vector<Node>* list_appends(const SemanticModel& m, Node name) {
+ListAppends& list_appends_index() {
   thread_local ListAppends index;
+  return index;
+}
+// A copy: a question about an appended value may build another model's index on this thread
+// (a reference would dangle), and the index is emptied when a model starts (collect(),
+// clear_list_appends), so it never holds the nodes of a tree that is gone.
+std::vector<Node> list_appends(const SemanticModel& m, Node name) {
+  ListAppends& index = list_appends_index();
   if (index.model != &m || index.text != m.src().data() || index.calls != m.calls().size()) {
     index = ListAppends{};
     index.model = &m;
@@ -442,9 +449,11 @@ const std::vector<Node>* list_appends(const SemanticModel& m, Node name) {
     }
   }
   auto found = index.by_name.find({m.scope_at(start(name)), std::string(m.text(name))});
-  return found == index.by_name.end() ? nullptr : &found->second;
+  return found == index.by_name.end() ? std::vector<Node>{} : found->second;
 }
 }  // namespace
+
+void clear_list_appends() { list_appends_index() = ListAppends{}; }
 
 int model_detail::module_list_element(const SemanticModel& m, Node list) {
   list = unparen(list);
@@ -456,10 +465,10 @@ int model_detail::module_list_element(const SemanticModel& m, Node list) {
     Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
     if (!is(v, "list") || named_count(v) != 0) return 0;
   }
-  const std::vector<Node>* appends = list_appends(m, list);
-  if (!appends || appends->empty() || appends->size() > SemanticModel::kMaxCandidates) return 0;
+  const std::vector<Node> appends = list_appends(m, list);
+  if (appends.empty() || appends.size() > SemanticModel::kMaxCandidates) return 0;
   int r = 1;
-  for (Node call : *appends) {
+  for (Node call : appends) {
     Node a = unparen(m.argument(call, 0, ""));
     if (is_null(a) || m.types().type_of(a).kind != AbstractType::Kind::Module) return 0;
     if (m.is_cuda(a)) r = 2;

@@ -11,6 +11,7 @@ namespace stoker::python {
 using namespace model_detail;
 
 void clear_registered_index();  // TypeInference::registered_tensor's index (types_classes.cpp)
+void clear_list_appends();  // the list appends' index of module_list_element (model_devices.cpp)
 
 namespace {
 void clear_climb_memo();  // the statement climbs' memo (below)
@@ -72,6 +73,7 @@ Collected collected_kind(Node n) {
 void SemanticModel::collect() {
   clear_climb_memo();  // a new tree: the memo's nodes may be of trees now freed
   clear_registered_index();
+  clear_list_appends();
   scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
   struct Item {
     Node node;
