@@ -476,15 +476,12 @@ int model_detail::module_list_element(const SemanticModel& m, Node list) {
   return r;
 }
 
-Node model_detail::loop_target_iterable(const SemanticModel& m, const Binding& b) {
-  if (b.kind != Binding::Kind::LoopTarget) return Node{};
-  Node it = unparen(b.value);
-  if (b.unpack_index < 0) return it;
-  if (!is(it, "call")) return Node{};
-  const std::string& q = m.callee_name(it);
-  if (q != "builtins.zip" && q != "builtins.enumerate") return Node{};
+namespace {
+// The position, in its `for` target pattern, of the element holding a target (`x` of `for i, x
+// in ...` is 1; of `for i, (x, y) in ...` the tuple's 1), or -1. A walk up the parents.
+int unpacked_target_position(Node target) {
   int position = -1;
-  Node below = b.target;
+  Node below = target;
   for (Node n = parent(below); !is_null(n); below = n, n = parent(n)) {
     Node up = parent(n);
     if (is(up, "for_statement") || is(up, "for_in_clause")) {
@@ -497,6 +494,18 @@ Node model_detail::loop_target_iterable(const SemanticModel& m, const Binding& b
       break;
     }
   }
+  return position;
+}
+}  // namespace
+
+Node model_detail::loop_target_iterable(const SemanticModel& m, const Binding& b) {
+  if (b.kind != Binding::Kind::LoopTarget) return Node{};
+  Node it = unparen(b.value);
+  if (b.unpack_index < 0) return it;
+  if (!is(it, "call")) return Node{};
+  const std::string& q = m.callee_name(it);
+  if (q != "builtins.zip" && q != "builtins.enumerate") return Node{};
+  int position = unpacked_target_position(b.target);
   std::vector<Node> args;
   for (Node a : named_children(field(it, "arguments"))) {
     if (is(a, "list_splat") || is(a, "dictionary_splat")) return Node{};
@@ -549,20 +558,7 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
       if (b.unpack_index >= 0 && is(it, "call")) {
         const std::string& q = qualified_name(field(it, "function"));
         if (q == "builtins.zip" || q == "builtins.enumerate") {
-          int position = -1;
-          Node below = b.target;
-          for (Node n = parent(below); !is_null(n); below = n, n = parent(n)) {
-            Node up = parent(n);
-            if (is(up, "for_statement") || is(up, "for_in_clause")) {
-              if (!same(field(up, "left"), n)) break;
-              int i = 0;
-              for (Node c : named_children(n)) {
-                if (same(c, below)) position = i;
-                ++i;
-              }
-              break;
-            }
-          }
+          int position = unpacked_target_position(b.target);
           std::vector<Node> args;
           bool splat = false;
           for (Node a : named_children(field(it, "arguments"))) {
