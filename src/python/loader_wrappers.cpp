@@ -21,18 +21,10 @@ Node forwarded_splat(const SemanticModel& m, int f, Node construction) {
   }
   return Node{};
 }
-}  // namespace
 
-Node wrapped_loader_construction(const SemanticModel& m, Node call) {
-  if (!is(call, "call") || m.is_loader_call(call)) return Node{};
-  auto fs = m.callees(call);
-  if (fs.size() != 1) return Node{};
-  int f = fs[0];
-  const Function& fn = m.functions()[f];
-  if (fn.returns.empty() || fn.other_decorators) return Node{};
-  bool star2 = false;
-  for (const Param& p : fn.params) star2 |= p.double_star;
-  if (!star2) return Node{};  // most functions: nothing more to read
+// The one loader construction in fn that every `return` of fn gives, directly or through a name
+// bound once to it; null otherwise. O(returns).
+Node sole_returned_loader(const SemanticModel& m, const Function& fn) {
   Node found{};
   for (Node r : fn.returns) {
     r = unparen(r);
@@ -46,6 +38,23 @@ Node wrapped_loader_construction(const SemanticModel& m, Node call) {
     if (!is_null(found) && !same(found, c)) return Node{};
     found = c;
   }
+  return found;
+}
+
+}  // namespace
+
+Node wrapped_loader_construction(const SemanticModel& m, Node call) {
+  if (!is(call, "call") || m.is_loader_call(call)) return Node{};
+  auto fs = m.callees(call);
+  if (fs.size() != 1) return Node{};
+  int f = fs[0];
+  const Function& fn = m.functions()[f];
+  if (fn.returns.empty() || fn.other_decorators) return Node{};
+  bool star2 = false;
+  for (const Param& p : fn.params) star2 |= p.double_star;
+  if (!star2) return Node{};  // most functions: nothing more to read
+  Node found = sole_returned_loader(m, fn);
+  if (is_null(found)) return Node{};
   // A generator's `return` ends it: what it yields is no loader.
   if (m.text(fn.node).find("yield") != std::string_view::npos) return Node{};
   if (is_null(forwarded_splat(m, f, found))) return Node{};
@@ -88,19 +97,8 @@ int loader_workers_param(const SemanticModel& m, int f) {
   if (f < 0) return -1;
   const Function& fn = m.functions()[f];
   if (fn.klass >= 0 || fn.returns.empty() || fn.other_decorators) return -1;
-  Node found{};
-  for (Node r : fn.returns) {
-    r = unparen(r);
-    Node c = r;
-    if (is(r, "identifier")) {
-      auto vs = m.values(r);
-      if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr) return -1;
-      c = unparen(vs[0].expr);
-    }
-    if (!is(c, "call") || !m.is_loader_call(c) || !contains(fn.node, c)) return -1;
-    if (!is_null(found) && !same(found, c)) return -1;
-    found = c;
-  }
+  Node found = sole_returned_loader(m, fn);
+  if (is_null(found)) return -1;
   // `num_workers=num_workers` and `batch_size=batch_size` of parameters of f that have defaults.
   int out = -1;
   bool batch_size = false;

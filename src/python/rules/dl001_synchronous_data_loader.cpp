@@ -88,19 +88,27 @@ void finish_workers_fix(Context& ctx, Node at, Node workers, bool persist, const
     fix.edits.insert(fix.edits.begin(), add_import(ctx, "os"));
 }
 
+// The loader a wrapper's call site gets is drawn from briefly, or only by loops that keep its
+// batches on the host and feed no training (`loops`: the site's loops_iterating): its workers cost
+// no GPU time.
+bool loader_idle_at_site(const SemanticModel& m, Node site, const std::vector<int>& loops) {
+  if (m.loader_drawn_briefly(site)) return true;
+  if (!loops.empty() && !m.loader_feeds_training(site)) {
+    bool host = true;
+    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
+    if (host) return true;
+  }
+  return false;
+}
+
 void wrapper_site(Context& ctx, Node site, Node construction) {
   const auto& m = ctx.model();
   int f = m.function_at(start(construction));
   if (f < 0) return;
   for (const Param& p : m.functions()[f].params)
     if (!p.is_variadic && p.name == "num_workers") return;  // a named option the wrapper keeps
-  if (m.loader_drawn_briefly(site)) return;
   auto loops = m.loops_iterating(site);
-  if (!loops.empty() && !m.loader_feeds_training(site)) {
-    bool host = true;
-    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
-    if (host) return;
-  }
+  if (loader_idle_at_site(m, site, loops)) return;
   auto kw = wrapper_site_options(m, site, construction);
   Node workers = kw.find("num_workers");
   if (is_null(workers)) workers = m.argument(construction, kNumWorkersPos, "");
@@ -139,13 +147,8 @@ void external_wrapper_site(Context& ctx, Node site, Node workers) {
   const auto& m = ctx.model();
   auto n = m.constant_int(workers);
   if (!n || *n != 0) return;
-  if (m.loader_drawn_briefly(site)) return;
   auto loops = m.loops_iterating(site);
-  if (!loops.empty() && !m.loader_feeds_training(site)) {
-    bool host = true;
-    for (int l : loops) host = host && m.loop_keeps_batches_on_host(l);
-    if (host) return;
-  }
+  if (loader_idle_at_site(m, site, loops)) return;
   std::string name(m.text(field(site, "function")));
   Diagnostic& d = ctx.report("DL001", field(site, "function"),
                              "`" + name + "` builds a `DataLoader` with `num_workers=0`: it loads every batch on the "
