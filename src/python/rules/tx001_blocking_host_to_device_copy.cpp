@@ -80,7 +80,41 @@ Node peel_host_reshapes(const SemanticModel& m, Node v) {
 // is handed, at every call site of this file (at least one), an input the caller's innermost
 // loop builds per iteration from a value bound in that loop, by a conversion (`torch.from_numpy`)
 // or a callable that is not a module and gives no CUDA value (a transform), perhaps followed by
-// host reshapes. O(call sites x bindings).
+// host reshapes, also spread over rebindings made in that loop (`imgL = infer_transform(imgL_o)`,
+// then `imgL = F.pad(imgL, pads).unsqueeze(0)`: PSMNet's submission.py, at most three links).
+// O(call sites x bindings^3).
+// One binding of the argument: `ab` made in the loop (`in_loop`), its value a conversion or
+// transform of a name bound in the loop, or a host reshape of another such binding of the name.
+template <typename InLoop>
+bool built_per_pass(const SemanticModel& m, const Binding& ab, const InLoop& in_loop, int depth) {
+  if (ab.kind != Binding::Kind::Assign || ab.unpack_index >= 0 || !in_loop(ab.at)) return false;
+  Node v = peel_host_reshapes(m, unparen(ab.value));
+  // `F.pad(x, pads)`: a host-side pad of the input (no device moves) is a reshape too.
+  if (is(v, "call") && m.callee_name(v) == "torch.nn.functional.pad" && !is(m.argument(v, 0, ""), "keyword_argument"))
+    v = peel_host_reshapes(m, unparen(m.argument(v, 0, "")));
+  if (is(v, "identifier")) {
+    // A reshape of an earlier value of the loop: every binding reaching it built per pass too.
+    if (depth >= 3) return false;
+    auto earlier = m.lookup(m.text(v), start(v));
+    if (earlier.empty()) return false;
+    for (const Binding* eb : earlier)
+      if (eb == &ab || !built_per_pass(m, *eb, in_loop, depth + 1)) return false;
+    return true;
+  }
+  if (!is(v, "call") || m.is_cuda(v)) return false;
+  Node f = unparen(field(v, "function"));
+  bool conversion = kConversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
+  bool transform = is(f, "identifier") && m.callee_name(v).empty() && !m.is_module(f) && m.callees(v).empty();
+  if (!conversion && !transform) return false;
+  Node src = unparen(m.argument(v, 0, ""));
+  if (!is(src, "identifier")) return false;
+  auto src_bindings = m.lookup(m.text(src), start(src));
+  if (src_bindings.empty()) return false;
+  for (const Binding* sb : src_bindings)
+    if ((sb->kind != Binding::Kind::Assign && sb->kind != Binding::Kind::LoopTarget) || !in_loop(sb->at)) return false;
+  return true;
+}
+
 bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
   const Function& fn = m.functions()[b.function];
   const Param& prm = fn.params[b.param_index];
@@ -96,23 +130,8 @@ bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
     if (!is(a, "identifier")) return false;
     auto bindings = m.lookup(m.text(a), start(a));
     if (bindings.empty()) return false;
-    for (const Binding* ab : bindings) {
-      if (ab->kind != Binding::Kind::Assign || ab->unpack_index >= 0 || !in_loop(ab->at)) return false;
-      Node v = unparen(ab->value);
-      v = peel_host_reshapes(m, v);
-      if (!is(v, "call") || m.is_cuda(v)) return false;
-      Node f = unparen(field(v, "function"));
-      bool conversion = kConversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
-      bool transform = is(f, "identifier") && m.callee_name(v).empty() && !m.is_module(f) && m.callees(v).empty();
-      if (!conversion && !transform) return false;
-      Node src = unparen(m.argument(v, 0, ""));
-      if (!is(src, "identifier")) return false;
-      auto src_bindings = m.lookup(m.text(src), start(src));
-      if (src_bindings.empty()) return false;
-      for (const Binding* sb : src_bindings)
-        if ((sb->kind != Binding::Kind::Assign && sb->kind != Binding::Kind::LoopTarget) || !in_loop(sb->at))
-          return false;
-    }
+    for (const Binding* ab : bindings)
+      if (!built_per_pass(m, *ab, in_loop, 0)) return false;
   }
   return true;
 }
