@@ -477,6 +477,28 @@ TEST_CASE("a class's attributes are recorded one attribute at a time", "[project
   CHECK_FALSE(kind.at("tlib.Block a#0#0"));
 }
 
+TEST_CASE("a module analyzed for the first time after round 1 comes first in its round", "[project]") {
+  // errors.py names no framework (the prefilter leaves it out of round 1); lib.py's call of its
+  // BadBatch reaches it. Round 2 analyzes it in a group of its own before lib.py (callers first
+  // would put it last), so lib.py reads its class facts in round 2 and is not analyzed again for
+  // them in round 3 (single import levels: STOKER_PROJECT_MIN_LEVEL=1).
+  fs::path dir = project_fixtures() / "newcomer_first";
+  auto r = testing::run_in(dir, "STOKER_PROJECT_TRACE=1 STOKER_PROJECT_MIN_LEVEL=1 " +
+                                    testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("lib.py:14:11: SY001"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: 2 modules analyzed"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: group 0: errors\n"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: group 1: lib\n"));
+  CHECK_THAT(r.err, !Catch::Contains("round 3: group 0: lib"));
+  CHECK_THAT(r.err, !Catch::Contains("lib reads cerrors.BadBatch"));
+  // Turned off, the order is callers first: errors.py after lib.py, which reads its facts again.
+  auto off = testing::run_in(dir, "STOKER_PROJECT_NEWCOMERS=0 STOKER_PROJECT_TRACE=1 STOKER_PROJECT_MIN_LEVEL=1 " +
+                                      testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(off.out == r.out);
+  CHECK_THAT(off.err, Catch::Contains("round 3: group 0: lib"));
+}
+
 TEST_CASE("a host-return answer changes only where the return is or was a host tensor", "[project]") {
   // TypeInference::host_forward and is_batch_impl read a callee's return type only when it is a
   // tensor (or a container of them) on the CPU: a return going from a tensor on an unresolved
