@@ -59,6 +59,9 @@ class WithoutIncoming : public ExternalFacts {
     return base_.subclass_stores(local_class, attr);
   }
   bool has_incoming() const override { return false; }
+  const FunctionFacts::Attr* class_attr(std::string_view name, std::string_view attr) const override {
+    return base_.class_attr(name, attr);
+  }
 
  private:
   const ExternalFacts& base_;

@@ -1133,7 +1133,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           if (ot.klass <= -2) {
             const std::string name = types_->class_name(ot);
             const FunctionFacts* cf =
-                name.empty() || name.find('|') != std::string::npos || !facts_ ? nullptr : facts_->callee(name, fact::kClass);
+                name.empty() || name.find('|') != std::string::npos || !facts_ ? nullptr : facts_->callee(name, fact::kClass | fact::kAttrSources);
             if (!cf || !cf->is_class) return false;
             for (const auto& s : cf->attr_sources)
               if (s.attr == attr) sources.push_back(&s);

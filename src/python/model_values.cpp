@@ -1399,8 +1399,8 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     if (!facts_ || c.bases.empty() || init == c.methods.end()) return Node{};
     const FunctionFacts* base = facts_->callee(c.bases[0], fact::kClass | fact::kParams);
     if (!base || !base->is_class) return Node{};
-    bool typed = false;
-    for (const auto& a : base->attrs) typed |= a.name == name && a.kind == static_cast<int>(AbstractType::Kind::Host);
+    const FunctionFacts::Attr* base_attr = facts_->class_attr(c.bases[0], name);
+    bool typed = base_attr && base_attr->kind == static_cast<int>(AbstractType::Kind::Host);
     int position = -1;
     for (size_t i = 1; i < base->params.size(); ++i)
       if (base->params[i].name == name && !base->params[i].star && !base->params[i].double_star)

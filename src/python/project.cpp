@@ -1070,6 +1070,22 @@ bool ModuleEnv::class_on_cuda(std::string_view local_class) const {
   return out;
 }
 
+// Recorded per (class, attribute) with that attribute's type only (fp_class_attr): a class whose
+// attributes gain types round after round (a Trainer's loops) analyzes again only the modules
+// that read a changed one.
+const FunctionFacts::Attr* ModuleEnv::class_attr(std::string_view name, std::string_view attr) const {
+  const FunctionFacts* f = callee(name, 0);  // resolved, not recorded
+  if (auto it = resolved_.find(name); it == resolved_.end() || !it->second.project) return nullptr;  // no project name
+  std::string key(name);
+  key += ' ';
+  key += attr;
+  record_once('t', key, 0, 0, [&] { return fp_class_attr(f, attr); });
+  if (!f || !f->is_class) return nullptr;
+  for (const auto& a : f->attrs)
+    if (a.name == attr) return &a;
+  return nullptr;
+}
+
 bool ModuleEnv::has_incoming() const { return table_.has_incoming(module_); }
 
 bool ModuleEnv::cuda() const {
@@ -1105,6 +1121,12 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
     case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
     case 'k': return table_.class_on_cuda(module_, q.name) ? "1" : "0";
+    case 't': {
+      size_t space = q.name.find(' ');
+      if (space == std::string::npos) return {};
+      return fp_class_attr(resolve_callee(std::string_view(q.name).substr(0, space)).facts,
+                           std::string_view(q.name).substr(space + 1));
+    }
     case 'x': {
       size_t dot = q.name.find('.');
       if (dot == std::string::npos) return "0";

@@ -342,12 +342,14 @@ class ModuleEnv : public ExternalFacts {
   bool word_mentioned(std::string_view name) const override;
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
   bool class_on_cuda(std::string_view local_class) const override;
+  const FunctionFacts::Attr* class_attr(std::string_view name, std::string_view attr) const override;
   bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
   bool has_incoming() const override;
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
-                // 'a' attribute_mentioned, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda
+                // 'a' attribute_mentioned, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda,
+                // 't' class_attr (name: the class name, a space, the attribute)
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

@@ -313,7 +313,7 @@ constexpr unsigned kPlain = 32;  // the parameter has no default and no call sit
 constexpr unsigned kHot = 1, kInLoop = 2, kResult = 4, kCalled = 8, kRebuilt = 16;
 // callee
 constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 8, kReturnsModule = 16,
-                   kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, attrs
+                   kParams = 32, kClass = 64,  // kClass: is_class, module_kind, iter_*, framework
                    kReturnType = 128,          // ret_kind, ret_device, ret_elems, ret_elem_classes, yield_*
                    kReturnsClass = 256,
                    kExists = 512,  // whether the project defines the name at all
@@ -325,6 +325,11 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kLoaderClass = 32768,  // loader_class
                    kNamespace = 65536,    // returns_namespace, namespace_values
                    kReturnsMask = 131072;  // returns_mask
+// A "Class" entry's attribute types (`attrs`) and stores are not in kClass's fingerprint: most
+// readers of a class ask only what it is. An attribute's type is asked one attribute at a time
+// (ExternalFacts::class_attr); these two bits are for the readers of the rest:
+constexpr unsigned kAttrsCuda = 4194304;    // whether some attribute may be on CUDA (or any device)
+constexpr unsigned kAttrSources = 8388608;  // attr_sources
 }  // namespace fact
 
 // The facts one module sees. Every query is recorded with the fingerprint of the parts of the
@@ -383,6 +388,18 @@ class ExternalFacts {
   virtual bool class_on_cuda(std::string_view local_class) const {
     (void)local_class;
     return false;
+  }
+  // The type of attribute `attr` of the project class `name` (as this module writes it, or
+  // canonical): its "Class" entry's FunctionFacts::Attr, nullptr when the entry has none of that
+  // name or `name` is no project class. Recorded per (class, attribute), so that a change of the
+  // class's other attributes does not analyze this module again.
+  virtual const FunctionFacts::Attr* class_attr(std::string_view name, std::string_view attr) const {
+    // (An implementation recording its queries records this one per attribute: ModuleEnv.)
+    const FunctionFacts* f = callee(name, fact::kClass);
+    if (!f || !f->is_class) return nullptr;
+    for (const auto& a : f->attrs)
+      if (a.name == attr) return &a;
+    return nullptr;
   }
 };
 

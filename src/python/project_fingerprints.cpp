@@ -193,11 +193,18 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kClass) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
-    for (const auto& a : x.attrs) o += "|" + a.name + ":" + std::to_string(a.kind) + ":" + std::to_string(a.device);
     if (!x.framework.empty()) o += "|F" + x.framework;
-    for (const auto& s : x.self_stores) o += "|s" + s;
-    for (const auto& a : x.attr_sources) o += "|a" + a.attr + ":" + a.method + ":" + std::to_string(a.param);
   }
+  // The attributes' types are read one attribute at a time (fp_class_attr); `self_stores` only
+  // by the table (ExternalFacts::subclass_stores is a query of its own).
+  if (fields & fact::kAttrsCuda) {
+    bool cuda = false;
+    for (const auto& a : x.attrs)
+      cuda |= a.device == static_cast<int>(TypeDevice::Cuda) || a.device == static_cast<int>(TypeDevice::Any);
+    o += cuda ? "|AC" : "|A-";
+  }
+  if (fields & fact::kAttrSources)
+    for (const auto& a : x.attr_sources) o += "|a" + a.attr + ":" + a.method + ":" + std::to_string(a.param);
   if (fields & fact::kHotSelfCalls)
     for (const auto& h : x.hot_self_calls) o += "|h" + h;
   if (fields & fact::kParams)  // what callers read of the parameters: which ones a hot loop iterates
@@ -210,6 +217,13 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
       for (const auto& k : p.hot_keys) o += ",k" + k;
     }
   return o;
+}
+
+std::string fp_class_attr(const FunctionFacts* f, std::string_view attr) {
+  if (!f || !f->is_class) return "-";
+  for (const auto& a : f->attrs)
+    if (a.name == attr) return std::to_string(a.kind) + ":" + std::to_string(a.device);
+  return "n";
 }
 
 }  // namespace stoker::python

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "python/project_facts.h"
 
@@ -14,5 +15,7 @@ bool earlier_site(const std::string& a, const std::string& b);
 std::string fp_arg(const ArgFacts* a, unsigned fields);
 std::string fp_incoming(const IncomingCalls* in, unsigned fields);
 std::string fp_function(const FunctionFacts* f, unsigned fields);
+// ExternalFacts::class_attr's answer: "-" no class, "n" no such attribute, else its kind:device.
+std::string fp_class_attr(const FunctionFacts* f, std::string_view attr);
 
 }  // namespace stoker::python

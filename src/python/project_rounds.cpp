@@ -195,6 +195,10 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     const char* e = std::getenv("STOKER_PROJECT_EXTEND");
     return !(e && *e == '0');
   }();
+  static const bool newcomers_first = [] {  // STOKER_PROJECT_NEWCOMERS=0 turns it off
+    const char* e = std::getenv("STOKER_PROJECT_NEWCOMERS");
+    return !(e && *e == '0');
+  }();
   static const size_t min_level_first = [] {
     const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL1");
     return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevelFirst;
@@ -250,6 +254,29 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       }
     }
     auto groups = order_levels(layout, work, letter, round == 1 ? min_level_first : min_level, handed);
+    // After round 1, the modules analyzed for the first time (the prefilter left them out; a call
+    // or a module-level read of an analyzed module reached them) come first, in a group of their
+    // own: every module that reads them has read "the project defines nothing there", so a later
+    // group (callers first puts such a callee last) would leave its readers to the next round.
+    // The round's other groups, and the readers outside the round (joining after the group, as
+    // after the first group of the others), read their summaries. O(modules of the round).
+    size_t first_group = 0;  // the first group of the modules analyzed before
+    if (round > 1 && newcomers_first) {
+      std::vector<size_t> fresh;
+      for (auto& group : groups) {
+        auto moved = std::stable_partition(group.begin(), group.end(), [&](size_t i) { return recorded[i].has_value(); });
+        fresh.insert(fresh.end(), moved, group.end());
+        group.erase(moved, group.end());
+      }
+      std::erase_if(groups, [](const std::vector<size_t>& group) { return group.empty(); });
+      if (!fresh.empty() && !groups.empty()) {
+        std::sort(fresh.begin(), fresh.end());
+        groups.insert(groups.begin(), std::move(fresh));
+        first_group = 1;
+      } else if (!fresh.empty()) {
+        groups.push_back(std::move(fresh));
+      }
+    }
     tick(t_order);
     if (trace) std::fprintf(stderr, "round %d: %zu modules analyzed/%zu\n", round, work.size(), groups.size());
     bool table_fresh = false;  // the table already holds the summaries of the groups before
@@ -326,7 +353,9 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       // answers already differ under the table with the group's summaries join the round's
       // later groups (the callers that hand their callees instances come first, so the taint
       // they start reaches the whole chain in this table rather than one round later).
-      if (g == 0 && round > 1 && extend_rounds) {
+      // (With a group of modules analyzed for the first time before them: after it, and after
+      // the first group of the others.)
+      if ((g == 0 || g == first_group) && round > 1 && extend_rounds) {
         table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
         ++n_tables;
         tick(t_table);
@@ -345,14 +374,14 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         }
         if (!added.empty()) {
           std::vector<size_t> rest = added;
-          for (size_t h = 1; h < groups.size(); ++h) rest.insert(rest.end(), groups[h].begin(), groups[h].end());
+          for (size_t h = g + 1; h < groups.size(); ++h) rest.insert(rest.end(), groups[h].begin(), groups[h].end());
           std::sort(rest.begin(), rest.end());
           auto more = order_levels(layout, rest, letter, min_level, handed);
-          groups.resize(1);
+          groups.resize(g + 1);
           groups.insert(groups.end(), more.begin(), more.end());
           work.insert(work.end(), added.begin(), added.end());
           run.analyses += added.size();
-          if (trace) std::fprintf(stderr, "round %d: %zu modules join after group 0\n", round, added.size());
+          if (trace) std::fprintf(stderr, "round %d: %zu modules join after group %zu\n", round, added.size(), g);
         }
         tick(t_detect);
       }

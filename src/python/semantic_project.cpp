@@ -1035,10 +1035,10 @@ bool SemanticModel::ext_classes_hold_cuda() const {
     return false;
   };
   for (const auto& name : ext_name_)
-    if (!name.empty() && holds(facts_->callee(name, fact::kClass))) return true;
+    if (!name.empty() && holds(facts_->callee(name, fact::kClass | fact::kAttrsCuda))) return true;
   for (const auto& c : classes_)
     for (const auto& b : c.bases)
-      if (holds(facts_->callee(b, fact::kClass))) return true;
+      if (holds(facts_->callee(b, fact::kClass | fact::kAttrsCuda))) return true;
   return false;
 }
 

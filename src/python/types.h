@@ -286,7 +286,9 @@ class TypeInference {
   int class_by_canonical(const std::string& name) const;
   AbstractType instance_type(int klass, TypeDevice module_device) const;  // klass >= 0 or <= -2
   AbstractType returned_instance(const FunctionFacts& f) const;  // its `returns_class`, or unknown
-  AbstractType ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const;
+  // Attribute `attr` of the class of another project module named `cls` (ExternalFacts::class_attr,
+  // recorded per attribute); `present`: its facts name the attribute (typed or not).
+  AbstractType ext_member(std::string_view cls, std::string_view attr, TypeDevice owner, bool* present = nullptr) const;
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
   int class_of_callee(Node fn) const;  // the project class a callee names, or -1

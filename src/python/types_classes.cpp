@@ -814,14 +814,13 @@ std::string TypeInference::class_name(const AbstractType& t) const {
   return t.klass <= -2 && i < ext_classes_.size() ? ext_classes_[i] : std::string{};
 }
 
-AbstractType TypeInference::ext_member(const FunctionFacts& f, std::string_view attr, TypeDevice owner) const {
-  for (const auto& a : f.attrs)
-    if (a.name == attr) {
-      AbstractType t = from_fact(a.kind, a.device);
-      if (t.kind == Kind::Module || t.kind == Kind::Tensor) t.device = join(t.device, owner);
-      return t;
-    }
-  return AbstractType::unknown();
+AbstractType TypeInference::ext_member(std::string_view cls, std::string_view attr, TypeDevice owner, bool* present) const {
+  const FunctionFacts::Attr* a = m_.facts_ ? m_.facts_->class_attr(cls, attr) : nullptr;
+  if (present) *present = a != nullptr;
+  if (!a) return AbstractType::unknown();
+  AbstractType t = from_fact(a->kind, a->device);
+  if (t.kind == Kind::Module || t.kind == Kind::Tensor) t.device = join(t.device, owner);
+  return t;
 }
 
 namespace {

@@ -100,8 +100,7 @@ bool TypeInference::library_loader(Node expr) const {
 
 AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDevice owner) const {
   if (klass <= -2) {
-    const FunctionFacts* f = ext_class(klass);
-    return f ? ext_member(*f, attr, owner) : AbstractType::unknown();
+    return ext_class(klass) ? ext_member(ext_classes_[static_cast<size_t>(-2 - klass)], attr, owner) : AbstractType::unknown();
   }
   // Every `self.attr = v` in the class (any method) and its bases defined here, then the
   // attribute as a base class of another project module says it.
@@ -114,11 +113,10 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
       any = true;
     }
     if (base_class(c) < 0)
-      if (const FunctionFacts* ext = ext_base(c)) {
-        AbstractType et = ext_member(*ext, attr, owner);
-        if (et.kind != Kind::Unknown || std::find_if(ext->attrs.begin(), ext->attrs.end(), [&](const auto& a) {
-                                          return a.name == attr;
-                                        }) != ext->attrs.end()) {
+      if (std::string base; ext_base(c, &base)) {
+        bool present = false;
+        AbstractType et = ext_member(base, attr, owner, &present);
+        if (et.kind != Kind::Unknown || present) {
           t = join(t, et);
           any = true;
         }

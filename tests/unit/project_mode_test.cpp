@@ -411,6 +411,94 @@ TEST_CASE("a recorded callee answer covers only the fields asked for: returns_te
   CHECK(changed.at(kReturnsCuda | kReturnsTensor));
 }
 
+TEST_CASE("a class's attributes are recorded one attribute at a time", "[project]") {
+  // main.py reads what lib.py's Block is (kClass), the type of its attribute `a`
+  // (ExternalFacts::class_attr) and whether some attribute may be on CUDA (kAttrsCuda): a class
+  // gaining another attribute, or another attribute changing its type, changes none of those
+  // answers; `a` changing its type, or an attribute moving to CUDA, changes only the answers
+  // that read it. The stores (`self_stores`) are no reader's: kClass leaves them out.
+  testing::TempDir d;
+  testing::write_text(d / "main.py", "from lib import Block\n");
+  testing::write_text(d / "lib.py", "class Block: pass\n");
+  python::ProjectLayout layout({(d / "main.py").string(), (d / "lib.py").string()});
+  const int tensor = static_cast<int>(python::AbstractType::Kind::Tensor);
+  const int cpu = static_cast<int>(python::TypeDevice::Cpu), cuda = static_cast<int>(python::TypeDevice::Cuda);
+  auto block = [&](std::vector<python::FunctionFacts::Attr> attrs, std::vector<std::string> stores) {
+    python::FunctionFacts k;
+    k.method = k.is_class = true;
+    k.module_kind = 1;
+    k.attrs = std::move(attrs);
+    k.self_stores = std::move(stores);
+    return k;
+  };
+  python::ModuleSummary main, lib;
+  main.imports.push_back({"Block", "lib.Block"});
+  lib.functions.push_back({"Block", block({{"a", tensor, cpu}}, {"a"})});
+  std::vector<const python::ModuleSummary*> latest{&main, &lib};
+  python::FactsTable t1(layout, latest);
+  python::ModuleEnv env(t1, layout, 0);
+  using namespace python::fact;
+  REQUIRE(env.callee("lib.Block", kClass));
+  env.callee("lib.Block", kClass | kAttrsCuda);
+  const python::FunctionFacts::Attr* a = env.class_attr("lib.Block", "a");
+  REQUIRE(a);
+  CHECK(a->device == cpu);
+  CHECK_FALSE(env.class_attr("lib.Block", "b"));  // none (yet): recorded as such
+  CHECK_FALSE(env.class_attr("torch.nn.Linear", "weight"));  // no project name: nothing recorded
+  // Per fields asked ('c') or attribute asked ('t'): whether the answer differs under `after`.
+  auto changed = [&](python::FunctionFacts after) {
+    python::ModuleSummary lib2;
+    lib2.functions.push_back({"Block", std::move(after)});
+    std::vector<const python::ModuleSummary*> latest2{&main, &lib2};
+    python::FactsTable t2(layout, latest2);
+    python::ModuleEnv fresh(t2, layout, 0);
+    std::map<std::string, bool> out;
+    for (const auto& [key, entry] : env.queries()) out[key] = fresh.answer(entry.first) != entry.second;
+    return out;
+  };
+  const std::string head = "clib.Block#0#" + std::to_string(kClass), attrs_cuda = "clib.Block#0#" + std::to_string(kClass | kAttrsCuda);
+  REQUIRE(env.queries().size() == 4);
+  auto other_attr = changed(block({{"a", tensor, cpu}, {"c", tensor, cpu}}, {"a", "c", "d"}));
+  for (const auto& [key, diff] : other_attr) CHECK_FALSE(diff);
+  auto a_moves = changed(block({{"a", tensor, cuda}}, {"a"}));
+  CHECK_FALSE(a_moves.at(head));
+  CHECK(a_moves.at(attrs_cuda));
+  CHECK(a_moves.at("tlib.Block a#0#0"));
+  CHECK_FALSE(a_moves.at("tlib.Block b#0#0"));
+  auto b_appears = changed(block({{"a", tensor, cpu}, {"b", tensor, cpu}}, {"a"}));
+  CHECK_FALSE(b_appears.at(head));
+  CHECK_FALSE(b_appears.at(attrs_cuda));
+  CHECK_FALSE(b_appears.at("tlib.Block a#0#0"));
+  CHECK(b_appears.at("tlib.Block b#0#0"));
+  python::FunctionFacts no_module = block({{"a", tensor, cpu}}, {"a"});
+  no_module.module_kind = 0;
+  auto kind = changed(no_module);
+  CHECK(kind.at(head));
+  CHECK_FALSE(kind.at("tlib.Block a#0#0"));
+}
+
+TEST_CASE("a module analyzed for the first time after round 1 comes first in its round", "[project]") {
+  // errors.py names no framework (the prefilter leaves it out of round 1); lib.py's call of its
+  // BadBatch reaches it. Round 2 analyzes it in a group of its own before lib.py (callers first
+  // would put it last), so lib.py reads its class facts in round 2 and is not analyzed again for
+  // them in round 3 (single import levels: STOKER_PROJECT_MIN_LEVEL=1).
+  fs::path dir = project_fixtures() / "newcomer_first";
+  auto r = testing::run_in(dir, "STOKER_PROJECT_TRACE=1 STOKER_PROJECT_MIN_LEVEL=1 " +
+                                    testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("lib.py:14:11: SY001"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: 2 modules analyzed"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: group 0: errors\n"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: group 1: lib\n"));
+  CHECK_THAT(r.err, !Catch::Contains("round 3: group 0: lib"));
+  CHECK_THAT(r.err, !Catch::Contains("lib reads cerrors.BadBatch"));
+  // Turned off, the order is callers first: errors.py after lib.py, which reads its facts again.
+  auto off = testing::run_in(dir, "STOKER_PROJECT_NEWCOMERS=0 STOKER_PROJECT_TRACE=1 STOKER_PROJECT_MIN_LEVEL=1 " +
+                                      testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(off.out == r.out);
+  CHECK_THAT(off.err, Catch::Contains("round 3: group 0: lib"));
+}
+
 TEST_CASE("a host-return answer changes only where the return is or was a host tensor", "[project]") {
   // TypeInference::host_forward and is_batch_impl read a callee's return type only when it is a
   // tensor (or a container of them) on the CPU: a return going from a tensor on an unresolved
