@@ -32,6 +32,21 @@ std::optional<bool> memoized_truth(std::unordered_map<const void*, signed char>&
   cache[key] = t ? static_cast<signed char>(*t) : -1;  // looked up again: `compute` may rehash
   return t;
 }
+// `is_sagemaker_mp_enabled()`, `is_torch_tpu_available()` of transformers or accelerate (a copied
+// Hugging Face Trainer's branches): the setup analyzed is CUDA GPUs (rules.md), without SageMaker
+// model parallelism or an XLA/TPU/Neuron device, so the probe answers False (set I MiniCPM-V
+// finetune/trainer.py:109/123). Only these library probes: a project's own `is_*` is its code.
+std::optional<bool> accelerator_probe(const SemanticModel& m, Node call) {
+  if (!m.uses_cuda() || named_count(field(call, "arguments")) != 0) return std::nullopt;
+  const std::string& q = m.qualified_name(unparen(field(call, "function")));
+  if (!starts_with(q, "transformers.") && !starts_with(q, "accelerate.")) return std::nullopt;
+  static const std::set<std::string, std::less<>> probes = {
+      "is_sagemaker_mp_enabled", "is_sagemaker_dp_enabled", "is_torch_tpu_available", "is_torch_xla_available",
+      "is_torch_neuroncore_available", "is_tpu_available"};
+  if (probes.count(last_part(q))) return false;
+  return std::nullopt;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -429,8 +444,10 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
     return device_type_test(cond);
   }
   if (k == "subscript") return truthy(constant(cond));  // `config["flag"]` of vars(parse_args())
+  if (k == "call") return accelerator_probe(*this, cond);
   return std::nullopt;
 }
+
 
 // `device.type == "mps"`, `device.type != "cuda"`, `"cpu" in device.type`, `device.type in ("cpu",
 // "mps")` of a device whose kind is not resolved, in a program that uses CUDA: the GPU path is the

@@ -862,6 +862,14 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
   if (op == "is" || op == "is not") {
     // `x is None`: a known None, or a known value that is not None.
     Node other = is(r, "none") ? l : is(l, "none") ? r : Node{};
+    // `flag is True`, `x is not False`: the bool singleton a known bool is (a None or a string
+    // never is); a known number is left open.
+    if (Node lit = is(r, "true") || is(r, "false") ? r : is(l, "true") || is(l, "false") ? l : Node{}; !is_null(lit)) {
+      auto c = known(same(lit, r) ? l : r);
+      if (!c || (c->kind != Value::Kind::Bool && c->kind != Value::Kind::None && c->kind != Value::Kind::Str)) return {self};
+      bool identical = c->kind == Value::Kind::Bool && c->b == is(lit, "true");
+      return boolean(op == "is" ? identical : !identical);
+    }
     if (is_null(other)) return {self};
     auto c = known(other);
     if (!c) return {self};

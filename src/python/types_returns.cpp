@@ -3,6 +3,7 @@
 #include <string>
 
 #include "python/call_positions.h"
+#include "python/model_internal.h"
 #include "python/project_facts.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -21,7 +22,9 @@ using namespace type_detail;
 
 namespace {
 
-constexpr int kMaxDepth = 8;
+// A chain of locals, each an operator or call over the next (a box IoU helper's `iou - (rho2 / c2
+// + v * alpha)` back to its parameters: 17 steps); the steps below bound the work.
+constexpr int kMaxDepth = 32;
 // dependence() steps left for the function whose return is being read (return_dependence sets it;
 // a nested function's reading has its own and gives the caller's back): the depth bounds a chain,
 // this bounds the fan-out (binary operators, a name's bindings, `torch.cat([...])`'s elements).
@@ -36,7 +39,8 @@ const std::set<std::string, std::less<>>& device_preserving_methods() {
       "clone", "detach", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool", "byte",
       "view", "reshape", "view_as", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "t", "expand",
       "repeat", "abs", "sqrt", "exp", "log", "sigmoid", "softmax", "log_softmax", "sum", "mean", "max", "min",
-      "clamp", "clamp_", "neg", "round", "floor", "ceil", "type_as", "zero_", "fill_", "mul", "div", "add", "sub"};
+      "clamp", "clamp_", "neg", "round", "floor", "ceil", "type_as", "zero_", "fill_", "mul", "div", "add", "sub",
+      "prod", "argmax", "argmin", "cumsum", "norm", "pow", "any", "all", "sign", "tanh", "relu"};
   return s;
 }
 
@@ -278,6 +282,21 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
     }
     return true;
   }
+  // `a < b`, `x == y`: a Python bool for host operands, a bool tensor on the device of tensor
+  // ones (bboxes_iou's `(tl < br)`); host numbers do not move it. `is`/`in` give Python bools.
+  if (k == "comparison_operator") {
+    for (uint32_t i = 0; i < ts_node_child_count(expr); ++i) {
+      Node c = ts_node_child(expr, i);
+      if (ts_node_is_named(c)) continue;
+      std::string_view op = text(c, m_.src());
+      if (op.substr(0, 2) == "is" || op == "in" || op.substr(0, 3) == "not") return add_fixed(AbstractType::of(Kind::HostScalar), Node{});
+    }
+    for (Node side : named_children(expr)) {
+      if (is(side, "comment") || value(side, Path{}).kind == Kind::HostScalar) continue;
+      if (!dependence(side, function, true, depth + 1, out)) return false;
+    }
+    return true;
+  }
   if (k == "call" && !has_splat(expr)) {
     Node callee = unparen(field(expr, "function"));
     // `d()` of a parameter (`default(v, d)`'s `d() if isfunction(d) else d`): what calling each
@@ -331,6 +350,18 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
         }
       }
       return true;
+    }
+    // `x.type(y.type())`: x converted to y's tensor type, so on y's device (x's when they agree);
+    // `x.type(torch.float32)`: a dtype, x's device.
+    if (is(callee, "attribute") && q.empty() && text(field(callee, "attribute"), m_.src()) == "type" &&
+        named_count(field(expr, "arguments")) == 1) {
+      Node a = unparen(m_.argument(expr, 0, "dtype"));
+      Node af = is(a, "call") ? unparen(field(a, "function")) : Node{};
+      if (is(af, "attribute") && text(field(af, "attribute"), m_.src()) == "type" && named_count(field(a, "arguments")) == 0)
+        return dependence(field(callee, "object"), function, true, depth + 1, out) &&
+               dependence(field(af, "object"), function, true, depth + 1, out);
+      if (!is_null(a) && m_.device_kind(a) == SemanticModel::DeviceKind::NotDevice)
+        return dependence(field(callee, "object"), function, true, depth + 1, out);
     }
     // `x.clone()`, `x.view(1, 4)`: a tensor on the receiver's device when every argument is host.
     if (is(callee, "attribute") && q.empty() && device_preserving_methods().count(text(field(callee, "attribute"), m_.src()))) {
@@ -399,6 +430,9 @@ const ReturnDependence& TypeInference::return_dependence(int function) const {
   dependence_steps = kMaxDependenceSteps;
   for (Node r : fn.returns) {
     if (!ok) break;
+    // A return in a branch that never runs (`if GIoU:` with the flag left False at every call):
+    // its names' bindings there reach nothing (SemanticModel::lookup), and it returns nothing.
+    if (m_.guards_dead(model_detail::branch_guards(r))) continue;
     ok = dependence(r, function, false, 0, d);
   }
   dependence_steps = caller_steps;

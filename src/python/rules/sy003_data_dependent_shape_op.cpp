@@ -1,4 +1,5 @@
 // SY003: operations whose output shape depends on tensor values (they wait for the GPU).
+#include <algorithm>
 #include <set>
 
 #include "python/frameworks.h"
@@ -179,6 +180,24 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
     static const std::set<std::string, std::less<>> reductions = {"sum", "max", "min", "argmax", "argmin",
                                                                   "mean", "prod", "item", "squeeze"};
     if (is(fn, "attribute") && reductions.count(m.text(field(fn, "attribute")))) return false;
+  }
+  // So is an element read at one integer position (`a = best_n[ti]` of a 1-D CPU tensor: torch
+  // reads a 0-dim integer index with `.item()`, on the host), written there or bound to a name.
+  auto element_at_position = [&](Node v) {
+    v = unparen(v);
+    if (!is(v, "subscript") || named_count(v) != 2) return false;
+    Node index = unparen(field(v, "subscript"));
+    AbstractType it = m.types().type_of(index);
+    return !is(index, "slice") && it.kind == AbstractType::Kind::HostScalar &&
+           type_detail::tensor_like(m.types().type_of(field(v, "value")));
+  };
+  if (element_at_position(e)) return false;
+  if (is(e, "identifier")) {
+    auto bindings = m.lookup(m.text(e), start(e));
+    if (!bindings.empty() && std::all_of(bindings.begin(), bindings.end(), [&](const Binding* b) {
+          return b->kind == Binding::Kind::Assign && b->unpack_index < 0 && element_at_position(b->value);
+        }))
+      return false;
   }
   if (is(e, "identifier"))
     for (const Binding* b : m.lookup(m.text(e), start(e)))
