@@ -543,4 +543,41 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
   return false;
 }
 
+namespace model_detail {
+
+// `output = [None for _ in range(len(prediction))]` then `output[i] = detections` (YOLOX's
+// postprocess, one slot per image filled with its detections): the subscript store `store` writes
+// into a list its scope binds only as placeholders of None (a comprehension of None, `[None] * n`,
+// a display of Nones), so every element that is not None is a stored value. Declared where it is
+// read (model_devices.cpp, the CUDA taint of such a list). O(bindings of the name).
+bool none_placeholder_list(const SemanticModel& m, Node store) {
+  Node container = unparen(field(unparen(field(store, "left")), "value"));
+  if (!is(container, "identifier")) return false;
+  auto all_none = [&](Node list) {
+    if (!is(list, "list") || named_count(list) == 0) return false;
+    for (Node c : named_children(list))
+      if (!is(c, "comment") && !is(unparen(c), "none")) return false;
+    return true;
+  };
+  auto bindings = m.lookup(m.text(container), start(container));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != m.scope_at(start(store)))
+      return false;
+    Node v = unparen(b->value);
+    if (is(v, "list_comprehension")) {
+      if (!is(unparen(field(v, "body")), "none")) return false;
+    } else if (is(v, "binary_operator")) {
+      if (m.text(field(v, "operator")) != "*" ||
+          !(all_none(unparen(field(v, "left"))) || all_none(unparen(field(v, "right")))))
+        return false;
+    } else if (!all_none(v)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace model_detail
+
 }  // namespace stoker::python

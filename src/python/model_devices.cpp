@@ -17,6 +17,12 @@ namespace stoker::python {
 
 using namespace model_detail;
 
+namespace model_detail {
+// Does the subscript store write into a list its scope binds only as None placeholders
+// (model_batches.cpp)?
+bool none_placeholder_list(const SemanticModel& m, Node store);
+}  // namespace model_detail
+
 // ---------------------------------------------------------------------------------------
 // CUDA.
 
@@ -1417,12 +1423,14 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
   }
   // A container whose every element is replaced by a CUDA value (`for k, v in meta.items():
-  // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values.
+  // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values; so
+  // does a list of None placeholders a slot of which is given one (`output[i] = detections`).
   if (!result && k == "identifier") {
     auto found = subscript_stores_.find({scope_at(start(expr)), std::string(text(expr))});
     if (found != subscript_stores_.end())
       for (Node store : found->second)
-        if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
+        if ((elementwise_store(store) || model_detail::none_placeholder_list(*this, store)) &&
+            is_cuda_impl(field(store, "right"))) {
           result = true;
           break;
         }
