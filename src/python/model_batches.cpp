@@ -241,10 +241,6 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
         "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor",
-        // The legacy typed constructors of host tensors, given the batch's values
-        // (`torch.FloatTensor(feats)`, as batch_through_helper's conversions).
-        "torch.FloatTensor", "torch.LongTensor", "torch.IntTensor", "torch.DoubleTensor", "torch.ByteTensor",
-        "torch.BoolTensor", "torch.HalfTensor",
         // A sparse tensor of the batch's indices (`torch.sparse.FloatTensor(idx, values, size)`).
         "torch.sparse.FloatTensor", "torch.sparse.LongTensor", "torch.sparse.DoubleTensor", "torch.sparse_coo_tensor"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
