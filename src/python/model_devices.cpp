@@ -572,7 +572,27 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
             if (!is(a, "keyword_argument")) args.push_back(a);
           }
           if (position >= 0 && !splat) {
-            if (q == "builtins.enumerate") return position == 1 && !args.empty() && is_cuda_impl(args[0]);
+            if (q == "builtins.enumerate") {
+              if (position != 1 || args.empty()) return false;
+              // `for i, (amateur, cache) in enumerate(zip(models, caches))`: a name of the nested
+              // pattern reads its own zip argument, not the whole zip (x-transformers).
+              Node inner = parent(b.target), a0 = unparen(args[0]);
+              if ((is(inner, "tuple_pattern") || is(inner, "pattern_list")) &&
+                  same(parent(inner), field(parent(it), "left")) && is(a0, "call") &&
+                  qualified_name(field(a0, "function")) == "builtins.zip") {
+                std::vector<Node> zipped;
+                for (Node a : named_children(field(a0, "arguments"))) {
+                  if (is(a, "list_splat") || is(a, "dictionary_splat") || is(a, "keyword_argument")) return is_cuda_impl(a0);
+                  zipped.push_back(a);
+                }
+                int k = 0;
+                for (Node c : named_children(inner)) {
+                  if (same(c, b.target)) return k < static_cast<int>(zipped.size()) && is_cuda_impl(zipped[k]);
+                  ++k;
+                }
+              }
+              return is_cuda_impl(args[0]);
+            }
             return position < static_cast<int>(args.size()) && is_cuda_impl(args[position]);
           }
         }
