@@ -83,6 +83,10 @@ class FrameworkTable {
   // Does `qualified` return its first argument as it is (row `identity`: the legacy
   // `torch.autograd.Variable(x)`): its type, device and batch-ness flow through.
   bool identity(std::string_view qualified) const { return identity_.count(std::string(qualified)) > 0; }
+  // Does `qualified` hand back its positional arguments as they are (row `passes-args`: apex's
+  // `model, optimizer = amp.initialize(model, optimizer)`): the one argument when given one, else
+  // a tuple of them in order, each keeping its type, class and device.
+  bool passes_args(std::string_view qualified) const { return passes_args_.count(std::string(qualified)) > 0; }
   // A function that returns a module wrapping the module passed to it (`DistributedDataParallel`,
   // `torch.compile`): the wrapper has the wrapped module's class, and its device as `place` says.
   struct ModuleWrapper {
@@ -121,7 +125,7 @@ class FrameworkTable {
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
-      host_batches_, host_batch_tuples_, identity_, engine_tuples_;
+      host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

@@ -148,6 +148,18 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
                  (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value)) ||
                  sliced_host_batch(*b);
+        // `for i, graph in enumerate(batch_graph):` over a batch's elements (set M powerful-gnns
+        // graphcnn.py): the item of the pair is the batch's element, as `for graph in batch_graph`
+        // gives it (not the index). O(1) beyond the iterable's own answer.
+        if (!result && b->unpack_index == 1 && is(unparen(b->value), "call") &&
+            callee_name(unparen(b->value)) == "builtins.enumerate") {
+          Node loop = parent(b->value);
+          if (is(loop, "for_statement") && same(unparen(field(loop, "left")), parent(b->target)) &&
+              named_count(parent(b->target)) == 2) {
+            Node a = argument(unparen(b->value), 0, "iterable");
+            if (!is_null(a) && !is(a, "list_splat") && !is(a, "keyword_argument")) result = is_batch_impl(a);
+          }
+        }
         // `for inputs_slice, gts_slice in zip(inputs, gts):` over a batch's tensors (set AI
         // pytorch-semantic-segmentation's psp_net scripts, a step per slice): a name of a flat
         // target takes the zip's argument at its position, a batch's slice when that argument
@@ -167,6 +179,20 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
             b->unpack_index < static_cast<int>(named_count(v)))
           v = named_child(v, b->unpack_index);
         result = is_batch_impl(v) || sourced_host_batch(*b, expr);
+        // `edge_mat_list = []` then `edge_mat_list.append(graph.edge_mat + start)` in a loop over
+        // the batch's graphs (set M powerful-gnns graphcnn.py): a list the scope fills with the
+        // batch's data holds that data, as a display of it does. The appends and extends of the
+        // name in the binding's scope (at most kMaxCandidates); O(appends).
+        if (!result && b->unpack_index < 0 && is(v, "list") && named_count(v) == 0)
+          if (auto found = appends_.find({scope_at(b->at), std::string(text(expr))});
+              found != appends_.end() && found->second.size() <= kMaxCandidates)
+            for (Node call : found->second) {
+              Node a = argument(call, 0, "");
+              if (!is_null(a) && !is(a, "keyword_argument") && !is(a, "list_splat") && is_batch_impl(a)) {
+                result = true;
+                break;
+              }
+            }
       } else if (b->kind == Binding::Kind::Param) {
         const Function& fn = functions_[b->function];
         const Param& p = fn.params[b->param_index];
@@ -214,7 +240,9 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     static const std::set<std::string, std::less<>> rebuild = {
         "numpy.array", "numpy.asarray", "numpy.ascontiguousarray", "numpy.stack", "numpy.concatenate",
         "numpy.vstack", "numpy.hstack", "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.stack",
-        "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor"};
+        "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor",
+        // A sparse tensor of the batch's indices (`torch.sparse.FloatTensor(idx, values, size)`).
+        "torch.sparse.FloatTensor", "torch.sparse.LongTensor", "torch.sparse.DoubleTensor", "torch.sparse_coo_tensor"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
@@ -222,6 +250,12 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
     else result = batch_through_helper(expr);
+  } else if (k == "binary_operator") {
+    // `graph.edge_mat + start_idx[i]`, `(x - mean) / std`: arithmetic on the batch's data is
+    // still the batch's data (its device is the operands'; the rules ask the types for that).
+    std::string_view op = text(field(expr, "operator"));
+    if (op == "+" || op == "-" || op == "*" || op == "/")
+      result = is_batch_impl(field(expr, "left")) || is_batch_impl(field(expr, "right"));
   } else if (k == "tuple" || k == "list" || k == "expression_list") {
     // `torch.cat((inputs_x, inputs_u_w, inputs_u_s))`: a display holding a batch's data.
     for (Node c : named_children(expr)) {
@@ -504,5 +538,42 @@ bool SemanticModel::assigned_within(std::string_view name, Node region) const {
   }
   return false;
 }
+
+namespace model_detail {
+
+// `output = [None for _ in range(len(prediction))]` then `output[i] = detections` (YOLOX's
+// postprocess, one slot per image filled with its detections): the subscript store `store` writes
+// into a list its scope binds only as placeholders of None (a comprehension of None, `[None] * n`,
+// a display of Nones), so every element that is not None is a stored value. Declared where it is
+// read (model_devices.cpp, the CUDA taint of such a list). O(bindings of the name).
+bool none_placeholder_list(const SemanticModel& m, Node store) {
+  Node container = unparen(field(unparen(field(store, "left")), "value"));
+  if (!is(container, "identifier")) return false;
+  auto all_none = [&](Node list) {
+    if (!is(list, "list") || named_count(list) == 0) return false;
+    for (Node c : named_children(list))
+      if (!is(c, "comment") && !is(unparen(c), "none")) return false;
+    return true;
+  };
+  auto bindings = m.lookup(m.text(container), start(container));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != m.scope_at(start(store)))
+      return false;
+    Node v = unparen(b->value);
+    if (is(v, "list_comprehension")) {
+      if (!is(unparen(field(v, "body")), "none")) return false;
+    } else if (is(v, "binary_operator")) {
+      if (m.text(field(v, "operator")) != "*" ||
+          !(all_none(unparen(field(v, "left"))) || all_none(unparen(field(v, "right")))))
+        return false;
+    } else if (!all_none(v)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace model_detail
 
 }  // namespace stoker::python

@@ -17,6 +17,12 @@ namespace stoker::python {
 
 using namespace model_detail;
 
+namespace model_detail {
+// Does the subscript store write into a list its scope binds only as None placeholders
+// (model_batches.cpp)?
+bool none_placeholder_list(const SemanticModel& m, Node store);
+}  // namespace model_detail
+
 // ---------------------------------------------------------------------------------------
 // CUDA.
 
@@ -566,7 +572,27 @@ bool SemanticModel::binding_is_cuda(const Binding& b) const {
             if (!is(a, "keyword_argument")) args.push_back(a);
           }
           if (position >= 0 && !splat) {
-            if (q == "builtins.enumerate") return position == 1 && !args.empty() && is_cuda_impl(args[0]);
+            if (q == "builtins.enumerate") {
+              if (position != 1 || args.empty()) return false;
+              // `for i, (amateur, cache) in enumerate(zip(models, caches))`: a name of the nested
+              // pattern reads its own zip argument, not the whole zip (x-transformers).
+              Node inner = parent(b.target), a0 = unparen(args[0]);
+              if ((is(inner, "tuple_pattern") || is(inner, "pattern_list")) &&
+                  same(parent(inner), field(parent(it), "left")) && is(a0, "call") &&
+                  qualified_name(field(a0, "function")) == "builtins.zip") {
+                std::vector<Node> zipped;
+                for (Node a : named_children(field(a0, "arguments"))) {
+                  if (is(a, "list_splat") || is(a, "dictionary_splat") || is(a, "keyword_argument")) return is_cuda_impl(a0);
+                  zipped.push_back(a);
+                }
+                int k = 0;
+                for (Node c : named_children(inner)) {
+                  if (same(c, b.target)) return k < static_cast<int>(zipped.size()) && is_cuda_impl(zipped[k]);
+                  ++k;
+                }
+              }
+              return is_cuda_impl(args[0]);
+            }
             return position < static_cast<int>(args.size()) && is_cuda_impl(args[position]);
           }
         }
@@ -1417,12 +1443,14 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     }
   }
   // A container whose every element is replaced by a CUDA value (`for k, v in meta.items():
-  // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values.
+  // meta[k] = v.cuda()`, `for i in range(len(xs)): xs[i] = xs[i].cuda()`) holds CUDA values; so
+  // does a list of None placeholders a slot of which is given one (`output[i] = detections`).
   if (!result && k == "identifier") {
     auto found = subscript_stores_.find({scope_at(start(expr)), std::string(text(expr))});
     if (found != subscript_stores_.end())
       for (Node store : found->second)
-        if (elementwise_store(store) && is_cuda_impl(field(store, "right"))) {
+        if ((elementwise_store(store) || model_detail::none_placeholder_list(*this, store)) &&
+            is_cuda_impl(field(store, "right"))) {
           result = true;
           break;
         }

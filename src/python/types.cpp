@@ -225,6 +225,21 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
     // `train_iter, val_iter = BucketIterator.splits((train, val), ...)`: iterators of host batches.
     if (FrameworkTable::get().host_batch_tuple(m_.qualified_name(fn)))
       return element(host_batch_iterator(expr), path.size() - 1);
+    // `model, optimizer = amp.initialize(model, optimizer, opt_level="O2")`: each element is the
+    // positional argument at its position, as it was (a model keeps its class, so its methods
+    // resolve). With one positional argument the call is that argument (call_type).
+    if (FrameworkTable::get().passes_args(m_.qualified_name(fn))) {
+      int i = path.at(0), n = 0, positional = 0;
+      Node picked{};
+      for (Node a : named_children(field(expr, "arguments"))) {
+        if (is(a, "comment") || is(a, "keyword_argument")) continue;
+        if (is(a, "list_splat") || is(a, "dictionary_splat")) return AbstractType::unknown();
+        if (n++ == i) picked = a;
+        ++positional;
+      }
+      if (positional < 2) return element(value(expr, Path{}), path.size());
+      return is_null(picked) ? AbstractType::unknown() : value(picked, path.rest());
+    }
     // `engine, optimizer, _, scheduler = deepspeed.initialize(model=model, ...)`: the engine is a
     // module on the GPU; the other elements are left to the taint.
     if (FrameworkTable::get().engine_tuple(m_.qualified_name(fn)))

@@ -187,6 +187,12 @@ AbstractType TypeInference::call_type(Node call) const {
       Node first = m_.argument(call, 0, "");
       return is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
     }
+    // `model = amp.initialize(model, opt_level="O1")`: its one positional argument, as it was.
+    if (table.passes_args(q) && is_null(m_.argument(call, 1, ""))) {
+      Node first = m_.argument(call, 0, "");
+      return is_null(first) || is(first, "keyword_argument") || is(first, "list_splat") ? AbstractType::unknown()
+                                                                                         : value(first, Path{});
+    }
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     // `defaultdict(int)`, `dict()`, `OrderedDict()`: an empty mapping, as `{}` is (its item
     // stores fill it: binding_part).
