@@ -77,6 +77,50 @@ bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
   if (is_null(var)) return false;
   auto bindings = m.lookup(m.text(var), start(var));
   if (bindings.empty()) return false;
+  // The counter of the while loop around it (`while idx + bs <= len(carray):` ... `batch =
+  // torch.tensor(carray[idx:idx + bs])` ... `idx += bs`: InsightFace's evaluate(), set AN): the
+  // innermost loop holding the subscript is a hot `while` whose condition reads the name, every
+  // binding of which is an integer literal assigned outside the loop or a `+=` in its body.
+  auto while_counter = [&]() -> bool {
+    Node loop{};
+    for (Node p = parent(sub); !is_null(p) && is_null(loop); p = parent(p)) {
+      auto k = kind(p);
+      if (k == "function_definition" || k == "lambda" || k == "class_definition" || k == "for_statement") return false;
+      if (k == "while_statement" && contains(field(p, "body"), sub)) loop = p;
+    }
+    if (is_null(loop)) return false;
+    bool read = false;
+    for_each_identifier(field(loop, "condition"), true, [&](Node id) {
+      read = read || m.text(id) == m.text(var);
+      return !read;
+    });
+    if (!read) return false;
+    // A `+=` of the name in the loop's body (the lookup at the subscript may not list it).
+    bool increment = false;
+    for_each_identifier(field(loop, "body"), true, [&](Node id) {
+      Node a = parent(id);
+      if (m.text(id) == m.text(var) && is(a, "augmented_assignment") && same(unparen(field(a, "left")), id))
+        increment = increment || m.text(field(a, "operator")) == "+=";
+      return true;
+    });
+    for (const Binding* b : bindings) {
+      if (b->kind == Binding::Kind::AugAssign) {
+        Node a = parent(b->target);
+        if (!is(a, "augmented_assignment") || m.text(field(a, "operator")) != "+=" || !contains(field(loop, "body"), a))
+          return false;
+      } else if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(unparen(b->value), "integer") ||
+                 contains(loop, b->target)) {
+        return false;
+      }
+    }
+    int li = m.loop_index(loop);
+    return increment && li >= 0 && m.loops()[li].kind == LoopKind::Hot && !m.assigned_within(m.text(value), loop);
+  };
+  if (bindings[0]->kind != Binding::Kind::LoopTarget) {
+    if (!while_counter()) return false;
+    if (m.is_module(value) || m.is_cuda(value)) return false;
+    return m.types().cuda(value) != CudaAnswer::Cuda;
+  }
   for (const Binding* b : bindings) {
     if (b->kind != Binding::Kind::LoopTarget || !is(b->target, "identifier")) return false;
     Node loop = parent(b->target);

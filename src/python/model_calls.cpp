@@ -228,6 +228,18 @@ void SemanticModel::resolve_calls() {
         }
       }
       if (all) targets.insert(targets.end(), found.begin(), found.end());
+      // `l['function'](outputs, labels)` over a list of dict displays (dict_element_items): each
+      // instance of a class of this file (its forward) or function of this file held there.
+      if (!all || found.empty())
+        for (Node item : dict_element_items(*this, fn)) {
+          for (const auto& v : values(item))
+            if (v.kind == Value::Kind::Expr && is(v.expr, "function_definition"))
+              if (auto fi = function_by_node_.find(v.expr.id); fi != function_by_node_.end()) targets.push_back(fi->second);
+          if (int klass = instance_class(item); klass >= 0) {
+            add_class_method(klass, "forward");
+            add_class_method(klass, "__call__");
+          }
+        }
     }
     if (is(fn, "identifier") && text(fn) == "self") {
       int f = function_at(start(call));
@@ -684,6 +696,111 @@ bool SemanticModel::is_subclass_of(int klass, std::initializer_list<std::string_
   return any_base(klass, [&](const std::string& b) {
     return std::find(bases.begin(), bases.end(), std::string_view(b)) != bases.end();
   });
+}
+
+}  // namespace stoker::python
+
+namespace stoker::python {
+
+std::vector<Node> model_detail::dict_element_items(const SemanticModel& m, Node subscript) {
+  std::string_view src = m.src();
+  Node var = unparen(field(subscript, "value"));
+  std::string key;
+  if (!is(var, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src, key)) return {};
+  auto loop = m.lookup(text(var, src), start(var));
+  if (loop.size() != 1 || loop[0]->kind != Binding::Kind::LoopTarget) return {};
+  Node container = unparen(loop_target_iterable(m, *loop[0]));
+  std::vector<Node> elements;
+  // A display's elements; false for anything else (a splat, a comprehension, a call).
+  auto display = [&](Node d) {
+    d = unparen(d);
+    if (!is(d, "list") && !is(d, "tuple")) return false;
+    for (Node e : named_children(d)) {
+      if (is(e, "comment")) continue;
+      if (is(e, "list_splat")) return false;
+      elements.push_back(e);
+    }
+    return true;
+  };
+  // How a mention of the container fills it: its attribute's parent is `use` (false: unknown).
+  auto fills = [&](Node mention) {
+    Node up = parent(mention);
+    while (is(up, "parenthesized_expression")) up = parent(up);
+    if ((is(up, "assignment") || is(up, "augmented_assignment")) && same(unparen(field(up, "left")), mention))
+      return display(field(up, "right"));
+    if (is(up, "pattern_list") || is(up, "tuple_pattern") || is(up, "list_pattern")) return false;
+    if (is(up, "subscript") && same(unparen(field(up, "value")), mention)) {
+      Node store = parent(up);
+      return !((is(store, "assignment") || is(store, "augmented_assignment")) && same(unparen(field(store, "left")), up));
+    }
+    if (is(up, "attribute") && same(unparen(field(up, "object")), mention) && is(parent(up), "call") &&
+        same(unparen(field(parent(up), "function")), up)) {
+      std::string_view method = text(field(up, "attribute"), src);
+      Node call = parent(up);
+      if (method == "append") {
+        Node a = m.argument(call, 0, "");
+        if (is_null(a)) return false;
+        elements.push_back(a);
+      } else if (method == "insert") {
+        Node a = m.argument(call, 1, "");
+        if (is_null(a)) return false;
+        elements.push_back(a);
+      } else if (method == "extend") {
+        return display(m.argument(call, 0, ""));
+      }
+    }
+    return true;
+  };
+  if (is(container, "attribute")) {
+    // `self.attr` in a method: every mention of it in the methods of the method's class.
+    Node self = unparen(field(container, "object"));
+    int f = m.function_at(start(container));
+    int klass = f >= 0 ? m.functions()[f].klass : -1;
+    if (!is(self, "identifier") || text(self, src) != "self" || klass < 0) return {};
+    std::string_view attr = text(field(container, "attribute"), src);
+    bool known = for_each_identifier(m.classes()[klass].node, false, [&](Node id) {
+      Node a = parent(id);
+      if (text(id, src) != "self" || !is(a, "attribute") || !same(unparen(field(a, "object")), id) ||
+          text(field(a, "attribute"), src) != attr)
+        return true;
+      int g = m.function_at(start(id));
+      if (g < 0 || m.functions()[g].klass != klass) return true;  // a nested class's own `self`
+      return fills(a);
+    });
+    if (!known) return {};
+  } else if (is(container, "identifier")) {
+    // A list name of the loop's function: its displays, and what that function appends to it.
+    auto bindings = m.lookup(text(container, src), start(container));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
+    int scope = m.function_at(start(container));
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.function_at(start(b->target)) != scope ||
+          !display(b->value))
+        return {};
+    for (const auto& cs : m.calls()) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute") || m.function_at(start(cs.call)) != scope) continue;
+      Node obj = unparen(field(fn, "object"));
+      if (is(obj, "identifier") && text(obj, src) == text(container, src) && !fills(obj)) return {};
+    }
+  } else {
+    return {};
+  }
+  std::vector<Node> out;
+  for (Node e : elements) {
+    auto vs = m.values(e);
+    if (vs.empty() || vs.size() > SemanticModel::kMaxCandidates) return {};
+    for (const auto& v : vs) {
+      if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "dictionary")) return {};
+      for (Node pair : named_children(unparen(v.expr))) {
+        if (is(pair, "comment")) continue;
+        std::string k;
+        if (!is(pair, "pair") || !string_literal_value(unparen(field(pair, "key")), src, k)) return {};
+        if (k == key) out.push_back(unparen(field(pair, "value")));
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace stoker::python

@@ -277,6 +277,11 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     // `cfg.DEVICE` with `import config as cfg`).
     if (const FunctionFacts* ext = module_attribute(expr, fact::kDevKind); ext && ext->devkind)
       return ext_devkind(ext->devkind);
+    // `conf.device` of a settings object another function fills (`conf = get_config()`, or a
+    // parameter handed one: InsightFace's Learner, set AN): what its stores name.
+    if (k == "attribute")
+      for (const auto& [attr, kind] : object_attr_devices(field(expr, "object")))
+        if (attr == text(field(expr, "attribute"))) return ext_devkind(kind);
     // A name unpacked from another module's function that returns a device as an element of a
     // tuple (`device, ids = prepare_device(n)`: FunctionFacts::ret_elems): may be CUDA, or the CPU.
     if (k == "identifier" && facts_) {
@@ -286,6 +291,65 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
     }
   }
   return DeviceKind::Unknown;
+}
+
+std::vector<std::pair<std::string, int>> SemanticModel::object_attr_devices(Node obj, int depth) const {
+  std::vector<std::pair<std::string, int>> out;
+  obj = unparen(obj);
+  if (depth > 4 || !is(obj, "identifier") || text(obj) == "self") return out;
+  if (auto cached = attr_devices_cache_.find(obj.id); cached != attr_devices_cache_.end()) return cached->second;
+  auto bindings = lookup(text(obj), start(obj));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return out;
+  Step step(*this);
+  if (!step) return out;
+  attr_devices_cache_[obj.id];  // in progress: a cycle answers nothing
+  std::map<std::string, int> found;  // attribute -> device kind; -1 differing devices, none CUDA
+  auto add = [&](const std::string& attr, int k) {
+    if (k <= 0) return;
+    auto [it, fresh] = found.try_emplace(attr, k);
+    if (!fresh && it->second != k) it->second = it->second == 2 || k == 2 ? 2 : -1;
+  };
+  auto add_all = [&](const std::vector<std::pair<std::string, int>>& held) {
+    for (const auto& [attr, k] : held) add(attr, k);
+  };
+  std::set<int> scopes;  // the functions (-1 the module) whose stores on the name count
+  for (const Binding* b : bindings) {
+    if (b->kind == Binding::Kind::Param && b->function >= 0) {
+      scopes.insert(b->function);
+      if (const ArgFacts* a = ext_param(b->function, b->param_index, fact::kDevice)) add_all(a->attr_devices);
+      const Function& fn = functions_[b->function];
+      if (b->param_index < 0 || static_cast<size_t>(b->param_index) >= fn.params.size()) continue;
+      const Param& p = fn.params[b->param_index];
+      int position = b->param_index - bound_params(fn);
+      if (p.is_variadic || position < 0) continue;
+      for (int ci : init_sites(b->function))
+        add_all(object_attr_devices(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name), depth + 1));
+    } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+      scopes.insert(function_at(start(b->target)));
+      Node v = unparen(b->value);
+      if (is(v, "identifier")) {
+        add_all(object_attr_devices(v, depth + 1));
+      } else if (is(v, "call")) {
+        if (const FunctionFacts* ext = ext_callee_of(v, fact::kDevKind)) add_all(ext->ret_attr_devices);
+        for (int f : callees(v))
+          if (functions_[f].name != "__init__")
+            for (Node r : functions_[f].returns) add_all(object_attr_devices(r, depth + 1));
+      }
+    }
+  }
+  if (!stores_by_object_built_) {
+    stores_by_object_built_ = true;
+    for (const auto& [attr, stores] : attribute_stores_)
+      for (const auto& [o, value] : stores)
+        if (is(o, "identifier")) stores_by_object_[std::string(text(o))].push_back({attr, o, value});
+  }
+  if (auto it = stores_by_object_.find(std::string(text(obj))); it != stores_by_object_.end())
+    for (const auto& [attr, o, value] : it->second)
+      if (!is_null(value) && scopes.count(function_at(start(o)))) add(attr, devkind_of({value}));
+  for (const auto& [attr, k] : found)
+    if (k > 0 && out.size() < kMaxAttrDevices) out.push_back({attr, k});
+  attr_devices_cache_[obj.id] = out;
+  return out;
 }
 
 bool SemanticModel::is_move_to_cuda(Node call) const {

@@ -1005,9 +1005,12 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     };
     if (memoized()) ctx.once_per_epoch = true;
     // Outside the function's own loop over a data loader (an evaluation pass called every N
-    // steps): the statement runs once per pass over that loader, as after an epoch's loop.
+    // steps): the statement runs once per pass over that loader, as after an epoch's loop. So
+    // outside any hot loop of its own when the function itself runs only every N steps
+    // (InsightFace's evaluate(), whose `while` loop runs a forward per slice of an array: the
+    // remainder batch's `.cpu()` after it is once per evaluation; set AN).
     for (int l : loops_by_function_[function])
-      if (loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader) {
+      if (loops_[l].kind == LoopKind::Hot && (loops_[l].iterates_loader || hot_function_[function].every != 0)) {
         ctx.once_per_epoch = true;
         break;
       }

@@ -78,6 +78,15 @@ int module_list_element(const SemanticModel& m, Node list);
 // second target; null otherwise.
 Node loop_target_iterable(const SemanticModel& m, const Binding& b);
 
+// `l['function']` where `l` is the variable of a loop over a container (a list name or `self.attr`
+// of the method's class, whole or through `enumerate`) every element of which is a dict display:
+// what each display holds under the literal key (`self.loss = []` in `__init__`, then
+// `self.loss.append({'type': t, 'function': loss_function})`: `loss_function`). A display without
+// the key adds nothing; empty when an element is no dict display or the container is stored or
+// filled any other way (a display assigned, `append`, `insert`, `extend`/`+=` of a display).
+// O(bindings + calls + the class's identifiers).
+std::vector<Node> dict_element_items(const SemanticModel& m, Node subscript);
+
 // The getter of a `@property` (or `functools.cached_property`) named `name` that class `klass`
 // itself defines (functions() index), or -1: reading `self.name` runs it, so its returns are
 // what the attribute holds (`self.device` returning `self.model.device`).

@@ -544,6 +544,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
+  if (a.ret_attr_devices != b.ret_attr_devices) a.ret_attr_devices.clear();
   if (a.const_values != b.const_values) a.const_values.clear();
   a.loader_class = a.loader_class && b.loader_class;
   if (a.hot_self_calls != b.hot_self_calls) a.hot_self_calls.clear();

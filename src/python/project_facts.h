@@ -76,6 +76,13 @@ struct ArgFacts {
   // `train(modelConfig)` handed Main.py's display). Read with fact::kDictArg.
   int dict = 0;
   std::vector<std::pair<std::string, std::vector<ScalarFact>>> dict_values;
+  // The devices an object's attributes hold, when every passing call site's object stores one
+  // there (SemanticModel::object_attr_devices: `conf = get_config()` with `conf.device =
+  // torch.device("cuda:0" if ... else "cpu")` in config.py, handed to `face_learner(conf)`):
+  // (attribute, 1 the CPU / 2 may be CUDA / 3 another device), sorted by attribute, at most
+  // kMaxAttrDevices; an attribute some site's object lacks, or whose devices differ without CUDA,
+  // is dropped. Read with kDevice (`conf.device` of the parameter).
+  std::vector<std::pair<std::string, int>> attr_devices;
   // A dict of loaders (a display, `dict(k=v)`, a name bound to one and its literal-key stores:
   // SemanticModel::dict_entries): the literal keys under which some passing site's dict holds a
   // loader, sorted, at most kMaxLoaderKeys, read with kLoader (`data = {'tr_loader': tr_loader};
@@ -281,6 +288,10 @@ struct FunctionFacts {
   // module-level name bound to a device (`DEVICE = torch.device(...)`), what it holds. 0 not a
   // device or unknown, 1 the CPU, 2 may be CUDA, 3 another device (SemanticModel::DeviceKind).
   int devkind = 0;
+  // The devices the attributes of what every return hands back hold (a settings object the
+  // function fills: `conf = edict(); conf.device = torch.device(...); return conf`), as
+  // ArgFacts::attr_devices. Read with kDevKind.
+  std::vector<std::pair<std::string, int>> ret_attr_devices;
   // A module-level name (its own entry, as for devices) bound only by module-level assignments of
   // host constants that no `global` statement of its module and no attribute store of the project
   // (`config.batch_size = 32`, ModuleSummary::module_stores) rebinds: the values it may hold (at
@@ -409,6 +420,7 @@ constexpr size_t kMaxLoaderKeys = 8;  // ArgFacts::loader_keys, ParamSummary::ho
 constexpr size_t kMaxKwNames = 16;    // ArgFacts::kw_names
 constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
 constexpr size_t kMaxDictKeys = 64;  // ArgFacts::dict_values
+constexpr size_t kMaxAttrDevices = 8;  // ArgFacts::attr_devices, FunctionFacts::ret_attr_devices
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
 constexpr unsigned kWholeResult = 1u << 31;

@@ -46,7 +46,10 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
     o += x.loader ? 'l' : '-';
     for (const auto& k : x.loader_keys) o += "|k" + k;
   }
-  if (fields & fact::kDevice) o += x.device_cuda ? 'g' : '-';
+  if (fields & fact::kDevice) {
+    o += x.device_cuda ? 'g' : '-';
+    for (const auto& [attr, k] : x.attr_devices) o += "|." + attr + "=" + std::to_string(k);
+  }
   if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
@@ -159,7 +162,10 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kReturnsClass) o += "<" + x.returns_class + ">";
   if (fields & fact::kExists) o += f ? 'E' : '-';
-  if (fields & fact::kDevKind) o += "V" + std::to_string(x.devkind);
+  if (fields & fact::kDevKind) {
+    o += "V" + std::to_string(x.devkind);
+    for (const auto& [attr, k] : x.ret_attr_devices) o += "|." + attr + "=" + std::to_string(k);
+  }
   if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
   if (fields & fact::kNamespace) {
     o += x.returns_namespace ? "N" : "-";

@@ -429,6 +429,15 @@ static bool parsing_script(std::string_view text) {
          (text.find("\"__main__\"") != std::string_view::npos || text.find("'__main__'") != std::string_view::npos);
 }
 
+// A script whose `__main__` block drives a trainer of another module (`learner.train(conf,
+// args.epochs)`, a `.train(` call, no loop of its own): InsightFace_Pytorch's train.py, whose
+// `face_learner(conf)` hands learner.py the settings object config.py fills (its CUDA device:
+// ArgFacts::attr_devices; set AN). A launcher submitting `main(args)` calls no `.train(`. A byte scan.
+static bool trainer_script(std::string_view text) {
+  return text.find(".train(") != std::string_view::npos && text.find("__name__") != std::string_view::npos &&
+         (text.find("\"__main__\"") != std::string_view::npos || text.find("'__main__'") != std::string_view::npos);
+}
+
 ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vector<std::string_view>& texts,
                            const std::function<bool(size_t)>& prefilter) {
   const size_t n = paths.size();
@@ -508,7 +517,8 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   // the parsed namespace on (monodepth2's train.py: `Trainer(opts)`). O(modules + imports).
   std::vector<char> keep(n, 0);
   for (size_t i = 0; i < n; ++i)
-    if (reached[i] && (has_loop_statement(texts[i]) || defines_step_hook(texts[i]) || parsing_script(texts[i]))) {
+    if (reached[i] && (has_loop_statement(texts[i]) || defines_step_hook(texts[i]) || parsing_script(texts[i]) ||
+                       trainer_script(texts[i]))) {
       keep[i] = 1;
       work.push_back(static_cast<int>(i));
     }

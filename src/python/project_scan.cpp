@@ -457,13 +457,22 @@ bool ProjectLayout::attribute_stored(int into, std::string_view name, const std:
   return false;
 }
 
-void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
-  words_.clear();
-  stores_.clear();
-  words_indexed_ = true;
-  std::string word;
-  for (size_t m = 0; m < texts.size(); ++m) {
-    std::string_view t = texts[m];
+namespace {
+// The names a module imports by name and writes nowhere else, where the words of the statement
+// `from M import a, b` (also parenthesized over several lines, or continued with `\`) start: the
+// offsets of each plain `a` (not `a as x`, whose alias is what the module uses). A byte scan of
+// the lines' starts (indented ones too: an import in a function or a `try`). None when the module
+// may read its namespace by computed names (`eval(`, `globals()`, `getattr(`...: `from models
+// import ResNet` then `eval(args.arch)`). In a package's `__init__.py` (`package`), a statement
+// none of whose names the module writes elsewhere re-exports them (`from vidtok.trainer import
+// TokenizerTrainer`: the package's API): only a statement serving the module's own code (one of its
+// names written again: MGN's loss/__init__.py builds TripletLoss) leaves its other names unused.
+// O(text).
+std::vector<size_t> from_import_names(std::string_view t, bool package) {
+  std::vector<size_t> out;
+  // A package's words and how often it writes each (only when needed).
+  std::unordered_map<std::string_view, int> counts;
+  if (package)
     for (size_t at = 0; at < t.size();) {
       if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
         ++at;
@@ -471,6 +480,91 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
       }
       size_t e = at;
       while (e < t.size() && ident_char(t[e])) ++e;
+      ++counts[t.substr(at, e - at)];
+      at = e;
+    }
+  for (std::string_view reflect : {"eval(", "globals()", "locals()", "vars(", "__dict__", "getattr(", "getmembers"})
+    if (t.find(reflect) != std::string_view::npos) return out;
+  for (size_t line = 0; line < t.size();) {
+    size_t next = t.find('\n', line);
+    next = next == std::string_view::npos ? t.size() : next + 1;
+    size_t at = line;
+    while (at < next && (t[at] == ' ' || t[at] == '\t')) ++at;
+    line = next;
+    if (t.compare(at, 5, "from ") != 0) continue;
+    size_t imp = t.find(" import ", at);
+    if (imp == std::string_view::npos || imp >= next) continue;
+    size_t p = imp + 8;
+    while (p < t.size() && t[p] == ' ') ++p;
+    const bool paren = p < t.size() && t[p] == '(';
+    if (paren) ++p;
+    // The names up to the statement's end: `)`, or a newline not continued by `\`.
+    std::vector<std::pair<size_t, size_t>> entry;  // the words of the current entry
+    std::vector<std::pair<size_t, size_t>> names;    // the statement's plain names
+    auto close_entry = [&] {
+      if (entry.size() == 1) names.push_back(entry[0]);  // `a`, not `a as x`
+      entry.clear();
+    };
+    for (; p < t.size(); ++p) {
+      char c = t[p];
+      if (paren && c == ')') break;
+      if (!paren && c == '\n' && (p == 0 || t[p - 1] != '\\')) break;
+      if (c == '#') {  // a comment to the end of the line
+        while (p < t.size() && t[p] != '\n') ++p;
+        if (!paren) break;
+        continue;
+      }
+      if (c == ',') {
+        close_entry();
+        continue;
+      }
+      if (!ident_start(c) || (p > 0 && ident_char(t[p - 1]))) continue;
+      size_t e = p;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      entry.push_back({p, e});
+      p = e - 1;
+    }
+    close_entry();
+    bool own_use = !package;
+    for (const auto& [b, e] : names) own_use = own_use || counts[t.substr(b, e - b)] > 1;
+    if (own_use)
+      for (const auto& n : names) out.push_back(n.first);
+    if (p > line) {  // a statement over several lines: go on after it
+      size_t after = t.find('\n', p);
+      line = after == std::string_view::npos ? t.size() : after + 1;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
+  words_.clear();
+  stores_.clear();
+  words_indexed_ = true;
+  std::string word;
+  for (size_t m = 0; m < texts.size(); ++m) {
+    std::string_view t = texts[m];
+    // A name the module imports by name and never writes again (MGN's `from loss.triplet import
+    // TripletLoss, TripletSemihardLoss`, the second never built) is no mention: the module does not
+    // use it. The module's other words of that spelling count. A package's `__init__.py` exports
+    // what a statement imports for nothing else (from_import_names).
+    const bool package = m < modules_.size() && modules_[m].is_package;
+    const std::vector<size_t> imported = from_import_names(t, package);
+    size_t next_imported = 0;
+    for (size_t at = 0; at < t.size();) {
+      if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
+        ++at;
+        continue;
+      }
+      size_t e = at;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      while (next_imported < imported.size() && imported[next_imported] < at) ++next_imported;
+      if (next_imported < imported.size() && imported[next_imported] == at) {
+        at = e;
+        continue;
+      }
       word.assign(t.substr(at, e - at));
       auto [it, fresh] = words_.try_emplace(word, static_cast<int>(m));
       if (!fresh && it->second != static_cast<int>(m)) it->second = -1;

@@ -42,7 +42,7 @@ json arg_json(const ArgFacts& a) {
   for (const auto& [key, kvs] : a.dict_values) dict.push_back({key, const_json(kvs)});
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
-          a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open, a.dict, dict};
+          a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open, a.dict, dict, a.attr_devices};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -80,6 +80,7 @@ ArgFacts arg_from(const json& j) {
     a.dict = j.at(27);
     for (const auto& d : j.at(28)) a.dict_values.push_back({d.at(0).get<std::string>(), const_parse(d.at(1))});
   }
+  if (j.size() > 29) a.attr_devices = j.at(29).get<std::vector<std::pair<std::string, int>>>();
   return a;
 }
 }  // namespace
@@ -103,7 +104,8 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    f.bases, f.self_calls, f.table_classes, f.ret_elem_classes, f.registry, f.batch_size_param, f.dep_known, f.dep_kind,
                    f.dep_device, f.dep_cuda, f.dep_uses, f.returns_follow.params, f.returns_follow.calls, f.devkind,
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
-                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources, f.workers_param});
+                   f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources, f.workers_param,
+                   f.ret_attr_devices});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -185,6 +187,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.self_stores = f.at(46).get<std::vector<std::string>>();
       for (const auto& a : f.at(47)) ff.attr_sources.push_back({a.at(0).get<std::string>(), a.at(1).get<std::string>(), a.at(2)});
       ff.workers_param = f.size() > 48 ? f.at(48).get<int>() : -1;
+      if (f.size() > 49) ff.ret_attr_devices = f.at(49).get<std::vector<std::pair<std::string, int>>>();
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
                                          p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},

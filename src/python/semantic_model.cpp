@@ -147,6 +147,7 @@ void SemanticModel::clear_memos() {
   loader_cache_.clear();
   module_cache_.clear();
   device_cache_.clear();
+  attr_devices_cache_.clear();
   origins_cache_.clear();
   origins_active_.clear();
   feeds_training_cache_.clear();

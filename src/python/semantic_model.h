@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -615,6 +616,18 @@ class SemanticModel {
   bool ext_devices_cuda() const;
   // FunctionFacts::devkind of a function's returns or a module-level name's values.
   int devkind_of(const std::vector<Node>& exprs) const;
+  // The devices the attributes of the object a name holds may hold (ArgFacts::attr_devices):
+  // (attribute, 1 the CPU / 2 may be CUDA / 3 another device), sorted, from the stores on the
+  // name in the functions binding it (`conf.device = torch.device(...)`), what a function
+  // returning the object stores (this module's, or another's: FunctionFacts::ret_attr_devices),
+  // and what the call sites hand a parameter (this module's, or other modules': ArgFacts).
+  // An attribute whose sources name different devices, none CUDA, is left out. At most 4 names
+  // deep; O(bindings + call sites + the stores on the name) per level.
+  std::vector<std::pair<std::string, int>> object_attr_devices(Node obj, int depth = 0) const;
+  // `X.attr` stores by the text of X (attribute_stores_, indexed once): (attribute, object, value).
+  mutable std::unordered_map<std::string, std::vector<std::tuple<std::string, Node, Node>>> stores_by_object_;
+  mutable bool stores_by_object_built_ = false;
+  mutable std::unordered_map<const void*, std::vector<std::pair<std::string, int>>> attr_devices_cache_;
   bool ext_classes_hold_cuda() const;
   bool function_called_in_loop(int f) const;
   std::string qualified_name_uncached(Node expr) const;

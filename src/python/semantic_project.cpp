@@ -386,7 +386,29 @@ std::string SemanticModel::external_name(int ci) const {
     }
     if (all && !bindings.empty() && !found.empty()) return found;
   }
-  if (is(fn, "call") || is(fn, "subscript")) return registry_lookup(fn);
+  if (is(fn, "subscript")) {
+    if (std::string r = registry_lookup(fn); !r.empty()) return r;
+    // `l['function'](outputs, labels)` over a list of dict displays (model_detail::
+    // dict_element_items: MGN's `self.loss.append({'function': TripletLoss(...), ...})`): the
+    // `__call__` of each class whose instance a display holds there, or the function it names
+    // (as the module writes it: the FactsTable keeps the project's). At most kMaxClassUnion.
+    std::string names;
+    for (Node item : model_detail::dict_element_items(*this, fn))
+      for (const auto& v : values(item)) {
+        std::string name;
+        if (v.kind == Value::Kind::Expr && is(v.expr, "call")) {
+          name = callee_name(v.expr);
+          if (!name.empty()) name += ".__call__";
+        } else if (v.kind == Value::Kind::Expr && is(v.expr, "identifier")) {
+          name = qualified_name(v.expr);  // a function imported by name
+        }
+        if (name.empty() || starts_with(name, "builtins.")) continue;
+        names = names.empty() ? name : union_join(names, name);
+        if (names.empty()) return {};  // too many
+      }
+    return names;
+  }
+  if (is(fn, "call")) return registry_lookup(fn);
   if (is(fn, "identifier") && text(fn) != "self") {
     std::string reg;
     bool all = true;

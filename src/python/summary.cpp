@@ -92,6 +92,21 @@ void ArgFacts::join(const ArgFacts& o) {
     join_keyed(dict, dict_values, o.dict, o.dict_values);
   }
   if (o.passed) {
+    // Attribute devices: the attributes every passing site's object holds a device in.
+    if (!passed) {
+      attr_devices = o.attr_devices;
+    } else if (attr_devices != o.attr_devices) {
+      std::vector<std::pair<std::string, int>> both;
+      auto b = o.attr_devices.begin();
+      for (const auto& [attr, k] : attr_devices) {
+        while (b != o.attr_devices.end() && b->first < attr) ++b;
+        if (b == o.attr_devices.end() || b->first != attr) continue;
+        if (k == b->second || k == 2 || b->second == 2) both.push_back({attr, k == 2 || b->second == 2 ? 2 : k});
+      }
+      attr_devices = std::move(both);
+    }
+  }
+  if (o.passed) {
     if (!passed) {
       elem_cuda = o.elem_cuda;
       elem_types = o.elem_types;
@@ -363,6 +378,19 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
     facts.returns_module |= returned.kind == AbstractType::Kind::Module;  // by its types: `model.module if p else model`
     facts.devkind = devkind_of(functions_[f].returns);
+    // The attribute devices every return's object holds (intersected, CUDA winning).
+    for (size_t r = 0; r < functions_[f].returns.size(); ++r) {
+      auto held = object_attr_devices(functions_[f].returns[r]);
+      if (r == 0) {
+        facts.ret_attr_devices = std::move(held);
+        continue;
+      }
+      std::vector<std::pair<std::string, int>> both;
+      for (const auto& [attr, k] : facts.ret_attr_devices)
+        for (const auto& [a2, k2] : held)
+          if (a2 == attr && (k == k2 || k == 2 || k2 == 2)) both.push_back({attr, k == 2 || k2 == 2 ? 2 : k});
+      facts.ret_attr_devices = std::move(both);
+    }
     types().return_facts(static_cast<int>(f), facts);
     types().dependence_facts(static_cast<int>(f), facts);
     if (functions_[f].klass < 0) facts.registry = registry_of(functions_[f].node);
@@ -559,6 +587,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.batch = is_batch_impl(a) && !is_cuda(a);
     f.step = is_step_data(a);
     f.device_cuda = device_kind(a) == DeviceKind::Cuda;
+    f.attr_devices = object_attr_devices(a);
     AbstractType t = types().type_of(a);
     f.module |= t.kind == AbstractType::Kind::Module;  // `model` after `model = model.to(device)`
     f.tensor = t.kind == AbstractType::Kind::Tensor && cuda_answer(t) == CudaAnswer::Cuda;

@@ -116,13 +116,19 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       // `dataset.train` after `dataset = Cifar(...)`: an attribute of the instance a call built.
       auto bindings = lookup(text(obj), start(obj));
       if (bindings.size() > kMaxCandidates) return;
-      for (const Binding* b : bindings)
+      for (const Binding* b : bindings) {
+        // `loader.train_loader` of a parameter (`self.train_loader = loader.train_loader` in
+        // MGN's Trainer.__init__, iterated by train()): the parameter's attribute is iterated,
+        // recorded among its keys as ".train_loader" (ParamSummary::hot_keys).
+        if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64 && text(obj) != "self")
+          keyed.push_back({b->function, b->param_index, "." + std::string(text(field(e, "attribute"))), false});
         if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
           auto& names = attrs_iterated[unparen(b->value).id];
           std::string a(text(field(e, "attribute")));
           if (std::find(names.begin(), names.end(), a) == names.end() && names.size() < kMaxFedAttrs)
             names.push_back(std::move(a));
         }
+      }
     }
   };
   // Iterated per epoch: by a hot loop nested in another loop of its function, or through a call
@@ -243,9 +249,23 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
         if (!is(a, "identifier")) continue;
         auto bindings = lookup(text(a), start(a));
         if (bindings.size() > kMaxCandidates) continue;
-        for (const Binding* b : bindings)
+        for (const Binding* b : bindings) {
           if (b->kind == Binding::Kind::Param && b->function >= 0)
             for (const auto& k : *keys) keyed.push_back({b->function, b->param_index, k, false});
+          // The instance a call built here, handed to a parameter whose attributes are iterated
+          // (`loader = data.Data(args)`, `Trainer(args, model, loss, loader, ckpt)`): those
+          // attributes of the instance feed training (attrs_fed, as `for b in loader.train`).
+          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call"))
+            for (const auto& k : *keys) {
+              if (k.empty() || k[0] != '.') continue;
+              auto& names = attrs_iterated[unparen(b->value).id];
+              std::string attr = k.substr(1);
+              if (std::find(names.begin(), names.end(), attr) == names.end() && names.size() < kMaxFedAttrs) {
+                names.push_back(std::move(attr));
+                changed = true;
+              }
+            }
+        }
         changed |= add_keyed(epoch);
       }
     }
