@@ -241,6 +241,52 @@ void SemanticModel::resolve_calls() {
           }
         }
     }
+    // `self.ae_loss[idx](tags, joints)` of a container of instances of classes of this file
+    // (`nn.ModuleList([AELoss(t) if with_ae else None for with_ae in cfg.WITH_AE_LOSS])`, a list
+    // or tuple display, a comprehension; HigherHRNet's MultiLossFactory, set AO loss.py:97): the
+    // forward of each class an element may be. Only when every value of the container is such
+    // a container and every element a construction of a class here (or None). O(values x elements).
+    if (is(fn, "subscript") && targets.empty()) {
+      Node container = unparen(field(fn, "value"));
+      std::vector<int> classes;
+      bool all = is(container, "identifier") || is(container, "attribute");
+      auto element = [&](Node el) {
+        el = unparen(el);
+        std::vector<Node> arms{el};
+        if (is(el, "conditional_expression") && named_count(el) == 3) arms = {named_child(el, 0), named_child(el, 2)};
+        for (Node a : arms) {
+          a = unparen(a);
+          if (is(a, "none")) continue;
+          int k = is(a, "call") ? instance_class(a) : -1;
+          if (k < 0) {
+            all = false;
+            return;
+          }
+          classes.push_back(k);
+        }
+      };
+      auto vs = all ? values(container) : std::vector<Value>{};
+      all = all && !vs.empty() && vs.size() <= kMaxCandidates;
+      for (const auto& v : vs) {
+        if (!all) break;
+        Node e = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+        if (is(e, "call") && last_part(callee_name(e)) == "ModuleList") e = unparen(argument(e, 0, "modules"));
+        if (is(e, "list") || is(e, "tuple")) {
+          if (named_count(e) == 0 || named_count(e) > 16) all = false;
+          for (Node el : named_children(e))
+            if (all && !is(el, "comment")) element(el);
+        } else if (is(e, "list_comprehension")) {
+          element(field(e, "body"));
+        } else {
+          all = false;
+        }
+      }
+      if (all)
+        for (int k : classes) {
+          add_class_method(k, "forward");
+          add_class_method(k, "__call__");
+        }
+    }
     if (is(fn, "identifier") && text(fn) == "self") {
       int f = function_at(start(call));
       int klass = f >= 0 ? functions_[f].klass : -1;

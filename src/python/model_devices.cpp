@@ -1319,6 +1319,12 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     // function defined here is judged by its returns below. (`torch.isnan`/`isfinite`, without
     // the underscore, return tensors.)
     std::string_view callee_word = is(fn, "attribute") ? text(field(fn, "attribute")) : is(fn, "identifier") ? text(fn) : std::string_view{};
+    // The convention holds for private names too (`self._is_on_cuda()`), and a callee named for a
+    // device (`model._device()`, `get_device()`: continual-learning's
+    // `next(self.parameters()).device`) hands back a device, not a tensor, whatever the receiver
+    // (an instance of some project class the types do not resolve; set AO evaluate.py:60).
+    while (!callee_word.empty() && callee_word.front() == '_') callee_word.remove_prefix(1);
+    const bool device_word = callee_word == "device" || callee_word == "get_device";
     // A class of torch.distributed (`dist.Reducer(parameters, ...)`, `dist.Logger(reducer)`, a
     // process group, a store: handles of the C++ runtime) is an object built from the tensors it
     // is given, not a tensor: DistributedDataParallel's `self.reducer._rebuild_buckets()` reads
@@ -1331,7 +1337,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
     };
     if ((starts_with(q, "builtins.") && !passing_builtins.count(q)) || starts_with(q, "numpy.") || starts_with(q, "math.") || starts_with(q, "time.") ||
         starts_with(q, "torch.cuda.") || starts_with(q, "logging.") || starts_with(callee_word, "is_") ||
-        starts_with(callee_word, "has_") || distributed_class()) {
+        starts_with(callee_word, "has_") || device_word || distributed_class()) {
       result = false;
     } else if (std::string attr_name; q == "builtins.getattr" && string_literal_value(argument(expr, 1, ""), src_, attr_name)) {
       // `getattr(obj, "name", default)` reads `obj.name` (or the default): an attribute of a module

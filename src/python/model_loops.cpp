@@ -145,6 +145,47 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
   return true;
 }
 
+namespace {
+// `next(iter(loader))`: the first batch of a fresh iterator.
+bool first_batch_draw(const SemanticModel& m, Node v) {
+  v = unparen(v);
+  if (!is(v, "call") || m.callee_name(v) != "builtins.next") return false;
+  Node it = unparen(m.argument(v, 0, ""));
+  return is(it, "call") && m.callee_name(it) == "builtins.iter" && is_null(m.argument(v, 1, ""));
+}
+
+// A name every binding of which (in its function) takes the first batch of a fresh iterator,
+// directly (`(data, labels) = next(iter(data_loader))`) or as a move of such a name (`data, labels
+// = data.to(dev), labels.to(dev)`; `x = x.cuda()`). At most three moves deep.
+bool peeked_batch(const SemanticModel& m, Node name, int depth) {
+  name = unparen(name);
+  if (depth > 3 || !is(name, "identifier")) return false;
+  auto bindings = m.lookup(m.text(name), start(name));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || is_null(b->value)) return false;
+    Node v = unparen(b->value);
+    if (first_batch_draw(m, v)) continue;
+    if (b->unpack_index >= 0) {  // `a, b = x.to(d), y.to(d)`: the element at the target's place
+      if (!is(v, "expression_list") && !is(v, "tuple")) return false;
+      auto elems = named_children(v);
+      if (static_cast<size_t>(b->unpack_index) >= elems.size()) return false;
+      v = unparen(elems[static_cast<size_t>(b->unpack_index)]);
+    }
+    Node fn = is(v, "call") ? unparen(field(v, "function")) : Node{};
+    if (!is(fn, "attribute")) return false;
+    auto meth = m.text(field(fn, "attribute"));
+    if ((meth != "to" && meth != "cuda") || !peeked_batch(m, field(fn, "object"), depth + 1)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+// A forward on the first batch of a fresh iterator (`model(data)` after `data = next(iter(
+// loader))` and a move: continual-learning's `show_reconstruction`, a look at one batch for a
+// plot) is no step: the loop calling the function per dataset runs no pass over batches (set
+// AO evaluate.py:193/200, main.py's loop over contexts). Only a forward, not `backward()` or an
+// optimizer step: a loop training on `next(iter(loader))` per iteration trains per step.
 bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
   signed char& memo = step_call_[allow_forward ? 1 : 0][ci];
   if (memo < 0) {
@@ -152,6 +193,10 @@ bool SemanticModel::is_step_call_at(int ci, bool allow_forward) const {
     bool ext = false;
     for (const FunctionFacts* f : ext_callees(ci, fact::kSteps)) ext |= f->steps || (allow_forward && f->steps_forward);
     memo = (is_step_call(calls_[ci].call, allow_forward) || ext) ? 1 : 0;
+    if (memo == 1 && allow_forward && !is_step_call_at(ci, false)) {
+      Node first = argument(calls_[ci].call, 0, "");
+      if (!is_null(first) && !is(first, "keyword_argument") && peeked_batch(*this, first, 0)) memo = 0;
+    }
   }
   return memo == 1;
 }
@@ -565,11 +610,18 @@ bool SemanticModel::loop_runs_per_epoch(int li) const {
 namespace {
 // The loop's every pass builds the loader anew: the construction is in the loop with no condition
 // between them (a loader rebuilt once under `if epoch == unfreeze_epoch and not rebuilt:` is
-// iterated again on the later passes). O(depth of the construction).
-bool rebuilt_each_pass(Node loop, Node loader_call) {
+// iterated again on the later passes). A branch between them that also holds `iteration`, the
+// loop that iterates the loader, builds a loader for each of its own passes over it (MAML's
+// `if step % 500 == 0:` building `db_test` and looping over it right there, set AO
+// miniimagenet_train.py:79). O(depth of the construction).
+bool rebuilt_each_pass(Node loop, Node loader_call, Node iteration = Node{}) {
   if (!contains(loop, loader_call)) return false;
-  for (Node p = parent(loader_call); !is_null(p) && !same(p, loop); p = parent(p)) {
+  Node from = loader_call;
+  for (Node p = parent(loader_call); !is_null(p) && !same(p, loop); from = p, p = parent(p)) {
     auto k = kind(p);
+    if ((k == "if_statement" || k == "elif_clause" || k == "else_clause") && !is_null(iteration) &&
+        contains(from, iteration))
+      continue;
     if (k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "conditional_expression" ||
         k == "boolean_operator" || k == "except_clause" || k == "while_statement" || k == "for_statement" ||
         k == "function_definition" || k == "lambda")
@@ -594,10 +646,14 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
   if (li < 0) return false;
   int built_in = function_at(start(loader_call));
   const Loop& l = loops_[li];
-  // An enclosing loop of the iteration in its own function that does not rebuild the loader.
+  // An enclosing loop of the iteration in its own function that does not rebuild the loader,
+  // inside the innermost one that does (every pass of that one iterates a new loader, so the
+  // loops around it never iterate the same loader twice).
   bool own_epoch = false;
-  for (int p = l.parent_loop; p >= 0 && !own_epoch; p = loops_[p].parent_loop)
-    own_epoch = !rebuilt_each_pass(loops_[p].node, loader_call);
+  for (int p = l.parent_loop; p >= 0 && !own_epoch; p = loops_[p].parent_loop) {
+    if (rebuilt_each_pass(loops_[p].node, loader_call, l.node)) break;
+    own_epoch = true;
+  }
   if (own_epoch) return true;
   if (l.parent_loop >= 0) return false;  // its enclosing loops all rebuild the loader
   // Built by the function that iterates it, on every call (no condition between the construction

@@ -433,6 +433,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // pass of a loop (arguments the same each pass, OutgoingCall::rebuilds: ncf's
       // `train_loader = sample_generator.instance_a_train_loader(...)` in the epoch loop).
       if (oc.result_feeds_training && oc.rebuilds && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      // So does a loader returned whole, or as the one loader of a returned tuple, that such a
+      // loop iterates at all (HigherHRNet's `data_loader, test_dataset = make_test_dataloader(cfg)`
+      // iterated once by valid.py's per-image evaluation loop: set AO build.py:100/102): the
+      // construction's workers and batch size are those of that CUDA loop, per epoch or not.
+      if (oc.result_feeds_training && summaries[m]->uses_cuda &&
+          (ff->returns_loader || std::any_of(ff->ret_elems.begin(), ff->ret_elems.end(), [](const auto& e) {
+             return e.first == static_cast<int>(AbstractType::Kind::Loader);
+           })))
+        cuda_[tm] = 1;
       // So does a loader a wrapper forwarding the caller's `**kwargs` returns whole that such a loop
       // iterates (magvit2's `DataLoader(*args, **kwargs)` in a data module without CUDA of its own,
       // called by the trainer): the construction is the caller's.

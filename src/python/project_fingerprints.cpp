@@ -155,7 +155,11 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kHostReturn) {
     // The device without the container-of-tensors bit (TypeInference::from_fact).
-    if (x.ret_device >= 0 && (x.ret_device & ~type_detail::kTensorsFact) == static_cast<int>(TypeDevice::Cpu))
+    // A Python scalar or another host value too (TypeInference::host_forward reads them),
+    // whatever its device field.
+    if ((x.ret_device >= 0 && (x.ret_device & ~type_detail::kTensorsFact) == static_cast<int>(TypeDevice::Cpu)) ||
+        x.ret_kind == static_cast<int>(AbstractType::Kind::HostScalar) ||
+        x.ret_kind == static_cast<int>(AbstractType::Kind::Host))
       o += "Q" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + (x.is_class ? "K" : "-");
     else
       o += "Q-";

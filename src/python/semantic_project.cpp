@@ -2,6 +2,7 @@
 // reading the facts other modules supply (ExternalFacts); the summary of this module for them is
 // summary.cpp.
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <set>
 #include <tuple>
@@ -421,6 +422,49 @@ std::string SemanticModel::external_name(int ci) const {
       }
     }
     if (all && !reg.empty()) return reg;
+  }
+  // A name bound to a choice among functions of other project modules (continual-learning's
+  // `train_fn = train_fromp if checkattr(args, 'fromp') else (train_gen_classifier if ... else
+  // train_cl)`, then `train_fn(model, ...)`; set AO main.py:421), or bound to one in each branch:
+  // each may run, as for a class union. Every binding an assignment of such names, through
+  // conditional expressions; each name one the imports qualify and the project defines (a
+  // function of this module, or a builtin, leaves the call as it was). O(bindings x arms).
+  if (is(fn, "identifier") && text(fn) != "self") {
+    std::string chosen;
+    bool all = true;
+    std::function<void(Node, int)> arm = [&](Node e, int depth) {
+      e = unparen(e);
+      if (!all) return;
+      if (is(e, "conditional_expression") && depth < 4) {
+        auto parts = named_children(e);
+        if (parts.size() != 3) {
+          all = false;
+          return;
+        }
+        arm(parts[0], depth + 1);
+        arm(parts[2], depth + 1);
+        return;
+      }
+      const std::string q = is(e, "identifier") || is(e, "attribute") ? qualified_name(e) : std::string{};
+      if (q.empty() || starts_with(q, "builtins.") || !facts_->callee(q, fact::kExists)) {
+        all = false;
+        return;
+      }
+      chosen = chosen.empty() ? q : union_join(chosen, q);
+      all = !chosen.empty();
+    };
+    auto bindings = lookup(text(fn), start(fn));
+    bool conditional = false;
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || is_null(b->value)) {
+        all = false;
+        break;
+      }
+      conditional = conditional || is(unparen(b->value), "conditional_expression");
+      arm(b->value, 0);
+    }
+    // (One plain name bound once is an alias, alias_name's; bound in branches, a choice too.)
+    if (all && (conditional || bindings.size() > 1) && !chosen.empty()) return chosen;
   }
   if (is(fn, "attribute")) return instance_method(unparen(field(fn, "object")), std::string(text(field(fn, "attribute"))));
   if (is(fn, "identifier")) return instance_method(fn, "__call__");

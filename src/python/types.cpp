@@ -518,6 +518,13 @@ AbstractType TypeInference::arith(const AbstractType& a, const AbstractType& b) 
   if (scalar(a) && scalar(b)) return AbstractType::of(Kind::HostScalar);
   if (a.kind == Kind::Tensor && scalar(b)) return a;
   if (b.kind == Kind::Tensor && scalar(a)) return b;
+  // A numpy array of host values with a number (`np.array(corrects) / querysz`, MAML's accuracies:
+  // set AO miniimagenet_train.py:76): a host value computed (an array; `Host`, not a container
+  // whose elements a store could still make CUDA tensors).
+  auto host_array = [](const AbstractType& t) {
+    return t.kind == Kind::HostContainer && t.device == TypeDevice::Cpu && !t.tensors;
+  };
+  if ((host_array(a) && scalar(b)) || (host_array(b) && scalar(a))) return AbstractType::of(Kind::Host);
   // A CUDA tensor combined with anything gives a CUDA tensor (or fails).
   auto on_cuda = [](const AbstractType& t) {
     return t.kind == Kind::Tensor && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any);

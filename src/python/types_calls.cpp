@@ -399,8 +399,16 @@ AbstractType TypeInference::call_type(Node call) const {
       }
     // A predicate of a tensor or of what a module holds (`x.is_contiguous()`,
     // `model.optimizer.param_coordinator.is_invalid_trace()`): a Python bool.
-    if ((recv.kind == Kind::ModuleMember || recv.kind == Kind::Tensor) && meth.substr(0, 3) == "is_")
-      return AbstractType::of(Kind::HostScalar);
+    // Private names too (`model._is_on_cuda()`); and an accessor named for the device
+    // (`model._device()`, continual-learning's `next(self.parameters()).device`, on a model the
+    // types take for a tensor or do not resolve): a device, where the receiver is (set AO).
+    if (recv.kind == Kind::ModuleMember || recv.kind == Kind::Tensor) {
+      std::string_view word = meth;
+      while (!word.empty() && word.front() == '_') word.remove_prefix(1);
+      if (word.substr(0, 3) == "is_") return AbstractType::of(Kind::HostScalar);
+      if (word == "device")
+        return AbstractType::of(Kind::Device, recv.device == TypeDevice::Cpu ? TypeDevice::Cpu : TypeDevice::Any);
+    }
     switch (recv.kind) {
       case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
       case Kind::Tensor:
@@ -484,6 +492,10 @@ AbstractType TypeInference::call_type(Node call) const {
         for (Node r : returns) t = join(t, value(r, Path{}));
     }
     if (t.device == TypeDevice::Cpu && tensor_like(t)) return t;
+    // Every return a device or a Python scalar by its types (continual-learning's
+    // `ContinualLearner._device()`: `next(self.parameters()).device`, `_is_on_cuda()`: its
+    // `.is_cuda`): that, not a tensor the module computes (set AO evaluate.py:60, utils.py:42).
+    if (t.kind == Kind::Device || t.kind == Kind::HostScalar) return t;
   }
   if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
     // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs

@@ -185,8 +185,11 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
 AbstractType TypeInference::host_forward(int klass) const {
   // A CPU tensor, or a container of them, by its types: a `forward` whose every return is one
   // (`return [(torch.as_tensor(i), torch.as_tensor(j)) for i, j in indices]` after `C.cpu()`).
+  // Or host values computed: Python numbers, numpy arithmetic (MAML's `Meta.forward` returns
+  // `np.array(corrects) / n`, accuracies counted with `.item()`: set AO miniimagenet_train.py:76).
+  // Not a container display (`self.outputs = {}` filled by item stores of CUDA tensors).
   auto host_tensors = [](const AbstractType& t) {
-    return t.device == TypeDevice::Cpu && tensor_like(t);
+    return (t.device == TypeDevice::Cpu && tensor_like(t)) || t.kind == Kind::HostScalar || t.kind == Kind::Host;
   };
   if (klass <= -2) {
     const FunctionFacts* cls = ext_class(klass);

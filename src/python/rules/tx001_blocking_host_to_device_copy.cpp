@@ -168,6 +168,45 @@ bool transformed_in_loop(const SemanticModel& m, Node call, Node v) {
   return true;
 }
 
+// The innermost `for`/`while` around `call` in its function, or null.
+Node innermost_loop(Node call) {
+  for (Node q = parent(call); !is_null(q); q = parent(q)) {
+    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return Node{};
+    if (is(q, "for_statement") || is(q, "while_statement")) return q;
+  }
+  return Node{};
+}
+
+// An unpacking binding `a, b, c = helper(x, ...)` in the body of the innermost loop around `call`,
+// of a call of a project function here or of another module (its callee resolved; not a module,
+// no CUDA value) whose first argument is a name bound in that loop (its target, or an assignment
+// in its body, at any depth of the enclosing loops' bodies inside the function).
+bool unpacked_in_loop(const SemanticModel& m, Node call, const Binding& b) {
+  Node loop = innermost_loop(call);
+  if (is_null(loop)) return false;
+  Node body = field(loop, "body");
+  if (is_null(body) || b.at < start(body) || b.at >= end(body)) return false;
+  Node v = unparen(b.value);
+  if (!is(v, "call") || m.is_cuda(v) || m.is_module(unparen(field(v, "function")))) return false;
+  if (m.callees(v).empty() && !m.project_call(v)) return false;
+  Node src = unparen(m.argument(v, 0, ""));
+  if (!is(src, "identifier") || is(m.argument(v, 0, ""), "keyword_argument")) return false;
+  auto src_bindings = m.lookup(m.text(src), start(src));
+  if (src_bindings.empty()) return false;
+  int f = m.function_at(start(call));
+  for (const Binding* sb : src_bindings) {
+    if (sb->kind != Binding::Kind::Assign && sb->kind != Binding::Kind::LoopTarget) return false;
+    if (m.function_at(sb->at) != f) return false;
+    bool in_a_loop = false;
+    for (Node q = parent(call); !is_null(q) && !in_a_loop; q = parent(q)) {
+      if (is(q, "function_definition")) break;
+      if ((is(q, "for_statement") || is(q, "while_statement")) && sb->at >= start(q) && sb->at < end(q)) in_a_loop = true;
+    }
+    if (!in_a_loop) return false;
+  }
+  return true;
+}
+
 bool model_input_built_here(const SemanticModel& m, Node call) {
   Node r = unparen(receiver(call));
   // `Variable(inputs, requires_grad=False).to(device)`: a wrapper that returns its argument
@@ -177,6 +216,8 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     if (is_null(a) || is(a, "keyword_argument")) return false;
     r = unparen(a);
   }
+  // `image_resized.unsqueeze(0).cuda()`: the name under host reshapes (HigherHRNet valid.py:171).
+  r = peel_host_reshapes(m, r);
   if (!is(r, "identifier")) return false;
   Node assign = parent(call);
   if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
@@ -206,6 +247,13 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
       converted = true;
       continue;
     }
+    // `image_resized, center, scale = resize_align_multi_scale(image, ...)` in the loop around
+    // the move, a name taken again by a later binding there (`image_resized =
+    // transforms(image_resized)`) before the move: the per-pass input's first form, a host value
+    // a helper of the project computes from a name bound in that loop. O(bindings).
+    if (fn && b->kind == Binding::Kind::Assign && b->unpack_index >= 0 && m.scope_at(b->at) == scope &&
+        unpacked_in_loop(m, call, *b))
+      continue;
     if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || m.scope_at(b->at) != scope || !in_region(b->at))
       return false;
     Node v = unparen(b->value);
@@ -242,11 +290,18 @@ bool model_input_built_here(const SemanticModel& m, Node call) {
     Node n = stack.back();
     stack.pop_back();
     if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
-    if (is(n, "call") && start(n) > end(call) && feeds_module(m, n)) {
+    if (is(n, "call") && start(n) > end(call)) {
       Node args = field(n, "arguments");
+      bool named = false, module_arg = false;
       if (is(args, "argument_list"))
-        for (Node a : named_children(args))
-          if (is(unparen(a), "identifier") && m.text(unparen(a)) == name) fed = true;
+        for (Node a : named_children(args)) {
+          Node u = unparen(a);
+          if (is(u, "identifier") && m.text(u) == name) named = true;
+          // A project function handed the model beside the input (`get_multi_stage_outputs(cfg,
+          // model, image_resized, ...)`, HigherHRNet's inference helper): it runs the model on it.
+          if (is(u, "identifier") && m.text(u) != name && m.is_module(u) && m.is_cuda(u)) module_arg = true;
+        }
+      if (named && (feeds_module(m, n) || (module_arg && (!m.callees(n).empty() || m.project_call(n))))) fed = true;
     }
     for (Node c : named_children(n)) stack.push_back(c);
   }
