@@ -915,6 +915,16 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
 AbstractType TypeInference::host_batch_iterator(Node call) const {
   Node dev = m_.argument(call, -1, "device");
   if (is_null(dev)) return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
+  // torchtext's legacy convention (0.3 and before): `-1` is the CPU and `None` the current GPU.
+  // A device that may be -1 marks a program written for it: `None if torch.cuda.is_available()
+  // else -1` may be CUDA (set AD pytorch-seq2seq), `-1` alone is the host (not an ordinal).
+  bool minus_one = false, none = false, other = false;
+  for (const auto& v : m_.values(dev)) {
+    if (v.kind == Value::Kind::Int && v.i == -1) minus_one = true;
+    else if (v.kind == Value::Kind::None) none = true;
+    else other = true;
+  }
+  if (minus_one && !other) return AbstractType::of(Kind::Loader, none ? TypeDevice::Any : TypeDevice::Cpu);
   switch (m_.device_kind(dev)) {
     case SemanticModel::DeviceKind::Cpu: return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
     case SemanticModel::DeviceKind::Cuda: return AbstractType::of(Kind::Loader, TypeDevice::Any);
@@ -1150,6 +1160,10 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
         q == "builtins.tuple" || name == "tqdm" || name == "trange" || name == "islice" || q == "itertools.islice" ||
         q == "itertools.cycle")
       return iter(positional(0), path);
+    // `it = loader.__iter__()`, Python's `iter(loader)` spelled out (set AD pytorch-seq2seq's
+    // supervised_trainer.py, over a torchtext iterator): what the receiver yields.
+    if (is(fn, "attribute") && name == "__iter__" && named_count(field(it, "arguments")) == 0)
+      return iter(field(fn, "object"), path);
     if (is(fn, "attribute") && (name == "parameters" || name == "buffers" || name == "named_parameters" ||
                                 name == "named_buffers")) {
       // A module's parameters live on its device; their names are strings.
