@@ -679,9 +679,17 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
       return iter(b.value, own.append(path));
     }
-    case Binding::Kind::AugAssign:
+    case Binding::Kind::AugAssign: {
       if (path.size()) return AbstractType::unknown();
-      return arith(value(field(b.value, "left"), Path{}), value(field(b.value, "right"), Path{}));
+      AbstractType l = value(field(b.value, "left"), Path{}), r = value(field(b.value, "right"), Path{});
+      // `texts += text` on a list (set H deep-text-recognition-benchmark's balanced batch): still
+      // a list, extended by the other's elements (a host container's, a CPU tensor's rows).
+      if (l.kind == Kind::HostContainer && text(field(b.value, "operator"), m_.src()) == "+=" &&
+          ((r.kind == Kind::HostContainer && r.device == l.device) ||
+           (r.kind == Kind::Tensor && r.device == TypeDevice::Cpu && l.device == TypeDevice::Cpu)))
+        return l;
+      return arith(l, r);
+    }
     case Binding::Kind::Param: return param_type(b.function, b.param_index, path, false);
     case Binding::Kind::Def:
     case Binding::Kind::Class: return path.size() ? AbstractType::unknown() : AbstractType::of(Kind::Host);
