@@ -184,6 +184,49 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     if (is_null(a) || is(a, "keyword_argument")) return false;
     return !is_cuda_impl(a) && (!types_ || types_->cuda(a) != CudaAnswer::Cuda);
   };
+  // `batch_text = torch.LongTensor(n, max_len).fill_(0)`, then `batch_text[i][:len(t)] = ...`
+  // in a `for i, t in enumerate(text)` over a batch (a label converter's `encode(labels)`: set H
+  // deep-text-recognition-benchmark's utils.py): a host tensor a torch factory allocates (through
+  // in-place fills) and the function fills item by item in a loop over the step's batch holds the
+  // step's data, a batch. The loop in the binding's function, after it; its iterable a batch
+  // (through `enumerate`/`zip`). O(the function's assignments).
+  auto filled_from_batch = [&](const Binding& b) {
+    Node v = unparen(b.value);
+    if (b.unpack_index >= 0 || !is(b.target, "identifier") || !is(v, "call")) return false;
+    for (int guard = 0; guard < 4 && is(v, "call"); ++guard) {
+      Node fn = unparen(field(v, "function"));
+      auto m = is(fn, "attribute") ? text(field(fn, "attribute")) : std::string_view{};
+      if (m != "fill_" && m != "zero_") break;
+      v = unparen(field(fn, "object"));
+    }
+    if (!is(v, "call") || !starts_with(callee_name(v), "torch.") || !types_ ||
+        types_->type_of(v).kind != AbstractType::Kind::Tensor || types_->type_of(v).device != TypeDevice::Cpu)
+      return false;
+    int f = function_at(start(b.target));
+    if (f < 0) return false;
+    std::string_view name = text(b.target);
+    bool filled = false;
+    for_each_identifier(field(functions_[f].node, "body"), true, [&](Node id) {
+      if (start(id) <= start(b.target) || text(id) != name) return true;
+      Node sub = parent(id), top = sub;
+      if (!is(sub, "subscript") || !same(unparen(field(sub, "value")), id)) return true;
+      while (is(parent(top), "subscript") && same(unparen(field(parent(top), "value")), top)) top = parent(top);
+      Node st = parent(top);
+      if (!is(st, "assignment") || !same(unparen(field(st, "left")), top)) return true;
+      for (Node up = parent(st); !is_null(up) && !same(up, functions_[f].node); up = parent(up)) {
+        if (!is(up, "for_statement")) continue;
+        Node it = unparen(field(up, "right"));
+        if (is(it, "call") && (callee_name(it) == "builtins.enumerate" || callee_name(it) == "builtins.zip"))
+          it = unparen(argument(it, 0, ""));
+        if (!is_null(it) && is_batch_impl(it)) {
+          filled = true;
+          return false;
+        }
+      }
+      return true;
+    });
+    return filled;
+  };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
@@ -222,7 +265,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         if (b->unpack_index >= 0 && (is(v, "tuple") || is(v, "expression_list")) &&
             b->unpack_index < static_cast<int>(named_count(v)))
           v = named_child(v, b->unpack_index);
-        result = is_batch_impl(v) || sourced_host_batch(*b, expr);
+        result = is_batch_impl(v) || sourced_host_batch(*b, expr) || filled_from_batch(*b);
         // `edge_mat_list = []` then `edge_mat_list.append(graph.edge_mat + start)` in a loop over
         // the batch's graphs (set M powerful-gnns graphcnn.py): a list the scope fills with the
         // batch's data holds that data, as a display of it does. The appends and extends of the

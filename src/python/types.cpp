@@ -453,6 +453,17 @@ AbstractType TypeInference::base_type(Node expr) const {
         }
       }
     }
+    // `self.iters[i]` of a list the class builds by appending: an element (iter_uncached).
+    if (is(obj, "attribute") && is(unparen(field(obj, "object")), "identifier") &&
+        text(unparen(field(obj, "object")), m_.src()) == "self" && named_count(expr) == 2 &&
+        !is(unparen(field(expr, "subscript")), "slice")) {
+      AbstractType s = self_type(unparen(field(obj, "object")));
+      if (s.klass >= 0 && m_.self_appends_.count(m_.classes()[s.klass].name + "." +
+                                                 std::string(text(field(obj, "attribute"), m_.src())))) {
+        AbstractType e = iter(obj, Path{});
+        if (e.kind != Kind::Unknown && e.kind != Kind::Bottom) return e;
+      }
+    }
     AbstractType v = value(field(expr, "value"), Path{});
     // `meta[key] = val.cuda()` in the scope: the items read back may be those CUDA tensors,
     // whatever the container was (a batch dict from the loader).
@@ -640,7 +651,29 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
         bool cpu_tensors = typed && !tensors && !added.empty() && is(lit, "list") && named_count(lit) == 0 &&
                            found != m_.appends_.end() && !stored;
         for (const AbstractType& e : added) cpu_tensors = cpu_tensors && e.kind == Kind::Tensor && e.device == TypeDevice::Cpu;
+        // A CPU tensor drawn by `next()` (`image, text = next(it)` with `it` an iterator of a
+        // DataLoader of host batches), or a batch of a loop over such a loader: host data the
+        // program reads, as a read-back is (set H deep-text-recognition-benchmark's `torch.cat` of the balanced
+        // batch's parts). Every binding of the name so.
+        auto host_batch = [&](Node a) {
+          a = unparen(a);
+          if (!is(a, "identifier")) return false;
+          auto bs = visible(m_, a);
+          if (bs.empty() || bs.size() > SemanticModel::kMaxCandidates) return false;
+          for (const Binding* ab : bs) {
+            if (ab->kind == Binding::Kind::LoopTarget) {
+              if (!is_host_loader_iteration(ab->value)) return false;
+              continue;
+            }
+            Node v = ab->kind == Binding::Kind::Assign ? unparen(ab->value) : Node{};
+            if (!is(v, "call") || m_.callee_name(v) != "builtins.next") return false;
+            AbstractType drawn = binding_part(*ab, Path{});
+            if (drawn.kind != Kind::Tensor || drawn.device != TypeDevice::Cpu) return false;
+          }
+          return true;
+        };
         auto read_back = [&](Node a) {  // `x.cpu()`, `f(...)` of this file (or a name bound only to them)
+          if (host_batch(a)) return true;
           std::vector<Node> exprs{unparen(a)};
           if (is(exprs[0], "identifier")) {
             auto vs = m_.values(exprs[0]);
@@ -668,9 +701,17 @@ AbstractType TypeInference::binding_part(const Binding& b, Path path) const {
       Path own = b.unpack_index >= 0 ? target_path(b.target) : Path{};
       return iter(b.value, own.append(path));
     }
-    case Binding::Kind::AugAssign:
+    case Binding::Kind::AugAssign: {
       if (path.size()) return AbstractType::unknown();
-      return arith(value(field(b.value, "left"), Path{}), value(field(b.value, "right"), Path{}));
+      AbstractType l = value(field(b.value, "left"), Path{}), r = value(field(b.value, "right"), Path{});
+      // `texts += text` on a list (set H deep-text-recognition-benchmark's balanced batch): still
+      // a list, extended by the other's elements (a host container's, a CPU tensor's rows).
+      if (l.kind == Kind::HostContainer && text(field(b.value, "operator"), m_.src()) == "+=" &&
+          ((r.kind == Kind::HostContainer && r.device == l.device) ||
+           (r.kind == Kind::Tensor && r.device == TypeDevice::Cpu && l.device == TypeDevice::Cpu)))
+        return l;
+      return arith(l, r);
+    }
     case Binding::Kind::Param: return param_type(b.function, b.param_index, path, false);
     case Binding::Kind::Def:
     case Binding::Kind::Class: return path.size() ? AbstractType::unknown() : AbstractType::of(Kind::Host);
@@ -937,6 +978,16 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
 AbstractType TypeInference::host_batch_iterator(Node call) const {
   Node dev = m_.argument(call, -1, "device");
   if (is_null(dev)) return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
+  // torchtext's legacy convention (0.3 and before): `-1` is the CPU and `None` the current GPU.
+  // A device that may be -1 marks a program written for it: `None if torch.cuda.is_available()
+  // else -1` may be CUDA (set AD pytorch-seq2seq), `-1` alone is the host (not an ordinal).
+  bool minus_one = false, none = false, other = false;
+  for (const auto& v : m_.values(dev)) {
+    if (v.kind == Value::Kind::Int && v.i == -1) minus_one = true;
+    else if (v.kind == Value::Kind::None) none = true;
+    else other = true;
+  }
+  if (minus_one && !other) return AbstractType::of(Kind::Loader, none ? TypeDevice::Any : TypeDevice::Cpu);
   switch (m_.device_kind(dev)) {
     case SemanticModel::DeviceKind::Cpu: return AbstractType::of(Kind::Loader, TypeDevice::Cpu);
     case SemanticModel::DeviceKind::Cuda: return AbstractType::of(Kind::Loader, TypeDevice::Any);
@@ -945,7 +996,8 @@ AbstractType TypeInference::host_batch_iterator(Node call) const {
 }
 
 // A collate_fn that builds its batch on the host: a function of this file (named, or the first
-// argument of `functools.partial(f, ...)`) that moves nothing to CUDA and calls no `torch.cuda`
+// argument of `functools.partial(f, ...)`), or the `__call__` of an instance of a plain class of
+// this file, that moves nothing to CUDA and calls no `torch.cuda`
 // function, nor does a function of this file it calls (one level: one that calls further
 // functions here is not followed). Set AJ End-to-end-ASR-Pytorch's `collect_audio_batch`
 // (`torch.LongTensor`, `pad_sequence`): its batches stay host batches for TX001.
@@ -957,16 +1009,34 @@ static bool host_collate(const SemanticModel& m_, Node collate) {
     if (named.size() == 1 && named[0]->kind == Binding::Kind::Assign && named[0]->unpack_index < 0)
       collate = unparen(named[0]->value);
   }
+  int f = -1;
   if (is(collate, "call")) {
     const std::string& q = m_.callee_name(collate);
-    if (q != "functools.partial") return false;
-    collate = unparen(m_.argument(collate, 0, ""));
+    if (q != "functools.partial") {
+      // `_AlignCollate = AlignCollate(imgH=...)`: an instance of a plain class of this file (no
+      // base but object) whose `__call__` builds the batch (set H deep-text-recognition-benchmark's
+      // dataset.py, resizing PIL images into `torch.cat` of CPU tensors).
+      Node fn = unparen(field(collate, "function"));
+      auto cb = is(fn, "identifier") ? visible(m_, fn) : std::vector<const Binding*>{};
+      if (cb.size() != 1 || cb[0]->kind != Binding::Kind::Class) return false;
+      for (const auto& c : m_.classes()) {
+        if (!same(c.node, cb[0]->value)) continue;
+        for (const auto& b : c.bases)
+          if (b != "object" && b != "builtins.object") return false;
+        if (auto it = c.methods.find("__call__"); it != c.methods.end()) f = it->second;
+      }
+      if (f < 0) return false;
+    } else {
+      collate = unparen(m_.argument(collate, 0, ""));
+    }
   }
-  if (!is(collate, "identifier")) return false;
-  auto bs = visible(m_, collate);
-  if (bs.size() != 1 || bs[0]->kind != Binding::Kind::Def || bs[0]->function < 0) return false;
-  int f = bs[0]->function;
-  if (m_.functions()[f].klass >= 0) return false;
+  if (f < 0) {
+    if (!is(collate, "identifier")) return false;
+    auto bs = visible(m_, collate);
+    if (bs.size() != 1 || bs[0]->kind != Binding::Kind::Def || bs[0]->function < 0) return false;
+    f = bs[0]->function;
+    if (m_.functions()[f].klass >= 0) return false;
+  }
   // Whether the calls inside `g` (nested functions and lambdas included) do CUDA work; the
   // functions of this file they call, one level down when `follow`.
   std::function<bool(int, bool)> host = [&](int g, bool follow) {
@@ -1172,6 +1242,10 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
         q == "builtins.tuple" || name == "tqdm" || name == "trange" || name == "islice" || q == "itertools.islice" ||
         q == "itertools.cycle")
       return iter(positional(0), path);
+    // `it = loader.__iter__()`, Python's `iter(loader)` spelled out (set AD pytorch-seq2seq's
+    // supervised_trainer.py, over a torchtext iterator): what the receiver yields.
+    if (is(fn, "attribute") && name == "__iter__" && named_count(field(it, "arguments")) == 0)
+      return iter(field(fn, "object"), path);
     if (is(fn, "attribute") && (name == "parameters" || name == "buffers" || name == "named_parameters" ||
                                 name == "named_buffers")) {
       // A module's parameters live on its device; their names are strings.
@@ -1266,6 +1340,56 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       if (s.klass >= 0) {
         std::string key = m_.classes()[s.klass].name + "." + std::string(text(field(it, "attribute"), m_.src()));
         auto stores = self_stores(key);
+        // A list the class builds by appending (`self.iters = []`, then `self.iters.append(
+        // iter(loader))` per dataset: set H deep-text-recognition-benchmark's
+        // Batch_Balanced_Dataset): its elements are what the appends and the item stores
+        // (`self.iters[i] = iter(...)`) put there. Every store of the attribute an empty list
+        // display; none in a nested scope of another class. An `extend`/`insert`, an augmented
+        // store or any other store of the name leaves it as before. O(class size) per question.
+        if (auto appended = m_.self_appends_.find(key); appended != m_.self_appends_.end() && !stores.empty()) {
+          bool empty_lists = true;
+          for (const auto& [v, p] : stores)
+            empty_lists = empty_lists && p.size() == 0 && !(p.code & kPreparedStore) && is(unparen(v), "list") &&
+                          named_count(unparen(v)) == 0;
+          std::string_view attr = text(field(it, "attribute"), m_.src());
+          std::vector<Node> items;
+          bool other = false;
+          if (empty_lists)
+            for_each_identifier(m_.classes()[s.klass].node, false, [&](Node id) {
+              Node a = parent(id);
+              if (text(id, m_.src()) != "self" || !is(a, "attribute") || !same(unparen(field(a, "object")), id) ||
+                  text(field(a, "attribute"), m_.src()) != attr)
+                return true;
+              Node up = parent(a);
+              if (is(up, "attribute")) {  // `self.iters.append(...)`: only appends
+                std::string_view meth = text(field(up, "attribute"), m_.src());
+                if (meth != "append" && meth != "__len__" && meth != "__getitem__") other = true;
+              } else if (is(up, "subscript") && same(unparen(field(up, "value")), a)) {
+                Node st = parent(up);
+                if (is(st, "assignment") && same(unparen(field(st, "left")), up)) items.push_back(field(st, "right"));
+                else if (is(st, "augmented_assignment") && same(unparen(field(st, "left")), up)) other = true;
+              } else if (is(up, "augmented_assignment") || is(up, "pattern_list") || is(up, "tuple_pattern")) {
+                other = true;
+              }
+              return !other;
+            });
+          if (empty_lists && !other) {
+            // An iterator of a loader (`iter(loader)`) yields what the loader does: typed as it.
+            auto element_type = [&](Node e) {
+              e = unparen(e);
+              if (is_null(e)) return AbstractType::unknown();
+              if (is(e, "call") && m_.callee_name(e) == "builtins.iter" && path.size() == 0) {
+                AbstractType l = value(m_.argument(e, 0, ""), Path{});
+                if (l.kind == Kind::Loader) return l;
+              }
+              return value(e, path);
+            };
+            AbstractType t = AbstractType::bottom();
+            for (Node call : appended->second) t = join(t, element_type(m_.argument(call, 0, "")));
+            for (Node v : items) t = join(t, element_type(v));
+            return t;
+          }
+        }
         if (!stores.empty()) {
           AbstractType t = AbstractType::bottom();
           for (const auto& [v, p] : stores)

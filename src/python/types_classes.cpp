@@ -698,6 +698,12 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     }
     return {};
   }
+  // A construction of a torch.nn module (`nn.Linear(...)`): calling it runs no project code.
+  auto library_module = [&](Node e) {
+    e = unparen(e);
+    return path.size() == 0 && is(e, "call") && starts_with(m_.qualified_name(unparen(field(e, "function"))), "torch.nn.") &&
+           value(e, Path{}).kind == Kind::Module;
+  };
   if (k == "conditional_expression") {
     auto parts = named_children(expr);
     if (parts.size() != 3) return {};
@@ -705,11 +711,6 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     // An arm that constructs a torch.nn module (`torch.nn.MSELoss() if opt.mse_loss else
     // FocalLoss()`, the CenterNet/FairMOT heatmap criterion: set AL, set F) runs no project code
     // when called: the project classes the expression may be are the other arm's.
-    auto library_module = [&](Node e) {
-      e = unparen(e);
-      return path.size() == 0 && is(e, "call") && starts_with(m_.qualified_name(unparen(field(e, "function"))), "torch.nn.") &&
-             value(e, Path{}).kind == Kind::Module;
-    };
     if (a.empty() && !b.empty() && library_module(parts[0])) return b;
     if (b.empty() && !a.empty() && library_module(parts[2])) return a;
     return union_join(a, b);
@@ -730,6 +731,11 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
       AbstractType vt = value(v, path);
       if (vt.kind == Kind::None) continue;  // an optional instance
       std::string c = class_names(v, path, depth + 1);
+      // A branch that assigns a torch.nn module (`self.Prediction = nn.Linear(...)` for CTC,
+      // `Attention(...)` of another module for Attn: set H deep-text-recognition-benchmark's
+      // model.py) runs no project code when called, as the ternary's arm above: the project
+      // classes the attribute may hold are the other branches'.
+      if (c.empty() && library_module(v)) continue;
       if (c.empty()) return {};
       out = out.empty() ? c : union_join(out, c);
     }

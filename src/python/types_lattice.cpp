@@ -147,8 +147,12 @@ AbstractType TypeInference::element(const AbstractType& t, size_t depth) {
         else e = AbstractType::of(Kind::Tensor, e.device);
         break;
       case Kind::Loader:
-        // A batch (and any part of it) of a loader of device batches, or of host batches.
-        if (e.device == TypeDevice::Cuda || e.device == TypeDevice::Cpu) e = AbstractType::of(Kind::Tensor, e.device);
+        // A batch (and any part of it) of a loader of device batches, or of host batches; of one
+        // whose batches may be on CUDA (torchtext's iterator given a device that may be CUDA, such
+        // as `None if torch.cuda.is_available() else -1`: set AD pytorch-seq2seq), a tensor that
+        // may be CUDA.
+        if (e.device == TypeDevice::Cuda || e.device == TypeDevice::Cpu || e.device == TypeDevice::Any)
+          e = AbstractType::of(Kind::Tensor, e.device);
         else return AbstractType::unknown();
         break;
       default: return AbstractType::unknown();
