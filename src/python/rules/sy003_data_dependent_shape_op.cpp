@@ -188,8 +188,10 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
     if (!is(v, "subscript") || named_count(v) != 2) return false;
     Node index = unparen(field(v, "subscript"));
     AbstractType it = m.types().type_of(index);
+    // A tensor itself: the item of a list of index tensors (`indices[bi]`, XMem's per-sample
+    // `torch.cat` of random frame indices, set AE) is a whole index tensor.
     return !is(index, "slice") && it.kind == AbstractType::Kind::HostScalar &&
-           type_detail::tensor_like(m.types().type_of(field(v, "value")));
+           m.types().type_of(field(v, "value")).kind == AbstractType::Kind::Tensor;
   };
   if (element_at_position(e)) return false;
   if (is(e, "identifier")) {
