@@ -862,11 +862,19 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
   if (op == "is" || op == "is not") {
     // `x is None`: a known None, or a known value that is not None.
     Node other = is(r, "none") ? l : is(l, "none") ? r : Node{};
-    // `flag is True`, `x is not False`: the bool singleton a known bool is (a None or a string
-    // never is); a known number is left open.
+    // `flag is True`, `x is not False`: the bool singleton a known bool is (a None never is); a
+    // known number or string is left open (an argparse string default is often rebound to a bool:
+    // `args.flag = args.flag == "True"`, Chinese-LLaMA-Alpaca's ceval, set T).
     if (Node lit = is(r, "true") || is(r, "false") ? r : is(l, "true") || is(l, "false") ? l : Node{}; !is_null(lit)) {
-      auto c = known(same(lit, r) ? l : r);
-      if (!c || (c->kind != Value::Kind::Bool && c->kind != Value::Kind::None && c->kind != Value::Kind::Str)) return {self};
+      Node operand = unparen(same(lit, r) ? l : r);
+      // A parameter's known value may be its default only, where another module's call passes a
+      // bool computed at run time (`eval_subject(..., constrained_decoding=args.flag)`, set T):
+      // left open.
+      if (is(operand, "identifier"))
+        for (const Binding* b : lookup(text(operand), start(operand)))
+          if (b->kind == Binding::Kind::Param) return {self};
+      auto c = known(operand);
+      if (!c || (c->kind != Value::Kind::Bool && c->kind != Value::Kind::None)) return {self};
       bool identical = c->kind == Value::Kind::Bool && c->b == is(lit, "true");
       return boolean(op == "is" ? identical : !identical);
     }
