@@ -1517,9 +1517,23 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
   // does a list of None placeholders a slot of which is given one (`output[i] = detections`).
   if (!result && k == "identifier") {
     auto found = subscript_stores_.find({scope_at(start(expr)), std::string(text(expr))});
+    // A placeholder list a slot of which is moved back to the host (`output[i] =
+    // output[i].cpu().numpy()` after the CUDA detections: yolov4-pytorch's non_max_suppression,
+    // set E) is read as host elsewhere: the slot's last value is what callers see.
+    bool host_slot = false;
+    if (found != subscript_stores_.end())
+      for (Node store : found->second) {
+        // The move itself reads the CUDA slot (`output[i].cpu()`): a sync there.
+        if (start(expr) >= start(store) && end(expr) <= end(store)) continue;
+        Node v = unparen(field(store, "right"));
+        if (is(v, "call") && is(unparen(field(v, "function")), "attribute")) {
+          std::string_view meth = text(field(unparen(field(v, "function")), "attribute"));
+          if (meth == "cpu" || meth == "numpy" || meth == "tolist") host_slot = true;
+        }
+      }
     if (found != subscript_stores_.end())
       for (Node store : found->second)
-        if ((elementwise_store(store) || model_detail::none_placeholder_list(*this, store)) &&
+        if ((elementwise_store(store) || (!host_slot && model_detail::none_placeholder_list(*this, store))) &&
             is_cuda_impl(field(store, "right"))) {
           result = true;
           break;
