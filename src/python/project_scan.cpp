@@ -457,6 +457,22 @@ bool ProjectLayout::attribute_stored(int into, std::string_view name, const std:
   return false;
 }
 
+// Calls `f(begin, end)` for each identifier-like word of `t` (a maximal run of identifier
+// characters starting with an identifier start), in order. O(text).
+template <typename F>
+void for_each_word(std::string_view t, F&& f) {
+  for (size_t at = 0; at < t.size();) {
+    if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
+      ++at;
+      continue;
+    }
+    size_t e = at;
+    while (e < t.size() && ident_char(t[e])) ++e;
+    f(at, e);
+    at = e;
+  }
+}
+
 namespace {
 // The names a module imports by name and writes nowhere else, where the words of the statement
 // `from M import a, b` (also parenthesized over several lines, or continued with `\`) start: the
@@ -472,17 +488,7 @@ std::vector<size_t> from_import_names(std::string_view t, bool package) {
   std::vector<size_t> out;
   // A package's words and how often it writes each (only when needed).
   std::unordered_map<std::string_view, int> counts;
-  if (package)
-    for (size_t at = 0; at < t.size();) {
-      if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
-        ++at;
-        continue;
-      }
-      size_t e = at;
-      while (e < t.size() && ident_char(t[e])) ++e;
-      ++counts[t.substr(at, e - at)];
-      at = e;
-    }
+  if (package) for_each_word(t, [&](size_t at, size_t e) { ++counts[t.substr(at, e - at)]; });
   for (std::string_view reflect : {"eval(", "globals()", "locals()", "vars(", "__dict__", "getattr(", "getmembers"})
     if (t.find(reflect) != std::string_view::npos) return out;
   for (size_t line = 0; line < t.size();) {
@@ -553,18 +559,9 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
     const bool package = m < modules_.size() && modules_[m].is_package;
     const std::vector<size_t> imported = from_import_names(t, package);
     size_t next_imported = 0;
-    for (size_t at = 0; at < t.size();) {
-      if (!ident_start(t[at]) || (at > 0 && ident_char(t[at - 1]))) {
-        ++at;
-        continue;
-      }
-      size_t e = at;
-      while (e < t.size() && ident_char(t[e])) ++e;
+    for_each_word(t, [&](size_t at, size_t e) {
       while (next_imported < imported.size() && imported[next_imported] < at) ++next_imported;
-      if (next_imported < imported.size() && imported[next_imported] == at) {
-        at = e;
-        continue;
-      }
+      if (next_imported < imported.size() && imported[next_imported] == at) return;
       word.assign(t.substr(at, e - at));
       auto [it, fresh] = words_.try_emplace(word, static_cast<int>(m));
       if (!fresh && it->second != static_cast<int>(m)) it->second = -1;
@@ -572,8 +569,7 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
         auto& ms = stores_[word];
         if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
       }
-      at = e;
-    }
+    });
   }
 }
 
