@@ -136,6 +136,15 @@ bool handed_per_iteration(const SemanticModel& m, const Binding& b) {
   return true;
 }
 
+// The innermost `for`/`while` around `call` in its function, or null.
+Node innermost_loop(Node call) {
+  for (Node q = parent(call); !is_null(q); q = parent(q)) {
+    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return Node{};
+    if (is(q, "for_statement") || is(q, "while_statement")) return q;
+  }
+  return Node{};
+}
+
 // `x = transform(img).unsqueeze(0)` (host reshapes peeled into `v`) in a function's loop over
 // images, `img = testset.pull_image(i)` bound in the innermost loop around the move `call`, then
 // `x = x.cuda()` and `net(x)`: the output of a callable that is neither a module nor a function
@@ -149,11 +158,7 @@ bool transformed_in_loop(const SemanticModel& m, Node call, Node v) {
   bool self_attr = is(f, "attribute") && m.text(unparen(field(f, "object"))) == "self";
   if ((!is(f, "identifier") && !self_attr) || !m.callee_name(v).empty() || m.is_module(f) || !m.callees(v).empty())
     return false;
-  Node loop{};
-  for (Node q = parent(call); !is_null(q) && is_null(loop); q = parent(q)) {
-    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return false;
-    if (is(q, "for_statement") || is(q, "while_statement")) loop = q;
-  }
+  Node loop = innermost_loop(call);
   if (is_null(loop) || start(v) < start(loop)) return false;
   Node body = field(loop, "body");
   Node src = unparen(m.argument(v, 0, ""));
@@ -166,15 +171,6 @@ bool transformed_in_loop(const SemanticModel& m, Node call, Node v) {
     if (!per_pass) return false;
   }
   return true;
-}
-
-// The innermost `for`/`while` around `call` in its function, or null.
-Node innermost_loop(Node call) {
-  for (Node q = parent(call); !is_null(q); q = parent(q)) {
-    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return Node{};
-    if (is(q, "for_statement") || is(q, "while_statement")) return q;
-  }
-  return Node{};
 }
 
 // An unpacking binding `a, b, c = helper(x, ...)` in the body of the innermost loop around `call`,
@@ -325,11 +321,7 @@ bool loop_input_fed(const SemanticModel& m, Node call) {
   for (int guard = 0; guard < 2 && (is(root, "attribute") || is(root, "subscript")); ++guard)
     root = unparen(is(root, "attribute") ? field(root, "object") : field(root, "value"));
   if (!is(root, "identifier")) return false;
-  Node loop{};
-  for (Node q = parent(call); !is_null(q) && is_null(loop); q = parent(q)) {
-    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return false;
-    if (is(q, "for_statement") || is(q, "while_statement")) loop = q;
-  }
+  Node loop = innermost_loop(call);
   if (is_null(loop)) return false;
   Node body = field(loop, "body");
   auto in_body = [&](uint32_t at) { return at >= start(body) && at < end(body); };
