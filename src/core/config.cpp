@@ -5,11 +5,15 @@
 #include "core/toml_guard.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 #include <toml++/toml.h>
 
 namespace fs = std::filesystem;
@@ -43,57 +47,108 @@ namespace {
 // points is whitespace (its generated table has holes: U+00A1-U+0499, U+2C5E-U+2FFF,
 // U+3001-U+3057, U+FB26-U+FEFE), which it does for a comment's text, after a value and after a
 // line-ending backslash: `# café` crashes a build with checks and is undefined behaviour in any
-// other. None of them is whitespace, so the text is parsed with each one swapped for a code point
-// of the supplementary private use area (U+F0000 up), which toml++ tests safely and treats alike,
-// and every string read back is swapped again. The swap is its own inverse, so text that holds
-// those private code points already round-trips too. Lines and columns (counted in code points)
-// do not move.
+// other. None of them is whitespace, so the text is parsed with each one that occurs swapped for
+// a code point of the supplementary private use areas (planes 15 and 16, which toml++ tests
+// safely and treats alike) that does not occur in the text, literally or as a `\U` escape, and
+// every string read back is swapped again. The mapping is chosen per text: a fixed one would
+// send the private code points a text already holds to the unsafe ones (a fuzzer found that).
+// Lines and columns (counted in code points) do not move.
 constexpr std::pair<char32_t, char32_t> kTomlUnsafe[] = {
     {0x00A1, 0x0499}, {0x2C5E, 0x2FFF}, {0x3001, 0x3057}, {0xFB26, 0xFEFE}};
-constexpr char32_t kTomlSwapBase = 0xF0000;
+constexpr std::pair<char32_t, char32_t> kTomlStandIns[] = {{0xF0000, 0xFFFFD}, {0x100000, 0x10FFFD}};
 
-char32_t toml_swap(char32_t c) {
-  char32_t index = 0;
-  for (auto [lo, hi] : kTomlUnsafe) {
-    if (c >= lo && c <= hi) return kTomlSwapBase + index + (c - lo);
-    index += hi - lo + 1;
-  }
-  if (c >= kTomlSwapBase && c < kTomlSwapBase + index) {
-    char32_t i = c - kTomlSwapBase;
-    for (auto [lo, hi] : kTomlUnsafe) {
-      if (i <= hi - lo) return lo + i;
-      i -= hi - lo + 1;
-    }
-  }
-  return c;
+bool toml_unsafe(char32_t c) {
+  for (auto [lo, hi] : kTomlUnsafe)
+    if (c >= lo && c <= hi) return true;
+  return false;
 }
 
-
-// Swaps every well-formed 2- to 4-byte sequence of a code point above; other bytes (ASCII,
-// invalid UTF-8, which toml++ reports) are copied as they are.
-std::string toml_swapped(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
+// Calls f(offset, length, code point) for every well-formed, minimally encoded 2- to 4-byte
+// sequence; other bytes (ASCII, invalid UTF-8, which toml++ reports) are skipped.
+template <class F>
+void for_each_multibyte(std::string_view text, F&& f) {
   auto cont = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
   for (size_t i = 0; i < text.size();) {
     unsigned char b = static_cast<unsigned char>(text[i]);
     size_t n = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 1;
     bool ok = n > 1 && cont(i + 1) && (n < 3 || cont(i + 2)) && (n < 4 || cont(i + 3));
     if (!ok) {
-      out += text[i++];
+      ++i;
       continue;
     }
     char32_t c = n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
     for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     bool minimal = (n == 2 && c >= 0x80) || (n == 3 && c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) ||
                    (n == 4 && c >= 0x10000 && c <= 0x10FFFF);
-    char32_t swapped = minimal ? toml_swap(c) : c;
-    if (swapped == c) out.append(text.substr(i, n));
-    else append_utf8(out, swapped);
+    if (minimal) f(i, n, c);
     i += n;
   }
-  return out;
 }
+
+// The per-text swap. Building it is linear in the text; a text that leaves no stand-in free
+// (over 131,000 distinct private code points) is refused with a clear error.
+class TomlSwap {
+ public:
+  TomlSwap(const std::string& path, std::string_view text) {
+    std::vector<char32_t> unsafe;
+    std::unordered_set<char32_t> taken;
+    for_each_multibyte(text, [&](size_t, size_t, char32_t c) {
+      if (toml_unsafe(c)) unsafe.push_back(c);
+      else if (c >= kTomlStandIns[0].first) taken.insert(c);
+    });
+    if (unsafe.empty()) return;
+    // `\UXXXXXXXX` escapes put code points in strings that the text does not hold literally.
+    for (size_t i = text.find("\\U"); i != std::string_view::npos; i = text.find("\\U", i + 2)) {
+      if (i + 10 > text.size()) break;
+      char32_t c = 0;
+      bool hex = true;
+      for (size_t k = i + 2; k < i + 10 && hex; ++k) {
+        char h = text[k];
+        hex = std::isxdigit(static_cast<unsigned char>(h));
+        if (hex) c = c * 16 + static_cast<char32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (h | 0x20) - 'a' + 10);
+      }
+      if (hex) taken.insert(c);
+    }
+    auto range = std::begin(kTomlStandIns);
+    char32_t next = range->first;
+    for (char32_t u : unsafe) {
+      if (fwd_.count(u)) continue;
+      while (range != std::end(kTomlStandIns) && (next > range->second || taken.count(next))) {
+        if (next > range->second) {
+          if (++range == std::end(kTomlStandIns)) break;
+          next = range->first;
+        } else {
+          ++next;
+        }
+      }
+      if (range == std::end(kTomlStandIns))
+        throw ConfigError(path, 0, 0, "", "the file holds too many distinct private-use characters to be read");
+      fwd_.emplace(u, next);
+      back_.emplace(next, u);
+      ++next;
+    }
+  }
+  std::string to_toml(std::string_view s) const { return map(s, fwd_); }
+  std::string from_toml(std::string_view s) const { return map(s, back_); }
+
+ private:
+  static std::string map(std::string_view s, const std::unordered_map<char32_t, char32_t>& m) {
+    if (m.empty()) return std::string(s);
+    std::string out;
+    out.reserve(s.size() + s.size() / 8);
+    size_t done = 0;
+    for_each_multibyte(s, [&](size_t i, size_t n, char32_t c) {
+      auto it = m.find(c);
+      if (it == m.end()) return;
+      out.append(s.substr(done, i - done));
+      append_utf8(out, it->second);
+      done = i + n;
+    });
+    out.append(s.substr(done));
+    return out;
+  }
+  std::unordered_map<char32_t, char32_t> fwd_, back_;
+};
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -132,8 +187,9 @@ const char* type_name(const toml::node& n) {
 // Reads one table of stoker keys, reporting errors at the offending node.
 class TableReader {
  public:
-  TableReader(std::string file, std::string prefix, const fs::path& root, const RuleRegistry& rules)
-      : file_(std::move(file)), prefix_(std::move(prefix)), root_(root), rules_(rules) {}
+  TableReader(std::string file, std::string prefix, const fs::path& root, const RuleRegistry& rules,
+              const TomlSwap& swap)
+      : file_(std::move(file)), prefix_(std::move(prefix)), root_(root), rules_(rules), swap_(swap) {}
 
   // `extending`: `s` holds the settings of the file named by `extend`, and this table is merged
   // onto them as ruff merges: a `select` here starts the rule selection afresh, otherwise
@@ -146,7 +202,7 @@ class TableReader {
         "target-torch-version"};
     std::optional<std::vector<std::string>> select, extend_select, ignore;
     for (auto&& [k, v] : t) {
-      std::string key = toml_swapped(k.str());
+      std::string key = swap_.from_toml(k.str());
       if (key == "extend") continue;  // read by the caller
       else if (key == "select") select = codes(v, key);
       else if (key == "extend-select") extend_select = codes(v, key);
@@ -170,7 +226,7 @@ class TableReader {
       } else if (key == "min-batch-size") s.min_batch_size = static_cast<int>(integer(v, key, 1));
       else if (key == "default-workers") {
         if (v.is_integer()) s.default_workers = std::to_string(integer(v, key, 0));
-        else if (v.is_string() && !v.value<std::string>()->empty()) s.default_workers = toml_swapped(*v.value<std::string>());
+        else if (v.is_string() && !v.value<std::string>()->empty()) s.default_workers = swap_.from_toml(*v.value<std::string>());
         else fail(v, key, std::string("expected an integer or a Python expression string, found ") + type_name(v));
       } else if (key == "report-unused-ignores") s.report_unused_ignores = boolean(v, key);
       else if (key == "workload") workload(v, s);
@@ -220,7 +276,7 @@ class TableReader {
   }
   std::string string(const toml::node& v, const std::string& key) const {
     if (!v.is_string()) fail(v, key, std::string("expected a string, found ") + type_name(v));
-    return toml_swapped(*v.value<std::string>());
+    return swap_.from_toml(*v.value<std::string>());
   }
   bool boolean(const toml::node& v, const std::string& key) const {
     if (!v.is_boolean()) fail(v, key, std::string("expected a boolean, found ") + type_name(v));
@@ -246,7 +302,7 @@ class TableReader {
     for (const auto& item : *a) {
       if (!item.is_string()) fail(item, key, std::string("expected an array of strings, found ") + type_name(item) +
                                                  " in the array");
-      out.push_back(toml_swapped(*item.value<std::string>()));
+      out.push_back(swap_.from_toml(*item.value<std::string>()));
     }
     return out;
   }
@@ -263,15 +319,15 @@ class TableReader {
     if (!t) fail(v, "per-file-ignores", std::string("expected a table of glob = [codes], found ") + type_name(v));
     s.per_file_ignores.clear();
     for (auto&& [glob, codes_node] : *t)
-      s.per_file_ignores.emplace_back(toml_swapped(glob.str()),
-                                      codes(codes_node, "per-file-ignores." + toml_swapped(glob.str())));
+      s.per_file_ignores.emplace_back(swap_.from_toml(glob.str()),
+                                      codes(codes_node, "per-file-ignores." + swap_.from_toml(glob.str())));
   }
   void workload(const toml::node& v, Settings& s) const {
     const toml::table* t = v.as_table();
     if (!t) fail(v, "workload", std::string("expected a table, found ") + type_name(v));
     static const std::vector<std::string_view> keys{"step-time-ms", "load-time-ms", "batch-bytes", "workers"};
     for (auto&& [k, item] : *t) {
-      std::string key = toml_swapped(k.str()), full = "workload." + key;
+      std::string key = swap_.from_toml(k.str()), full = "workload." + key;
       if (key == "step-time-ms") s.workload.step_time_ms = number(item, full, false);
       else if (key == "load-time-ms") s.workload.load_time_ms = number(item, full, true);
       else if (key == "batch-bytes") s.workload.batch_bytes = number(item, full, false);
@@ -284,7 +340,7 @@ class TableReader {
     if (!t) fail(v, "cxx", std::string("expected a table, found ") + type_name(v));
     static const std::vector<std::string_view> keys{"compile-commands", "extra-args", "cuda-path"};
     for (auto&& [k, item] : *t) {
-      std::string key = toml_swapped(k.str()), full = "cxx." + key;
+      std::string key = swap_.from_toml(k.str()), full = "cxx." + key;
       if (key == "compile-commands") s.compile_commands_dir = path(item, full);
       else if (key == "extra-args") s.cxx_extra_args = strings(item, full);
       else if (key == "cuda-path") s.cuda_path = path(item, full);
@@ -300,6 +356,7 @@ class TableReader {
   std::string file_, prefix_;
   fs::path root_;
   const RuleRegistry& rules_;
+  const TomlSwap& swap_;
 };
 
 fs::path absolute_of(const std::string& p) {
@@ -315,11 +372,12 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
                                         const RuleRegistry& rules, const fs::path& root,
                                         std::vector<std::string>& chain) {
   toml::table doc;
+  TomlSwap swap(path, text);
   try {
-    doc = toml::parse(toml_swapped(text), path);
+    doc = toml::parse(swap.to_toml(text), path);
   } catch (const toml::parse_error& e) {
     throw ConfigError(path, e.source().begin.line, e.source().begin.column, "",
-                      "invalid TOML: " + toml_swapped(e.description()));
+                      "invalid TOML: " + swap.from_toml(e.description()));
   } catch (const TomlCheckFailed& e) {
     throw ConfigError(path, 0, 0, "", std::string("invalid TOML: ") + e.what());
   }
@@ -344,7 +402,7 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
       throw ConfigError(path, ext->source().begin.line, ext->source().begin.column, prefix + "extend", msg);
     };
     if (!ext->is_string()) fail(std::string("expected a path string, found ") + type_name(*ext));
-    std::string target = toml_swapped(*ext->value<std::string>());
+    std::string target = swap.from_toml(*ext->value<std::string>());
     if (target.rfind("~/", 0) == 0)
       if (const char* home = std::getenv("HOME")) target = std::string(home) + target.substr(1);
     fs::path p = target;
@@ -368,7 +426,7 @@ std::optional<Settings> parse_with_root(const std::string& path, std::string_vie
   }
   s.config_file = path;
   s.config_root = root.string();  // globs of the whole chain are relative to this file's directory
-  TableReader(path, prefix, root, rules).read(*table, s, extending);
+  TableReader(path, prefix, root, rules, swap).read(*table, s, extending);
   return s;
 }
 

@@ -189,6 +189,13 @@ TEST_CASE("non-ASCII text in comments, keys and strings reads back as written") 
   CHECK(e.line == 2);
   CHECK(e.column == 1);
   CHECK(e.key == "\xc3\xa9\xc3\xa9");
+  // Private code points in comments and after values, beside unsafe ones: a fixed swap turned
+  // U+F0000 into U+00A1 there (a fuzzer's find). Escaped private code points read back as well.
+  Settings p = parse("stoker.toml", "# \xf3\xb0\x80\x80 \xc3\xa9 \xf4\x80\x80\x80\n"
+                                    "exclude = [\"\\U000F0000\", \"\xc3\xa9\xf3\xb0\x80\x81\"]  # \xf3\xb0\x80\x82\n");
+  CHECK(p.exclude == std::vector<std::string>{"\xf3\xb0\x80\x80", "\xc3\xa9\xf3\xb0\x80\x81"});
+  CHECK_THROWS_AS(parse_config_text("stoker.toml", "min-batch-size = 1\xf3\xb0\x80\x80\n# \xc3\xa9\n", Settings{}),
+                  ConfigError);
 }
 
 TEST_CASE("globs: components, ** and directory prefixes") {
