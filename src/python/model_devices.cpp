@@ -1734,10 +1734,11 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     return false;
   }
   // A view of a mask's elements (`mask.T`) and any subscript of a mask (`xc[xi]`, `m[:, 0]`)
-  // hold booleans.
+  // hold booleans; so does an attribute of `self` every store of which is a mask.
   if (k == "attribute") {
     auto a = text(field(expr, "attribute"));
-    return (a == "T" || a == "mT" || a == "data") && is_cuda_bool_impl(field(expr, "object"));
+    if (a == "T" || a == "mT" || a == "data") return is_cuda_bool_impl(field(expr, "object"));
+    return self_attribute_cuda_mask(expr);  // `self.mask`
   }
   if (k == "subscript") return is_cuda_bool_impl(field(expr, "value"));
   if (k == "call") {

@@ -556,6 +556,13 @@ class SemanticModel {
   bool ext_loader_item(Node subscript) const;
   void add_dict_entries(Node dict, uint32_t before, Kwargs& out, std::unordered_set<const void*>& visited) const;
   bool external_feeds_training(Node loader_call) const;
+  // The functions of this module whose returns hand on `loader_call` (whole or as an element of
+  // a returned tuple): the one that builds it, then, breadth first, each caller of one of them
+  // that returns what the call gave it (MolCLR's `get_data_loaders()` returning the tuple its
+  // `self.get_train_validation_data_loaders(ds)` builds: set AQ), kMaxLoaderRelays at most.
+  // Their callers in other modules decide where it is iterated. O(relays x callers x returns).
+  std::vector<int> loader_returners(Node loader_call) const;
+  static constexpr size_t kMaxLoaderRelays = 4;
   // summarize(): whether a call site sits in a loop that is no setup loop with arguments the
   // same on every pass (or in a function of this module called so), and whether it would when
   // its function is called so from another module (OutgoingCall::rebuilds, rebuilds_if_caller).
@@ -716,6 +723,9 @@ class SemanticModel {
   std::vector<std::pair<int, int>> handed_before(Node use, const std::vector<const Binding*>& reaching) const;
   bool is_cuda_bool_impl(Node expr) const;
   bool is_cuda_bool_uncached(Node expr) const;
+  // `self.mask` read in a method of a class whose every store of the attribute (at most
+  // kMaxCandidates) holds booleans and which the types place on CUDA (model_masks.cpp).
+  bool self_attribute_cuda_mask(Node attr) const;
   // A tensor of booleans wherever it lives (a factory with `dtype=torch.bool`, `.bool()`, a
   // comparison), through names every binding of which is one (model_devices.cpp).
   bool holds_bools(Node expr, int depth) const;

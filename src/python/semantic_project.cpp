@@ -779,19 +779,47 @@ bool SemanticModel::each_external_hot_param(Node loader_call,
   });
 }
 
+std::vector<int> SemanticModel::loader_returners(Node loader_call) const {
+  std::vector<int> out;
+  int f = function_at(start(loader_call));
+  if (f < 0) return out;
+  out.push_back(f);
+  auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
+  // Breadth first from the builder, kMaxLoaderRelays functions at most (the builder included).
+  for (size_t i = 0; i < out.size() && out.size() < kMaxLoaderRelays; ++i)
+    for (int ci : callers(out[i])) {
+      int g = calls_[ci].caller;
+      if (g < 0 || std::find(out.begin(), out.end(), g) != out.end()) continue;
+      bool hands_on = false;
+      for (Node r : functions_[g].returns) hands_on = hands_on || returned_loader_bits(r, loader_call, origins) != 0;
+      if (hands_on) out.push_back(g);
+      if (out.size() >= kMaxLoaderRelays) break;
+    }
+  return out;
+}
+
 bool SemanticModel::external_feeds_training(Node loader_call) const {
   if (!facts_ || is_null(loader_call)) return false;
   // Passed to a function of another module that iterates that parameter in a hot loop.
   if (each_external_hot_param(loader_call, [](size_t, const ParamSummary&) { return true; })) return true;
-  // Returned by a function whose callers in other modules iterate what it returns.
   int f = function_at(start(loader_call));
-  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
+  auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
+  // Returned by a function whose callers in other modules iterate what it returns, or by a
+  // function of this module that hands it on from such a call (loader_returners).
   // Also as an element of a returned tuple: a caller's hot loop iterates the one loader element
   // (`datas, testLoader = build_dataset_test(...)`, SemanticModel::summarize's trace).
-  auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
-  if (in && in->result_feeds_training)
-    for (Node r : functions_[f].returns)
-      if (returned_loader_bits(r, loader_call, origins)) return true;
+  for (int g : loader_returners(loader_call)) {
+    const IncomingCalls* gin = facts_->incoming(local_name(g), fact::kResult);
+    if (!gin) continue;
+    for (Node r : functions_[g].returns) {
+      unsigned bits = returned_loader_bits(r, loader_call, origins);
+      if (bits && gin->result_feeds_training) return true;
+      // Returned (as the result or as an element of a returned tuple) to callers that hand it to
+      // a function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
+      // `train(epoch, train_loader)` in an epoch loop.
+      if (bits & gin->result_per_epoch) return true;
+    }
+  }
   // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
   // `Cifar.__init__`) whose attribute a hot loop of another module iterates (`for batch in
   // dataset.train` after `dataset = Cifar(...)`).
@@ -808,12 +836,6 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
         }
       }
   }
-  // Returned (as the result or as an element of a returned tuple) to callers that hand it to a
-  // function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
-  // `train(epoch, train_loader)` in an epoch loop.
-  if (in && in->result_per_epoch)
-    for (Node r : functions_[f].returns)
-      if (returned_loader_bits(r, loader_call, origins) & in->result_per_epoch) return true;
   return false;
 }
 
@@ -1070,24 +1092,34 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   // loops iterate it (IncomingCalls::result_feeds_training): per epoch where a caller's bit for
   // that element says so, else once (test.py's and predict.py's test loader; set AA
   // Efficient-Segmentation-Networks). Returned whole: below.
-  int f = function_at(start(loader_call));
-  const IncomingCalls* in = f >= 0 ? facts_->incoming(local_name(f), fact::kResult | fact::kInLoop) : nullptr;
-  if (!in || !in->result_feeds_training) return std::nullopt;
-  bool element = false;
+  // Also through functions of this module that hand it on from such a call (loader_returners):
+  // the first answer of one that says per epoch, else once where one says so.
   auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
-  for (Node r : functions_[f].returns) {
-    unsigned bits = returned_loader_bits(r, loader_call, origins);
-    // Returned whole to callers whose hot loops iterate it: per epoch where a caller's loop
-    // iterates the result per epoch (the whole result's bit, results_iterated_per_epoch), else,
-    // called outside loops only, once (a `test_loader = datasets.fetch_test_loader(args)`
-    // iterated after training); called in a loop, as before (rebuilt per pass).
-    if ((bits & kWholeResult) && (in->result_per_epoch & kWholeResult)) return true;
-    if ((bits & kWholeResult) && !in->in_loop) return false;
-    if (bits & kWholeResult) return std::nullopt;
-    if (bits & in->result_per_epoch) return true;
-    element |= bits != 0;
+  auto answer = [&](int f) -> std::optional<bool> {
+    const IncomingCalls* in = facts_->incoming(local_name(f), fact::kResult | fact::kInLoop);
+    if (!in || !in->result_feeds_training) return std::nullopt;
+    bool element = false;
+    for (Node r : functions_[f].returns) {
+      unsigned bits = returned_loader_bits(r, loader_call, origins);
+      // Returned whole to callers whose hot loops iterate it: per epoch where a caller's loop
+      // iterates the result per epoch (the whole result's bit, results_iterated_per_epoch), else,
+      // called outside loops only, once (a `test_loader = datasets.fetch_test_loader(args)`
+      // iterated after training); called in a loop, as before (rebuilt per pass).
+      if ((bits & kWholeResult) && (in->result_per_epoch & kWholeResult)) return true;
+      if ((bits & kWholeResult) && !in->in_loop) return false;
+      if (bits & kWholeResult) return std::nullopt;
+      if (bits & in->result_per_epoch) return true;
+      element |= bits != 0;
+    }
+    return element ? std::optional<bool>(false) : std::nullopt;
+  };
+  std::optional<bool> out;
+  for (int g : loader_returners(loader_call)) {
+    std::optional<bool> a = answer(g);
+    if (a == true) return true;
+    if (a) out = false;
   }
-  return element ? std::optional<bool>(false) : std::nullopt;
+  return out;
 }
 
 bool SemanticModel::ext_classes_hold_cuda() const {

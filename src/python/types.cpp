@@ -955,7 +955,19 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
       if (t.kind == Kind::Unknown) return t;
     }
   }
-  for (Node call : sites) {
+  // A call in a branch that never runs passes nothing (its names' bindings there reach nothing),
+  // as another module's such call does (summary.cpp's arg_facts): pretrain-gnns' skipgram-only
+  // `cycle_index(len(substruct_rep), i+1)` beside the cbow call (set AR). Where every site here is
+  // such a call, they are read as before.
+  size_t live = 0;
+  std::vector<char> dead(sites.size(), 0);
+  for (size_t i = 0; i < sites.size(); ++i) {
+    dead[i] = m_.guards_dead(model_detail::branch_guards(sites[i])) ? 1 : 0;
+    live += dead[i] ? 0 : 1;
+  }
+  for (size_t i = 0; i < sites.size(); ++i) {
+    Node call = sites[i];
+    if (dead[i] && live) continue;
     Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
       for (Node c : named_children(field(call, "arguments")))
