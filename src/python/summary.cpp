@@ -16,6 +16,7 @@
 #include "python/model_argparse.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
+#include "python/symbol_table.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -284,11 +285,21 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       const std::string& q = qualified_name(obj);
       return q.empty() || starts_with(q, "builtins.") || !is_project_name(q) ? std::string{} : q;
     };
+    // The node kinds the walk looks at, by symbol (one table read per node instead of three
+    // kind names compared); children pushed without a list per node. The same nodes, in the same
+    // order, as comparing kind() over named_children().
+    enum : unsigned char { kOther, kAssignment, kCall };
+    static const SymbolTable<unsigned char> store_kind(
+        [](std::string_view k) -> unsigned char {
+          return k == "assignment" || k == "augmented_assignment" ? kAssignment : k == "call" ? kCall : kOther;
+        },
+        kOther);
     std::vector<Node> stack{root_}, targets;
     while (!stack.empty()) {
       Node n = stack.back();
       stack.pop_back();
-      if (is(n, "assignment") || is(n, "augmented_assignment")) {
+      const unsigned char sk = store_kind(n);
+      if (sk == kAssignment) {
         targets.assign(1, field(n, "left"));
         while (!targets.empty()) {
           Node t = unparen(targets.back());
@@ -300,10 +311,13 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
             for (Node c : named_children(t)) targets.push_back(c);
           }
         }
-      } else if (is(n, "call") && callee_name(n) == "builtins.setattr") {
+      } else if (sk == kCall && callee_name(n) == "builtins.setattr") {
         if (std::string q = module_object(argument(n, 0, "")); !q.empty()) stores.insert(q + ".*");
       }
-      for (Node c : named_children(n)) stack.push_back(c);
+      for_each_named_child(n, [&](Node c) {
+        stack.push_back(c);
+        return true;
+      });
     }
     if (stores.size() > 256) out.module_stores = {"*"};
     else out.module_stores.assign(stores.begin(), stores.end());
