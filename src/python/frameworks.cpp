@@ -63,10 +63,11 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       add_class(cols[1]);
       t.prepare_first_.insert(member_key(cols[1], cols[2]));
       t.prepare_names_.insert(cols[2]);
-    } else if (kind == "device-loader" || kind == "device-result") {
+    } else if (kind == "device-loader" || kind == "device-result" || kind == "device-tensor") {
       need(3);
       add_class(cols[1]);
       (kind == "device-loader" ? t.device_loader_ : t.device_result_).insert(member_key(cols[1], cols[2]));
+      if (kind == "device-tensor") t.device_tensor_.insert(member_key(cols[1], cols[2]));
     } else if (kind == "device") {
       need(3);
       add_class(cols[1]);
@@ -234,6 +235,10 @@ bool FrameworkTable::returns_device_loader(int klass, std::string_view method) c
 
 bool FrameworkTable::returns_device_tensors(int klass, std::string_view method) const {
   return klass >= 0 && device_result_.count(member_key(classes_[klass], method)) > 0;
+}
+
+bool FrameworkTable::returns_device_tensor(int klass, std::string_view method) const {
+  return klass >= 0 && device_tensor_.count(member_key(classes_[klass], method)) > 0;
 }
 
 bool FrameworkTable::is_device_attribute(int klass, std::string_view attribute) const {

@@ -48,6 +48,8 @@ class FrameworkTable {
   bool returns_device_loader(int klass, std::string_view method) const;
   // Does the method return tensors (or a tuple of them) on the device (`trainer.prediction_step`)?
   bool returns_device_tensors(int klass, std::string_view method) const;
+  // Row `device-tensor`: one tensor on the device (a subset of returns_device_tensors).
+  bool returns_device_tensor(int klass, std::string_view method) const;
   // Does the method return host values (strings, lists of them: a tokenizer's `decode`), whatever
   // it is given (row `host-result`)?
   bool returns_host(int klass, std::string_view method) const;
@@ -136,7 +138,7 @@ class FrameworkTable {
   };
   std::vector<Family> families_;
   std::unordered_set<std::string> host_result_;  // "class\0method"
-  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_module_,
+  std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_tensor_, device_module_,
       to_device_;  // "class\0member"
   std::unordered_map<std::string, int> attribute_;  // "class\0member" -> framework class
   std::unordered_map<int, std::string> moves_module_;

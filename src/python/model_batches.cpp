@@ -227,6 +227,62 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     });
     return filled;
   };
+  // `for train_batch in self.train_iterator:` in a hot loop over an instance of a project class
+  // (of this module or another; no module, no framework class) whose `__iter__` yields host data
+  // by its type: a CPU tensor, or a container not on CUDA (HALOs' DataLoader subclasses yielding
+  // `collate`d dicts of host tensors; for a placeholder `__iter__`, its subclasses' yields:
+  // TypeInference::class_iter). The step's host batch, as a DataLoader's is. Also through
+  // `tqdm(...)`/`iter(...)`, both arms of a conditional (`tqdm(it) if main else it`), and as the
+  // item of `enumerate(...)`. At most 4 iterables, O(1) type queries each.
+  auto project_iterator_batch = [&](const Binding& b) {
+    if (!types_ || is_null(b.value)) return false;
+    Node loop = parent(b.value);
+    while (is(loop, "parenthesized_expression")) loop = parent(loop);
+    if (!is(loop, "for_statement") || !contains(field(loop, "right"), b.value)) return false;
+    int li = loop_index(loop);
+    if (li < 0 || loops_[li].kind != LoopKind::Hot) return false;
+    Node it = unparen(b.value);
+    if (b.unpack_index >= 0) {
+      Node pattern = parent(b.target);
+      if (b.unpack_index != 1 || !is(it, "call") || callee_name(it) != "builtins.enumerate" ||
+          !same(unparen(field(loop, "left")), pattern) || named_count(pattern) != 2)
+        return false;
+      it = argument(it, 0, "iterable");
+      if (is_null(it) || is(it, "keyword_argument") || is(it, "list_splat")) return false;
+    }
+    std::vector<Node> pending{it}, leaves;
+    while (!pending.empty()) {
+      Node e = unparen(pending.back());
+      pending.pop_back();
+      if (leaves.size() + pending.size() >= 4) return false;
+      if (is(e, "conditional_expression") && named_count(e) == 3) {
+        pending.push_back(named_child(e, 0));
+        pending.push_back(named_child(e, 2));
+        continue;
+      }
+      if (is(e, "call")) {
+        Node fn = unparen(field(e, "function"));
+        std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+        if (last == "tqdm" || callee_name(e) == "builtins.iter") {
+          Node a = argument(e, 0, "iterable");
+          if (is_null(a) || is(a, "keyword_argument") || is(a, "list_splat")) return false;
+          pending.push_back(a);
+          continue;
+        }
+      }
+      leaves.push_back(e);
+    }
+    for (Node e : leaves) {
+      AbstractType t = types_->type_of(e);
+      if (t.kind != AbstractType::Kind::Object || t.klass == -1 || t.framework >= 0) return false;
+      AbstractType el = types_->element_of(e);
+      bool host = (el.kind == AbstractType::Kind::Tensor && el.device == TypeDevice::Cpu) ||
+                  (el.kind == AbstractType::Kind::HostContainer && el.device != TypeDevice::Cuda &&
+                   el.device != TypeDevice::Any);
+      if (!host) return false;
+    }
+    return !leaves.empty();
+  };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
@@ -234,7 +290,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         // through a project helper returning several: data/frameworks.txt `host-batches`).
         result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
                  (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value)) ||
-                 sliced_host_batch(*b);
+                 sliced_host_batch(*b) || project_iterator_batch(*b);
         // `for i, graph in enumerate(batch_graph):` over a batch's elements (set M powerful-gnns
         // graphcnn.py): the item of the pair is the batch's element, as `for graph in batch_graph`
         // gives it (not the index). O(1) beyond the iterable's own answer.

@@ -720,6 +720,42 @@ bool binds_within_use_loop(Node root, uint32_t use, uint32_t at) {
   return true;
 }
 
+// A comprehension's targets are its own (Python 3): a use inside `{k: v.to(d) for k, v in
+// b.items()}`, or in a later clause, reads the comprehension's `v`, which the text binds after
+// the body, not the other `v`s of the function (a later `for k, v in metrics.items():`). The
+// bindings of `list` that are targets of the innermost comprehension around the use binding the
+// name; none when there is none (the first clause's iterable is read outside it). O(depth of the
+// use x bindings of the name).
+std::vector<const Binding*> comprehension_targets(Node root, const std::vector<Binding>& list, uint32_t offset) {
+  std::vector<const Binding*> out;
+  bool any = false;
+  for (const auto& b : list) any = any || b.kind == Binding::Kind::LoopTarget;
+  if (!any) return out;
+  for (Node n = ts_node_descendant_for_byte_range(root, offset, offset); !is_null(n); n = parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
+    if (!is(n, "list_comprehension") && !is(n, "dictionary_comprehension") && !is(n, "set_comprehension") &&
+        !is(n, "generator_expression"))
+      continue;
+    // The first clause's iterable is evaluated in the enclosing scope.
+    Node first{};
+    for (Node c : named_children(n))
+      if (is(c, "for_in_clause")) {
+        first = c;
+        break;
+      }
+    Node first_iterable = is_null(first) ? Node{} : field(first, "right");
+    if (!is_null(first_iterable) && offset >= start(first_iterable) && offset < end(first_iterable)) continue;
+    for (const auto& b : list) {
+      if (b.kind != Binding::Kind::LoopTarget || is_null(b.target) || !contains(n, b.target)) continue;
+      Node clause = parent(b.target);
+      while (!is_null(clause) && !is(clause, "for_in_clause") && !same(clause, n)) clause = parent(clause);
+      if (is(clause, "for_in_clause") && same(parent(clause), n)) out.push_back(&b);
+    }
+    if (!out.empty()) return out;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_t offset) const {
@@ -732,6 +768,7 @@ std::vector<const Binding*> SemanticModel::lookup(std::string_view name, uint32_
     auto it = sc.bindings.find(name);
     if (it != sc.bindings.end() && !it->second.empty()) {
       const auto& list = it->second;
+      if (auto own = comprehension_targets(root_, list, offset); !own.empty()) return own;
       // A function body runs after the module has been executed: it sees the module's
       // bindings as they stand at its end (all branches of a module-level if/else).
       bool late = from_function && sc.kind == Scope::Kind::Module;

@@ -829,14 +829,24 @@ AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) 
     return element(declared, path.size());
   }
   AbstractType t = param_type_from_sites(fi, pi, path, iterate);
-  if (t.kind != Kind::Unknown || iterate || path.size()) return t;
+  if (t.kind != Kind::Unknown || (!iterate && path.size())) return t;
   // `criterion: torch.nn.Module`: annotated as a module, on a device the callers do not tell.
   const Param& p = m_.functions()[fi].params[pi];
   Node annotation = field(p.node, "type");
   if (is_null(annotation) || p.is_variadic) return t;
   if (named_count(annotation) == 1) annotation = named_child(annotation, 0);
   const std::string& q = m_.qualified_name(annotation);
-  if (q == "torch.nn.Module" || q == "torch.nn.modules.module.Module") return AbstractType::of(Kind::Module);
+  if (iterate && !is(annotation, "identifier") && !is(annotation, "attribute")) return t;
+  if (q == "torch.nn.Module" || q == "torch.nn.modules.module.Module") return iterate ? t : AbstractType::of(Kind::Module);
+  // `accelerator: Accelerator`: annotated with a framework class (data/frameworks.txt), an
+  // instance of it, as a construction of that class is (its device, its `prepare`, `gather`
+  // and `clip_grad_norm_` as the table says).
+  if (!q.empty() && !iterate)
+    if (int fw = FrameworkTable::get().object_class(q); fw >= 0) {
+      AbstractType inst = AbstractType::of(Kind::Object);
+      inst.framework = fw;
+      return inst;
+    }
   // `model: CFM`: annotated with a project class, of this module or of another (no call site
   // analyzed tells: the script building it is outside the analysis), an instance of it.
   if (is(annotation, "identifier") || is(annotation, "attribute")) {
@@ -850,6 +860,9 @@ AbstractType TypeInference::param_type(int fi, int pi, Path path, bool iterate) 
     if (klass == -1 && m_.facts_ && !q.empty()) klass = ext_class_index(q);
     if (klass != -1) {
       AbstractType inst = instance_type(klass, TypeDevice::Unresolved);
+      // Iterated (`for batch in self.train_iterator` of `train_iterator: dataloader.DataLoader`):
+      // what iterating an instance of the class yields (its `__iter__`, here or by its facts).
+      if (iterate) return inst.kind == Kind::Object ? instance_iter(inst, path) : t;
       if (inst.kind == Kind::Module || inst.kind == Kind::Object) return inst;
     }
   }
@@ -1413,14 +1426,16 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     }
   }
   AbstractType v = value(it, Path{});
-  if (v.kind == Kind::Object && v.klass >= 0) return class_iter(v.klass, path);
-  if (v.kind == Kind::Object && v.klass <= -2) {
-    // A class of another project module: what its facts say iterating an instance yields.
-    const FunctionFacts* f = ext_class(v.klass);
-    if (!f || f->iter_kind < 0) return AbstractType::unknown();
-    return element(from_fact(f->iter_kind, f->iter_device), path.size());
-  }
+  if (v.kind == Kind::Object && v.klass != -1) return instance_iter(v, path);
   return element(v, 1 + path.size());
+}
+
+AbstractType TypeInference::instance_iter(const AbstractType& v, Path path) const {
+  if (v.klass >= 0) return class_iter(v.klass, path);
+  // A class of another project module: what its facts say iterating an instance yields.
+  const FunctionFacts* f = v.klass <= -2 ? ext_class(v.klass) : nullptr;
+  if (!f || f->iter_kind < 0) return AbstractType::unknown();
+  return element(from_fact(f->iter_kind, f->iter_device), path.size());
 }
 
 }  // namespace stoker::python

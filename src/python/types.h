@@ -185,6 +185,7 @@ class TypeInference {
   // gives when its `forward` returns CPU tensors (or containers of them) by its types; unknown
   // otherwise (a module's output is on its device).
   AbstractType host_forward(int klass) const;
+  AbstractType instance_iter(const AbstractType& object, Path path) const;  // iterating an Object of a project class
   // `d["key"]` where every value d may hold is a dict display (through names, parameters from
   // call sites, conditional expressions) that gives the key: the join of those values' types
   // and of every store of that key in the file (`x["key"] = v`, `x["key"] += v`,

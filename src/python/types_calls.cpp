@@ -231,7 +231,18 @@ AbstractType TypeInference::call_type(Node call) const {
     if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
       return AbstractType::of(Kind::Module);
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
-      if (is_null(m_.argument(call, -1, "device"))) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+      if (is_null(m_.argument(call, -1, "device"))) {
+        // `torch.as_tensor(v)` of a tensor given no device keeps it where it is (`torch.tensor(t)`
+        // copies it on its device): a CUDA tensor stays one (a gathered metric, a clipped
+        // gradient's norm). Host data (a list, an array, a number) converts on the CPU.
+        if (q != "torch.from_numpy") {
+          Node data = m_.argument(call, 0, "data");
+          AbstractType a = is_null(data) || is(data, "keyword_argument") ? AbstractType::unknown() : value(data, Path{});
+          if (a.kind == Kind::Tensor && (a.device == TypeDevice::Cuda || a.device == TypeDevice::Any))
+            return AbstractType::of(Kind::Tensor, a.device);
+        }
+        return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+      }
     }
     // The factories of new tensors given no device build on the CPU (unless the file moves
     // torch's default device: `torch.set_default_device("cuda")`).
@@ -446,6 +457,7 @@ AbstractType TypeInference::call_type(Node call) const {
           // readback is the call itself).
           if (table.returns_host(recv.framework, meth)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
           if (table.returns_device_loader(recv.framework, meth)) return AbstractType::of(Kind::Loader, TypeDevice::Cuda);
+          if (table.returns_device_tensor(recv.framework, meth)) return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
           if (table.returns_device_tensors(recv.framework, meth))
             return AbstractType::of(Kind::HostContainer, TypeDevice::Cuda);  // a tensor or a tuple of them
           if (table.prepares(recv.framework, meth)) {

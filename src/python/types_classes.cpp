@@ -174,6 +174,34 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
     auto mit = m_.classes()[c].methods.find("__iter__");
     if (mit != m_.classes()[c].methods.end()) {
       bool any = false;
+      // A placeholder `__iter__` (its body only raises NotImplementedError: HALOs' DataLoader
+      // base, a class picked by a configuration string): what is iterated is an instance of a
+      // subclass here, so what their own or inherited `__iter__` yield, joined (as the calls of
+      // `self.m(...)` on such a placeholder run the overrides). At most kMaxCandidates
+      // definitions; O(classes x MRO).
+      if (model_detail::abstract_method(m_.functions()[mit->second].node, m_.src())) {
+        std::vector<int> defs;
+        for (size_t sc = 0; sc < m_.classes().size(); ++sc) {
+          if (static_cast<int>(sc) == klass) continue;
+          auto mro = model_detail::class_mro(m_.classes(), m_.classes_by_name_, static_cast<int>(sc));
+          if (std::find(mro.begin(), mro.end(), klass) == mro.end()) continue;
+          for (int k : mro)
+            if (auto d = m_.classes()[k].methods.find("__iter__"); d != m_.classes()[k].methods.end()) {
+              if (d->second != mit->second && std::find(defs.begin(), defs.end(), d->second) == defs.end())
+                defs.push_back(d->second);
+              break;
+            }
+          if (defs.size() > SemanticModel::kMaxCandidates) return AbstractType::unknown();
+        }
+        AbstractType t = AbstractType::bottom();
+        for (int d : defs) {
+          bool yields_any = false;
+          AbstractType y = call_iter(d, path, yields_any);
+          if (!yields_any) return AbstractType::unknown();
+          t = join(t, y);
+        }
+        return defs.empty() ? AbstractType::unknown() : t;
+      }
       AbstractType t = call_iter(mit->second, path, any);
       return any ? t : AbstractType::unknown();
     }

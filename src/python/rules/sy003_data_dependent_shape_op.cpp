@@ -56,6 +56,8 @@ bool every_value(const SemanticModel& m, Node e, Pred pred) {
 // gathering: a list (a literal, a comprehension, `list(...)`, `sorted(...)`), a numpy array of
 // indices (`np.arange`, `np.argsort`, `np.random.permutation`...) or a slice of one, through
 // names every binding of which is one. A tuple is not (it indexes several dimensions).
+bool host_index_tensor(const SemanticModel& m, Node e, int depth = 0);
+
 bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   e = unparen(e);
   if (depth > 6 || is_null(e)) return false;
@@ -65,6 +67,13 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
     static const std::set<std::string, std::less<>> sequences = {
         "builtins.list", "builtins.sorted", "numpy.arange", "numpy.array", "numpy.asarray", "numpy.argsort",
         "numpy.random.permutation", "numpy.concatenate", "numpy.flatnonzero"};
+    // `torch.randperm(n).tolist()` (HALOs' PPO micro-batch shuffle), `np.argsort(x).tolist()`: a
+    // host index tensor or array made a Python list of positions.
+    Node fn = unparen(field(e, "function"));
+    if (is(fn, "attribute") && m.text(field(fn, "attribute")) == "tolist" && named_count(field(e, "arguments")) == 0) {
+      Node r = unparen(field(fn, "object"));
+      return host_index_tensor(m, r, depth + 1) || host_index_sequence(m, r, depth + 1);
+    }
     return sequences.count(m.callee_name(e)) > 0;
   }
   if (k == "subscript") {
@@ -94,7 +103,6 @@ bool host_container_param(const SemanticModel& m, Node e) {
 // sequence `torch.chunk` / `torch.split` (or the methods) cut from one: `for s in
 // torch.chunk(torch.arange(len(x)), n): y[s]`. Through names every binding of which is one
 // (a loop target over such a sequence included). torch copies it to the device before gathering.
-bool host_index_tensor(const SemanticModel& m, Node e, int depth = 0);
 
 // A sequence whose elements are host index tensors.
 bool host_index_pieces(const SemanticModel& m, Node e, int depth) {
