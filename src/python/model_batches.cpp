@@ -386,11 +386,18 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "torch.cat", "torch.concat", "torch.concatenate", "torch.Tensor",
         // A sparse tensor of the batch's indices (`torch.sparse.FloatTensor(idx, values, size)`).
         "torch.sparse.FloatTensor", "torch.sparse.LongTensor", "torch.sparse.DoubleTensor", "torch.sparse_coo_tensor"};
+    // The batch reshaped or viewed by a torch function (`torch.squeeze(targets, 1)`, set AQ
+    // MedMNIST-experiments): its elements, as the method form `targets.squeeze(1)` gives them.
+    static const std::set<std::string, std::less<>> reshape = {
+        "torch.squeeze",  "torch.unsqueeze", "torch.flatten",  "torch.reshape",  "torch.transpose",
+        "torch.permute",  "torch.t",         "torch.movedim",  "torch.moveaxis", "torch.swapaxes",
+        "torch.swapdims", "torch.narrow",    "torch.clone",    "torch.ravel",    "torch.atleast_2d"};
     if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
     else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
+    else if (reshape.count(q)) result = is_batch_impl(argument(expr, 0, "input"));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));
     else result = batch_through_helper(expr);
   } else if (k == "binary_operator") {

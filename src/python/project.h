@@ -65,6 +65,15 @@ class ProjectLayout {
   // NGCF/NGCF.py, not the package. O(modules x imports x directory depth), from the texts
   // setup_project scans.
   void find_script_dirs(const std::vector<std::string_view>& texts);
+  // The modules outside packages that are members of a namespace package all the same: a module
+  // with a relative import (a script cannot have one), one that a relative import names, and one
+  // another module imports by a dotted name through its directory (`from utils.engine import f`
+  // at the checkout's root, for utils/engine.py). Their directory is not sys.path[0], so a
+  // module beside them named as their directory (`utils/utils.py`) does not shadow the namespace
+  // package in their dotted imports (`import utils.utils`, `from utils.stft import STFT`: Python
+  // cannot import a submodule of a plain module): split() reads those from the roots. O(modules
+  // x imports), from the texts setup_project scans; after find_script_dirs.
+  void find_package_members(const std::vector<std::string_view>& texts);
   // The modules related to a file, for `stoker check FILE`: among the .py files in its
   // directory (siblings on sys.path) and in its top package (at most `limit` candidates, each
   // read through `read`, which answers nullopt for what cannot or should not be read), those
@@ -113,6 +122,8 @@ class ProjectLayout {
   std::string common_;
   // Per module: the directory it is run from, or "" (find_script_dirs).
   std::vector<std::string> script_dir_;
+  // Per module: a member of a namespace package (find_package_members).
+  std::vector<char> member_;
   // split() under the roots only (not a module's script directory).
   std::pair<int, std::string> split_from_roots(int from, const std::vector<std::string>& parts) const;
   // The module `dir/a/b.py` or `dir/a/b/__init__.py` for the first k parts, or -1.

@@ -200,6 +200,30 @@ void ProjectLayout::find_script_dirs(const std::vector<std::string_view>& texts)
   }
 }
 
+void ProjectLayout::find_package_members(const std::vector<std::string_view>& texts) {
+  member_.assign(modules_.size(), 0);
+  const size_t n = std::min(modules_.size(), texts.size());
+  std::vector<std::vector<std::string>> names(n);
+  for (size_t i = 0; i < n; ++i) names[i] = imported_names(texts[i]);
+  // Relative imports first: the importer and the module it names are in a package.
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& name : names[i]) {
+      if (name.empty() || name[0] != '.') continue;
+      member_[i] = 1;
+      int c = split(static_cast<int>(i), absolute(static_cast<int>(i), name)).first;
+      if (c >= 0 && !modules_[c].is_package) member_[c] = 1;
+    }
+  // Then the dotted names reaching a module through at least one directory.
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& name : names[i]) {
+      if (name.empty() || name[0] == '.' || name.find('.') == std::string::npos) continue;
+      auto [c, rest] = split(static_cast<int>(i), name);
+      if (c < 0 || c == static_cast<int>(i) || modules_[c].is_package) continue;
+      size_t used = name.size() - (rest.empty() ? 0 : rest.size() + 1);
+      if (name.find('.') < used) member_[c] = 1;
+    }
+}
+
 std::string ProjectLayout::absolute(int from, std::string_view name) const {
   size_t dots = 0;
   while (dots < name.size() && name[dots] == '.') ++dots;
@@ -243,10 +267,13 @@ std::pair<int, std::string> ProjectLayout::split_from_roots(int from, const std:
   // sys.path[0]), and a regular module there wins over a namespace package of the same name:
   // `import discrete_BCQ` in `discrete_BCQ/main.py` next to `discrete_BCQ/discrete_BCQ.py` is that
   // file, so `discrete_BCQ.discrete_BCQ(...)` is its class, not the module below the namespace
-  // package `discrete_BCQ` of the project's root.
+  // package `discrete_BCQ` of the project's root. Not for a member of a namespace package
+  // (find_package_members): `import utils.utils` in utils/engine.py, which the root's script
+  // imports as `utils.engine`, is utils/utils.py through the package `utils` (set AR).
   if (parts.size() > 1 && from >= 0 && static_cast<size_t>(from) < modules_.size()) {
     const Module& here = modules_[from];
-    if (!here.is_package && !here.name.empty() && here.name.find('.') == std::string::npos)
+    bool member = static_cast<size_t>(from) < member_.size() && member_[from];
+    if (!here.is_package && !here.name.empty() && here.name.find('.') == std::string::npos && !member)
       if (auto it = by_name_.find(parts[0]); it != by_name_.end())
         for (int c : it->second)
           if (!modules_[c].is_package && modules_[c].dir == here.dir && modules_[c].name == parts[0])
@@ -476,6 +503,7 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   }
   ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
   setup.layout.find_script_dirs(texts);
+  setup.layout.find_package_members(texts);
   setup.layout.index_words(texts);
   const ProjectLayout& layout = setup.layout;
   // Who imports whom (project modules only), then every importer of a module that passes the
