@@ -250,6 +250,12 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     if (k == "comparison_operator") {
       auto parts = named_children(cond);
       std::string_view op = text(ts_node_child(cond, 1));
+      // `if idx < hp.log.num_audio:`, `if i in rand`: the loop's own index on a bounded number of
+      // steps of each pass (model_guards.cpp).
+      if (bounded_index_guard(cond, hot_region)) {
+        ctx.once_per_epoch = true;
+        return;
+      }
       if (parts.size() == 2 && op == "==") {
         Node l = unparen(parts[0]), r = unparen(parts[1]);
         // `self.step` that the hot region only increments (`self.step += 1`, no plain store of

@@ -317,10 +317,16 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       for (const auto& local : locals) unconstant(static_cast<int>(m), local);
     }
   }
-  // A function another module imports by name may be called there, or passed along.
+  // A function another module imports by name may be called there, or passed along; not when
+  // that module never writes the name again (ModuleSummary::unused_imports), unless it is a
+  // package's __init__.py, whose imports are the package's names (`pkg.f` elsewhere).
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m]) continue;
+    const std::string& path = layout_.path(static_cast<int>(m));
+    const bool package = path.size() >= 11 && path.compare(path.size() - 11, 11, "__init__.py") == 0;
+    const auto& unused = summaries[m]->unused_imports;
     for (size_t k = 0; k < summaries[m]->imports.size(); ++k) {
+      if (!package && std::binary_search(unused.begin(), unused.end(), summaries[m]->imports[k].first)) continue;
       auto target = resolve(static_cast<int>(m), summaries[m]->imports[k].second);
       if (target && target->first != static_cast<int>(m))
         entry(target->first, target->second).second.next.push_back({static_cast<int>(m), -1, static_cast<uint32_t>(k)});

@@ -494,6 +494,8 @@ struct ModuleSummary {
   std::vector<std::pair<std::string, FunctionFacts>> functions;  // "f", "Class.method", "Class"
   std::vector<std::pair<std::string, std::string>> imports;      // module-level name -> qualified
   std::vector<std::string> star_imports;                          // `from M import *`: M, as written
+  // The names of `imports` the module never writes again (SemanticModel::unused_imports), sorted.
+  std::vector<std::string> unused_imports;
   // The names the module's text writes after a dot (`obj.name`) or as a whole string literal
   // (`getattr(obj, "name")`), sorted, at most kMaxAttributeNames; {"*"} when there are more: a
   // method of another module no text names is never called by name.

@@ -126,7 +126,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
   json qs = json::array();
   for (const auto& [key, e] : queries)
     qs.push_back({key, std::string(1, e.first.type), e.first.name, e.first.index, e.first.fields, e.second});
-  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports}, {"attrs", s.attribute_names},
+  json j{{"uses_cuda", s.uses_cuda}, {"functions", fns}, {"imports", s.imports}, {"stars", s.star_imports}, {"unused_imports", s.unused_imports}, {"attrs", s.attribute_names},
          {"calls", calls}, {"queries", qs}, {"cuda_instances", s.cuda_instances}, {"module_stores", s.module_stores},
          {"module_reads", s.module_reads}};
   return j.dump();
@@ -196,6 +196,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
     }
     s.imports = j.at("imports").get<std::vector<std::pair<std::string, std::string>>>();
     s.star_imports = j.at("stars").get<std::vector<std::string>>();
+    if (j.contains("unused_imports")) s.unused_imports = j.at("unused_imports").get<std::vector<std::string>>();
     s.attribute_names = j.at("attrs").get<std::vector<std::string>>();
     s.cuda_instances = j.at("cuda_instances").get<std::vector<std::string>>();
     s.module_stores = j.at("module_stores").get<std::vector<std::string>>();

@@ -153,6 +153,7 @@ void SemanticModel::clear_memos() {
   feeds_training_cache_.clear();
   guard_truth_cache_.clear();
   first_iteration_flag_.clear();
+  bounded_index_guard_.clear();
   called_in_loop_.clear();
   loops_by_loader_built_ = false;
   loops_by_loader_.clear();

@@ -337,6 +337,11 @@ class SemanticModel {
   // names nothing that runs) are not mentions; with `after_dot`, `x.name` counts too.
   bool mentioned_here(std::string_view name, uint32_t except_from, uint32_t except_to, bool after_dot) const;
   bool inert_text_at(uint32_t at) const;
+  // The names of `imports` (module-level, by name) that this module never writes again outside
+  // its import statements, comments and docstrings: neither called here nor passed along. None
+  // when the module may read its namespace (`globals()`, `vars()`, `eval`...). Sorted;
+  // O(imports x file) for at most 256 imports (summary.cpp).
+  std::vector<std::string> unused_imports(const std::vector<std::pair<std::string, std::string>>& imports) const;
   static constexpr int kMaxUncalledDepth = 8, kMaxUncalledWork = 64;
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
   // (`if args.flag:` with a store_true flag left False). Nothing there runs.
@@ -713,6 +718,13 @@ class SemanticModel {
   // again: true only until the branch first runs; `len(acc) < K` (K at most 1000) whose branch
   // appends to `acc` on every run: true at most K times (model_hotness.cpp).
   bool empty_until_filled(Node cond, Node hot_region) const;
+  // `idx < K` on the loop's own enumerate index with K fixed in the loop, or `i in C` of a
+  // collection of at most 1000 indices: the branch runs on a bounded number of steps of each pass
+  // (model_guards.cpp). Memoized per (condition, hot region).
+  bool bounded_index_guard(Node cond, Node hot_region) const;
+  // The size of a collection of indices, when known (a display, `range` of constants,
+  // `torch.randint(lo, hi, (k,))`, `random.sample(xs, k)`...); nullopt otherwise.
+  std::optional<long long> index_collection_size(Node e, Node hot_region, int depth) const;
   bool is_cuda_uncached(Node expr, std::string_view k) const;
   // The functions of this module a container is handed to before a use of it (`use`, a name),
   // for a helper that fills it in place (LESS's `prepare_batch(batch)`): each (callee, parameter
@@ -930,6 +942,16 @@ class SemanticModel {
   mutable std::unordered_set<const void*> fit_arguments_;  // loader calls passed to fit/validate/...
   mutable std::unordered_map<std::string, int> memo_;
   mutable std::map<std::pair<const void*, const void*>, bool> first_iteration_flag_;  // (condition, hot region)
+  mutable std::map<std::pair<const void*, const void*>, bool> bounded_index_guard_;  // (condition, hot region)
+  // Per hot region (bounded_index_guard): does it leave the loop (`break`, `return`), and the
+  // texts it stores to or calls methods on (`x = ...`, `self.n += 1`, `seen.append(...)`).
+  struct RegionStores {
+    bool exits = false;
+    bool complete = true;  // false: the walk's budget ran out (nothing is proven fixed)
+    std::unordered_set<std::string> stored, receivers;
+  };
+  mutable std::unordered_map<const void*, RegionStores> region_stores_;
+  const RegionStores& region_stores(Node region) const;
   mutable bool global_names_built_ = false;
   mutable std::unordered_set<std::string> global_names_;  // names in global/nonlocal statements
   mutable std::unordered_set<std::string> assigned_attributes_;  // attribute names assigned (not on self)

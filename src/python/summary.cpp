@@ -243,6 +243,37 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
   return true;
 }
 
+std::vector<std::string> SemanticModel::unused_imports(
+    const std::vector<std::pair<std::string, std::string>>& imports) const {
+  std::vector<std::string> out;
+  if (imports.empty() || imports.size() > 256) return out;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  // A word written as a name (not after a dot), outside comments, docstrings and `__all__`.
+  auto written = [&](std::string_view name, bool in_imports) {
+    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+      if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
+      if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+      if (inert_text_at(static_cast<uint32_t>(at))) continue;
+      if (!in_imports) {
+        Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+        bool import = false;
+        for (int up = 0; up < 6 && !is_null(d) && !import; ++up, d = parent(d))
+          import = is(d, "import_from_statement") || is(d, "import_statement") || is(d, "future_import_statement");
+        if (import) continue;
+      }
+      return true;
+    }
+    return false;
+  };
+  // A module that may look a name up in its own namespace may call any name it imports.
+  for (std::string_view reflect : {"globals", "vars", "locals", "eval", "exec", "sys.modules"})
+    if (written(reflect, true)) return out;
+  for (const auto& [name, qualified] : imports)
+    if (!written(name, false)) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
@@ -251,6 +282,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   for (const auto& [name, list] : scopes_[0].bindings)
     if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});
   std::sort(out.imports.begin(), out.imports.end());
+  out.unused_imports = unused_imports(out.imports);
   for (Node st : named_children(root_))
     if (is(st, "import_from_statement"))
       for (Node c : named_children(st))
