@@ -67,21 +67,11 @@ bool toml_unsafe(char32_t c) {
 // sequence; other bytes (ASCII, invalid UTF-8, which toml++ reports) are skipped.
 template <class F>
 void for_each_multibyte(std::string_view text, F&& f) {
-  auto cont = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  char32_t c;
   for (size_t i = 0; i < text.size();) {
-    unsigned char b = static_cast<unsigned char>(text[i]);
-    size_t n = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 1;
-    bool ok = n > 1 && cont(i + 1) && (n < 3 || cont(i + 2)) && (n < 4 || cont(i + 3));
-    if (!ok) {
-      ++i;
-      continue;
-    }
-    char32_t c = n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-    bool minimal = (n == 2 && c >= 0x80) || (n == 3 && c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) ||
-                   (n == 4 && c >= 0x10000 && c <= 0x10FFFF);
-    if (minimal) f(i, n, c);
-    i += n;
+    size_t n = utf8_multibyte_at(text, i, c);
+    if (n) f(i, n, c);
+    i += n ? n : 1;
   }
 }
 

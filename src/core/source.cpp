@@ -1,4 +1,5 @@
 #include "core/source.h"
+#include "core/utf8.h"
 
 #include <algorithm>
 
@@ -85,25 +86,14 @@ SourceFile::SourceFile(std::string p, std::string t) : path(std::move(p)), text(
 }
 
 size_t first_invalid_utf8(std::string_view s) {
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return i;
-    if (i + len > n) return i;
-    for (size_t k = 1; k < len; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if (!is_continuation(cc)) return i;
-      cp = (cp << 6) | (cc & 0x3F);
+  char32_t cp;
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
     }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
+    size_t len = utf8_multibyte_at(s, i, cp);
+    if (len == 0) return i;
     i += len;
   }
   return std::string_view::npos;
