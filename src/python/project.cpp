@@ -88,8 +88,15 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   stars_.resize(n);
   closures_.resize(n);
   functions_added_.assign(n, 0);
+  touched_.assign(n, 0);
+  // What the passes below read of each summary alone: the previous table's for the modules with
+  // the same summary, made again for the others (O(the changed modules' functions)).
+  const bool take_index = take_names && previous->summary_index_.size() == n;
+  if (take_index) summary_index_ = std::move(previous->summary_index_);
+  summary_index_.resize(n);
   for (size_t m = 0; m < n; ++m) {
     const bool same = take_names && previous->versions_[m] == versions_[m];
+    if (!same || !take_index) summary_index_[m] = summaries[m] ? index_summary(*summaries[m]) : SummaryIndex{};
     if (!same || previous->functions_added_[m]) {
       functions_[m] = std::unordered_map<std::string, const FunctionFacts*>{};
       if (summaries[m])
@@ -137,7 +144,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   }
   members_.resize(n);
   for (size_t m = 0; m < n; ++m) {
-    if (!summaries[m]) continue;
+    if (!summaries[m] || !summary_index_[m].table_classes) continue;
     for (const auto& [name, f] : summaries[m]->functions)
       if (!f.table_classes.empty()) add_class_table(static_cast<int>(m), name, f);
   }
@@ -152,15 +159,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     std::map<std::pair<int, std::string>, std::vector<Target>> overrides;
     for (size_t m = 0; m < n; ++m) {
       if (!summaries[m]) continue;
-      std::map<std::string, std::vector<std::string>> methods_of;  // class -> its own methods
-      for (const auto& [key, f] : summaries[m]->functions) {
-        auto dot = key.find('.');
-        if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || key.find('[') != std::string::npos ||
-            !f.method)
-          continue;
-        methods_of[key.substr(0, dot)].push_back(key.substr(dot + 1));
-      }
-      for (const auto& [cls, meths] : methods_of) {
+      for (const auto& [cls, meths] : summary_index_[m].methods_of) {  // class -> its own methods
         const FunctionFacts* c = function(static_cast<int>(m), cls);
         if (!c || !c->is_class) continue;
         std::vector<std::pair<int, const FunctionFacts*>> frontier{{static_cast<int>(m), c}};
@@ -207,14 +206,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   }
   // The functions are final from here: resolutions are memoized. The previous table's memo is
   // taken over: an entry stands while the modules it read keep their shapes (resolve()).
-  compute_shapes();
+  compute_shapes(take_names ? previous : nullptr);
   if (previous && previous->resolved_.size() == n) resolved_ = std::move(previous->resolved_);
   resolved_.resize(n);
   memo_open_ = true;
   // Registries: the functions and classes a decorator registers into each registry object,
   // joined per object (O(functions x re-export hops)).
   for (size_t m = 0; m < n; ++m) {
-    if (!summaries[m]) continue;
+    if (!summaries[m] || !summary_index_[m].registry) continue;
     for (const auto& [name, f] : summaries[m]->functions) {
       if (f.registry.empty()) continue;
       std::string key = object_key(static_cast<int>(m), f.registry);
@@ -228,7 +227,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   // through at most 4 levels of bases (O(classes x bases x depth) resolutions).
   subclass_stores_.resize(n);
   for (size_t m = 0; m < n; ++m) {
-    if (!summaries[m]) continue;
+    if (!summaries[m] || !summary_index_[m].self_stores) continue;
     for (const auto& [name, f] : summaries[m]->functions) {
       if (!f.is_class || f.self_stores.empty()) continue;
       std::vector<std::pair<int, const FunctionFacts*>> frontier{{static_cast<int>(m), &f}};
@@ -268,6 +267,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   for (size_t m = 0; m < n; ++m)
     if (summaries[m] && summaries[m]->module_stores.size() == 1 && summaries[m]->module_stores[0] == "*")
       stores_anything = true;
+  // A module may hold an entry with constants when its summary has one or set_function changed
+  // its entries in this table (a synthesized entry, a constant's copy without its values).
+  auto holds_consts = [&](size_t m) { return summary_index_[m].consts || touched_[m]; };
   auto unconstant = [&](int module, const std::string& local) {
     const FunctionFacts* f = function(module, local);
     if (!f || f->const_values.empty()) return;
@@ -277,6 +279,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   };
   if (stores_anything) {
     for (size_t m = 0; m < n; ++m) {
+      if (!holds_consts(m)) continue;
       std::vector<std::string> locals;
       for (const auto& [local, f] : functions_[m])
         if (!f->const_values.empty()) locals.push_back(local);
@@ -292,6 +295,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
     // text alone: any store of an attribute of that name there (`tunable.num_workers = 4`).
     auto unanalyzed = [&](int s) { return !summaries[static_cast<size_t>(s)]; };
     for (size_t m = 0; m < n; ++m) {
+      if (!holds_consts(m)) continue;
       std::vector<std::string> locals;
       for (const auto& [local, f] : functions_[m]) {
         if (f->const_values.empty()) continue;
@@ -757,9 +761,15 @@ void FactsTable::index_closures(size_t module) {
 // What resolve_at reads of a module, hashed (order-independent over the function names): the
 // names its functions and classes have in the table, the classes' bases, its imports and star
 // imports. O(its functions and imports).
-void FactsTable::compute_shapes() {
+void FactsTable::compute_shapes(const FactsTable* previous) {
   const size_t n = summaries_.size();
   shape_.assign(n, 0);
+  shape_touched_ = touched_;
+  shapes_done_ = true;
+  // A module with the same summary whose entries neither table changed before its shape was
+  // computed holds the same names, bases, imports and star imports: the previous shape.
+  const bool take = previous && previous->shapes_done_ && previous->shape_.size() == n &&
+                    previous->shape_touched_.size() == n && previous->versions_.size() == n && versions_.size() == n;
   std::hash<std::string> h;
   auto mix = [](uint64_t a, uint64_t b) {  // splitmix64's finalizer over a boost-style combine
     uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
@@ -769,6 +779,10 @@ void FactsTable::compute_shapes() {
   };
   for (size_t m = 0; m < n; ++m) {
     if (!summaries_[m]) continue;
+    if (take && previous->versions_[m] == versions_[m] && !previous->shape_touched_[m] && !touched_[m]) {
+      shape_[m] = previous->shape_[m];
+      continue;
+    }
     uint64_t names = 0;
     for (const auto& [key, f] : functions_[m]) {
       uint64_t e = mix(h(key), f->is_class ? 2 : 1);

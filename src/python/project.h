@@ -230,7 +230,9 @@ class FactsTable {
   // Per module: a hash of what resolve_at reads of it (its function and class names, the classes'
   // bases, its imports and star imports; 0 without a summary).
   std::vector<uint64_t> shape_;
-  void compute_shapes();
+  // `previous`: the shapes of the modules with the same summary whose entries neither table
+  // changed before computing them are taken over (the same entries: the same hash).
+  void compute_shapes(const FactsTable* previous = nullptr);
   // The canonical name of a module-level object (`pkg.registry.MODELS`) that `name` (written in
   // `from`) stands for, through re-exports; "" when it names no module of the project.
   std::string object_key(int from, std::string_view name) const;
@@ -335,6 +337,26 @@ class FactsTable {
   std::vector<std::unordered_map<std::string, Incoming>> relayed_;
   std::vector<uint64_t> versions_;
   std::vector<char> cuda_;
+  // Per module, what the constructor's passes over every module read of its summary alone,
+  // made once per summary and taken over from the previous table while the module's version is
+  // the same: which passes have anything to do there, and each class's own methods (the
+  // overrides' pass). Skipping a module these say has nothing is the same as walking it.
+  struct SummaryIndex {
+    bool table_classes = false;  // a function with table_classes (add_class_table)
+    bool registry = false;       // a function registered into a registry object
+    bool self_stores = false;    // a class storing attributes on `self`
+    bool consts = false;         // a function with const_values
+    std::vector<std::pair<std::string, std::vector<std::string>>> methods_of;  // by class name, ascending
+  };
+  std::vector<SummaryIndex> summary_index_;
+  static SummaryIndex index_summary(const ModuleSummary& summary);
+  // Per module: set_function changed its entries in this table (shapes: before compute_shapes;
+  // consts: before the constants' pass), so what its summary says is not all it holds.
+  std::vector<char> touched_;
+  // Per module: set_function changed its entries before this table's compute_shapes, and
+  // whether compute_shapes has run (a later table recomputes the shape of a module touched here).
+  std::vector<char> shape_touched_;
+  bool shapes_done_ = false;
 };
 
 // What one module sees of a FactsTable; records every query and its answer.

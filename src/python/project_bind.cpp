@@ -256,6 +256,7 @@ void FactsTable::relay_taint(const TaintEdges& edges) {
 }
 
 void FactsTable::set_function(int module, const std::string& local, const FunctionFacts* f) {
+  touched_[static_cast<size_t>(module)] = 1;
   auto [it, fresh] = functions_[static_cast<size_t>(module)].try_emplace(local, f);
   if (fresh) {
     functions_added_[static_cast<size_t>(module)] = 1;
@@ -272,6 +273,24 @@ const FactsTable::Incoming* FactsTable::incoming(int module, const std::string& 
     if (auto it = relayed.find(local); it != relayed.end()) return &it->second;
   auto it = bound_[static_cast<size_t>(module)].find(local);
   return it == bound_[static_cast<size_t>(module)].end() ? nullptr : &it->second.in;
+}
+
+FactsTable::SummaryIndex FactsTable::index_summary(const ModuleSummary& summary) {
+  SummaryIndex index;
+  std::map<std::string, std::vector<std::string>> methods_of;  // class -> its own methods, in the summary's order
+  for (const auto& [key, f] : summary.functions) {
+    index.table_classes |= !f.table_classes.empty();
+    index.registry |= !f.registry.empty();
+    index.self_stores |= f.is_class && !f.self_stores.empty();
+    index.consts |= !f.const_values.empty();
+    auto dot = key.find('.');
+    if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || key.find('[') != std::string::npos ||
+        !f.method)
+      continue;
+    methods_of[key.substr(0, dot)].push_back(key.substr(dot + 1));
+  }
+  index.methods_of.assign(std::make_move_iterator(methods_of.begin()), std::make_move_iterator(methods_of.end()));
+  return index;
 }
 
 FactsTable::Incoming& FactsTable::relayed(int module, const std::string& local) {
