@@ -457,4 +457,78 @@ bool SemanticModel::setattr_adds_only_new(Node obj) const {
   return false;
 }
 
+// `args.<dest>` (an attribute whose object's every candidate is a namespace this module's parsers
+// fill) where every add_argument of dest declares an option that takes its value from the
+// command line, not a switch: no action but "store", no `const=`, no bool type (`type=bool`, a
+// converter named for bools: `str2bool`) nor choices of bools, not required, default None
+// (absent or the literal). Its None says only that the user gave no value, not that a test of
+// its truth is off: `if args.train_file:` around a whole training program (set AS XLdefgen
+// run_model.py). guard_truth leaves such a test unknown. Not when set_defaults or another
+// module's parser may give the dest its default. O(candidates of the object + add_argument calls).
+bool SemanticModel::value_option_unset(Node attr) const {
+  attr = unparen(attr);
+  if (!is(attr, "attribute")) return false;
+  std::string dest(text(field(attr, "attribute")));
+  auto found = argparse_args_.find(dest);
+  if (found == argparse_args_.end() || found->second.empty()) return false;
+  if (sets_defaults_ && !is_null(model_detail::last_set_default(*this, dest))) return false;
+  auto objs = values(field(attr, "object"));
+  if (objs.empty()) return false;
+  for (const auto& o : objs)
+    if (!namespace_value(o) || namespace_param(o)) return false;
+  for (Node call : found->second) {
+    if (argparse_required(call)) return false;
+    std::string action;
+    Node act = argument(call, -1, "action");
+    if (!is_null(act) && (!string_literal_value(act, src_, action) || action != "store")) return false;
+    if (!is_null(argument(call, -1, "const"))) return false;
+    Node type = argument(call, -1, "type");
+    if (!is_null(type) && text(type).find("bool") != std::string_view::npos) return false;
+    Node choices = argument(call, -1, "choices");
+    if (!is_null(choices) && (text(choices).find("True") != std::string_view::npos ||
+                              text(choices).find("False") != std::string_view::npos))
+      return false;
+    Node def = argument(call, -1, "default");
+    if (!is_null(def) && !is(unparen(def), "none")) return false;
+  }
+  return true;
+}
+
+// `if args.train_file:` as a mode of a function that does nothing with the defaults: the test of
+// a value option defaulting to None (value_option_unset) is a statement of a function's body
+// whose every statement (but a docstring, `pass`) is an `if` without elif/else whose condition is
+// off with the defaults (such a test, or one guard_truth knows False). Run with its defaults the
+// function would do nothing, so it is run with a value (set AS XLdefgen run_model.py: `def
+// main(args): if args.train_file: ... if args.generate: ...`, `--generate` a store_true switch
+// that stays off). A test deeper in the body (`if args.noise_offset:` in a training loop, type
+// float, default None: set G IP-Adapter) keeps reading the default. O(statements of the body).
+bool SemanticModel::value_option_mode(Node cond) const {
+  cond = unparen(cond);
+  auto unset = [&](Node c) {
+    c = unparen(c);
+    if (!is(c, "attribute")) return false;
+    auto v = constant(c);
+    return v && v->kind == Value::Kind::None && value_option_unset(c);
+  };
+  if (!unset(cond)) return false;
+  Node stmt = parent(cond);
+  while (is(stmt, "parenthesized_expression")) stmt = parent(stmt);
+  if (!is(stmt, "if_statement") || !same(unparen(field(stmt, "condition")), cond)) return false;
+  Node body = parent(stmt);
+  if (!is(body, "block") || !is(parent(body), "function_definition")) return false;
+  for (Node st : named_children(body)) {
+    if (is(st, "comment") || is(st, "pass_statement")) continue;
+    if (is(st, "expression_statement") && named_count(st) == 1 && is(named_child(st, 0), "string")) continue;
+    if (!is(st, "if_statement")) return false;
+    for (Node c : named_children(st))
+      if (is(c, "elif_clause") || is(c, "else_clause")) return false;
+    if (same(st, stmt)) continue;
+    Node c = unparen(field(st, "condition"));
+    if (unset(c)) continue;
+    auto t = guard_truth(c);
+    if (!t || *t) return false;
+  }
+  return true;
+}
+
 }  // namespace stoker::python

@@ -443,7 +443,11 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
     Node obj = unparen(field(cond, "object"));
     bool on_self = is(obj, "identifier") && text(obj) == "self";  // __init__ decides (attribute_values)
     if (!on_self && attribute_reassigned(text(field(cond, "attribute")))) return std::nullopt;
-    return truthy(constant(cond));
+    auto c = constant(cond);
+    // The mode of a function that does nothing with the defaults (`--train_file`, default None):
+    // not known off.
+    if (c && c->kind == Value::Kind::None && !on_self && value_option_mode(cond)) return std::nullopt;
+    return truthy(c);
   }
   if (k == "comparison_operator") {
     if (auto t = truthy(constant(cond))) return t;

@@ -748,6 +748,11 @@ class SemanticModel {
   bool sampled_batch(Node comp) const;
   void closure_targets(Node factory_call, std::vector<int>& targets) const;
   bool argparse_required(Node add_argument_call) const;
+  // `args.x` of an option that takes a value and defaults to None (model_argparse.cpp): its
+  // truth is the user's, unknown to guard_truth.
+  bool value_option_unset(Node attr) const;
+  // ... tested by an `if` of a function that does nothing with the defaults: a mode run with a value.
+  bool value_option_mode(Node cond) const;
   bool is_loader_impl(Node expr) const;
   bool is_loader_uncached(Node expr) const;
   bool binding_is_cuda(const Binding& b) const;
