@@ -55,13 +55,16 @@ bool reads_namespace_by_name(std::string_view t, const std::function<bool(size_t
   static constexpr struct {
     std::string_view word;
     Tail tail;
-  } kReads[] = {{"eval", Tail::Call},         {"exec", Tail::Call},         {"globals", Tail::Call},
-                {"locals", Tail::Call},       {"vars", Tail::EmptyCall},    {"__import__", Tail::Call},
-                {"getattr", Tail::NonNameCall}, {"sys.modules", Tail::Any}, {"importlib", Tail::Any}};
-  for (const auto& [word, tail] : kReads) {
+    bool attribute;  // also after a dot (`importlib.import_module(`)
+  } kReads[] = {{"eval", Tail::Call, false},          {"exec", Tail::Call, false},
+                {"globals", Tail::Call, false},       {"locals", Tail::Call, false},
+                {"vars", Tail::EmptyCall, false},     {"__import__", Tail::Call, false},
+                {"getattr", Tail::NonNameCall, false}, {"import_module", Tail::Call, true},
+                {"sys.modules", Tail::Any, false}};
+  for (const auto& [word, tail, attribute] : kReads) {
     bool own_function = false, asked = false;
     for (size_t at = t.find(word); at != std::string_view::npos; at = t.find(word, at + 1)) {
-      if (at > 0 && (word_char(t[at - 1]) || t[at - 1] == '.')) continue;  // part of a word, an attribute
+      if (at > 0 && (word_char(t[at - 1]) || (t[at - 1] == '.' && !attribute))) continue;  // part of a word, an attribute
       size_t e = at + word.size();
       if (e < t.size() && word_char(t[e])) continue;
       if (code && !code(at)) continue;

@@ -12,7 +12,8 @@ namespace stoker::python {
 // Might the module's code reach a name it imports without writing it (`from models import
 // ResNet`, then `eval(args.arch)`)? Calls of the builtins that read the module's namespace:
 // `eval(`, `exec(`, `globals(`, `locals(`, `vars()` (no argument: `vars(args)` reads that
-// object), `__import__(`; a handle on a module object (`sys.modules`, `importlib`); `getattr(`
+// object), `__import__(`; a handle on a module object by its name (`sys.modules`, a call of
+// `importlib.import_module(`: an import of importlib alone reads nothing); `getattr(`
 // of something other than a name or a dotted name (`getattr(sys.modules[__name__], name)`; not
 // `getattr(self, name)` or `getattr(models, arch)`, which read another object's attributes). Not
 // attribute calls (`model.eval()`), nor a call of the module's own function of that name
