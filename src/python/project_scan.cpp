@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "python/frameworks.h"
+#include "python/namespace_reads.h"
 #include "python/project.h"
 
 namespace fs = std::filesystem;
@@ -478,8 +479,8 @@ namespace {
 // `from M import a, b` (also parenthesized over several lines, or continued with `\`) start: the
 // offsets of each plain `a` (not `a as x`, whose alias is what the module uses). A byte scan of
 // the lines' starts (indented ones too: an import in a function or a `try`). None when the module
-// may read its namespace by computed names (`eval(`, `globals()`, `getattr(`...: `from models
-// import ResNet` then `eval(args.arch)`). In a package's `__init__.py` (`package`), a statement
+// may read its namespace by computed names (reads_namespace_by_name, the test unused_imports
+// makes too: `from models import ResNet` then `eval(args.arch)`). In a package's `__init__.py` (`package`), a statement
 // none of whose names the module writes elsewhere re-exports them (`from vidtok.trainer import
 // TokenizerTrainer`: the package's API): only a statement serving the module's own code (one of its
 // names written again: MGN's loss/__init__.py builds TripletLoss) leaves its other names unused.
@@ -489,8 +490,7 @@ std::vector<size_t> from_import_names(std::string_view t, bool package) {
   // A package's words and how often it writes each (only when needed).
   std::unordered_map<std::string_view, int> counts;
   if (package) for_each_word(t, [&](size_t at, size_t e) { ++counts[t.substr(at, e - at)]; });
-  for (std::string_view reflect : {"eval(", "globals()", "locals()", "vars(", "__dict__", "getattr(", "getmembers"})
-    if (t.find(reflect) != std::string_view::npos) return out;
+  if (reads_namespace_by_name(t)) return out;
   for (size_t line = 0; line < t.size();) {
     size_t next = t.find('\n', line);
     next = next == std::string_view::npos ? t.size() : next + 1;

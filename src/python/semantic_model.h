@@ -651,7 +651,7 @@ class SemanticModel {
   std::vector<Value> unpacked_name_values(Node name, const Binding& b) const;
   std::vector<Value> param_values_uncached(int function, int param_index) const;
   std::vector<Value> attribute_values(Node attr) const;
-  // The values the elements of a container may take (model_values.cpp): a tuple, list or set
+  // The values the elements of a container may take (model_element_values.cpp): a tuple, list or set
   // display's elements; `tuple(x)`, `list(x)`, `sorted(x)`, `set(x)` of such a container; a
   // comprehension or generator yielding its own loop variable (`k for k in ("a", "b") if c`: a
   // subset); through names (a list display and what `.append`/`.extend` add to it), `self.x`

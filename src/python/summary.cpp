@@ -14,6 +14,7 @@
 #include "python/loader_wrappers.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
+#include "python/namespace_reads.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/symbol_table.h"
@@ -248,28 +249,26 @@ std::vector<std::string> SemanticModel::unused_imports(
   std::vector<std::string> out;
   if (imports.empty() || imports.size() > 256) return out;
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  // A word written as a name (not after a dot), outside comments, docstrings and `__all__`.
-  auto written = [&](std::string_view name, bool in_imports) {
+  // A word written as a name (not after a dot), outside import statements, comments, docstrings
+  // and `__all__`.
+  auto written = [&](std::string_view name) {
     for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
       if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
       if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
       if (inert_text_at(static_cast<uint32_t>(at))) continue;
-      if (!in_imports) {
-        Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
-        bool import = false;
-        for (int up = 0; up < 6 && !is_null(d) && !import; ++up, d = parent(d))
-          import = is(d, "import_from_statement") || is(d, "import_statement") || is(d, "future_import_statement");
-        if (import) continue;
-      }
+      Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+      bool import = false;
+      for (int up = 0; up < 6 && !is_null(d) && !import; ++up, d = parent(d))
+        import = is(d, "import_from_statement") || is(d, "import_statement") || is(d, "future_import_statement");
+      if (import) continue;
       return true;
     }
     return false;
   };
   // A module that may look a name up in its own namespace may call any name it imports.
-  for (std::string_view reflect : {"globals", "vars", "locals", "eval", "exec", "sys.modules"})
-    if (written(reflect, true)) return out;
+  if (reads_namespace_by_name(src_, [&](size_t at) { return !inert_text_at(static_cast<uint32_t>(at)); })) return out;
   for (const auto& [name, qualified] : imports)
-    if (!written(name, false)) out.push_back(name);
+    if (!written(name)) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }

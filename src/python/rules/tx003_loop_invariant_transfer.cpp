@@ -2,6 +2,8 @@
 #include "python/call_positions.h"
 #include "python/rules/common.h"
 
+#include <set>
+#include <string>
 #include <vector>
 
 namespace stoker::python::rules {
@@ -67,13 +69,67 @@ bool module_state_attribute(const Context& ctx, Node recv, int function) {
   return false;
 }
 
+// An argument of a reshape or conversion that is the same on every step: an integer (a literal,
+// `-1`, a name every binding of which is one), `True`/`False`/`None`, or a tuple or list of them.
+bool constant_operand(const SemanticModel& m, Node a) {
+  a = unparen(a);
+  if (is(a, "keyword_argument")) a = unparen(field(a, "value"));
+  if (is(a, "integer") || is(a, "true") || is(a, "false") || is(a, "none")) return true;
+  if (is(a, "unary_operator")) return is(unparen(field(a, "argument")), "integer");
+  if (is(a, "tuple") || is(a, "list")) {
+    if (named_count(a) > 8) return false;
+    for (Node e : named_children(a))
+      if (!constant_operand(m, e)) return false;
+    return true;
+  }
+  return is(a, "identifier") && m.constant_int(a).has_value();
+}
+
+// The value a move's receiver reshapes or converts, the other arguments constant: `w` of
+// `torch.squeeze(w, 1)`, `mask.float().unsqueeze(0)` (the same values on every step when `w` does
+// not change). The receiver itself when it is no such call. At most 8 calls deep.
+Node reshaped_value(const SemanticModel& m, Node recv) {
+  static const std::set<std::string, std::less<>> functions = {
+      "torch.squeeze", "torch.unsqueeze", "torch.flatten", "torch.reshape", "torch.transpose", "torch.permute",
+      "torch.t"};
+  static const std::set<std::string, std::less<>> methods = {
+      "squeeze", "unsqueeze", "flatten", "reshape", "view", "transpose", "permute", "t", "contiguous",
+      "float", "double", "half", "long", "int", "bool", "clone", "detach"};
+  recv = unparen(recv);
+  for (int depth = 0; depth < 8 && is(recv, "call"); ++depth) {
+    Node args = field(recv, "arguments");
+    if (!is(args, "argument_list")) break;
+    Node fn = unparen(field(recv, "function"));
+    const std::string& q = m.callee_name(recv);
+    std::vector<Node> operands = named_children(args);
+    Node value;
+    if (functions.count(q)) {
+      if (operands.empty() || is(operands[0], "keyword_argument") || is(operands[0], "list_splat")) break;
+      value = operands[0];
+      operands.erase(operands.begin());
+    } else if (is(fn, "attribute") && methods.count(m.text(field(fn, "attribute"))) && q.empty()) {
+      // A method of a value, not a module's function (`np.reshape(...)`: a qualified name).
+      value = field(fn, "object");
+    } else {
+      break;
+    }
+    bool constant = true;
+    for (Node a : operands) constant = constant && constant_operand(m, a);
+    if (!constant) break;
+    recv = unparen(value);
+  }
+  return recv;
+}
+
 }  // namespace
 
 void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   const auto& m = ctx.model();
   std::string_view meth = method_name(ctx, call);
   if ((meth != "to" && meth != "cuda") || !m.is_move_to_cuda(call)) return;
-  Node recv = receiver(call);
+  Node moved = receiver(call);
+  // What the receiver reshapes or converts (`torch.squeeze(w, 1).to(device)`: `w`), or itself.
+  Node recv = reshaped_value(m, moved);
   // The names the receiver reads: itself, or for `labels[idx_train]` (the rows of a name at an
   // index name: full-batch graph training gathers the split's targets per step) the value and
   // the index.
@@ -90,13 +146,13 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
     parts.emplace_back(std::string(ctx.text(index)), index);
     key = std::string(ctx.text(recv));
   }
-  if (key.empty() || m.is_batch_value(recv)) return;
+  if (key.empty() || m.is_batch_value(recv) || (!same(moved, recv) && m.is_batch_value(moved))) return;
   // `x = x.to(device)`: the first step moves it; every later `.to` finds it there (no copy).
   if (Node p = parent(call); is(p, "assignment") && same(field(p, "right"), call) && ctx.text(field(p, "left")) == ctx.text(recv))
     return;
   // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
   // later calls copy nothing).
-  if (m.is_cuda(recv) || m.is_module(recv)) return;
+  if (m.is_cuda(recv) || m.is_module(recv) || (!same(moved, recv) && m.is_cuda(moved))) return;
   HotContext h = ctx.hot();
   if (!h.hot) return;
   // A buffer or parameter the class registers (a scan of the file's calls: after the hot test).
