@@ -58,6 +58,9 @@ class WithoutIncoming : public ExternalFacts {
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override {
     return base_.subclass_stores(local_class, attr);
   }
+  std::vector<std::pair<int, int>> subclass_attr_types(std::string_view local_class, std::string_view attr) const override {
+    return base_.subclass_attr_types(local_class, attr);
+  }
   bool has_incoming() const override { return false; }
   const FunctionFacts::Attr* class_attr(std::string_view name, std::string_view attr) const override {
     return base_.class_attr(name, attr);

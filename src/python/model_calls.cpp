@@ -140,6 +140,23 @@ void SemanticModel::resolve_calls() {
         }
       } else {
         klass = instance_class(obj);
+        // `LLaMA.from_pretrained_llama3_meta(...)`: a classmethod or staticmethod of a class defined
+        // here, called on the class itself (set H llm.c). Not another method (`Base.forward(self,
+        // x)` hands its receiver as an argument).
+        if (klass < 0 && is(obj, "identifier"))
+          for (const auto& v : values(obj)) {
+            if (v.kind != Value::Kind::Expr || !is(v.expr, "class_definition")) continue;
+            auto c = class_by_node_.find(v.expr.id);
+            if (c == class_by_node_.end()) continue;
+            int m = model_detail::inherited_method(classes_, classes_by_name_, c->second, method);
+            if (m < 0) break;
+            bool bound_to_class = functions_[m].static_method;
+            if (Node dp = parent(functions_[m].node); !bound_to_class && is(dp, "decorated_definition"))
+              for (Node d : named_children(dp))
+                bound_to_class = bound_to_class || (is(d, "decorator") && text(unparen(named_child(d, 0))) == "classmethod");
+            if (bound_to_class && std::find(targets.begin(), targets.end(), m) == targets.end()) targets.push_back(m);
+            break;
+          }
       }
       if (klass >= 0) {
         size_t before = targets.size();

@@ -225,11 +225,22 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   }
   // What subclasses store on `self`, joined on the classes of other modules they derive from,
   // through at most 4 levels of bases (O(classes x bases x depth) resolutions).
+  // With them, the types each gives what it stores (its attrs; {-1, 0} for a name it stores
+  // whose type is not known), for a base's methods reading an attribute only subclasses store.
   subclass_stores_.resize(n);
+  subclass_attrs_.resize(n);
   for (size_t m = 0; m < n; ++m) {
     if (!summaries[m] || !summary_index_[m].self_stores) continue;
     for (const auto& [name, f] : summaries[m]->functions) {
       if (!f.is_class || f.self_stores.empty()) continue;
+      std::vector<std::pair<std::string, std::pair<int, int>>> typed;  // attribute, type
+      for (const FunctionFacts::Attr& a : f.attrs) typed.push_back({a.name, {a.kind, a.device}});
+      for (const std::string& s : f.self_stores) {
+        if (s == "*") continue;
+        bool known = false;
+        for (const FunctionFacts::Attr& a : f.attrs) known = known || a.name == s;
+        if (!known) typed.push_back({s, {-1, 0}});
+      }
       std::vector<std::pair<int, const FunctionFacts*>> frontier{{static_cast<int>(m), &f}};
       std::set<std::pair<int, std::string>> seen;
       for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
@@ -240,8 +251,14 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
             if (!target || !seen.insert(*target).second) continue;
             const FunctionFacts* base = function(target->first, target->second);
             if (!base || !base->is_class) continue;
-            if (target->first != static_cast<int>(m))
+            if (target->first != static_cast<int>(m)) {
               subclass_stores_[target->first][target->second].insert(f.self_stores.begin(), f.self_stores.end());
+              auto& attrs = subclass_attrs_[target->first][target->second];
+              for (const auto& [attr, type] : typed) {
+                auto& types = attrs[attr];
+                if (!types.count(type)) types.insert(types.size() < kMaxSubclassAttrTypes ? type : std::pair<int, int>{-1, 0});
+              }
+            }
             next.push_back({target->first, base});
           }
         frontier = std::move(next);
@@ -968,6 +985,15 @@ bool FactsTable::subclass_stores(int module, const std::string& local_class, std
   return it->second.count("*") || it->second.count(std::string(attr));
 }
 
+std::vector<std::pair<int, int>> FactsTable::subclass_attr_types(int module, const std::string& local_class,
+                                                                 std::string_view attr) const {
+  auto it = subclass_attrs_[module].find(local_class);
+  if (it == subclass_attrs_[module].end()) return {};
+  auto a = it->second.find(std::string(attr));
+  if (a == it->second.end()) return {};
+  return {a->second.begin(), a->second.end()};
+}
+
 const FunctionFacts* FactsTable::function(int module, const std::string& local) const {
   auto it = functions_[module].find(local);
   return it == functions_[module].end() ? nullptr : it->second;
@@ -1094,6 +1120,21 @@ bool ModuleEnv::subclass_stores(std::string_view local_class, std::string_view a
   return out;
 }
 
+namespace {
+std::string fp_attr_types(const std::vector<std::pair<int, int>>& types) {
+  std::string o;
+  for (const auto& [k, d] : types) o += std::to_string(k) + ":" + std::to_string(d) + ";";
+  return o;
+}
+}  // namespace
+
+std::vector<std::pair<int, int>> ModuleEnv::subclass_attr_types(std::string_view local_class, std::string_view attr) const {
+  std::string key = std::string(local_class) + "." + std::string(attr);
+  auto out = table_.subclass_attr_types(module_, std::string(local_class), attr);
+  record({'y', key, 0, 0}, fp_attr_types(out));
+  return out;
+}
+
 bool ModuleEnv::class_on_cuda(std::string_view local_class) const {
   bool out = table_.class_on_cuda(module_, std::string(local_class));
   record({'k', std::string(local_class), 0, 0}, out ? "1" : "0");
@@ -1156,6 +1197,12 @@ std::string ModuleEnv::answer(const Query& q) const {
       if (space == std::string::npos) return {};
       return fp_class_attr(resolve_callee(std::string_view(q.name).substr(0, space)).facts,
                            std::string_view(q.name).substr(space + 1));
+    }
+    case 'y': {
+      size_t dot = q.name.find('.');
+      if (dot == std::string::npos) return {};
+      return fp_attr_types(
+          table_.subclass_attr_types(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)));
     }
     case 'x': {
       size_t dot = q.name.find('.');

@@ -194,6 +194,9 @@ class FactsTable {
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
   // ExternalFacts::subclass_stores for module `module`.
   bool subclass_stores(int module, const std::string& local_class, std::string_view attr) const;
+  // ExternalFacts::subclass_attr_types for module `module`.
+  std::vector<std::pair<int, int>> subclass_attr_types(int module, const std::string& local_class,
+                                                       std::string_view attr) const;
   // ExternalFacts::class_on_cuda for module `module`.
   bool class_on_cuda(int module, const std::string& local_class) const {
     return cuda_classes_[module].count(local_class) != 0;
@@ -240,6 +243,9 @@ class FactsTable {
   // Per module, per class: the attributes subclasses of other modules store on `self`
   // (FunctionFacts::self_stores joined, "*" for any).
   std::vector<std::unordered_map<std::string, std::set<std::string>>> subclass_stores_;
+  // Per module, per class, per attribute: the types subclasses of other modules give what they
+  // store there (ExternalFacts::subclass_attr_types; {-1, 0}: one not known).
+  std::vector<std::unordered_map<std::string, std::map<std::string, std::set<std::pair<int, int>>>>> subclass_attrs_;
   std::vector<std::set<std::string>> cuda_classes_;  // per module: classes another places on CUDA
   template <class Relays>
   void relay_hotness(const Relays& relays);
@@ -374,6 +380,7 @@ class ModuleEnv : public ExternalFacts {
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
+  std::vector<std::pair<int, int>> subclass_attr_types(std::string_view local_class, std::string_view attr) const override;
   bool class_on_cuda(std::string_view local_class) const override;
   const FunctionFacts::Attr* class_attr(std::string_view name, std::string_view attr) const override;
   bool project_name(std::string_view name) const override { return layout_.is_project_name(module_, name); }
@@ -382,7 +389,8 @@ class ModuleEnv : public ExternalFacts {
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
                 // 'a' attribute_mentioned, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda,
-                // 't' class_attr (name: the class name, a space, the attribute)
+                // 't' class_attr (name: the class name, a space, the attribute), 'y' subclass_attr_types
+                // (name: the class name, a dot, the attribute)
     std::string name;
     int index = 0;
     unsigned fields = 0;  // the parts of the answer read (fact::k*)

@@ -393,6 +393,17 @@ class ExternalFacts {
     (void)attr;
     return false;
   }
+  // The types (FunctionFacts::Attr kind and device) that the subclasses in other modules of this
+  // module's class `local_class` (directly or through further subclasses) give the attribute
+  // `attr` they store on `self` (their "Class" entries' attrs), each distinct pair once, sorted,
+  // at most kMaxSubclassAttrTypes; {-1, 0} among them when a subclass stores it with a type not
+  // known (or the pairs passed the cap). Empty when none stores it. A method of the class reading
+  // `self.attr` that neither it nor a base stores runs on an instance of one of them.
+  virtual std::vector<std::pair<int, int>> subclass_attr_types(std::string_view local_class, std::string_view attr) const {
+    (void)local_class;
+    (void)attr;
+    return {};
+  }
   // Does another module bind an instance of this module's class `local_class` on CUDA, or store
   // one as a submodule of a class that is (ModuleSummary::cuda_instances)? Then the buffers the
   // class registers are on CUDA.
@@ -421,6 +432,7 @@ constexpr size_t kMaxKwNames = 16;    // ArgFacts::kw_names
 constexpr size_t kMaxNamespaceDests = 256;  // FunctionFacts::namespace_values
 constexpr size_t kMaxDictKeys = 64;  // ArgFacts::dict_values
 constexpr size_t kMaxAttrDevices = 8;  // ArgFacts::attr_devices, FunctionFacts::ret_attr_devices
+constexpr size_t kMaxSubclassAttrTypes = 4;  // ExternalFacts::subclass_attr_types
 
 // IncomingCalls::result_per_epoch: the whole result (the other bits are tuple elements, at most 8).
 constexpr unsigned kWholeResult = 1u << 31;

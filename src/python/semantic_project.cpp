@@ -271,6 +271,24 @@ std::string SemanticModel::external_name(int ci) const {
           m >= 0 && model_detail::abstract_method(functions_[m].node, src_))
         return facts_->canonical(classes_[klass].name + "." + method + "[overrides]", true);
   }
+  // `self.m(...)` in a method of a module-level class C that neither C nor a base of it here
+  // defines: the method C inherits from a base of another module (set AJ End-to-end-ASR-Pytorch:
+  // Solver.exec in bin/train_asr.py runs `self.backward(loss)` of BaseSolver in src/solver.py per
+  // step). Named "C.m", which the FactsTable resolves through C's bases in order; a method no
+  // project class defines (a library base's: `self.log` of a LightningModule) names nothing.
+  if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") && text(unparen(field(fn, "object"))) == "self" &&
+      facts_ && calls_[ci].caller >= 0) {
+    int klass = functions_[calls_[ci].caller].klass;
+    std::string method(text(field(fn, "attribute")));
+    if (klass >= 0 && scopes_[classes_[klass].scope].parent == 0 && !starts_with(method, "__") &&
+        model_detail::inherited_method(classes_, classes_by_name_, klass, method) < 0) {
+      std::string name = facts_->canonical(classes_[klass].name, true);
+      if (!name.empty()) {
+        name += "." + method;
+        if (facts_->callee(name, fact::kExists)) return name;
+      }
+    }
+  }
   // A method of the instance a project call built that `obj` holds (`Net().to(dev)`): "Cls.method".
   auto instance_method = [&](Node obj, const std::string& method, bool construction = false) -> std::string {
     if (!is(obj, "identifier") && !is(obj, "attribute") && !(construction && is(obj, "call"))) return {};

@@ -243,6 +243,15 @@ class TypeInference {
   // -1 unknown, 0 not a module class, 1 an nn.Module (or LightningModule) class.
   int module_class(int klass) const;
   int base_class(int klass) const;  // a base class defined here, or -1
+  // A construction (of a module) run while torch's default device is CUDA: inside `with
+  // torch.device("cuda"):`, or after a statement of its block `torch.set_default_tensor_type(
+  // torch.cuda.HalfTensor)` / `torch.set_default_device("cuda")` with no such statement setting
+  // another default between them. Its parameters are built on the GPU.
+  bool built_on_cuda_default(Node call) const;
+  // `self.attr` that neither the class nor a base of it stores (member_type found nothing): what
+  // the subclasses that do store it give it, this file's (their stores) and other modules'
+  // (ExternalFacts::subclass_attr_types). Unknown when none does, or one's type is not known.
+  AbstractType subclass_member_type(int klass, std::string_view attr, TypeDevice owner) const;
   // The framework class (FrameworkTable) a project class derives from: a base named in the table,
   // through bases here or another project module's class facts; -1 none.
   int framework_base(int klass) const;
@@ -338,6 +347,8 @@ class TypeInference {
   mutable std::vector<signed char> class_cuda_;    // per class: 1 on CUDA (empty: not computed)
   mutable std::vector<std::set<std::string, std::less<>>> buffers_;  // per class: names it registers
   mutable bool buffers_built_ = false;
+  mutable std::vector<std::vector<int>> subclasses_;  // per class: the classes here deriving from it
+  mutable bool subclasses_built_ = false;
   mutable bool constructors_built_ = false;
   mutable std::unordered_map<int, std::vector<Node>> constructors_;
   mutable std::unordered_map<int, std::vector<std::pair<Node, bool>>> yields_;

@@ -28,7 +28,11 @@ const std::set<std::string, std::less<>>& host_scalar_methods() {
       "item", "size", "dim", "ndimension", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous",
       "__len__", "get_device", "storage_offset", "is_floating_point", "is_complex", "__repr__", "__str__",
       "format", "join", "startswith", "endswith", "lower", "upper", "strip", "split", "replace",
-      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size", "nbytes"};
+      "isdigit", "is_available", "is_initialized", "get_rank", "get_world_size", "nbytes",
+      // str methods no tensor has (`print('[INFO]', msg.ljust(100))` of a message a project
+      // method of a CUDA module builds: a string, whatever that method's facts say).
+      "ljust", "rjust", "center", "zfill", "lstrip", "rstrip", "capitalize", "title", "casefold", "swapcase",
+      "isalpha", "isalnum", "isspace", "isnumeric", "isdecimal", "isidentifier", "splitlines", "rsplit"};
   return s;
 }
 
@@ -229,7 +233,7 @@ AbstractType TypeInference::call_type(Node call) const {
     if (q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer")
       return AbstractType::of(Kind::Tensor);
     if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
-      return AbstractType::of(Kind::Module);
+      return AbstractType::of(Kind::Module, built_on_cuda_default(call) ? TypeDevice::Cuda : TypeDevice::Unresolved);
     if (q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy") {
       if (is_null(m_.argument(call, -1, "device"))) {
         // `torch.as_tensor(v)` of a tensor given no device keeps it where it is (`torch.tensor(t)`
@@ -324,6 +328,29 @@ AbstractType TypeInference::call_type(Node call) const {
     if (meth == "tolist" || meth == "numpy" || meth == "get_last_lr" || meth == "batch_decode")
       return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (meth == "parse_args" || meth == "parse_known_args") return AbstractType::of(Kind::Host);
+    // `LLaMA.from_pretrained_llama3_meta(...)`: a method of a class defined here called on the
+    // class itself (a classmethod or staticmethod): what its definitions return, as a function
+    // of this file's (below), not what a method of a module instance computes.
+    if (is(unparen(recv_node), "identifier") && class_of_callee(unparen(recv_node)) >= 0)
+      if (auto targets = m_.callees(call); !targets.empty()) {
+        AbstractType t = AbstractType::bottom();
+        bool all_known = true;
+        for (int f : targets) {
+          AbstractType one;
+          if (!site_return(f, call, one)) {
+            all_known = false;
+            break;
+          }
+          t = join(t, one);
+        }
+        if (all_known) return t;
+        t = AbstractType::bottom();
+        for (int f : targets) {
+          if (!yields(f).empty() || m_.functions()[f].returns.empty()) return AbstractType::unknown();
+          for (Node r : m_.functions()[f].returns) t = join(t, value(r, Path{}));
+        }
+        return t;
+      }
     AbstractType recv = value(recv_node, Path{});
     // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.
     if (recv.kind == Kind::Unknown && (meth == "to" || meth == "cuda" || meth == "cpu") && m_.is_module(recv_node))
@@ -523,8 +550,16 @@ AbstractType TypeInference::call_type(Node call) const {
     return AbstractType::of(Kind::Tensor, callee.device);
   }
   int klass = class_of_callee(fn);
-  if (klass >= 0) return instance_of(klass);
-  if (int ext = ext_instance_class(call); ext <= -2) return instance_type(ext, TypeDevice::Unresolved);  // another module's class
+  if (klass >= 0) {
+    AbstractType t = instance_of(klass);
+    if (t.kind == Kind::Module && built_on_cuda_default(call)) t.device = TypeDevice::Cuda;
+    return t;
+  }
+  if (int ext = ext_instance_class(call); ext <= -2) {  // another module's class
+    AbstractType t = instance_type(ext, TypeDevice::Unresolved);
+    if (t.kind == Kind::Module && built_on_cuda_default(call)) t.device = TypeDevice::Cuda;
+    return t;
+  }
   if (is(fn, "identifier")) {
     int fw = framework_class_of_callee(fn);
     if (fw >= 0) {
@@ -634,6 +669,55 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   if (q == "builtins.next") return element_of(m_.argument(call, 0, ""));
   return AbstractType::unknown();
+}
+
+// O(enclosing statements x the statements before the construction in each block, at most 64 per
+// block), only in a file that names torch's default device setters.
+bool TypeInference::built_on_cuda_default(Node call) const {
+  if (!m_.default_device_moved()) return false;
+  const std::string_view src = m_.src();
+  // A default-device setter statement: 1 sets CUDA, 0 sets another default, -1 none.
+  auto setter = [&](Node st) -> int {
+    if (!is(st, "expression_statement") || named_count(st) != 1) return -1;
+    Node c = unparen(named_child(st, 0));
+    if (!is(c, "call")) return -1;
+    const std::string& q = m_.qualified_name(unparen(field(c, "function")));
+    if (q != "torch.set_default_tensor_type" && q != "torch.set_default_device") return -1;
+    Node a = unparen(m_.argument(c, 0, q == "torch.set_default_device" ? "device" : "t"));
+    if (is_null(a)) return 0;
+    std::string lit;
+    std::string_view written = string_literal_value(a, src, lit) ? std::string_view(lit) : text(a, src);
+    if (q == "torch.set_default_tensor_type") return starts_with(written, "torch.cuda.") ? 1 : 0;
+    if (string_literal_value(a, src, lit)) return starts_with(lit, "cuda") ? 1 : 0;
+    return m_.device_kind(a) == SemanticModel::DeviceKind::Cuda ? 1 : 0;
+  };
+  for (Node n = call; !is_null(n); n = parent(n)) {
+    Node p = parent(n);
+    if (is_null(p) || is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
+    // `with torch.device("cuda"):` around the construction.
+    if (is(p, "with_statement") && same(field(p, "body"), n)) {
+      for (Node clause : named_children(p)) {
+        if (!is(clause, "with_clause")) continue;
+        for (Node item : named_children(clause)) {
+          Node v = unparen(field(item, "value"));
+          if (is(v, "call") && m_.qualified_name(unparen(field(v, "function"))) == "torch.device") {
+            std::string lit;
+            Node a = unparen(m_.argument(v, 0, "type"));
+            if (string_literal_value(a, src, lit) && starts_with(lit, "cuda")) return true;
+          }
+        }
+      }
+    }
+    if (!is(p, "block") && !is(p, "module")) continue;
+    // The statements before `n` in its block, nearest first.
+    auto statements = named_children(p);
+    size_t at = statements.size();
+    for (size_t i = 0; i < statements.size(); ++i)
+      if (same(statements[i], n)) at = i;
+    for (size_t i = at, seen = 0; i > 0 && at < statements.size() && seen < 64; --i, ++seen)
+      if (int s = setter(statements[i - 1]); s >= 0) return s == 1;
+  }
+  return false;
 }
 
 }  // namespace stoker::python

@@ -176,6 +176,7 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
   if (placeholder && !(tensor_like(t) && (t.device == TypeDevice::Cuda || t.device == TypeDevice::Any)))
     t = join(t, AbstractType::of(Kind::HostScalar));
   if (any) return t;
+  if (AbstractType s = subclass_member_type(klass, attr, owner); s.kind != Kind::Unknown) return s;
   // A field of a dataclass or NamedTuple of this file (`losses.loss` of `Loss(loss=token_nll,
   // ...)`): what the constructions pass for it (by keyword or by the field's position), or its
   // default. Unknown when the class is not one, or a construction unpacks its arguments.
@@ -196,6 +197,40 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
     if (t.kind == Kind::Unknown) return t;
   }
   return t;
+}
+
+AbstractType TypeInference::subclass_member_type(int klass, std::string_view attr, TypeDevice owner) const {
+  if (klass < 0) return AbstractType::unknown();
+  const auto& classes = m_.classes();
+  if (!subclasses_built_) {
+    // Once per file: O(classes x MRO).
+    subclasses_built_ = true;
+    subclasses_.assign(classes.size(), {});
+    for (size_t sc = 0; sc < classes.size(); ++sc)
+      for (int c : model_detail::class_mro(classes, m_.classes_by_name_, static_cast<int>(sc)))
+        if (c != static_cast<int>(sc)) subclasses_[static_cast<size_t>(c)].push_back(static_cast<int>(sc));
+  }
+  AbstractType t = AbstractType::bottom();
+  bool any = false;
+  for (int sc : subclasses_[static_cast<size_t>(klass)])
+    for (const auto& [v, p] : self_stores(classes[sc].name + "." + std::string(attr))) {
+      AbstractType vt = store_type(v, p);
+      if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
+        vt.device = join(vt.device, owner);
+      t = join(t, vt);
+      any = true;
+      if (t.kind == Kind::Unknown) return t;
+    }
+  if (m_.facts_ && m_.scopes_[classes[klass].scope].parent == 0)
+    for (const auto& [k, d] : m_.facts_->subclass_attr_types(classes[klass].name, attr)) {
+      if (k < 0) return AbstractType::unknown();
+      AbstractType vt = from_fact(k, d);
+      if (vt.kind == Kind::Module || vt.kind == Kind::Tensor) vt.device = join(vt.device, owner);
+      t = join(t, vt);
+      any = true;
+      if (t.kind == Kind::Unknown) return t;
+    }
+  return any ? t : AbstractType::unknown();
 }
 
 namespace {
