@@ -92,7 +92,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
         got.values.assign(1, ScalarFact{});
         got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         got.klass = "?";
-        got.cuda = oc.splat_cuda;
+        got.cuda = oc.star_cuda && !p.keyword_only;  // OutgoingCall::star_cuda
       } else {
         got.defaulted = true;
       }

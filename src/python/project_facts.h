@@ -478,8 +478,13 @@ struct OutgoingCall {
   std::vector<std::string> attrs_fed;  // IncomingCalls::attrs_fed: `obj.attr` of the result iterated hot
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
   // ... and what a `*args` / `**kwargs` spreads may be CUDA (`model(*batch[2:])`, `f(**inputs)`
-  // of CUDA tensors): the callee's parameters it may bind may be CUDA.
+  // of CUDA tensors): the callee's `*`/`**` parameters it may bind may be CUDA.
   bool splat_cuda = false;
+  // ... and what a `*args` spreads may be CUDA: so may the named positional parameters it may
+  // bind. An unreadable `**d` hands its values to no named parameter: which one a key reaches is
+  // unknown (a `**kwargs` most likely takes it), and a parameter it does not reach keeps its
+  // default (issue 10, session 31: a `reverse=False` beside `**kwargs`).
+  bool star_cuda = false;
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its
   // guards: amortization, once per epoch, a flag): the project passes on the hotness (and the

@@ -818,7 +818,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (!kw.complete) oc.splat = true;
       // What the splats spread: CUDA elements make the parameters they bind maybe CUDA.
       for (auto a : named_children(field(cs.call, "arguments")))
-        if ((is(a, "list_splat") || is(a, "dictionary_splat")) && is_cuda(named_child(a, 0))) oc.splat_cuda = true;
+        if ((is(a, "list_splat") || is(a, "dictionary_splat")) && is_cuda(named_child(a, 0))) {
+          oc.splat_cuda = true;
+          oc.star_cuda |= is(a, "list_splat");
+        }
       for (const auto& [key, value] : kw.items) {
         oc.keywords.push_back({key, arg_facts(value, dead)});
         nodes.keywords.push_back(value);
