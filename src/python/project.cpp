@@ -456,6 +456,7 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       // handed on keeps the facts it had: set J BiSeNet get_dataloader.py).
       if ((oc.result_per_epoch & kWholeLocalEpoch) && ff->returns_loader && summaries[m]->uses_cuda) cuda_[tm] = 1;
       if ((oc.result_per_epoch & ~(kWholeResult | kWholeLocalEpoch)) && summaries[m]->uses_cuda) cuda_[tm] = 1;
+      if (oc.result_fed && summaries[m]->uses_cuda) cuda_[tm] = 1;  // an element iterated at all
       // So does a whole loader that such a loop iterates and that the call builds anew on every
       // pass of a loop (arguments the same each pass, OutgoingCall::rebuilds: ncf's
       // `train_loader = sample_generator.instance_a_train_loader(...)` in the epoch loop).

@@ -43,6 +43,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
   if (!binds) return;  // an override run through `self`: not handed the arguments
   c.result_feeds_training |= oc.result_feeds_training;
   c.result_per_epoch |= oc.result_per_epoch;
+  c.result_fed |= oc.result_fed;
   join_sorted(c.attrs_fed, oc.attrs_fed, kMaxFedAttrs);
   // Arguments to parameters, as Python binds them.
   const auto& params = rf->params;
@@ -99,7 +100,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     }
     b.in.params[i].join(*arg);
     if (oc.hot && !oc.once_per_epoch) b.in.params[i].join_hot(*arg);
-    if (oc.result_feeds_training || oc.result_per_epoch) b.in.params[i].join_use(*arg, oc.result_per_epoch != 0);
+    if (oc.result_feeds_training || oc.result_per_epoch || oc.result_fed) b.in.params[i].join_use(*arg, oc.result_per_epoch != 0);
     if (arg->cuda || arg->device_cuda) {
       mark(tm);
       mark(rm);

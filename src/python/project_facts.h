@@ -121,6 +121,10 @@ struct IncomingCalls {
   // the caller hands it to: bit i element i of a returned tuple (`train_loader, val_loader =
   // get_loaders()`), kWholeResult the result itself.
   unsigned result_per_epoch = 0;
+  // Elements of a returned tuple that a hot loop of the caller's module (or of a function the
+  // caller hands them to) iterates, per epoch or not: bit i element i (`train_loader,
+  // valid_loader, test_loader = get_data_loaders()`, the test loader iterated once after training).
+  unsigned result_fed = 0;
   // Attributes of the instance it constructs (a class called: its `__init__`) that a hot loop
   // of the caller's module iterates (`for batch in dataset.train` after `dataset = Cifar(...)`),
   // sorted, at most kMaxFedAttrs: a loader `__init__` stores there feeds training.
@@ -475,6 +479,7 @@ struct OutgoingCall {
   bool rebuilds_if_caller = false;
   bool result_feeds_training = false;  // a hot loop iterates what the call returns
   unsigned result_per_epoch = 0;       // IncomingCalls::result_per_epoch
+  unsigned result_fed = 0;             // IncomingCalls::result_fed
   std::vector<std::string> attrs_fed;  // IncomingCalls::attrs_fed: `obj.attr` of the result iterated hot
   bool splat = false;                  // *args / unreadable **kwargs: other arguments unknown
   // ... and what a `*args` / `**kwargs` spreads may be CUDA (`model(*batch[2:])`, `f(**inputs)`

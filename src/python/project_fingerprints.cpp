@@ -119,7 +119,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
   }
   if (fields & fact::kInLoop) o += x.in_loop ? 'L' : '-';
   if (fields & fact::kResult) {
-    o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch);
+    o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch) + 'e' + std::to_string(x.result_fed);
     for (const auto& a : x.attrs_fed) o += '.' + a;
   }
   if (fields & fact::kCalled) o += x.called ? 'C' : '-';

@@ -575,6 +575,10 @@ class SemanticModel {
   // Calls here (by node id) whose result, or an element of it, another module's function
   // iterates per epoch in a hot loop (OutgoingCall::result_per_epoch bits).
   std::unordered_map<const void*, unsigned> results_iterated_per_epoch() const;
+  // Handed on: call ci's function returns, at the positions of `returned` (bits of its returned
+  // tuple displays), names unpacked from the call's own tuple target (`a, b, n = get(...)` then
+  // `return a, b, n`): the call's elements there (bit i element i). O(returns x elements).
+  unsigned handed_on_elements(size_t ci, unsigned returned) const;
   // summarize()'s per-epoch parameter pass (summary_params.cpp): per function and parameter,
   // whether a hot loop iterates it (here, or through calls handing it to a function here or in
   // another module), per epoch, and the keys of its items iterated hot (sorted, at most
@@ -585,6 +589,9 @@ class SemanticModel {
     std::vector<std::vector<char>> hot_param, epoch_param;
     std::vector<std::vector<std::vector<std::string>>> hot_keys;
     std::unordered_set<const void*> iterated_calls;
+    // Per call, the elements of its result (bit i: element i, the first eight) bound by a tuple
+    // target of the assignment itself that a hot loop iterates (OutgoingCall::result_fed).
+    std::unordered_map<const void*, unsigned> iterated_elements;
     std::unordered_map<const void*, std::vector<std::string>> attrs_iterated;
   };
   ParamIteration param_iteration() const;

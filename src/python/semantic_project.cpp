@@ -836,6 +836,8 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
       // a function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
       // `train(epoch, train_loader)` in an epoch loop.
       if (bits & gin->result_per_epoch) return true;
+      // An element a caller's hot loop iterates, per epoch or not (IncomingCalls::result_fed).
+      if (bits & gin->result_fed) return true;
     }
   }
   // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
@@ -1052,8 +1054,10 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     // should_keep_training:`, set AM): the whole result, per epoch.
     if (is(pattern, "identifier")) {
       bool feeds = false, per_epoch = false;
+      // A loop keeping the batches on the host (loop_keeps_batches_on_host) feeds nothing, as in
+      // param_iteration.
       for (int l : loops_iterating(call)) {  // the call is the name's loader origin
-        feeds |= loops_[l].kind == LoopKind::Hot;
+        feeds |= loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l);
         per_epoch |= loop_runs_per_epoch_for(l, call);
       }
       if (feeds && per_epoch) out[call.id] |= kWholeResult | kWholeLocalEpoch;
@@ -1067,7 +1071,7 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
       if (!is(t, "identifier") && !(is(t, "attribute") && text(unparen(field(t, "object"))) == "self")) continue;
       bool feeds = false, per_epoch = false;
       for (int l : loops_iterating(t)) {
-        feeds |= loops_[l].kind == LoopKind::Hot;
+        feeds |= loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l);
         per_epoch |= loop_runs_per_epoch_for(l, t);
       }
       if (feeds && per_epoch) out[call.id] |= 1u << i;
@@ -1079,19 +1083,30 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
     // the call's element at the name's position, per epoch. O(returns x elements).
     int f = calls_[ci].caller;
     const IncomingCalls* in = f >= 0 && facts_ ? facts_->incoming(local_name(f), fact::kResult) : nullptr;
-    if (!in || !in->result_per_epoch) continue;
-    for (Node r : functions_[f].returns) {
-      r = unparen(r);
-      if (!is(r, "expression_list") && !is(r, "tuple")) continue;
-      for (uint32_t j = 0; j < named_count(r) && j < 8; ++j) {
-        if (!(in->result_per_epoch & (1u << j))) continue;
-        Node e = unparen(named_child(r, j));
-        if (!is(e, "identifier")) continue;
-        for (const Binding* b : lookup(text(e), start(e)))
-          if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0 && b->unpack_index < 8 &&
-              same(unparen(b->value), call) && same(parent(b->target), pattern))
-            out[call.id] |= 1u << b->unpack_index;
-      }
+    if (in && in->result_per_epoch) out[call.id] |= handed_on_elements(ci, in->result_per_epoch);
+  }
+  return out;
+}
+
+unsigned SemanticModel::handed_on_elements(size_t ci, unsigned returned) const {
+  unsigned out = 0;
+  int f = calls_[ci].caller;
+  Node call = calls_[ci].call;
+  Node asg = parent(call);
+  if (f < 0 || !returned || !is(asg, "assignment") || !same(unparen(field(asg, "right")), call)) return 0;
+  Node pattern = field(asg, "left");
+  if (!is(pattern, "pattern_list") && !is(pattern, "tuple_pattern")) return 0;
+  for (Node r : functions_[f].returns) {
+    r = unparen(r);
+    if (!is(r, "expression_list") && !is(r, "tuple")) continue;
+    for (uint32_t j = 0; j < named_count(r) && j < 8; ++j) {
+      if (!(returned & (1u << j))) continue;
+      Node e = unparen(named_child(r, j));
+      if (!is(e, "identifier")) continue;
+      for (const Binding* b : lookup(text(e), start(e)))
+        if (b->kind == Binding::Kind::Assign && b->unpack_index >= 0 && b->unpack_index < 8 &&
+            same(unparen(b->value), call) && same(parent(b->target), pattern))
+          out |= 1u << b->unpack_index;
     }
   }
   return out;
@@ -1115,10 +1130,12 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
   auto origins = [&](Node e) -> const std::vector<Node>& { return loader_origins(e); };
   auto answer = [&](int f) -> std::optional<bool> {
     const IncomingCalls* in = facts_->incoming(local_name(f), fact::kResult | fact::kInLoop);
-    if (!in || !in->result_feeds_training) return std::nullopt;
+    if (!in || (!in->result_feeds_training && !in->result_fed)) return std::nullopt;
     bool element = false;
     for (Node r : functions_[f].returns) {
       unsigned bits = returned_loader_bits(r, loader_call, origins);
+      // Without the whole result's bit, only the elements a caller's hot loop iterates.
+      if (!in->result_feeds_training) bits &= in->result_fed | in->result_per_epoch;
       // Returned whole to callers whose hot loops iterate it: per epoch where a caller's loop
       // iterates the result per epoch (the whole result's bit, results_iterated_per_epoch), else,
       // called outside loops only, once (a `test_loader = datasets.fetch_test_loader(args)`

@@ -797,6 +797,12 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       oc.result_feeds_training = iteration.iterated_calls.count(cs.call.id) != 0;
       if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
+      if (auto it = iteration.iterated_elements.find(cs.call.id); it != iteration.iterated_elements.end())
+        oc.result_fed = it->second;
+      // Elements handed on to callers in other modules whose hot loops iterate them.
+      if (const IncomingCalls* in = cs.caller >= 0 && facts_ ? facts_->incoming(local_name(cs.caller), fact::kResult) : nullptr;
+          in && in->result_fed)
+        oc.result_fed |= handed_on_elements(ci, in->result_fed);
       if (auto it = iteration.attrs_iterated.find(cs.call.id); it != iteration.attrs_iterated.end()) {
         oc.attrs_fed = it->second;
         std::sort(oc.attrs_fed.begin(), oc.attrs_fed.end());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "python/call_positions.h"
+#include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -32,6 +33,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
   auto& epoch_param = out.epoch_param;
   auto& hot_keys = out.hot_keys;
   auto& iterated_calls = out.iterated_calls;
+  auto& iterated_elements = out.iterated_elements;
   auto& attrs_iterated = out.attrs_iterated;
   // The parameters and calls a hot loop's iterable comes from (through names and wrappers).
   hot_param.resize(functions_.size());
@@ -50,6 +52,34 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     bool stored;
   };
   std::vector<KeyedParam> keyed;
+  // Another assignment of the name between binding `b` and the use `e` that runs whenever the
+  // function gets there (no loop, `try` or nested definition around it, only branches whose
+  // conditions resolve taken: `if args.train_data != args.test_data: test_loader, _, _ =
+  // other.get_data()` with the flags' defaults differing, set AN GenzIVQA genziqa_test.py:679)
+  // rebinds it on every path: `b`'s value never reaches `e`. O(bindings x depth).
+  auto rebound_before = [&](const Binding* b, Node e, const std::vector<const Binding*>& all) {
+    for (const Binding* o : all) {
+      if (o == b || o->kind != Binding::Kind::Assign || function_at(start(o->target)) != function_at(start(b->target)))
+        continue;
+      if (!(start(b->target) < start(o->target) && end(o->value) <= start(e))) continue;
+      bool runs = true;
+      for (Node p = parent(o->target); !is_null(p) && runs; p = parent(p)) {
+        auto k = kind(p);
+        if (k == "function_definition" || k == "module") break;
+        runs = !(k == "for_statement" || k == "while_statement" || k == "try_statement" || k == "lambda" ||
+                 k == "class_definition" || k == "list_comprehension" || k == "generator_expression" ||
+                 k == "set_comprehension" || k == "dictionary_comprehension" || k == "conditional_expression" ||
+                 k == "boolean_operator");
+      }
+      for (const auto& [cond, positive] : model_detail::branch_guards(o->target)) {
+        if (!runs) break;
+        auto truth = guard_truth(cond);
+        runs = truth && *truth == positive;
+      }
+      if (runs) return true;
+    }
+    return false;
+  };
   std::function<void(Node, int, std::vector<std::pair<int, int>>&)> trace = [&](Node e, int depth,
                                                                              std::vector<std::pair<int, int>>& params) {
     e = unparen(e);
@@ -91,11 +121,18 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
           // result feeds training (a second loader there would be taken for fed as well).
           Node v = unparen(b->value);
           Node pattern = is(b->target, "identifier") ? parent(b->target) : b->target;
+          if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !is(parent(pattern), "assignment"))
+            continue;
+          // The element itself, whatever the others are (`train_loader, valid_loader, test_loader
+          // = self.dataset.get_data_loaders()`, the test loader iterated once by `_test`: set AQ
+          // MolCLR finetune.py): bit i of the call's OutgoingCall::result_fed.
+          if (b->unpack_index >= 0 && b->unpack_index < 8 &&
+              same(named_child(pattern, static_cast<uint32_t>(b->unpack_index)), b->target) &&
+              !rebound_before(b, e, bindings))
+            iterated_elements[v.id] |= 1u << b->unpack_index;
           auto at = call_index_.find(v.id);
           const FunctionFacts* ext = at != call_index_.end() ? ext_callee(at->second, fact::kReturnType) : nullptr;
-          if (!ext || !(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) ||
-              !is(parent(pattern), "assignment"))
-            continue;
+          if (!ext) continue;
           const int loader_kind = static_cast<int>(AbstractType::Kind::Loader);
           bool sole = b->unpack_index < static_cast<int>(ext->ret_elems.size()) &&
                       ext->ret_elems[b->unpack_index].first == loader_kind;
@@ -153,8 +190,13 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     keyed.clear();
     return changed;
   };
-  for (const auto& l : loops_) {
+  for (size_t li = 0; li < loops_.size(); ++li) {
+    const Loop& l = loops_[li];
     if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
+    // A loop that keeps its batches in host memory and runs no step (dataset statistics,
+    // positions selecting host rows) feeds no training, as loader_feeds_training judges the same
+    // loop over a loader of this module: what it iterates is not fed there (session 31).
+    if (loop_keeps_batches_on_host(static_cast<int>(li))) continue;
     std::vector<std::pair<int, int>> params, kept;
     traced.clear();
     keyed.clear();
