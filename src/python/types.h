@@ -140,6 +140,8 @@ class TypeInference {
   // A call of `function` (defined here) typed by its return dependence with this call's
   // arguments; false where the dependence is unknown or an argument cannot be read.
   bool site_return(int function, Node call, AbstractType& out) const;
+  // What the functions `targets` (defined here) called at `call` return (types_calls.cpp).
+  AbstractType callees_return(const std::vector<int>& targets, Node call, bool every_returns) const;
   // The same for a function of another project module by its facts (FunctionFacts::dep_*).
   bool site_return(const FunctionFacts& f, Node call, AbstractType& out) const;
   // The argument `call` passes to parameter `param` of `function` (here), or its default; null

@@ -170,6 +170,35 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   }
 }
 
+// What the functions `targets` (defined here) return at `call`: typed with the call's arguments
+// where every callee's return dependence is known, else the join of their return expressions.
+// Unknown for a generator, for callees without a return statement, and (with `every_returns`) as
+// soon as one callee has none. O(targets x returns).
+AbstractType TypeInference::callees_return(const std::vector<int>& targets, Node call, bool every_returns) const {
+  AbstractType at_site = AbstractType::bottom();
+  bool all_known = true;
+  for (int f : targets) {
+    AbstractType one;
+    if (!site_return(f, call, one)) {
+      all_known = false;
+      break;
+    }
+    at_site = join(at_site, one);
+  }
+  if (all_known) return at_site;
+  AbstractType t = AbstractType::bottom();
+  bool any = false;
+  for (int f : targets) {
+    const auto& returns = m_.functions()[f].returns;
+    if (!yields(f).empty() || (every_returns && returns.empty())) return AbstractType::unknown();
+    for (Node r : returns) {
+      t = join(t, value(r, Path{}));
+      any = true;
+    }
+  }
+  return any ? t : AbstractType::unknown();
+}
+
 AbstractType TypeInference::call_type(Node call) const {
   Node fn = unparen(field(call, "function"));
   const std::string& q = m_.qualified_name(fn);
@@ -332,25 +361,7 @@ AbstractType TypeInference::call_type(Node call) const {
     // class itself (a classmethod or staticmethod): what its definitions return, as a function
     // of this file's (below), not what a method of a module instance computes.
     if (is(unparen(recv_node), "identifier") && class_of_callee(unparen(recv_node)) >= 0)
-      if (auto targets = m_.callees(call); !targets.empty()) {
-        AbstractType t = AbstractType::bottom();
-        bool all_known = true;
-        for (int f : targets) {
-          AbstractType one;
-          if (!site_return(f, call, one)) {
-            all_known = false;
-            break;
-          }
-          t = join(t, one);
-        }
-        if (all_known) return t;
-        t = AbstractType::bottom();
-        for (int f : targets) {
-          if (!yields(f).empty() || m_.functions()[f].returns.empty()) return AbstractType::unknown();
-          for (Node r : m_.functions()[f].returns) t = join(t, value(r, Path{}));
-        }
-        return t;
-      }
+      if (auto targets = m_.callees(call); !targets.empty()) return callees_return(targets, call, true);
     AbstractType recv = value(recv_node, Path{});
     // `model = AutoModel.from_pretrained(...)`, a model zoo constructor: a module by construction.
     if (recv.kind == Kind::Unknown && (meth == "to" || meth == "cuda" || meth == "cpu") && m_.is_module(recv_node))
@@ -593,31 +604,7 @@ AbstractType TypeInference::call_type(Node call) const {
     if (AbstractType picked = lambda_pick(); picked.kind != Kind::Unknown) return picked;
   }
   // A function (or method, or `__call__`) defined here: what it returns.
-  auto targets = m_.callees(call);
-  if (!targets.empty()) {
-    // Typed with this call's arguments where every callee's return dependence is known.
-    AbstractType at_site = AbstractType::bottom();
-    bool all_known = true;
-    for (int f : targets) {
-      AbstractType one;
-      if (!site_return(f, call, one)) {
-        all_known = false;
-        break;
-      }
-      at_site = join(at_site, one);
-    }
-    if (all_known) return at_site;
-    AbstractType t = AbstractType::bottom();
-    bool any = false;
-    for (int f : targets) {
-      if (!yields(f).empty()) return AbstractType::unknown();  // a generator
-      for (Node r : m_.functions()[f].returns) {
-        t = join(t, value(r, Path{}));
-        any = true;
-      }
-    }
-    return any ? t : AbstractType::unknown();
-  }
+  if (auto targets = m_.callees(call); !targets.empty()) return callees_return(targets, call, false);
   // A function of another project module that returns a module that may be on CUDA, or (by its
   // own abstract types) a tensor that may be.
   if (const FunctionFacts* ext = m_.ext_callee_of(call, fact::kReturnsCuda | fact::kReturnsTensor |

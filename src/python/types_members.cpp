@@ -20,6 +20,20 @@ namespace stoker::python {
 using Kind = AbstractType::Kind;
 using namespace type_detail;
 
+namespace {
+
+// A value stored on `self` of an owner on device `owner`: moving a module moves its parameters,
+// buffers and submodules, not a plain tensor it holds, so a CPU tensor stored on `self` stays
+// there (`self.mask = torch.ones(n, n)`) while a module or a tensor not known to be on the CPU
+// joins the owner's device.
+AbstractType moved_with_owner(AbstractType vt, TypeDevice owner) {
+  if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
+    vt.device = join(vt.device, owner);
+  return vt;
+}
+
+}  // namespace
+
 Node TypeInference::prepared_source(Node call, Node target) const {
   call = unparen(call);
   if (!is(call, "call")) return Node{};
@@ -141,12 +155,7 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
           continue;
         }
       }
-      AbstractType vt = store_type(v, p);
-      // Moving a module moves its parameters, buffers and submodules, not a plain tensor it
-      // holds: a CPU tensor stored on `self` stays there (`self.mask = torch.ones(n, n)`).
-      if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
-        vt.device = join(vt.device, owner);
-      t = join(t, vt);
+      t = join(t, moved_with_owner(store_type(v, p), owner));
       any = true;
       if (t.kind == Kind::Unknown) return t;
     }
@@ -214,10 +223,7 @@ AbstractType TypeInference::subclass_member_type(int klass, std::string_view att
   bool any = false;
   for (int sc : subclasses_[static_cast<size_t>(klass)])
     for (const auto& [v, p] : self_stores(classes[sc].name + "." + std::string(attr))) {
-      AbstractType vt = store_type(v, p);
-      if (vt.kind == Kind::Module || (vt.kind == Kind::Tensor && vt.device != TypeDevice::Cpu))
-        vt.device = join(vt.device, owner);
-      t = join(t, vt);
+      t = join(t, moved_with_owner(store_type(v, p), owner));
       any = true;
       if (t.kind == Kind::Unknown) return t;
     }
