@@ -138,6 +138,62 @@ bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
 
 }  // namespace
 
+namespace {
+// `question_data.append(batch)` with `batch = tokenizer(question[i * bs:(i + 1) * bs],
+// return_tensors="pt")` in the loop around the append (LoftQ test_gsm8k.py:199): the appended
+// value is a host input built per pass of that loop: a call of a framework object whose call
+// gives host data (data/frameworks.txt `host-result CLASS __call__`: a tokenizer's or processor's
+// encoding, CPU tensors) or a host conversion (`torch.tensor(x)`, no `device=`), whose first
+// argument reads a name bound in that loop (its target, or assigned in its body). The appended
+// value is that call or a name every binding of which is one, made in the loop. Not a value built
+// once before the loop and appended on every pass (the same prompt), nor one moved to the GPU as
+// it is appended. O(bindings x argument size).
+bool appended_per_pass(const SemanticModel& m, Node append, Node arg) {
+  Node loop{};
+  for (Node q = parent(append); !is_null(q) && is_null(loop); q = parent(q)) {
+    if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) return false;
+    if (is(q, "for_statement") || is(q, "while_statement")) loop = q;
+  }
+  if (is_null(loop)) return false;
+  Node body = field(loop, "body");
+  auto in_body = [&](uint32_t at) { return at >= start(body) && at < end(body); };
+  auto built = [&](Node v) {
+    v = unparen(v);
+    if (!is(v, "call") || m.is_cuda(v) || !in_body(start(v))) return false;
+    static const std::set<std::string, std::less<>> conversions = {"torch.from_numpy", "torch.tensor",
+                                                                   "torch.as_tensor", "torch.Tensor"};
+    bool host = conversions.count(m.callee_name(v)) && is_null(m.argument(v, -1, "device"));
+    if (!host) {
+      AbstractType t = m.types().type_of(unparen(field(v, "function")));
+      host = t.kind == AbstractType::Kind::Object && FrameworkTable::get().returns_host(t.framework, "__call__");
+    }
+    Node src = m.argument(v, 0, "");
+    if (!host || is_null(src) || is(src, "keyword_argument") || is(src, "list_splat")) return false;
+    // A name of the first argument bound per pass (`i` of `question[i * bs:(i + 1) * bs]`).
+    bool found = false;
+    for_each_identifier(src, true, [&](Node u) {
+      auto bs = m.lookup(m.text(u), start(u));
+      if (bs.empty()) return true;
+      for (const Binding* b : bs) {
+        bool per_pass = (b->kind == Binding::Kind::Assign && in_body(b->at)) ||
+                        (b->kind == Binding::Kind::LoopTarget && b->at >= start(loop) && b->at < end(loop));
+        if (!per_pass) return true;
+      }
+      found = true;
+      return false;
+    }, 256);
+    return found;
+  };
+  arg = unparen(arg);
+  if (!is(arg, "identifier")) return built(arg);
+  auto bindings = m.lookup(m.text(arg), start(arg));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !built(b->value)) return false;
+  return true;
+}
+}  // namespace
+
 bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
 
 bool SemanticModel::is_batch_impl(Node expr) const {
@@ -325,13 +381,15 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         // `edge_mat_list = []` then `edge_mat_list.append(graph.edge_mat + start)` in a loop over
         // the batch's graphs (set M powerful-gnns graphcnn.py): a list the scope fills with the
         // batch's data holds that data, as a display of it does. The appends and extends of the
-        // name in the binding's scope (at most kMaxCandidates); O(appends).
+        // name in the binding's scope (at most kMaxCandidates); O(appends). Also a list of host
+        // inputs built per pass of the loop that fills it (appended_per_pass: pre-tokenized batches).
         if (!result && b->unpack_index < 0 && is(v, "list") && named_count(v) == 0)
           if (auto found = appends_.find({scope_at(b->at), std::string(text(expr))});
               found != appends_.end() && found->second.size() <= kMaxCandidates)
             for (Node call : found->second) {
               Node a = argument(call, 0, "");
-              if (!is_null(a) && !is(a, "keyword_argument") && !is(a, "list_splat") && is_batch_impl(a)) {
+              if (!is_null(a) && !is(a, "keyword_argument") && !is(a, "list_splat") &&
+                  (is_batch_impl(a) || (types_ && appended_per_pass(*this, call, a)))) {
                 result = true;
                 break;
               }

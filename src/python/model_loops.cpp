@@ -119,30 +119,43 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
     Node obj = unparen(field(fn, "object"));
     if (meth == "forward" && (is_module_value(obj) || types_->type_of(obj).kind == AbstractType::Kind::Module))
       return true;
-    if (meth == "encode" || meth == "decode") {
-      AbstractType t = types_->type_of(obj);
-      if (t.kind == AbstractType::Kind::Module && t.klass == -1) return true;
-    }
   }
   // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
   // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
   // the callee must be such a move of a receiver of unknown type (a project object with its own
   // `.to()` has a type, and is not taken for a module; what `pickle.load` gives is typed a host
   // value, but nothing of that type has a `.to()`).
-  auto vs = values(fn);
-  if (vs.empty() || vs.size() > kMaxCandidates) return false;
-  for (const auto& v : vs) {
-    if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
-    Node f = unparen(field(v.expr, "function"));
-    if (!is(f, "attribute")) return false;
-    auto a = text(field(f, "attribute"));
-    if (a != "to" && a != "cuda") return false;
-    AbstractType::Kind rk = types_->type_of(field(f, "object")).kind;
-    if (rk != AbstractType::Kind::Unknown && rk != AbstractType::Kind::Module && rk != AbstractType::Kind::HostScalar &&
-        rk != AbstractType::Kind::Host)
-      return false;
+  auto moved_module = [&](Node callee) {
+    auto vs = values(callee);
+    if (vs.empty() || vs.size() > kMaxCandidates) return false;
+    for (const auto& v : vs) {
+      if (v.kind != Value::Kind::Expr || !is(v.expr, "call")) return false;
+      Node f = unparen(field(v.expr, "function"));
+      if (!is(f, "attribute")) return false;
+      auto a = text(field(f, "attribute"));
+      if (a != "to" && a != "cuda") return false;
+      AbstractType::Kind rk = types_->type_of(field(f, "object")).kind;
+      if (rk != AbstractType::Kind::Unknown && rk != AbstractType::Kind::Module &&
+          rk != AbstractType::Kind::HostScalar && rk != AbstractType::Kind::Host)
+        return false;
+    }
+    return true;
+  };
+  // `model.generate(**gen_kwargs)` of a library model (a Hugging Face causal LM, by its type or
+  // moved to a device as `model = model.to('cuda')`): generation runs the network once per new
+  // token, a pass of inference steps (LoftQ test_gsm8k.py's loop over pre-tokenized batches).
+  // A project class's own `generate` is read from its body.
+  if (is(fn, "attribute")) {
+    auto meth = text(field(fn, "attribute"));
+    Node obj = unparen(field(fn, "object"));
+    if (meth == "encode" || meth == "decode" || meth == "generate") {
+      AbstractType t = types_->type_of(obj);
+      if (t.kind == AbstractType::Kind::Module && t.klass == -1) return true;
+      if (meth == "generate" && t.kind == AbstractType::Kind::Unknown && callees(call).empty() && moved_module(obj))
+        return true;
+    }
   }
-  return true;
+  return moved_module(fn);
 }
 
 namespace {

@@ -282,7 +282,11 @@ class SemanticModel {
   // the parameter's binding is the receiver of a chain of data-keeping tensor methods ending in
   // `.numpy()`; at least one read): what it moves to the GPU is built from arrays, not from the
   // tensor it is handed (summary_params.cpp; ParamSummary::enters_numpy).
+  // Also a parameter every read of which uses it as a str (is_string_use).
   bool param_enters_numpy(int f, int param_index) const;
+  // Is `e` used as a Python str (an operand of `+` beside a str literal, of `%` after one, an
+  // f-string interpolation, the receiver of a str-only method)? (summary_params.cpp)
+  bool is_string_use(Node e) const;
   // The parameter a call's argument binds enters NumPy first, in each callee (summary_params.cpp).
   bool argument_enters_numpy(Node call, Node arg) const;
   // `returns_namespace` and the argparse defaults of this module's parsers (semantic_project.cpp).

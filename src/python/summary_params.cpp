@@ -316,11 +316,55 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
   return out;
 }
 
+// `e` is used as a Python str: an operand of a `+` chain one operand of which is a str literal
+// (`save_path + "/" + case + "_pred.nii.gz"`), the right operand of `%` after a str literal (alone
+// or in a tuple display: `"case %s" % (i, case)`), an f-string interpolation, or the receiver of a
+// method only str has (`case.strip()`; `split` with a str separator). Adding a tensor to a str
+// raises, so the value is no tensor. O(depth of the expression).
+bool SemanticModel::is_string_use(Node e) const {
+  Node p = parent(e);
+  if (is(p, "interpolation")) return true;
+  if (is(p, "attribute") && same(field(p, "object"), e) && is(parent(p), "call") &&
+      same(field(parent(p), "function"), p)) {
+    static const std::unordered_set<std::string_view> str_only = {
+        "strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith", "replace", "rsplit", "splitlines",
+        "encode", "format", "zfill", "casefold", "isdigit", "isalpha"};
+    std::string_view meth = text(field(p, "attribute"));
+    if (str_only.count(meth)) return true;
+    Node a = argument(parent(p), 0, "");
+    return meth == "split" && !is_null(a) && is_str_expr(a);
+  }
+  if (is(p, "tuple") && is(parent(p), "binary_operator") && same(unparen(field(parent(p), "right")), p)) {
+    e = p;
+    p = parent(p);
+    if (text(field(p, "operator")) != "%") return false;
+  }
+  if (!is(p, "binary_operator")) return false;
+  auto op = text(field(p, "operator"));
+  if (op == "%") return same(unparen(field(p, "right")), e) && is_str_expr(field(p, "left"));
+  if (op != "+") return false;
+  // The whole `+` chain around `e`: one str literal in it makes every operand a str.
+  while (is(parent(p), "binary_operator") && text(field(parent(p), "operator")) == "+") p = parent(p);
+  std::vector<Node> stack{p};
+  for (int guard = 0; guard < 64 && !stack.empty(); ++guard) {
+    Node n = unparen(stack.back());
+    stack.pop_back();
+    if (is(n, "string") || is(n, "concatenated_string")) return true;
+    if (is(n, "binary_operator") && text(field(n, "operator")) == "+") {
+      stack.push_back(field(n, "left"));
+      stack.push_back(field(n, "right"));
+    }
+  }
+  return false;
+}
+
 // Every read of parameter `pi`'s binding in function f (in nested definitions and lambdas too:
 // a closure reading it may move it) is the innermost receiver of a chain of tensor methods that keep
 // the data (`squeeze`, `cpu`, `detach`, views, dtype casts) ending in `.numpy()`, and there is at
 // least one such read: `image, label = image.squeeze(0).cpu().detach().numpy(), ...` (SSL4MIS's
-// val_2D.test_single_volume, rec28b). A rebinding of the name is no read. O(function body).
+// val_2D.test_single_volume, rec28b). A rebinding of the name is no read. Also a parameter every
+// read of which uses it as a str (is_string_use: Swin-Unet's `case`, a part of the paths the
+// predictions are saved to): no tensor, nothing of it reaches the GPU. O(function body).
 bool SemanticModel::param_enters_numpy(int f, int pi) const {
   if (f < 0 || f >= static_cast<int>(functions_.size())) return false;
   const Function& fn = functions_[f];
@@ -344,6 +388,10 @@ bool SemanticModel::param_enters_numpy(int f, int pi) const {
     for (const Binding* b : lookup(name, start(u)))
       param |= b->kind == Binding::Kind::Param && b->function == f && b->param_index == pi;
     if (!param) return true;
+    if (is_string_use(u)) {
+      ++reads;
+      return true;
+    }
     // Up the method chain: `u.m1(...).m2(...)...numpy()`.
     Node e = u;
     bool numpy = false;

@@ -525,6 +525,10 @@ AbstractType TypeInference::call_type(Node call) const {
   }
   // Calling a module gives a tensor on its device, whatever is known about the batch.
   AbstractType callee = value(fn, Path{});
+  // Calling a framework object whose call gives host data (`tokenizer(texts, return_tensors="pt")`:
+  // row `host-result CLASS __call__`): CPU tensors or lists, whatever it is given.
+  if (callee.kind == Kind::Object && table.returns_host(callee.framework, "__call__"))
+    return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
   // Except a project module whose forward hands back CPU tensors by its types (a matcher that
   // computes its index tensors after `.cpu()`): those, wherever the module lives.
   if (callee.kind == Kind::Module)

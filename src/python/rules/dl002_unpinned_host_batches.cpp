@@ -87,28 +87,73 @@ bool batches_only_index_host_data(const SemanticModel& m, Node call) {
 // (`batch.cpu().numpy()`), or asks its length. What reaches the GPU is then built from arrays
 // (`torch.from_numpy(zoom(slice, ...)).cuda()` per slice), not copied from the loader's batch:
 // pinning the batch would not speed that copy (set AH SSL4MIS train_fully_supervised_2D.py:86,
-// validation through val_2D.test_single_volume; rec28b). O(loop bodies).
+// validation through val_2D.test_single_volume; rec28b).
+// The batch's parts may first be bound to names of the loop (`image, label, case_name =
+// sampled_batch["image"], sampled_batch["label"], sampled_batch['case_name'][0]`: Swin-Unet's and
+// TransUNet's test.py, handing them to utils.test_single_volume): those names' reads are judged
+// the same way (at most kMaxAliases names). A read may also ask the size (`.size()`, `.shape`,
+// `.dim()`, `len()`), or use the part as a str (SemanticModel::is_string_use: a case name
+// formatted into a log line, split, handed to a parameter the callee only joins into paths).
+// O(loop bodies x names).
 bool batches_enter_numpy(const SemanticModel& m, Node call) {
   auto loops = m.loops_iterating(call);
   if (loops.empty()) return false;
   static const std::set<std::string_view> keeps = {"squeeze", "unsqueeze", "cpu",     "detach", "clone",
                                                    "contiguous", "float", "double", "long",   "int",
                                                    "view",    "reshape",   "permute", "transpose", "flatten"};
+  static const std::set<std::string_view> sizes = {"size", "dim", "numel"};
+  constexpr size_t kMaxAliases = 8;
   for (int l : loops) {
     Node n = m.loops()[l].node;
-    auto names = m.loop_batch_names(n);  // empty for a loop that is no `for`
-    if (names.empty()) return false;
+    auto batch_names = m.loop_batch_names(n);  // empty for a loop that is no `for`
+    if (batch_names.empty()) return false;
+    std::vector<std::string> names(batch_names.begin(), batch_names.end());
     bool handed = false;
+    // `x = <part>` or `a, b = <part>, <part>`: the identifier the part `e` is bound to, or null.
+    auto alias_target = [&](Node e) -> Node {
+      Node p = parent(e);
+      if (is(p, "assignment") && same(unparen(field(p, "right")), e)) {
+        Node t = field(p, "left");
+        return is(t, "identifier") ? t : Node{};
+      }
+      if (!is(p, "expression_list") || !is(parent(p), "assignment") || !same(field(parent(p), "right"), p))
+        return Node{};
+      Node left = field(parent(p), "left");
+      if (!is(left, "pattern_list") || named_count(left) != named_count(p)) return Node{};
+      for (uint32_t i = 0; i < named_count(p); ++i)
+        if (same(named_child(p, i), e)) {
+          Node t = named_child(left, i);
+          return is(t, "identifier") ? t : Node{};
+        }
+      return Node{};
+    };
     // Nested definitions and lambdas count: a closure reading the batch may move it.
-    bool all_ok = for_each_identifier(field(n, "body"), false, [&](Node u) {
-      if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) return true;
+    auto read_ok = [&](Node u) {
       Node pu = parent(u);
       if (is(pu, "attribute") && same(field(pu, "attribute"), u)) return true;
       if (is(pu, "keyword_argument") && same(field(pu, "name"), u)) return true;
+      // A store to the name rebinds it (`case_name = case_name.split(",")[0]`): its value is read
+      // where it is used.
+      Node target = u;
+      while (is(parent(target), "pattern_list") || is(parent(target), "tuple_pattern")) target = parent(target);
+      if (is(parent(target), "assignment") && same(field(parent(target), "left"), target)) return true;
       Node e = u;
       while (is(parent(e), "subscript") && same(field(parent(e), "value"), e)) e = parent(e);
+      if (Node t = alias_target(e); !is_null(t)) {
+        if (std::find(names.begin(), names.end(), m.text(t)) == names.end()) {
+          if (names.size() >= kMaxAliases) return false;
+          names.emplace_back(m.text(t));
+        }
+        return true;
+      }
+      if (m.is_string_use(e)) return true;
       Node p = parent(e);
       if (is(p, "argument_list") && m.callee_name(parent(p)) == "builtins.len") return true;
+      if (is(p, "attribute") && same(field(p, "object"), e)) {
+        std::string_view a = m.text(field(p, "attribute"));
+        if (a == "shape" || a == "ndim") return true;
+        if (sizes.count(a) && is(parent(p), "call") && same(field(parent(p), "function"), p)) return true;
+      }
       if (is(p, "keyword_argument") && same(field(p, "value"), e)) p = parent(p);
       if (is(p, "argument_list")) {
         if (!m.argument_enters_numpy(parent(p), e)) return false;
@@ -133,8 +178,17 @@ bool batches_enter_numpy(const SemanticModel& m, Node call) {
       if (!numpy) return false;
       handed = true;
       return true;
-    });
-    if (!all_ok) return false;
+    };
+    // Names found as aliases are read again from the start: each pass judges every name known so
+    // far, until no pass adds one (at most kMaxAliases passes).
+    for (size_t judged = 0; judged != names.size();) {
+      judged = names.size();
+      bool all_ok = for_each_identifier(field(n, "body"), false, [&](Node u) {
+        if (std::find(names.begin(), names.end(), m.text(u)) == names.end()) return true;
+        return read_ok(u);
+      });
+      if (!all_ok) return false;
+    }
     if (!handed) return false;
   }
   return true;
