@@ -123,6 +123,8 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
       AbstractType t = types_->type_of(obj);
       if (t.kind == AbstractType::Kind::Module && t.klass == -1) return true;
     }
+    // Any other method of such a module on CUDA given CUDA tensors (`waveglow.infer(mel)`).
+    if (types_->runs_module_method(call)) return true;
   }
   // A value moved to a device and then called is a module, whatever it was loaded from: a tensor
   // is not callable (`net = pickle.load(f)["ema"].to(device)`, `net(x, sigma)`). Every value of
