@@ -154,6 +154,8 @@ bool SemanticModel::is_step_call(Node call, bool allow_forward) const {
       if (meth == "generate" && t.kind == AbstractType::Kind::Unknown && callees(call).empty() && moved_module(obj))
         return true;
     }
+    // Any other method of such a module on CUDA given CUDA tensors (`waveglow.infer(mel)`).
+    if (types_->runs_module_method(call)) return true;
   }
   return moved_module(fn);
 }

@@ -1187,12 +1187,29 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
           if (is(arg, "identifier")) move_binding(arg, TypeDevice::Any);
         }
       }
-      if (!is(parent(call), "expression_statement")) continue;
+      // A statement of the move, or of a chain of nn.Module's methods that hand the module back
+      // moved in place (`waveglow.cuda().eval()`, `model.eval().to(device)`).
+      auto self_returning = [&](Node c) {
+        Node f = unparen(field(c, "function"));
+        if (!is(f, "attribute")) return false;
+        std::string_view m = text(field(f, "attribute"), m_.src());
+        return m == "eval" || m == "train" || m == "half" || m == "float" || m == "bfloat16" || m == "double" ||
+               m == "requires_grad_" || m == "to" || m == "cuda";
+      };
+      Node stmt_call = call;
+      for (int depth = 0; depth < 4; ++depth) {
+        Node attr = parent(stmt_call);
+        if (!is(attr, "attribute") || !is(parent(attr), "call") || !self_returning(parent(attr))) break;
+        stmt_call = parent(attr);
+      }
+      if (!is(parent(stmt_call), "expression_statement")) continue;
       Node fn = unparen(field(call, "function"));
       if (!is(fn, "attribute")) continue;
       std::string_view meth = text(field(fn, "attribute"), m_.src());
       if (meth != "to" && meth != "cuda") continue;
       Node obj = unparen(field(fn, "object"));
+      for (int depth = 0; depth < 4 && is(obj, "call") && self_returning(obj); ++depth)
+        obj = unparen(field(unparen(field(obj, "function")), "object"));
       if (!is(obj, "identifier")) continue;
       TypeDevice d = TypeDevice::Cuda;
       if (meth == "to") {

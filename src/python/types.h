@@ -226,6 +226,10 @@ class TypeInference {
   AbstractType store_type(Node v, Path p) const;
   AbstractType arith(const AbstractType& a, const AbstractType& b) const;
   AbstractType self_type(Node identifier) const;
+  // The device a framework puts `self` on where it calls the method as a step hook whose table
+  // row names `self=module` (a Lightning module's hooks: the accelerator, TypeDevice::Any in a
+  // program that uses CUDA); Unresolved for any other expression.
+  TypeDevice hook_self_device(Node expr) const;
   // Return dependence (types_returns.cpp): adds what `expr` (in function `function`) contributes
   // to the return, the argument itself (or, with `device`, a tensor on its device) per parameter
   // used; false when it depends on the parameters in another way.
@@ -270,6 +274,10 @@ class TypeInference {
   // union: `build = REG.get(name); build(args)`); empty unless every member has facts.
   std::vector<const FunctionFacts*> ext_union_functions(Node call, unsigned fields) const;
  public:
+  // `waveglow.infer(mel)`: a method, not of nn.Module's own API nor private, of a module of no
+  // known class that may be on CUDA, called with a tensor that may be on CUDA: it runs the
+  // network there (a step; a tensor that may be on CUDA). False for anything else.
+  bool runs_module_method(Node call) const;
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
   std::vector<std::string> cuda_instance_classes() const;

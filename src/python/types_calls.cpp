@@ -170,6 +170,43 @@ AbstractType TypeInference::attribute_type(Node attr) const {
   }
 }
 
+TypeDevice TypeInference::hook_self_device(Node expr) const {
+  expr = unparen(expr);
+  if (!is(expr, "identifier") || text(expr, m_.src()) != "self" || !m_.uses_cuda()) return TypeDevice::Unresolved;
+  auto bindings = m_.lookup("self", start(expr));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->param_index != 0)
+    return TypeDevice::Unresolved;
+  const StepHook* hook = m_.step_hook(bindings[0]->function);
+  if (hook)
+    for (const auto& [name, arg] : hook->params)
+      if (name == "self" && arg == StepHook::Arg::Module) return TypeDevice::Any;
+  return TypeDevice::Unresolved;
+}
+
+bool TypeInference::runs_module_method(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute")) return false;
+  std::string_view meth = text(field(fn, "attribute"), m_.src());
+  static const std::set<std::string, std::less<>> module_api = {
+      "forward", "to", "cuda", "cpu", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers",
+      "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "apply",
+      "zero_grad", "half", "float", "double", "bfloat16", "type", "requires_grad_", "register_buffer",
+      "register_parameter", "register_module", "register_forward_hook", "register_forward_pre_hook",
+      "register_full_backward_hook", "register_backward_hook", "add_module", "get_submodule", "get_parameter",
+      "get_buffer", "extra_repr", "share_memory", "set_extra_state", "get_extra_state"};
+  if (meth.empty() || meth[0] == '_' || module_api.count(meth)) return false;
+  AbstractType recv = value(field(fn, "object"), Path{});
+  if (recv.kind != Kind::Module || recv.klass != -1 || (recv.device != TypeDevice::Cuda && recv.device != TypeDevice::Any))
+    return false;
+  for (Node a : named_children(field(call, "arguments"))) {
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    if (is_null(a) || is(a, "comment") || is(a, "list_splat") || is(a, "dictionary_splat")) continue;
+    AbstractType at = value(a, Path{});
+    if (at.kind == Kind::Tensor && (at.device == TypeDevice::Cuda || at.device == TypeDevice::Any)) return true;
+  }
+  return false;
+}
+
 // What the functions `targets` (defined here) return at `call`: typed with the call's arguments
 // where every callee's return dependence is known, else the join of their return expressions.
 // Unknown for a generator, for callees without a return statement, and (with `every_returns`) as
@@ -464,11 +501,21 @@ AbstractType TypeInference::call_type(Node call) const {
         if (meth == "state_dict" || meth == "parameters") break;
         return recv;  // tensor methods return tensors on the same device
       case Kind::Module:
-        if (meth == "forward" || meth == "generate") return AbstractType::of(Kind::Tensor, recv.device);
+        if (meth == "forward" || meth == "generate") {
+          // `self.forward(batch)` in a Lightning hook: on the accelerator (unless the class's
+          // forward returns host values by its types).
+          if (TypeDevice d = recv.device == TypeDevice::Unresolved ? hook_self_device(recv_node) : TypeDevice::Unresolved;
+              d != TypeDevice::Unresolved && meth == "forward") {
+            AbstractType h = host_forward(recv.klass);
+            return h.kind != Kind::Unknown ? h : AbstractType::of(Kind::Tensor, d);
+          }
+          return AbstractType::of(Kind::Tensor, recv.device);
+        }
         // Another method of a module of a library class (DDP's `_get_ddp_logging_data()`, a
         // dict of strings): what it returns is not known, the CUDA taint decides; only calling
         // the module (or a submodule the types know) computes on its device. nn.Module's own
         // accessors of its tensors (`parameters()`, `state_dict()`...) hand back those tensors.
+        if (runs_module_method(call)) return AbstractType::of(Kind::Tensor, TypeDevice::Any);
         if (recv.klass == -1 && meth != "parameters" && meth != "buffers" && meth != "named_parameters" &&
             meth != "named_buffers" && meth != "state_dict" && value(fn, Path{}).kind == Kind::ModuleMember)
           return AbstractType::unknown();
@@ -552,6 +599,9 @@ AbstractType TypeInference::call_type(Node call) const {
     if (t.kind == Kind::Device || t.kind == Kind::HostScalar) return t;
   }
   if (callee.kind == Kind::Module || callee.kind == Kind::ModuleMember) {
+    // `self(batch)` in a step hook of a module the framework placed (Lightning's accelerator).
+    if (callee.kind == Kind::Module && callee.device == TypeDevice::Unresolved)
+      if (TypeDevice d = hook_self_device(fn); d != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, d);
     // A module on an unknown device computes where its inputs are: CUDA inputs, CUDA outputs
     // (or a device mismatch error).
     if (callee.kind == Kind::Module && callee.device == TypeDevice::Unresolved)

@@ -227,7 +227,10 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   REQUIRE(t.step_hook("transformers.Trainer", "compute_loss"));
   CHECK(t.step_hook("transformers.Trainer", "compute_loss")->params.size() == 1);
   CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step"));
-  CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step")->params.empty());
+  // Lightning's hooks: only `self`, the module the Trainer put on its accelerator.
+  REQUIRE(t.step_hook("pytorch_lightning.LightningModule", "training_step")->params.size() == 1);
+  CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step")->params[0].first == "self");
+  CHECK(t.step_hook("pytorch_lightning.LightningModule", "training_step")->params[0].second == StepHook::Arg::Module);
   CHECK(t.step_hook("transformers.Trainer", "evaluate") == nullptr);
   CHECK(t.step_hook_methods().count("prediction_step"));
   auto hook = FrameworkTable::parse("step-hook ray.train.Trainable step batch=batch net=module\n");
