@@ -299,10 +299,14 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
     // Built from per-iteration data (k-fold...): names the loop binds to new values (its target,
     // a library call's result), or attributes it stores; not a dataset the project builds again
     // from the same values each pass (S3Rec's `PretrainDataset(args, user_seq, long_sequence)`
-    // and `RandomSampler` of it in the epoch loop).
+    // and `RandomSampler` of it in the epoch loop), when the construction runs on every pass (no
+    // condition inside the loop: `if epoch >= freeze_epoch and not unfrozen:` rebuilding with a
+    // new batch size once, a latch set right after, set E deeplabv3-plus-pytorch).
     if (depends_on_region(ctx, args, loop.node)) {
+      bool guarded = false;
+      for (const auto& g : frame.guards) guarded = guarded || contains(loop.node, g.first);
       int budget = 128;
-      if (self_attribute_within(ctx, args, loop.node) || changes_per_pass(m, args, loop.node, budget)) return;
+      if (guarded || self_attribute_within(ctx, args, loop.node) || changes_per_pass(m, args, loop.node, budget)) return;
     }
     if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
