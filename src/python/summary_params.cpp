@@ -52,6 +52,57 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     bool stored;
   };
   std::vector<KeyedParam> keyed;
+  // Receivers (virtual dispatch): each class's method resolution order, computed when first asked.
+  std::vector<std::vector<int>> mros(classes_.size());
+  std::vector<char> mro_done(classes_.size(), 0);
+  auto mro_of = [&](int k) -> const std::vector<int>& {
+    if (!mro_done[k]) {
+      mros[k] = model_detail::class_mro(classes_, classes_by_name_, k);
+      mro_done[k] = 1;
+    }
+    return mros[k];
+  };
+  // Parameters a trace reached through what an object of one class only keeps: an attribute a
+  // base's initializer stores that a subclass's method iterates (`self.train_loader` stored by
+  // Trainer.__init__, iterated by FinetuneTrainer), or what a subclass's override runs on an
+  // attribute the base stores (`self.iteration(epoch, self.train_dataloader)` in Trainer.train,
+  // the placeholder overridden by FinetuneTrainer.iteration): (function, parameter, that class).
+  // Iterated for instances of that class (and its subclasses) only: a sibling subclass handing
+  // the same argument to the base's initializer through `super().__init__(...)` does not iterate
+  // it (`via`). `observer`: the class of the override a call being traced dispatches to, or -1.
+  struct Tagged {
+    int f, p, klass;
+  };
+  std::vector<Tagged> tagged;  // per trace, at most kMaxTagged (the rest is dropped: not iterated)
+  constexpr size_t kMaxTagged = 64;
+  int observer = -1;
+  // Per parameter: reached by a trace not so restricted (`plain`), or only for instances of the
+  // classes in `via` (at most kMaxVia).
+  constexpr size_t kMaxVia = 8;
+  std::vector<std::vector<char>> plain(functions_.size());
+  std::vector<std::vector<std::vector<int>>> via(functions_.size());
+  for (size_t f = 0; f < functions_.size(); ++f) {
+    plain[f].assign(functions_[f].params.size(), 0);
+    via[f].resize(functions_[f].params.size());
+  }
+  // Records a trace's parameters: plain unless tagged; true when something is new.
+  auto record_plain = [&](const std::vector<std::pair<int, int>>& params) {
+    bool changed = false;
+    for (auto [f, pi] : params) {
+      bool restricted = false;
+      for (const auto& t : tagged) restricted = restricted || (t.f == f && t.p == pi);
+      if (!restricted && !plain[f][pi]) plain[f][pi] = changed = true;
+    }
+    for (const auto& t : tagged) {
+      auto& v = via[t.f][t.p];
+      if (v.size() < kMaxVia && std::find(v.begin(), v.end(), t.klass) == v.end()) {
+        v.push_back(t.klass);
+        changed = true;
+      }
+    }
+    tagged.clear();
+    return changed;
+  };
   // Another assignment of the name between binding `b` and the use `e` that runs whenever the
   // function gets there (no loop, `try` or nested definition around it, only branches whose
   // conditions resolve taken: `if args.train_data != args.test_data: test_loader, _, _ =
@@ -143,12 +194,33 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       }
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
-      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(e, "attribute"))));
+      std::string attr(text(field(e, "attribute")));
+      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + attr);
       size_t before = params.size(), keyed_before = keyed.size();
       if (indexed != self_assignments_by_key_.end())
         for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
       if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
       for (size_t k = keyed_before; k < keyed.size(); ++k) keyed[k].stored = true;
+      // Read by a subclass's override (observer): the instance is one of that subclass.
+      if (observer >= 0 && observer != klass)
+        for (size_t i = before; i < params.size() && tagged.size() < kMaxTagged; ++i)
+          tagged.push_back({params[i].first, params[i].second, observer});
+      // Stored by a base's initializer only (`self.train_loader = train_loader` in Trainer.__init__,
+      // read by a method of the subclass): the first class after this one in its method resolution
+      // order that stores the attribute. Its parameters are iterated for instances of this class
+      // (or of the observer), not for every instance of the base: tagged, not iterated plainly.
+      if (indexed == self_assignments_by_key_.end()) {
+        const auto& mro = mro_of(klass);
+        for (size_t bi = 1; bi < mro.size(); ++bi) {
+          auto base = self_assignments_by_key_.find(classes_[mro[bi]].name + "." + attr);
+          if (base == self_assignments_by_key_.end()) continue;
+          std::vector<std::pair<int, int>> inherited;
+          for (int ai : base->second) trace(self_assignments_[ai].second, depth + 1, inherited);
+          for (auto [f, pi] : inherited)
+            if (tagged.size() < kMaxTagged) tagged.push_back({f, pi, observer >= 0 ? observer : klass});
+          break;
+        }
+      }
     } else if (Node obj = is(e, "attribute") ? unparen(field(e, "object")) : Node{}; is(obj, "identifier")) {
       // `dataset.train` after `dataset = Cifar(...)`: an attribute of the instance a call built.
       auto bindings = lookup(text(obj), start(obj));
@@ -201,12 +273,14 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     traced.clear();
     keyed.clear();
     stored = &kept;
+    tagged.clear();
     trace(field(l.node, "right"), 0, params);
     stored = nullptr;
     for (auto [f, p] : params) {
       hot_param[f][p] = 1;
       if (l.parent_loop >= 0) epoch_param[f][p] = 1;
     }
+    record_plain(params);
     for (auto [f, p] : kept) epoch_param[f][p] = 1;
     add_keyed(l.parent_loop >= 0);
   }
@@ -230,8 +304,10 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       std::vector<std::pair<int, int>> params;
       traced.clear();
       keyed.clear();
+      tagged.clear();
       trace(source, 0, params);
       for (auto [f, p] : params) hot_param[f][p] = 1;
+      record_plain(params);
       add_keyed(false);
     }
   }
@@ -240,21 +316,68 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     int position = kwonly ? -1 : i - (method ? 1 : 0);
     return position < 0 && !kwonly ? Node{} : argument(call, position, name);
   };
+  // `super().__init__(...)` / `super(C, self).__init__(...)` in the initializer of class C: the
+  // first `__init__` after C (or after the class named) in C's method resolution order, of a class
+  // here, or -1. Its arguments bind as a construction's do (init_sites); a parameter it iterates
+  // is iterated for an instance of C when plainly so or through C's own classes (`via`).
+  auto super_init = [&](size_t ci) -> int {
+    Node callee = unparen(field(calls_[ci].call, "function"));
+    int caller = calls_[ci].caller;
+    if (!is(callee, "attribute") || text(field(callee, "attribute")) != "__init__" ||
+        !is_super_call(field(callee, "object")) || caller < 0 || functions_[caller].klass < 0 ||
+        functions_[caller].name != "__init__" || !lookup("super", start(callee)).empty())
+      return -1;
+    int own = functions_[caller].klass, after = own;
+    auto sargs = named_children(field(unparen(field(callee, "object")), "arguments"));
+    if (!sargs.empty() && is(unparen(sargs[0]), "identifier")) {
+      auto named = classes_by_name_.find(std::string(text(unparen(sargs[0]))));
+      after = named != classes_by_name_.end() ? named->second.back() : -1;
+    }
+    const auto& mro = mro_of(own);
+    auto at = std::find(mro.begin(), mro.end(), after);
+    for (auto it = at == mro.end() ? mro.end() : at + 1; it != mro.end(); ++it)
+      if (auto m = classes_[*it].methods.find("__init__"); m != classes_[*it].methods.end()) return m->second;
+    return -1;
+  };
   for (int pass = 0; pass < kParamPropagationPasses; ++pass) {
     bool changed = false;
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
-      std::vector<std::pair<Node, bool>> args;  // (argument, iterated per epoch there)
+      // (argument, iterated per epoch there, the class of the subclass override it runs or -1)
+      std::vector<std::tuple<Node, bool, int>> args;
       // (argument, keys of its items iterated there, per epoch): a parameter handed on as a whole
       std::vector<std::tuple<Node, const std::vector<std::string>*, bool>> keyed_args;
       bool in_loop = !calls_[ci].loops.empty();
+      // `self.m(...)` run by an override in a subclass of the caller's class (a placeholder's,
+      // resolve_calls): what the argument reads from the instance is iterated for that subclass.
+      int caller_class = calls_[ci].caller >= 0 ? functions_[calls_[ci].caller].klass : -1;
+      Node callee_node = unparen(field(calls_[ci].call, "function"));
+      bool self_call = is(callee_node, "attribute") && is(unparen(field(callee_node, "object")), "identifier") &&
+                       text(unparen(field(callee_node, "object"))) == "self";
       for (int c : callees_by_call_[ci]) {
         const Function& fn = functions_[c];
+        int override_class = -1;
+        if (self_call && caller_class >= 0 && fn.klass >= 0 && fn.klass != caller_class) {
+          const auto& mro = mro_of(fn.klass);
+          if (std::find(mro.begin(), mro.end(), caller_class) != mro.end()) override_class = fn.klass;
+        }
         for (size_t i = 0; i < fn.params.size(); ++i) {
           if (fn.params[i].is_variadic) continue;
           Node a = argument_for(calls_[ci].call, bound_params(fn) == 1, static_cast<int>(i), fn.params[i].name,
                                 fn.params[i].keyword_only);
-          if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i]});
+          if (hot_param[c][i]) args.push_back({a, in_loop || epoch_param[c][i], override_class});
           if (!hot_keys[c][i].empty()) keyed_args.push_back({a, &hot_keys[c][i], in_loop || epoch_param[c][i]});
+        }
+      }
+      if (int c = callees_by_call_[ci].empty() ? super_init(ci) : -1; c >= 0) {
+        const Function& fn = functions_[c];
+        const auto& own_mro = mro_of(functions_[calls_[ci].caller].klass);
+        for (size_t i = 0; i < fn.params.size(); ++i) {
+          if (fn.params[i].is_variadic) continue;
+          bool through_own = false;
+          for (int k : via[c][i]) through_own = through_own || std::find(own_mro.begin(), own_mro.end(), k) != own_mro.end();
+          if (!plain[c][i] && !through_own) continue;
+          Node a = argument_for(calls_[ci].call, true, static_cast<int>(i), fn.params[i].name, fn.params[i].keyword_only);
+          args.push_back({a, in_loop || epoch_param[c][i] || through_own, -1});
         }
       }
       if (const FunctionFacts* ext = ext_callee(static_cast<int>(ci), fact::kParams)) {
@@ -262,25 +385,29 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
           const ParamSummary& p = ext->params[i];
           if (p.star || p.double_star) continue;
           Node a = argument_for(calls_[ci].call, ext->method, static_cast<int>(i), p.name, p.keyword_only);
-          if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch});
+          if (p.iterated_hot) args.push_back({a, in_loop || p.iterated_per_epoch, -1});
           if (!p.hot_keys.empty()) keyed_args.push_back({a, &p.hot_keys, in_loop || p.iterated_per_epoch});
         }
       }
-      for (auto [a, epoch] : args) {
+      for (auto [a, epoch, override_class] : args) {
         if (is_null(a)) continue;
         std::vector<std::pair<int, int>> params, kept;
         traced.clear();
         keyed.clear();
+        tagged.clear();
+        observer = override_class;
         // What a class stores on itself and hands on (`validate(self.val_loader, ...)` in the
         // method a loop calls per epoch, set AI mdistiller): per epoch, as the instance's own
         // loop over the attribute is (the object keeps the loader for every call).
         stored = &kept;
         trace(a, 0, params);
         stored = nullptr;
+        observer = -1;
         for (auto [f, p] : params) {
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;
           if (epoch && !epoch_param[f][p]) epoch_param[f][p] = changed = true;
         }
+        changed |= record_plain(params);
         for (auto [f, p] : kept)
           if (!epoch_param[f][p]) epoch_param[f][p] = changed = true;
         changed |= add_keyed(epoch);  // `loop(data['train'])` with `data` a parameter here

@@ -1,6 +1,8 @@
 // DL004: a DataLoader constructed inside an epoch or training loop.
 #include <algorithm>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "python/call_positions.h"
 #include "python/rules/common.h"
@@ -24,6 +26,20 @@ bool depends_on_region(const Context& ctx, Node expr, Node region) {
       if (ctx.text(obj) == "self" && ctx.model().assigned_within("self." + std::string(ctx.text(field(n, "attribute"))), region))
         return true;
     }
+    for (auto c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
+
+// Does `expr` read an attribute of `self` that `region` assigns?
+bool self_attribute_within(const Context& ctx, Node expr, Node region) {
+  std::vector<Node> stack{expr};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "attribute") && ctx.text(field(n, "object")) == "self" &&
+        ctx.model().assigned_within("self." + std::string(ctx.text(field(n, "attribute"))), region))
+      return true;
     for (auto c : named_children(n)) stack.push_back(c);
   }
   return false;
@@ -84,6 +100,29 @@ bool loader_params(const SemanticModel& m, int f, Node args, std::set<int>& out)
   return true;
 }
 
+// A torch.utils.data class whose instance built from the same arguments is the same data: the
+// samplers (their order is drawn when iterated) and `TensorDataset` (a view of its tensors).
+bool same_data_wrapper(const std::string& q) {
+  static const std::set<std::string, std::less<>> names = {"RandomSampler", "SequentialSampler", "BatchSampler",
+                                                            "DistributedSampler", "TensorDataset"};
+  for (std::string_view prefix : {"torch.utils.data.sampler.", "torch.utils.data.distributed.",
+                                  "torch.utils.data.dataset.", "torch.utils.data."})
+    if (q.size() > prefix.size() && q.compare(0, prefix.size(), prefix) == 0)
+      return names.count(std::string_view(q).substr(prefix.size())) > 0;
+  return false;
+}
+
+// A construction of a class this file defines (`SeqDataset(features, labels)`): project code.
+bool class_of_file(const SemanticModel& m, Node call) {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "identifier")) return false;
+  auto bindings = m.lookup(m.text(fn), start(fn));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Class) return false;
+  return true;
+}
+
 // Does the value of `expr` change from one pass of the loop `region` to the next? A name bound
 // in the loop changes unless each of its bindings there is a plain assignment of a value that
 // does not change: names bound outside the loop (or such values, recursively), literals,
@@ -109,12 +148,15 @@ bool changes_per_pass(const SemanticModel& m, Node expr, Node region, int& budge
         changes = true;
         return false;
       }
-      // Calls in the assigned value: the project's own loaders of data, not library calls.
+      // Calls in the assigned value: the project's own loaders of data, not library calls; a
+      // sampler or `TensorDataset` of torch.utils.data built from such values is the same object
+      // again (a sampler draws its order when iterated: `RandomSampler(dataset)` per epoch).
       std::vector<Node> stack{b->value};
       while (!stack.empty() && !changes) {
         Node n = stack.back();
         stack.pop_back();
-        if (is(n, "call") && !m.project_call(n)) changes = true;
+        if (is(n, "call") && !m.project_call(n) && !class_of_file(m, n) && !same_data_wrapper(m.callee_name(n)))
+          changes = true;
         if (is(n, "lambda")) changes = true;
         for (auto c : named_children(n)) stack.push_back(c);
       }
@@ -254,7 +296,18 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
     if (loop.kind == LoopKind::Setup) continue;
     if (HotContext h = ctx.hot(); h.hot && h.once_per_epoch && once_per_run(m, frame.loops, frame.guards))
       return;  // built on one step of the run
-    if (depends_on_region(ctx, args, loop.node)) return;  // built from per-iteration data (k-fold...)
+    // Built from per-iteration data (k-fold...): names the loop binds to new values (its target,
+    // a library call's result), or attributes it stores; not a dataset the project builds again
+    // from the same values each pass (S3Rec's `PretrainDataset(args, user_seq, long_sequence)`
+    // and `RandomSampler` of it in the epoch loop), when the construction runs on every pass (no
+    // condition inside the loop: `if epoch >= freeze_epoch and not unfrozen:` rebuilding with a
+    // new batch size once, a latch set right after, set E deeplabv3-plus-pytorch).
+    if (depends_on_region(ctx, args, loop.node)) {
+      bool guarded = false;
+      for (const auto& g : frame.guards) guarded = guarded || contains(loop.node, g.first);
+      int budget = 128;
+      if (guarded || self_attribute_within(ctx, args, loop.node) || changes_per_pass(m, args, loop.node, budget)) return;
+    }
     if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
     return;
