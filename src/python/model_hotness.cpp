@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
+#include <string>
 #include <unordered_set>
 
 namespace stoker::python {
@@ -45,6 +47,40 @@ std::optional<bool> accelerator_probe(const SemanticModel& m, Node call) {
       "is_torch_neuroncore_available", "is_tpu_available"};
   if (probes.count(last_part(q))) return false;
   return std::nullopt;
+}
+
+// A class whose bases are all library classes whose calls into their subclasses are known:
+// torch.nn.Module (its `__call__` runs `forward`; its API methods call one another: `eval`
+// runs `train`, `to` runs `_apply`, `load_state_dict` runs `_load_from_state_dict`) and
+// torch.utils.data.Dataset / IterableDataset (the loader calls dunders only). At least one such
+// base, none other but `object`.
+bool hooked_library_bases(const std::vector<std::string>& bases) {
+  static const std::set<std::string, std::less<>> kHooked = {
+      "torch.nn.Module", "torch.nn.modules.module.Module", "torch.utils.data.Dataset",
+      "torch.utils.data.dataset.Dataset", "torch.utils.data.IterableDataset",
+      "torch.utils.data.dataset.IterableDataset"};
+  bool any = false;
+  for (const std::string& b : bases) {
+    if (b == "object" || b == "builtins.object") continue;
+    if (!kHooked.count(b)) return false;
+    any = true;
+  }
+  return any;
+}
+
+// A method name no hooked library base calls or defines: public (a private name may be a hook,
+// `_apply`, `_load_from_state_dict`, `_get_name`) and not nn.Module's API (an override of
+// `train` runs when `eval()` is called).
+bool library_hook_free(std::string_view name) {
+  static const std::set<std::string, std::less<>> kModuleApi = {
+      "forward", "extra_repr", "state_dict", "load_state_dict", "train", "eval", "parameters",
+      "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
+      "named_modules", "apply", "to", "to_empty", "cuda", "cpu", "xpu", "ipu", "mtia", "type", "float",
+      "double", "half", "bfloat16", "zero_grad", "requires_grad_", "share_memory", "add_module",
+      "register_module", "get_submodule", "set_submodule", "get_parameter", "get_buffer",
+      "get_extra_state", "set_extra_state", "compile", "reset_parameters", "training"};
+  if (name.empty() || name[0] == '_' || name.rfind("register_", 0) == 0) return false;
+  return !kModuleApi.count(name);
 }
 
 }  // namespace
@@ -1254,6 +1290,11 @@ bool SemanticModel::in_unreached_method(int f) const {
       for (const std::string& b : plain ? classes_[k].bases : std::vector<std::string>{})
         plain = plain && (b == "object" || b == "builtins.object");
       out = scopes_[ps].parent == 0 && plain && unreferenced_class(k);
+      // A method of a class whose only bases are library classes with known hooks (an
+      // nn.Module, a Dataset), no hook itself, whose name no other code of the project writes
+      // (uncalled_method: other modules' words counted too, so a script the prefilter left out
+      // still keeps it): never run (SimGRACE's `get_embeddings_v`).
+      if (!out && scopes_[ps].parent == 0 && k >= 0 && hooked_library_bases(classes_[k].bases)) out = uncalled_method(g, 0);
       break;
     }
     g = scopes_[ps].function;
@@ -1360,8 +1401,11 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
   };
   const Function& fn = functions_[f];
   if (fn.klass < 0 || fn.name.rfind("__", 0) == 0 || local_name(f).empty()) return answer(false);
-  for (const std::string& b : classes_[fn.klass].bases)
-    if (b != "object" && b != "builtins.object") return answer(false);
+  const bool hooked = hooked_library_bases(classes_[fn.klass].bases);
+  if (!hooked)
+    for (const std::string& b : classes_[fn.klass].bases)
+      if (b != "object" && b != "builtins.object") return answer(false);
+  if (hooked && !library_hook_free(fn.name)) return answer(false);
   if (fn.other_decorators) return answer(false);
   Node def = fn.node;
   // The positions of the calls resolved to f, with their callers.
@@ -1383,9 +1427,13 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
     if (r->second != f && !in_uncalled_caller(r->second, depth + 1)) return answer(false);
   }
   if (facts_->attribute_mentioned(name)) return answer(false);
+  // A library base's subclass may be driven by code that names the method otherwise: any word
+  // of another module's text (comments too) keeps it.
+  if (hooked && facts_->word_mentioned(name)) return answer(false);
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   return answer(!in || !in->called);
 }
+
 
 // A caller found by uncalled_method(): a method of a module-level class never run, or a
 // function inside one.

@@ -385,8 +385,14 @@ AbstractType TypeInference::base_type(Node expr) const {
     for (const Binding* b : bindings) {
       AbstractType bt = binding_part(*b, Path{});
       TypeDevice moved = moved_device(b);
-      if (moved != TypeDevice::Unresolved && (bt.kind == Kind::Module || bt.kind == Kind::Unknown ||
-                                              bt.kind == Kind::Bottom)) {
+      if (moved != TypeDevice::Unresolved && (bt.kind == Kind::Unknown || bt.kind == Kind::Bottom) &&
+          in_place_batch(*b)) {
+        // A loader's batch moved in place (`data.to(device)` of a PyG Batch or a BatchEncoding,
+        // whose `to` moves their tensors and hands back the same object): its fields are tensors
+        // on that device, not a module's members.
+        bt = AbstractType::of(Kind::Tensor, moved);
+      } else if (moved != TypeDevice::Unresolved && (bt.kind == Kind::Module || bt.kind == Kind::Unknown ||
+                                                     bt.kind == Kind::Bottom)) {
         // Moved in place: only modules move in place, so the name holds a module.
         if (bt.kind != Kind::Module) bt = AbstractType::of(Kind::Module);
         bt.device = bt.device == TypeDevice::Unresolved || bt.device == TypeDevice::Cpu ? moved
@@ -1230,9 +1236,16 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
 
 bool TypeInference::is_loader_iteration(Node iterable) const { return loader_iteration(iterable, false); }
 
+bool TypeInference::in_place_batch(const Binding& b) const {
+  if (b.kind != Binding::Kind::LoopTarget || b.unpack_index >= 0 || is_null(b.value) ||
+      !is(parent(b.value), "for_statement") || !loader_iteration(b.value, false))
+    return false;
+  return !loader_iteration(b.value, false, true);
+}
+
 bool TypeInference::is_host_loader_iteration(Node iterable) const { return loader_iteration(iterable, true); }
 
-bool TypeInference::loader_iteration(Node iterable, bool host) const {
+bool TypeInference::loader_iteration(Node iterable, bool host, bool device) const {
   Node e = unparen(iterable);
   for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
     Node fn = unparen(field(e, "function"));
@@ -1245,6 +1258,7 @@ bool TypeInference::loader_iteration(Node iterable, bool host) const {
     e = unparen(first);
   }
   AbstractType t = value(e, Path{});
+  if (device) return t.kind == Kind::Loader && t.device == TypeDevice::Cuda;
   return t.kind == Kind::Loader && (!host || t.device == TypeDevice::Cpu);
 }
 

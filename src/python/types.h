@@ -125,6 +125,9 @@ class TypeInference {
   // The same, for a loader whose batches are on the host by its type (a DataLoader of host data,
   // torchtext's iterators: data/frameworks.txt `host-batches`).
   bool is_host_loader_iteration(Node iterable) const;
+  // A `for` target (not unpacked) over a loader iteration whose batches are not on CUDA by the
+  // loader's type: a batch a bare `batch.to(device)` moves in place (its fields, not a module).
+  bool in_place_batch(const Binding& b) const;
   // For a framework `prepare` call (`accelerator.prepare(a, b, c)`): the argument that the
   // target (an identifier in the assignment's target pattern; null: the whole result of a
   // one-argument call) receives prepared. Null otherwise.
@@ -321,7 +324,7 @@ class TypeInference {
   // The type of a loader construction: a torch DataLoader of host batches is on the CPU.
   AbstractType loader_type(Node call) const;
   AbstractType host_batch_iterator(Node call) const;  // data/frameworks.txt `host-batches`
-  bool loader_iteration(Node iterable, bool host) const;
+  bool loader_iteration(Node iterable, bool host, bool device = false) const;
   // A generator that yields the elements of one of its parameters: that parameter's index, or -1.
   int passed_through(int function) const;
   // `name[i] = v` in a scope: the values stored into the items of that name.

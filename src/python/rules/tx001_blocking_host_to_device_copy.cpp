@@ -420,7 +420,16 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
     return;
   // A batch whose type puts it on CUDA already (a loader prepared by Accelerate or Fabric yields
   // device batches) is not copied from the host.
-  if (m.types().cuda(receiver(call)) == CudaAnswer::Cuda && !host_batch_at_some_site(m, receiver(call))) return;
+  // A bare `data.to(device)` of a loader's batch that is not on CUDA by the loader's type moves it
+  // in place (a PyG Batch): the CUDA type the name has is this move's.
+  bool in_place = false;
+  if (Node r = unparen(receiver(call)); is(parent(call), "expression_statement") && is(r, "identifier")) {
+    auto bindings = m.lookup(m.text(r), start(r));
+    in_place = !bindings.empty();
+    for (const Binding* b : bindings) in_place = in_place && m.types().in_place_batch(*b);
+  }
+  if (!in_place && m.types().cuda(receiver(call)) == CudaAnswer::Cuda && !host_batch_at_some_site(m, receiver(call)))
+    return;
   // `async=True` is PyTorch's name for it before 0.4 (`.cuda(async=True)`, `**{"async": True}`).
   auto kwargs = m.keyword_arguments(call);
   Node nb = kwargs.find("non_blocking");
