@@ -1253,7 +1253,8 @@ bool SemanticModel::in_unreached_method(int f) const {
       bool plain = k >= 0;
       for (const std::string& b : plain ? classes_[k].bases : std::vector<std::string>{})
         plain = plain && (b == "object" || b == "builtins.object");
-      out = scopes_[ps].parent == 0 && plain && unreferenced_class(k);
+      // Or a method every call of which, here and in other modules, is dead (dead_called_method).
+      out = scopes_[ps].parent == 0 && ((plain && unreferenced_class(k)) || dead_called_method(g));
       break;
     }
     g = scopes_[ps].function;
