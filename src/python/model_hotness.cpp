@@ -1289,7 +1289,8 @@ bool SemanticModel::in_unreached_method(int f) const {
       bool plain = k >= 0;
       for (const std::string& b : plain ? classes_[k].bases : std::vector<std::string>{})
         plain = plain && (b == "object" || b == "builtins.object");
-      out = scopes_[ps].parent == 0 && plain && unreferenced_class(k);
+      // Or a method every call of which, here and in other modules, is dead (dead_called_method).
+      out = scopes_[ps].parent == 0 && ((plain && unreferenced_class(k)) || dead_called_method(g));
       // A method of a class whose only bases are library classes with known hooks (an
       // nn.Module, a Dataset), no hook itself, whose name no other code of the project writes
       // (uncalled_method: other modules' words counted too, so a script the prefilter left out

@@ -980,6 +980,22 @@ bool FactsTable::attribute_mentioned(int from, std::string_view name) const {
   return false;
 }
 
+bool FactsTable::attribute_reachable(int from, std::string_view name) const {
+  if (!layout_.indexed()) return true;
+  const int component = layout_.component(from);
+  auto reaches = [&](int m) { return m != from && (component < 0 || layout_.component(m) == component); };
+  for (const char* key : {"*", ""}) {
+    auto it = attribute_modules_.find(*key ? std::string_view(key) : name);
+    if (it == attribute_modules_.end()) continue;
+    for (int m : it->second)
+      if (reaches(m)) return true;
+  }
+  if (const std::vector<int>* by = layout_.dotted_by(name))
+    for (int m : *by)
+      if (reaches(m) && (static_cast<size_t>(m) >= summaries_.size() || !summaries_[static_cast<size_t>(m)])) return true;
+  return false;
+}
+
 bool FactsTable::subclass_stores(int module, const std::string& local_class, std::string_view attr) const {
   auto it = subclass_stores_[module].find(local_class);
   if (it == subclass_stores_[module].end()) return false;
@@ -1108,6 +1124,12 @@ bool ModuleEnv::attribute_mentioned(std::string_view name) const {
   return out;
 }
 
+bool ModuleEnv::attribute_reachable(std::string_view name) const {
+  bool out = table_.attribute_reachable(module_, name);
+  record({'n', std::string(name), 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::word_mentioned(std::string_view name) const {
   bool out = table_.word_mentioned(module_, name);
   record({'w', std::string(name), 0, 0}, out ? "1" : "0");
@@ -1192,6 +1214,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 's': return table_.star_import(module_, q.name);
     case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
     case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
+    case 'n': return table_.attribute_reachable(module_, q.name) ? "1" : "0";
     case 'k': return table_.class_on_cuda(module_, q.name) ? "1" : "0";
     case 't': {
       size_t space = q.name.find(' ');

@@ -91,12 +91,21 @@ class ProjectLayout {
   void index_words(const std::vector<std::string_view>& texts);
   // Does a module other than `from` write `word`? True when the words were not indexed.
   bool word_elsewhere(int from, std::string_view word) const;
+  // The modules writing `word` after a dot (`obj.word`) or as a whole string (`"word"`), from the
+  // same scan; nullptr when none. `indexed()`: whether the scan ran.
+  const std::vector<int>* dotted_by(std::string_view word) const;
+  bool indexed() const { return words_indexed_; }
+  // The connected component of module m in the import graph (imports either way, transitively),
+  // -1 when the imports were not indexed. Computed by set_imports, O(modules + imports).
+  int component(int m) const {
+    return static_cast<size_t>(m) < component_.size() ? component_[static_cast<size_t>(m)] : -1;
+  }
   // Does a module `by` accepts, which imports module `into` (or is it), store an attribute of
   // this name on an object other than `self` (`tunable.num_workers = 4`, a byte test of the same
   // scan)? True when the texts were not indexed.
   bool attribute_stored(int into, std::string_view name, const std::function<bool(int)>& by) const;
   // The project modules each module imports (setup_project), for attribute_stored.
-  void set_imports(std::vector<std::vector<int>> imports) { imports_ = std::move(imports); }
+  void set_imports(std::vector<std::vector<int>> imports);
   // The project modules module m imports (empty when setup_project did not index them).
   const std::vector<int>& imports_of(int m) const {
     static const std::vector<int> none;
@@ -113,7 +122,9 @@ class ProjectLayout {
   std::unordered_map<std::string, char> top_level_;
   std::unordered_map<std::string, int> words_;
   std::unordered_map<std::string, std::vector<int>> stores_;  // attribute -> the modules storing it
+  std::unordered_map<std::string, std::vector<int>> dotted_;  // dotted_by
   std::vector<std::vector<int>> imports_;
+  std::vector<int> component_;
   bool words_indexed_ = false;
   // The modules by absolute normalized path, and every directory holding one (or above one,
   // up to the files' common directory `common_`): find_script_dirs.
@@ -192,6 +203,8 @@ class FactsTable {
   bool attribute_mentioned(int from, std::string_view name) const;
   // ExternalFacts::word_mentioned for module `from`.
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
+  // ExternalFacts::attribute_reachable for module `from`.
+  bool attribute_reachable(int from, std::string_view name) const;
   // ExternalFacts::subclass_stores for module `module`.
   bool subclass_stores(int module, const std::string& local_class, std::string_view attr) const;
   // ExternalFacts::subclass_attr_types for module `module`.
@@ -379,6 +392,7 @@ class ModuleEnv : public ExternalFacts {
   std::string star_import(std::string_view name) const override;
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
+  bool attribute_reachable(std::string_view name) const override;
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
   std::vector<std::pair<int, int>> subclass_attr_types(std::string_view local_class, std::string_view attr) const override;
   bool class_on_cuda(std::string_view local_class) const override;
@@ -388,7 +402,7 @@ class ModuleEnv : public ExternalFacts {
   // The queries made so far, each with a fingerprint of its answer.
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
-                // 'a' attribute_mentioned, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda,
+                // 'a' attribute_mentioned, 'n' attribute_reachable, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda,
                 // 't' class_attr (name: the class name, a space, the attribute), 'y' subclass_attr_types
                 // (name: the class name, a dot, the attribute)
     std::string name;

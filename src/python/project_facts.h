@@ -111,6 +111,9 @@ struct ArgFacts {
 // How a function defined in this module is called from the other modules.
 struct IncomingCalls {
   bool called = false;  // called, or imported by name, by another module
+  // Called by another module only from code a guard known False silences (OutgoingCall::dead):
+  // such calls leave `called` (and the hotness) unset.
+  bool dead_called = false;
   bool hot = false;             // from a hot context (a training loop, a hot function)
   long long every = 0;          // amortization when every hot call site is guarded (as HotContext)
   bool once_per_epoch = false;
@@ -382,6 +385,12 @@ class ExternalFacts {
   // Does another module's text write `name` as a word anywhere (code, strings, comments:
   // ProjectLayout::word_elsewhere)? True when unknown.
   virtual bool word_mentioned(std::string_view name) const { (void)name; return true; }
+  // Does a module other than this one, connected to it by imports (ProjectLayout::component:
+  // none else can hold one of its objects), write `name` after a dot or as a whole string: its
+  // summary's attribute_names (which leave out dead calls and calls on library objects), or,
+  // for a module without a summary (one the prefilter left out), its text
+  // (ProjectLayout::dotted_by)? True when unknown.
+  virtual bool attribute_reachable(std::string_view name) const { (void)name; return true; }
   // Could the dotted name (as this module writes it, or qualified) be the project's
   // (ProjectLayout::is_project_name)? True when unknown.
   virtual bool project_name(std::string_view name) const { (void)name; return true; }
@@ -490,6 +499,9 @@ struct OutgoingCall {
   // unknown (a `**kwargs` most likely takes it), and a parameter it does not reach keeps its
   // default (issue 10, session 31: a `reverse=False` beside `**kwargs`).
   bool star_cuda = false;
+  // The call sits in a branch a guard known False silences (`if args.do_predict:` of a
+  // store_true flag): it calls nothing (IncomingCalls::dead_called), its arguments pass no type.
+  bool dead = false;
   // The function making the call ("f", "Class.method"; "" at module level) and, when the call
   // is not hot by this module's own loops, how it runs when that function runs per step (its
   // guards: amortization, once per epoch, a flag): the project passes on the hotness (and the

@@ -122,7 +122,7 @@ std::string fp_incoming(const IncomingCalls* in, unsigned fields) {
     o += (x.result_feeds_training ? 'R' : '-') + std::to_string(x.result_per_epoch) + 'e' + std::to_string(x.result_fed);
     for (const auto& a : x.attrs_fed) o += '.' + a;
   }
-  if (fields & fact::kCalled) o += x.called ? 'C' : '-';
+  if (fields & fact::kCalled) o += x.called ? 'C' : x.dead_called ? 'D' : '-';
   if (fields & fact::kRebuilt) o += x.rebuilt ? "B" + x.rebuilt_via : "-";
   return o;
 }
@@ -204,6 +204,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     o += (x.is_class ? "K" : "-") + std::to_string(x.module_kind) + "i" + std::to_string(x.iter_kind) + ":" +
          std::to_string(x.iter_device);
     if (!x.framework.empty()) o += "|F" + x.framework;
+    for (const auto& b : x.bases) o += "|B" + b;
   }
   // The attributes' types are read one attribute at a time (fp_class_attr); `self_stores` only
   // by the table (ExternalFacts::subclass_stores is a query of its own).

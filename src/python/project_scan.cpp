@@ -548,6 +548,7 @@ std::vector<size_t> from_import_names(std::string_view t, bool package) {
 void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
   words_.clear();
   stores_.clear();
+  dotted_.clear();
   words_indexed_ = true;
   std::string word;
   for (size_t m = 0; m < texts.size(); ++m) {
@@ -569,8 +570,37 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
         auto& ms = stores_[word];
         if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
       }
+      size_t b = at;
+      while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) --b;
+      const bool dotted = b > 0 && t[b - 1] == '.';
+      const bool string = at > 0 && (t[at - 1] == '"' || t[at - 1] == '\'') && e < t.size() && t[e] == t[at - 1];
+      if (dotted || string) {
+        auto& ms = dotted_[word];
+        if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
+      }
     });
   }
+}
+
+void ProjectLayout::set_imports(std::vector<std::vector<int>> imports) {
+  imports_ = std::move(imports);
+  // Union-find over the import edges, with path halving.
+  std::vector<int> up(imports_.size());
+  for (size_t m = 0; m < up.size(); ++m) up[m] = static_cast<int>(m);
+  auto root = [&](int m) {
+    while (up[static_cast<size_t>(m)] != m) m = up[static_cast<size_t>(m)] = up[static_cast<size_t>(up[static_cast<size_t>(m)])];
+    return m;
+  };
+  for (size_t m = 0; m < imports_.size(); ++m)
+    for (int i : imports_[m])
+      if (i >= 0 && static_cast<size_t>(i) < up.size()) up[static_cast<size_t>(root(i))] = root(static_cast<int>(m));
+  component_.assign(up.size(), -1);
+  for (size_t m = 0; m < up.size(); ++m) component_[m] = root(static_cast<int>(m));
+}
+
+const std::vector<int>* ProjectLayout::dotted_by(std::string_view word) const {
+  auto it = dotted_.find(std::string(word));
+  return it == dotted_.end() ? nullptr : &it->second;
 }
 
 bool ProjectLayout::word_elsewhere(int from, std::string_view word) const {

@@ -121,7 +121,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
     calls.push_back({c.callee, c.line, c.hot, c.every, c.once_per_epoch, c.flag_guarded, c.in_loop,
                      c.result_feeds_training, c.splat, pos, kws, c.caller, c.hot_if_caller, c.caller_every,
                      c.caller_once_per_epoch, c.caller_flag_guarded, c.result_per_epoch, follows, c.attrs_fed,
-                     c.splat_cuda, c.rebuilds, c.rebuilds_if_caller, c.star_cuda, c.result_fed});
+                     c.splat_cuda, c.rebuilds, c.rebuilds_if_caller, c.star_cuda, c.result_fed, c.dead});
   }
   json qs = json::array();
   for (const auto& [key, e] : queries)
@@ -230,6 +230,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       }
       if (c.size() > 22) oc.star_cuda = c.at(22).get<bool>();
       if (c.size() > 23) oc.result_fed = c.at(23).get<unsigned>();
+      if (c.size() > 24) oc.dead = c.at(24).get<bool>();
       s.calls.push_back(std::move(oc));
     }
     for (const auto& q : j.at("queries")) {

@@ -332,6 +332,17 @@ class SemanticModel {
   // called only in branches that never run or from functions that never run (transitively).
   // Project mode only; memoized per function.
   bool in_unreached_method(int f) const;
+  // A method of a module-level class whose ancestors are all the project's, every call of which,
+  // here and in other modules, is silenced by a guard known False or made by code that never
+  // runs (model_dead_calls.cpp). At least one such call: a method nothing calls is left alone.
+  bool dead_called_method(int f) const;
+  // The call whose callee is the attribute `obj.name` at `name_at` (the name's first byte) is
+  // silenced by a guard known False, made by code that never runs, or made on an object a
+  // library call returned (`model = pm.auto_arima(seq)`: `model.predict` is the library's).
+  // 0: neither; 1: dead; 2: on a library object.
+  int quiet_attribute_call(uint32_t name_at) const;
+  bool library_object(Node obj) const;
+  bool project_ancestry(const std::vector<std::string>& bases, int depth) const;
   bool uncalled_method(int f, int depth) const;
   bool in_uncalled_caller(int f, int depth) const;
   // A module-level class no code of the project names: its methods never run (below).

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "python/call_positions.h"
 #include "python/class_constants.h"
@@ -287,8 +288,14 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       for (Node c : named_children(st))
         if (is(c, "wildcard_import")) out.star_imports.push_back(std::string(text(field(st, "module_name"))));
   // Names written after a dot or as a whole string: one byte scan (comments included, which
-  // only adds names).
+  // only adds names). A call `obj.name(...)` that is dead or made on a library object
+  // (quiet_attribute_call) calls no method of the project by that name: left out.
   {
+    std::unordered_set<uint32_t> quiet;
+    for (const CallSite& cs : calls_)
+      if (Node fn = field(cs.call, "function"); is(fn, "attribute"))
+        if (Node a = field(fn, "attribute"); is(a, "identifier") && quiet_attribute_call(start(a)))
+          quiet.insert(start(a));
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     std::set<std::string_view> names;
     for (size_t i = 0; i + 1 < src_.size() && names.size() <= kMaxAttributeNames; ++i) {
@@ -300,6 +307,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       size_t e = b;
       while (e < src_.size() && word(src_[e])) ++e;
       if (c != '.' && (e >= src_.size() || src_[e] != c)) continue;  // a string: the whole of it
+      if (c == '.' && quiet.count(static_cast<uint32_t>(b))) continue;
       names.insert(src_.substr(b, e - b));
     }
     if (names.size() > kMaxAttributeNames) out.attribute_names = {"*"};
@@ -810,6 +818,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       ArgNodes nodes;
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
+      // Silenced by a guard known False, or made by a function of this module that never runs.
+      oc.dead = dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
