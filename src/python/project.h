@@ -45,6 +45,7 @@ class ProjectLayout {
   size_t size() const { return modules_.size(); }
   const std::string& path(int m) const { return modules_[m].path; }
   const std::string& name(int m) const { return modules_[m].name; }  // under its package root
+  bool is_package(int m) const { return modules_[m].is_package; }     // an __init__.py
   // The absolute dotted name that `name` (as module `from` writes it; leading dots are relative)
   // stands for, or "" when a relative name climbs above the top package.
   std::string absolute(int from, std::string_view name) const;

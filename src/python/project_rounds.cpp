@@ -48,13 +48,33 @@ std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const
   std::vector<int> slot(n, -1);
   for (size_t w = 0; w < work.size(); ++w) slot[work[w]] = static_cast<int>(w);
   // Edges among the round's modules: w -> the modules that must come before it.
-  std::vector<std::vector<int>> before(work.size());
+  // Callees first: a package's __init__ is split in two nodes. Its analysis (the real node) has
+  // nothing before it: what its importers read through it is its re-exports (`from .core import
+  // Module`), its summary's imports, which no fact changes. A second node (`exports`, never
+  // analyzed) comes after the modules the package imports, and an importer of the package comes
+  // after both, so it still follows the modules whose names it reads through the package. An
+  // __init__ importing everything below it (lightning.pytorch's) and imported back by its own
+  // submodules (`import lightning.pytorch as pl`) no longer closes a cycle through its analysis,
+  // which the depth-first walk would cut anywhere, leaving the package after modules that read
+  // through it. O(modules + imports): one node more per package, two edges per import.
+  const bool split_packages = order == 'f';
+  std::vector<int> exports(work.size(), -1);
+  size_t nodes = work.size();
+  if (split_packages)
+    for (size_t w = 0; w < work.size(); ++w)
+      if (layout.is_package(static_cast<int>(work[w]))) exports[w] = static_cast<int>(nodes++);
+  std::vector<std::vector<int>> before(nodes);
   for (size_t w = 0; w < work.size(); ++w)
     for (int imp : layout.imports_of(static_cast<int>(work[w]))) {
       int v = slot[static_cast<size_t>(imp)];
       if (v < 0 || static_cast<size_t>(v) == w) continue;
-      if (order == 'f') before[w].push_back(v);
-      else before[static_cast<size_t>(v)].push_back(static_cast<int>(w));
+      if (order == 'f') {
+        int from = exports[w] >= 0 ? exports[w] : static_cast<int>(w);
+        before[static_cast<size_t>(from)].push_back(v);
+        if (exports[static_cast<size_t>(v)] >= 0) before[static_cast<size_t>(from)].push_back(exports[static_cast<size_t>(v)]);
+      } else {
+        before[static_cast<size_t>(v)].push_back(static_cast<int>(w));
+      }
     }
   // Callers first: a module handed an instance of another module's class (it may call the
   // class's methods, handing them its arguments) comes before the class's module.
@@ -64,12 +84,20 @@ std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const
       if (a >= 0 && b >= 0 && a != b) before[static_cast<size_t>(b)].push_back(a);
     }
   // Longest path from the modules with nothing before them, by an iterative depth-first walk
-  // (state 1: on the walk's stack, an edge back to it is cut).
-  std::vector<int> level(work.size(), 0);
-  std::vector<char> state(work.size(), 0);
+  // (state 1: on the walk's stack, an edge back to it is cut). The packages' export nodes are
+  // walked first, their imports in source order, as Python runs an __init__: an edge back to an
+  // export node on the stack (a submodule reading a name through its own package, `from
+  // lightning.pytorch.callbacks import Callback` in callbacks/progress/progress_bar.py) follows
+  // the imports the package made before the one that led to it (`partial`: one more than the
+  // highest level of a node's successors walked so far), which Python has run by then.
+  std::vector<int> level(nodes, 0), partial(nodes, 0);
+  std::vector<char> state(nodes, 0);
   std::vector<std::pair<int, size_t>> stack;
   int depth = 0;
-  for (size_t root = 0; root < work.size(); ++root) {
+  std::vector<size_t> roots;
+  for (size_t x = work.size(); x < nodes; ++x) roots.push_back(x);
+  for (size_t x = 0; x < work.size(); ++x) roots.push_back(x);
+  for (size_t root : roots) {
     if (state[root]) continue;
     stack.push_back({static_cast<int>(root), 0});
     state[root] = 1;
@@ -80,16 +108,24 @@ std::vector<std::vector<size_t>> order_levels(const ProjectLayout& layout, const
         if (state[static_cast<size_t>(v)] == 0) {
           state[static_cast<size_t>(v)] = 1;
           stack.push_back({v, 0});
+        } else if (state[static_cast<size_t>(v)] == 2) {
+          partial[static_cast<size_t>(w)] = std::max(partial[static_cast<size_t>(w)], level[static_cast<size_t>(v)] + 1);
         }
         continue;
       }
       int l = 0;
-      for (int v : before[static_cast<size_t>(w)])
+      for (int v : before[static_cast<size_t>(w)]) {
         if (state[static_cast<size_t>(v)] == 2) l = std::max(l, level[static_cast<size_t>(v)] + 1);
+        else if (static_cast<size_t>(v) >= work.size()) l = std::max(l, partial[static_cast<size_t>(v)]);
+      }
       level[static_cast<size_t>(w)] = l;
       depth = std::max(depth, l);
       state[static_cast<size_t>(w)] = 2;
       stack.pop_back();
+      if (!stack.empty()) {
+        size_t up = static_cast<size_t>(stack.back().first);
+        partial[up] = std::max(partial[up], l + 1);
+      }
     }
   }
   // Callers first: the modules handed instances, and the modules before them, come before every

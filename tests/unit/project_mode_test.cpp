@@ -499,6 +499,23 @@ TEST_CASE("a module analyzed for the first time after round 1 comes first in its
   CHECK_THAT(off.err, Catch::Contains("round 3: group 0: lib"));
 }
 
+TEST_CASE("round 1 analyzes a package's __init__ first and its re-exports' modules before their readers", "[project]") {
+  // pkg/__init__.py imports layers.py and train.py, both of which import the package back: a
+  // cycle the depth-first walk cut at the package, so train.py (reading Block through
+  // `from pkg import Block`) shared a level with layers.py and read "no such class" in round 1,
+  // then was analyzed again. The __init__'s analysis now has nothing before it and its exports
+  // (the modules it imports, in source order) come before the modules reading through it.
+  fs::path dir = project_fixtures() / "package_exports_first";
+  auto r = testing::run_in(dir, "STOKER_PROJECT_TRACE=1 " +
+                                    testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("train.py:16:15: SY001"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: group 0: pkg\n"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: group 1: pkg.layers\n"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: group 2: pkg.train\n"));
+  CHECK_THAT(r.err, !Catch::Contains("pkg.train reads cpkg.Block"));
+}
+
 TEST_CASE("a host-return answer changes only where the return is or was a host tensor", "[project]") {
   // TypeInference::host_forward and is_batch_impl read a callee's return type only when it is a
   // tensor (or a container of them) on the CPU: a return going from a tensor on an unresolved
