@@ -2,6 +2,7 @@
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
 #include "python/model_internal.h"
+#include "python/module_api.h"
 #include "python/symbol_table.h"
 #include "python/project_fields.h"
 #include "python/types.h"
@@ -72,15 +73,7 @@ bool hooked_library_bases(const std::vector<std::string>& bases) {
 // `_apply`, `_load_from_state_dict`, `_get_name`) and not nn.Module's API (an override of
 // `train` runs when `eval()` is called).
 bool library_hook_free(std::string_view name) {
-  static const std::set<std::string, std::less<>> kModuleApi = {
-      "forward", "extra_repr", "state_dict", "load_state_dict", "train", "eval", "parameters",
-      "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
-      "named_modules", "apply", "to", "to_empty", "cuda", "cpu", "xpu", "ipu", "mtia", "type", "float",
-      "double", "half", "bfloat16", "zero_grad", "requires_grad_", "share_memory", "add_module",
-      "register_module", "get_submodule", "set_submodule", "get_parameter", "get_buffer",
-      "get_extra_state", "set_extra_state", "compile", "reset_parameters", "training"};
-  if (name.empty() || name[0] == '_' || name.rfind("register_", 0) == 0) return false;
-  return !kModuleApi.count(name);
+  return !name.empty() && name[0] != '_' && !module_api_method(name);
 }
 
 }  // namespace
@@ -1434,7 +1427,6 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   return answer(!in || !in->called);
 }
-
 
 // A caller found by uncalled_method(): a method of a module-level class never run, or a
 // function inside one.

@@ -35,14 +35,14 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
   if (oc.dead) {  // silenced by a guard known False: calls nothing, hands on no hotness
     c.dead_called = true;
   } else {
-  if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
-  c.called = true;
-  c.in_loop |= oc.in_loop;
-  if (oc.rebuilds) {  // rebuilt per pass of a loop (IncomingCalls::rebuilt), first site by file and line
-    std::string via = via_of(static_cast<int>(m), oc.line);
-    if (!c.rebuilt || earlier_site(via, c.rebuilt_via)) c.rebuilt_via = via;
-    c.rebuilt = true;
-  }
+    if (oc.hot) join_hot(c, oc.every, oc.once_per_epoch, oc.flag_guarded, via_of(static_cast<int>(m), oc.line));
+    c.called = true;
+    c.in_loop |= oc.in_loop;
+    if (oc.rebuilds) {  // rebuilt per pass of a loop (IncomingCalls::rebuilt), first site by file and line
+      std::string via = via_of(static_cast<int>(m), oc.line);
+      if (!c.rebuilt || earlier_site(via, c.rebuilt_via)) c.rebuilt_via = via;
+      c.rebuilt = true;
+    }
   }
   if (!binds) return;  // an override run through `self`: not handed the arguments
   c.result_feeds_training |= oc.result_feeds_training;

@@ -13,6 +13,7 @@
 #include "python/loader_wrappers.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
+#include "python/module_api.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types.h"
@@ -529,18 +530,15 @@ std::string SemanticModel::unknown_module_method(Node call) const {
   Node fn = unparen(field(call, "function"));
   if (!is(fn, "attribute")) return {};
   std::string method(text(field(fn, "attribute")));
-  static const std::set<std::string, std::less<>> kModuleApi = {
-      "forward", "to", "cuda", "cpu", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers",
-      "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "apply",
-      "zero_grad", "half", "float", "double", "bfloat16", "type", "requires_grad_", "register_buffer",
-      "register_parameter", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
-      "add_module", "get_submodule", "extra_repr", "share_memory", "item", "tolist", "numpy", "detach", "size",
+  // nn.Module's own API, and the methods of tensors and containers a value of unknown type may be.
+  static const std::set<std::string, std::less<>> kTensorOrContainer = {
+      "item", "tolist", "numpy", "detach", "size",
       "view", "reshape", "mean", "sum", "get", "items", "keys", "values", "update", "append", "pop", "copy",
       "norm", "max", "min", "argmax", "argmin", "long", "int", "bool", "clone", "contiguous", "permute", "transpose",
       "squeeze", "unsqueeze", "expand", "repeat", "chunk", "split", "add", "mul", "sub", "div", "sigmoid", "softmax",
       "log_softmax", "flatten", "fill_", "zero_", "copy_", "index_select", "gather", "scatter", "masked_fill", "sort",
       "topk", "abs", "exp", "log", "pow", "sqrt", "clamp", "round", "all", "any", "nonzero", "numel", "dim"};
-  if (method.empty() || method[0] == '_' || kModuleApi.count(method)) return {};
+  if (method.empty() || method[0] == '_' || module_api_method(method) || kTensorOrContainer.count(method)) return {};
   Node obj = unparen(field(fn, "object"));
   if (!is(obj, "identifier") && !is(obj, "attribute")) return {};
   if (is(obj, "identifier") && text(obj) == "self") return {};

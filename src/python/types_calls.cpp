@@ -11,6 +11,7 @@
 #include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"  // model_detail::property_getter
+#include "python/module_api.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types_detail.h"
@@ -187,14 +188,7 @@ bool TypeInference::runs_module_method(Node call) const {
   Node fn = unparen(field(call, "function"));
   if (!is(fn, "attribute")) return false;
   std::string_view meth = text(field(fn, "attribute"), m_.src());
-  static const std::set<std::string, std::less<>> module_api = {
-      "forward", "to", "cuda", "cpu", "train", "eval", "parameters", "named_parameters", "buffers", "named_buffers",
-      "modules", "named_modules", "children", "named_children", "state_dict", "load_state_dict", "apply",
-      "zero_grad", "half", "float", "double", "bfloat16", "type", "requires_grad_", "register_buffer",
-      "register_parameter", "register_module", "register_forward_hook", "register_forward_pre_hook",
-      "register_full_backward_hook", "register_backward_hook", "add_module", "get_submodule", "get_parameter",
-      "get_buffer", "extra_repr", "share_memory", "set_extra_state", "get_extra_state"};
-  if (meth.empty() || meth[0] == '_' || module_api.count(meth)) return false;
+  if (meth.empty() || meth[0] == '_' || module_api_method(meth)) return false;
   AbstractType recv = value(field(fn, "object"), Path{});
   if (recv.kind != Kind::Module || recv.klass != -1 || (recv.device != TypeDevice::Cuda && recv.device != TypeDevice::Any))
     return false;

@@ -11,14 +11,15 @@
 namespace stoker::python::rules {
 namespace {
 
-// Does any identifier in `expr` name something assigned inside `region`?
-bool depends_on_region(const Context& ctx, Node expr, Node region) {
+// Does any identifier in `expr` name something assigned inside `region`, or `expr` read an
+// attribute of `self` that `region` assigns? With `names` false, only the attributes of `self`.
+bool depends_on_region(const Context& ctx, Node expr, Node region, bool names = true) {
   std::vector<Node> stack{expr};
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
     if (is(n, "identifier")) {
-      if (ctx.model().assigned_within(ctx.text(n), region)) return true;
+      if (names && ctx.model().assigned_within(ctx.text(n), region)) return true;
       continue;
     }
     if (is(n, "attribute")) {
@@ -26,20 +27,6 @@ bool depends_on_region(const Context& ctx, Node expr, Node region) {
       if (ctx.text(obj) == "self" && ctx.model().assigned_within("self." + std::string(ctx.text(field(n, "attribute"))), region))
         return true;
     }
-    for (auto c : named_children(n)) stack.push_back(c);
-  }
-  return false;
-}
-
-// Does `expr` read an attribute of `self` that `region` assigns?
-bool self_attribute_within(const Context& ctx, Node expr, Node region) {
-  std::vector<Node> stack{expr};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (is(n, "attribute") && ctx.text(field(n, "object")) == "self" &&
-        ctx.model().assigned_within("self." + std::string(ctx.text(field(n, "attribute"))), region))
-      return true;
     for (auto c : named_children(n)) stack.push_back(c);
   }
   return false;
@@ -306,7 +293,7 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
       bool guarded = false;
       for (const auto& g : frame.guards) guarded = guarded || contains(loop.node, g.first);
       int budget = 128;
-      if (guarded || self_attribute_within(ctx, args, loop.node) || changes_per_pass(m, args, loop.node, budget)) return;
+      if (guarded || depends_on_region(ctx, args, loop.node, false) || changes_per_pass(m, args, loop.node, budget)) return;
     }
     if (iterated_by_inner_loop(m, call, loop.node)) return;  // a stage loop around the epoch loop
     report(std::nullopt);
