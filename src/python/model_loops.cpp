@@ -916,6 +916,9 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
           fit_arguments_.insert(unparen(l).id);
           for (const auto& lv : values(l))
             if (lv.kind == Value::Kind::Expr) fit_arguments_.insert(lv.expr.id);
+          // `iter(RepeatingLoader(DataLoader(...)))`: the loaders a project wrapper it iterates
+          // was handed (loader_origins: through the wrapper's arguments).
+          for (Node o : loader_origins(l)) fit_arguments_.insert(o.id);
         }
         continue;
       }

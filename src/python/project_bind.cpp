@@ -62,6 +62,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     self.values.assign(1, ScalarFact{});
     self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
     self.klass = "?";
+    self.framework = "?";
     b.in.params[0].join(self);
   }
   std::vector<char> keyword_used(oc.keywords.size(), 0);
@@ -97,6 +98,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
         got.values.assign(1, ScalarFact{});
         got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         got.klass = "?";
+        got.framework = "?";
         got.cuda = oc.star_cuda && !p.keyword_only;  // OutgoingCall::star_cuda
       } else {
         got.defaulted = true;
@@ -133,6 +135,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
       rest.values.assign(1, ScalarFact{});
       rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
       rest.klass = "?";
+      rest.framework = "?";
       rest.cuda |= oc.splat_cuda;
     }
     if (!p.star && !p.double_star) continue;

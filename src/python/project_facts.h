@@ -47,6 +47,10 @@ struct ArgFacts {
   // The project class of the instance every passing call site passes, by its canonical name
   // (ExternalFacts::canonical): "" no site passes a value, "?" some site passes something else.
   std::string klass;
+  // The framework class (data/frameworks.txt `object`, its qualified name) of the instance every
+  // passing call site passes (`DPOTrainer(dpo, accelerator=self.accelerator)` of an Accelerator):
+  // "" no site passes a value, "?" some site passes something else. Travels with kType.
+  std::string framework;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
   // When every passing call site passes a tuple of the same length (a display of at most 8, or a
   // name or call whose elements SemanticModel::elements_cuda knows): whether each element may be

@@ -53,6 +53,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
   if (fields & fact::kBatch) o += std::string(x.batch ? "b" : "-") + (x.step ? "s" : "-");
   if (fields & fact::kType) {
     o += "T" + std::to_string(x.type_kind) + ":" + std::to_string(x.type_device);
+    if (!x.framework.empty()) o += "F" + x.framework;
     if (!x.elems_mixed)
       for (const auto& [k, d] : x.elem_types) o += "," + std::to_string(k) + ":" + std::to_string(d);
   }

@@ -144,6 +144,8 @@ void ArgFacts::join(const ArgFacts& o) {
   type_device = static_cast<int>(t.device);
   if (klass.empty()) klass = o.klass;
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
+  if (framework.empty()) framework = o.framework;
+  else if (!o.framework.empty() && o.framework != framework) framework = "?";
   join_scalars(values, o.values);
   fed_passed |= o.fed_passed;
   fed_defaulted |= o.fed_defaulted;
@@ -651,6 +653,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.type_device = static_cast<int>(t.device);
     f.klass = types().class_name(t);  // an instance of a project class: its class travels
     if (f.klass.empty()) f.klass = "?";
+    // An instance of a framework class (an Accelerator): its class travels, as a return's does.
+    f.framework = t.kind == AbstractType::Kind::Object && t.framework >= 0
+                      ? std::string(FrameworkTable::get().class_name(t.framework))
+                      : std::string("?");
     // An argument of a call in a branch that never runs (`if args.use_cached:` of a store_true
     // flag left False), unknown there because no binding reaches dead code (`moments = samples`
     // under the flag): it types nothing (Bottom, no class), so the live call sites' types decide
@@ -660,6 +666,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       f.type_kind = static_cast<int>(AbstractType::Kind::Bottom);
       f.type_device = 0;
       f.klass.clear();
+      f.framework.clear();
     }
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
     if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {

@@ -913,6 +913,10 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
   const ArgFacts* ext = m_.ext_param(fi, pi, fact::kCuda | fact::kModule | fact::kDevice | fact::kType);
   if (ext && !ext->passed && !ext->defaulted) ext = nullptr;
   AbstractType typed = ext && ext->passed ? from_fact(ext->type_kind, ext->type_device) : AbstractType::unknown();
+  // An instance of one framework class at every passing site (an Accelerator handed to a
+  // trainer of another module): its `prepare` and device as a construction of it here would be.
+  if (typed.kind == Kind::Object && !ext->framework.empty() && ext->framework != "?")
+    typed.framework = FrameworkTable::get().object_class(ext->framework);
   if (typed.kind == Kind::Bottom) {
     typed = AbstractType::unknown();
     // Every passing site of another module is in a branch that never runs (its arguments type
