@@ -473,6 +473,14 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         break;
       }
     }
+  } else if (k == "dictionary") {
+    // `{"input_ids": input_ids, "labels": labels}` of a batch's parts (tofu's evaluate_util.py,
+    // then `for k, v in batch.items(): batch[k] = v.to(model.device)`): a dict batch.
+    for (Node c : named_children(expr))
+      if (is(c, "pair") && is_batch_impl(field(c, "value"))) {
+        result = true;
+        break;
+      }
   } else if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||
              k == "set_comprehension") {
     // `[cv2.resize(img, size) for img in images]`: the batch's elements, transformed;

@@ -48,6 +48,50 @@ void SemanticModel::resolve_calls() {
   });
   callers_.assign(functions_.size(), {});
   callees_by_call_.assign(calls_.size(), {});
+  // What `c.append(x)` adds to a container, once over the calls: `self.flows.append(x)` in a
+  // method of class k under (k, "flows"), `layers.append(x)` under (-1 - scope, "layers"). A
+  // container also `extend`ed or `insert`ed into holds elements no append shows (kept apart).
+  std::map<std::pair<int, std::string>, std::vector<Node>> appended_elements;
+  std::set<std::pair<int, std::string>> extended;
+  for (const auto& cs : calls_) {
+    Node f = unparen(field(cs.call, "function"));
+    if (!is(f, "attribute")) continue;
+    std::string_view meth = text(field(f, "attribute"));
+    if (meth != "append" && meth != "extend" && meth != "insert" && meth != "__setitem__") continue;
+    Node obj = unparen(field(f, "object"));
+    std::pair<int, std::string> key{0, ""};
+    if (is(obj, "attribute") && is(unparen(field(obj, "object")), "identifier") &&
+        text(unparen(field(obj, "object"))) == "self") {
+      int k = cs.caller >= 0 ? functions_[cs.caller].klass : -1;
+      if (k < 0) continue;
+      key = {k, std::string(text(field(obj, "attribute")))};
+    } else if (is(obj, "identifier")) {
+      key = {-1 - scope_at(start(obj)), std::string(text(obj))};
+    } else {
+      continue;
+    }
+    if (meth == "append") appended_elements[key].push_back(argument(cs.call, 0, ""));
+    else extended.insert(key);
+  }
+  // The appends into the container a call site reads (`self.flows` in a method of the class
+  // that appends, `layers` in the scope that appends), or null when another call adds elements.
+  auto module_appends = [&](Node container, uint32_t at) -> const std::vector<Node>* {
+    std::pair<int, std::string> key{0, ""};
+    if (is(container, "attribute") && is(unparen(field(container, "object")), "identifier") &&
+        text(unparen(field(container, "object"))) == "self") {
+      int f = function_at(at);
+      int k = f >= 0 ? functions_[f].klass : -1;
+      if (k < 0) return nullptr;
+      key = {k, std::string(text(field(container, "attribute")))};
+    } else if (is(container, "identifier")) {
+      key = {-1 - scope_at(start(container)), std::string(text(container))};
+    } else {
+      return nullptr;
+    }
+    if (extended.count(key)) return nullptr;
+    auto found = appended_elements.find(key);
+    return found == appended_elements.end() || found->second.size() > kMaxCandidates ? nullptr : &found->second;
+  };
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     Node call = calls_[ci].call;
     Node fn = unparen(field(call, "function"));
@@ -263,8 +307,13 @@ void SemanticModel::resolve_calls() {
     // or tuple display, a comprehension; HigherHRNet's MultiLossFactory, set AO loss.py:97): the
     // forward of each class an element may be. Only when every value of the container is such
     // a container and every element a construction of a class here (or None). O(values x elements).
-    if (is(fn, "subscript") && targets.empty()) {
-      Node container = unparen(field(fn, "value"));
+    // Also a container built empty (`self.flows = nn.ModuleList()`, `layers = []`) and filled by
+    // appends (`self.flows.append(AR_Step(...))` in a method of the class, `layers.append(...)`
+    // in the same scope: module_appends), and an element taken by a loop over the container
+    // (`for i, flow in enumerate(self.flows): flow(mel, ...)`, also `reversed(self.flows)`:
+    // Flowtron's forward and infer, set AX).
+    auto container_classes = [&](Node container) {
+      container = unparen(container);
       std::vector<int> classes;
       bool all = is(container, "identifier") || is(container, "attribute");
       auto element = [&](Node el) {
@@ -284,12 +333,21 @@ void SemanticModel::resolve_calls() {
       };
       auto vs = all ? values(container) : std::vector<Value>{};
       all = all && !vs.empty() && vs.size() <= kMaxCandidates;
+      bool empty_display = false;
       for (const auto& v : vs) {
         if (!all) break;
         Node e = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
-        if (is(e, "call") && last_part(callee_name(e)) == "ModuleList") e = unparen(argument(e, 0, "modules"));
-        if (is(e, "list") || is(e, "tuple")) {
-          if (named_count(e) == 0 || named_count(e) > 16) all = false;
+        if (is(e, "call") && last_part(callee_name(e)) == "ModuleList") {
+          e = unparen(argument(e, 0, "modules"));
+          if (is_null(e)) {
+            empty_display = true;
+            continue;
+          }
+        }
+        if ((is(e, "list") || is(e, "tuple")) && named_count(e) == 0) {
+          empty_display = true;
+        } else if (is(e, "list") || is(e, "tuple")) {
+          if (named_count(e) > 16) all = false;
           for (Node el : named_children(e))
             if (all && !is(el, "comment")) element(el);
         } else if (is(e, "list_comprehension")) {
@@ -298,11 +356,34 @@ void SemanticModel::resolve_calls() {
           all = false;
         }
       }
-      if (all)
-        for (int k : classes) {
-          add_class_method(k, "forward");
-          add_class_method(k, "__call__");
+      if (all && empty_display) {
+        const std::vector<Node>* appended = module_appends(container, start(call));
+        if (!appended || appended->empty()) all = false;
+        for (size_t i = 0; all && appended && i < appended->size(); ++i) element((*appended)[i]);
+      }
+      if (!all || classes.empty()) classes.clear();
+      return classes;
+    };
+    std::vector<int> element_classes;
+    if (is(fn, "subscript") && targets.empty()) element_classes = container_classes(field(fn, "value"));
+    if (is(fn, "identifier") && targets.empty()) {
+      auto bs = lookup(text(fn), start(fn));
+      bool loop = !bs.empty() && bs.size() <= kMaxCandidates;
+      for (const Binding* b : bs) loop = loop && b->kind == Binding::Kind::LoopTarget;
+      for (size_t i = 0; loop && i < bs.size(); ++i) {
+        Node it = unparen(loop_target_iterable(*this, *bs[i]));
+        if (is(it, "call") && callee_name(it) == "builtins.reversed") it = unparen(argument(it, 0, ""));
+        auto ks = is_null(it) ? std::vector<int>{} : container_classes(it);
+        if (ks.empty()) {
+          element_classes.clear();
+          break;
         }
+        element_classes.insert(element_classes.end(), ks.begin(), ks.end());
+      }
+    }
+    for (int k : element_classes) {
+      add_class_method(k, "forward");
+      add_class_method(k, "__call__");
     }
     if (is(fn, "identifier") && text(fn) == "self") {
       int f = function_at(start(call));

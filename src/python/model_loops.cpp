@@ -664,17 +664,32 @@ bool SemanticModel::loop_runs_per_epoch_for(int li, Node loader_call) const {
   // An enclosing loop of the iteration in its own function that does not rebuild the loader,
   // inside the innermost one that does (every pass of that one iterates a new loader, so the
   // loops around it never iterate the same loader twice).
-  bool own_epoch = false;
+  // A loop that picks the loader the iteration runs over (`for test_dataset in
+  // test_dataset_list:` around `for ... in test_dataset:`, KnowledgeGraphEmbedding's test_step)
+  // passes over each loader once: not a repetition of the iteration (the loops around it may be).
+  auto picks_iterated = [&](int p) {
+    Node target = unparen(field(loops_[p].node, "left"));
+    Node it = is(l.node, "for_statement") ? unparen(field(l.node, "right")) : Node{};
+    return is(loops_[p].node, "for_statement") && !loops_[p].comprehension && is(target, "identifier") &&
+           is(it, "identifier") && text(it) == text(target);
+  };
+  bool own_epoch = false, rebuilt = false;
   for (int p = l.parent_loop; p >= 0 && !own_epoch; p = loops_[p].parent_loop) {
-    if (rebuilt_each_pass(loops_[p].node, loader_call, l.node)) break;
+    if (rebuilt_each_pass(loops_[p].node, loader_call, l.node)) {
+      rebuilt = true;
+      break;
+    }
+    if (p == l.parent_loop && picks_iterated(p)) continue;
     own_epoch = true;
   }
   if (own_epoch) return true;
-  if (l.parent_loop >= 0) return false;  // its enclosing loops all rebuild the loader
+  if (rebuilt) return false;  // its enclosing loops all rebuild the loader
   // Built by the function that iterates it, on every call (no condition between the construction
-  // and the function's body: not a loader cached on first use): each call's loader is new, so
-  // persistent workers would not outlive it (a loader rebuilt per epoch is DL004's case).
-  if (l.function >= 0 && l.function == built_in && rebuilt_each_pass(functions_[built_in].node, loader_call))
+  // and the function's body, or a branch that also holds the iteration: not a loader cached on
+  // first use): each call's loader is new, so persistent workers would not outlive it (a loader
+  // rebuilt per epoch is DL004's case).
+  if (l.function >= 0 && l.function == built_in &&
+      rebuilt_each_pass(functions_[built_in].node, loader_call, l.parent_loop >= 0 ? loops_[l.parent_loop].node : l.node))
     return false;
   if (l.function < 0 || l.function == built_in || built_in < 0) return function_called_in_loop(l.function);
   // Iterated by another function of this module: through the calls of the constructing function

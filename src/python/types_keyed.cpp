@@ -256,6 +256,11 @@ AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<st
 TypeDevice TypeInference::keyed_device_stores(Node name) const {
   // The device of the tensors stored under the dict keys of `n` in `scope` (stores that do not
   // hold `use`); with `param_only`, only stores into the name as a parameter never rebound.
+  // The literal key the use reads (`batch["text"]`), if any: only stores of that key, or of
+  // every key (a loop over the dict's keys), tell where the field is.
+  std::string use_key;
+  if (Node up = parent(name); is(up, "subscript") && same(unparen(field(up, "value")), name))
+    if (!string_literal_value(unparen(field(up, "subscript")), m_.src(), use_key)) use_key.clear();
   auto stores_into = [&](int scope, std::string_view n, Node use, bool param_only) {
     TypeDevice out = TypeDevice::Unresolved;
     for (Node sv : item_stores({scope, std::string(n)})) {
@@ -284,6 +289,9 @@ TypeDevice TypeInference::keyed_device_stores(Node name) const {
         }
       }
       if (!dict_key) continue;
+      // A read under another literal key (`batch["input_ids"]` next to `batch["pixel_values"] =
+      // ....to("cuda:0")`, ELITE): that store says nothing of this field, still the host one.
+      if (!use_key.empty() && !lit.empty() && lit != use_key) continue;
       AbstractType vt = value(sv, Path{});
       if (vt.kind == Kind::Tensor && (vt.device == TypeDevice::Cuda || vt.device == TypeDevice::Any))
         out = out == TypeDevice::Unresolved ? vt.device : join(out, vt.device);
