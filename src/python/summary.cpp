@@ -289,9 +289,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     if (is(st, "import_from_statement"))
       for (Node c : named_children(st))
         if (is(c, "wildcard_import")) out.star_imports.push_back(std::string(text(field(st, "module_name"))));
-  // Names written after a dot or as a whole string: one byte scan (comments included, which
-  // only adds names). A call `obj.name(...)` that is dead or made on a library object
-  // (quiet_attribute_call) calls no method of the project by that name: left out.
+  // Names written after a dot or as a whole string: one byte scan. A comment calls nothing
+  // (`#  plt.plot(pred, label="predict")`, `# exp.predict()`): skipped whole, one node lookup per
+  // `#`. A call `obj.name(...)` that is dead or made on a library object (quiet_attribute_call)
+  // calls no method of the project by that name: left out.
   {
     std::unordered_set<uint32_t> quiet;
     for (const CallSite& cs : calls_)
@@ -302,6 +303,11 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     std::set<std::string_view> names;
     for (size_t i = 0; i + 1 < src_.size() && names.size() <= kMaxAttributeNames; ++i) {
       char c = src_[i];
+      if (c == '#') {
+        Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(i), static_cast<uint32_t>(i));
+        if (is(d, "comment") && ts_node_end_byte(d) > i + 1) i = ts_node_end_byte(d) - 1;
+        continue;
+      }
       if (c != '.' && c != '"' && c != '\'') continue;
       size_t b = i + 1;
       while (b < src_.size() && (src_[b] == ' ' || src_[b] == '\t') && c == '.') ++b;

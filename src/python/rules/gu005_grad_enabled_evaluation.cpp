@@ -5,6 +5,23 @@ namespace stoker::python::rules {
 
 namespace {
 
+// The module `.eval()` is called on: its receiver, through nn.Module's methods that return the
+// module itself (`waveglow.cuda().eval()`, `net.to(device).half().eval()`: tacotron2's inference
+// scripts). At most 4 such calls. The text of the module expression.
+std::string_view evaluated_module(const Context& ctx, Node eval_call) {
+  Node r = unparen(receiver(eval_call));
+  for (int depth = 0; depth < 4 && is(r, "call"); ++depth) {
+    Node f = unparen(field(r, "function"));
+    if (!is(f, "attribute")) break;
+    std::string_view meth = ctx.text(field(f, "attribute"));
+    if (meth != "cuda" && meth != "to" && meth != "half" && meth != "float" && meth != "bfloat16" &&
+        meth != "double" && meth != "requires_grad_")
+      break;
+    r = unparen(field(f, "object"));
+  }
+  return ctx.text(r);
+}
+
 // `net(x)` where `net` is a plain parameter of `function` (not a method) and every call site of
 // the function in this file passes a name on which its caller called `.eval()` before the call
 // (ssd.pytorch's `net.eval()` then `test_net(..., net, ...)`).
@@ -32,7 +49,7 @@ bool eval_by_callers(const Context& ctx, int function, std::string_view name) {
     bool evaluated = false;
     for (const auto& cs : m.calls())
       if (cs.caller == site.caller && start(cs.call) < start(site.call) && method_name(ctx, cs.call) == "eval" &&
-          ctx.text(receiver(cs.call)) == ctx.text(arg))
+          evaluated_module(ctx, cs.call) == ctx.text(arg))
         evaluated = true;
     if (!evaluated) return false;
   }
@@ -72,7 +89,7 @@ void gu005_grad_enabled_evaluation(Context& ctx, Node call) {
   int function = ctx.frame().function;
   int first_eval = m.memo("GU005:eval:" + std::to_string(function) + ":" + target, [&] {
     for (const auto& cs : m.calls())
-      if (cs.caller == function && method_name(ctx, cs.call) == "eval" && ctx.text(receiver(cs.call)) == target)
+      if (cs.caller == function && method_name(ctx, cs.call) == "eval" && evaluated_module(ctx, cs.call) == target)
         return static_cast<int>(start(cs.call));
     return -1;
   });
