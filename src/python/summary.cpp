@@ -658,6 +658,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.type_kind = static_cast<int>(t.kind == AbstractType::Kind::Bottom ? AbstractType::Kind::Unknown : t.kind);
     f.type_device = static_cast<int>(t.device);
     f.klass = types().class_name(t);  // an instance of a project class: its class travels
+    // One of several project classes whose join lost the class (a name bound in the branches of
+    // an if to instances of two criteria, PIDNet's OhemCrossEntropy or CrossEntropy): the union.
+    if (f.klass.empty() && t.klass == -1 && (t.kind == AbstractType::Kind::Module || t.kind == AbstractType::Kind::Object))
+      f.klass = types().class_names(a, TypeInference::Path{});
     if (f.klass.empty()) f.klass = "?";
     // An instance of a framework class (an Accelerator): its class travels, as a return's does.
     f.framework = t.kind == AbstractType::Kind::Object && t.framework >= 0

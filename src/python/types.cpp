@@ -254,6 +254,24 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
           t = join(t, value(r, path));
           any = true;
         }
+      // Instances of several project classes whose join lost the class (`model, criterion =
+      // build_a(args)` or `build_b(args)` in an if/elif, returned: DAB-DETR's build_model_main):
+      // the union of the returns' classes, as a function of another module's facts give it.
+      if (any && t.klass == -1 && t.framework < 0 && (t.kind == Kind::Module || t.kind == Kind::Object)) {
+        std::string classes;
+        for (int f : targets)
+          for (Node r : m_.functions()[f].returns) {
+            if (classes.empty() && f != targets.front()) break;
+            if (value(r, path).kind == Kind::None) continue;  // an optional instance
+            std::string c = class_names(r, path);
+            classes = c.empty() ? std::string{} : classes.empty() ? c : union_join(classes, c);
+            if (classes.empty()) break;
+          }
+        if (int klass = classes.find('|') != std::string::npos ? class_by_canonical(classes) : -1; klass != -1) {
+          AbstractType c = instance_type(klass, t.device);
+          if (c.kind == t.kind) return c;
+        }
+      }
       if (any) return t;
     }
     // A function of another project module (or one of several: a registry lookup called): the

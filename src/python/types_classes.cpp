@@ -817,12 +817,16 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
       if (out.empty()) return {};
       continue;
     }
-    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return {};
+    if (b->kind != Binding::Kind::Assign) return {};
+    // A name unpacked from a call's tuple (`model, criterion = build_a(args)` in one branch,
+    // `build_b(args)` in another: DAB-DETR's build_model_main): the element at its position.
+    Path own = b->unpack_index >= 0 ? target_path(b->target) : Path{};
+    if (b->unpack_index >= 0 && (own.size() == 0 || !own.append(path).valid())) return {};
     AbstractType bt = binding_part(*b, path);
     if (bt.kind == Kind::None) continue;  // an optional instance
     std::string c = class_name(bt);
     if (c.empty() && bt.klass == -1 && (bt.kind == Kind::Module || bt.kind == Kind::Object))
-      c = class_names(b->value, path, depth + 1);
+      c = class_names(b->value, own.append(path), depth + 1);
     out = out.empty() && c.empty() ? std::string{} : out.empty() ? c : union_join(out, c);
     if (out.empty()) return {};
   }
