@@ -5,6 +5,7 @@
 #include "python/model_argparse.h"
 #include "python/project_fields.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -529,6 +530,41 @@ bool SemanticModel::value_option_mode(Node cond) const {
     if (!t || *t) return false;
   }
   return true;
+}
+
+// The namespace `a` (a name) handed by a call whose guards the namespace's own values decide
+// against: the call runs only when the user gave another value, so the dests those guards read
+// (`args.task` of `if 'pretrain' not in args.task:`) are not handed on with the values that
+// contradict the call (rules.md, "Resolved value": the default is the value of the default run,
+// and this call is not in it). Other dests keep theirs. O(guards x condition size), bounded.
+void SemanticModel::drop_contradicted_dests(Node call, Node a,
+                                            std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
+  a = unparen(a);
+  if (out.empty() || !is(a, "identifier")) return;
+  const std::string_view name = text(a);
+  std::vector<std::string> dests;
+  for (const auto& [cond, positive] : branch_guards(call)) {
+    auto truth = guard_truth(cond);
+    if (!truth || *truth == positive) continue;
+    // The attributes `name.<dest>` in the condition: a walk of its nodes, at most 256.
+    std::vector<Node> stack{cond};
+    for (int seen = 0; !stack.empty() && seen < 256; ++seen) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (is(n, "attribute")) {
+        Node obj = unparen(field(n, "object"));
+        if (is(obj, "identifier") && text(obj) == name) {
+          dests.emplace_back(text(field(n, "attribute")));
+          continue;
+        }
+      }
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+  }
+  if (dests.empty()) return;
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const auto& d) { return std::find(dests.begin(), dests.end(), d.first) != dests.end(); }),
+            out.end());
 }
 
 }  // namespace stoker::python

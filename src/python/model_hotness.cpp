@@ -250,6 +250,17 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     // `divisible_by(step, every)` of a function here whose only return is `(a % b) == 0` of its
     // parameters: amortized by the argument given for `b`, as `step % every == 0` is.
     if (k == "call") {
+      // `if np.isnan(loss_meter.avg):` of a host value: a divergence handler (save the state,
+      // dump the inputs), whose body a healthy run never enters; not per step (set AW ssast
+      // traintest.py:170). `numpy`/`math` isnan/isinf of a value not on CUDA.
+      if (const std::string& q = callee_name(cond);
+          q == "numpy.isnan" || q == "numpy.isinf" || q == "math.isnan" || q == "math.isinf") {
+        Node a = argument(cond, 0, "");
+        if (!is_null(a) && !is(a, "keyword_argument") && !is(a, "list_splat") && !is_cuda(a)) {
+          ctx.once_per_epoch = true;
+          return;
+        }
+      }
       auto targets = callees(cond);
       if (targets.size() != 1) return;
       const Function& f = functions_[targets[0]];
