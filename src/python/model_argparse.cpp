@@ -542,25 +542,71 @@ void SemanticModel::drop_contradicted_dests(Node call, Node a,
   a = unparen(a);
   if (out.empty() || !is(a, "identifier")) return;
   const std::string_view name = text(a);
+  auto dest_of = [&](Node e) -> std::string {
+    e = unparen(e);
+    if (!is(e, "attribute")) return {};
+    Node obj = unparen(field(e, "object"));
+    return is(obj, "identifier") && text(obj) == name ? std::string(text(field(e, "attribute"))) : std::string{};
+  };
   std::vector<std::string> dests;
+  std::vector<std::pair<std::string, std::vector<ScalarFact>>> narrowed;
   for (const auto& [cond, positive] : branch_guards(call)) {
     auto truth = guard_truth(cond);
     if (!truth || *truth == positive) continue;
-    // The attributes `name.<dest>` in the condition: a walk of its nodes, at most 256.
+    // `args.task == "pretrain_mpc"` (`!=` on the else side; `in` a display of one literal): the
+    // call runs with that value, which the callee reads.
+    Node c = unparen(cond);
+    if (is(c, "comparison_operator") && named_count(c) == 2) {
+      std::string op;
+      for (uint32_t i = end(named_child(c, 0)); i < start(named_child(c, 1)) && i < src_.size(); ++i)
+        if (src_[i] != ' ' && src_[i] != '\t') op += src_[i];
+      bool eq = (op == "==" && positive) || (op == "!=" && !positive);
+      bool in = (op == "in" && positive) || (op == "notin" && !positive);
+      Node l = named_child(c, 0), r = unparen(named_child(c, 1));
+      std::string d = dest_of(l);
+      if (d.empty() && eq) {
+        d = dest_of(r);
+        r = unparen(l);
+      }
+      std::vector<ScalarFact> facts;
+      if (!d.empty() && eq) {
+        if (auto v = constant(r); v && v->kind != Value::Kind::Unknown && v->kind != Value::Kind::Expr)
+          facts.push_back(to_scalar_fact(*v));
+      } else if (!d.empty() && in && (is(r, "list") || is(r, "tuple") || is(r, "set")) &&
+                 named_count(r) <= kMaxCandidates) {
+        for (Node e : named_children(r)) {
+          auto v = constant(e);
+          if (!v || v->kind == Value::Kind::Unknown || v->kind == Value::Kind::Expr) {
+            facts.clear();
+            break;
+          }
+          facts.push_back(to_scalar_fact(*v));
+        }
+      }
+      // One value: the callee reads it. Several: its comparisons of an attribute of several
+      // values stay open (comparison_values), so the dest keeps what it had (RepDistiller's
+      // init() under `opt.distill in ['abound', 'factor', 'fsp']` reads the default, as before).
+      if (!d.empty() && (!facts.empty() || in)) {
+        if (facts.size() == 1) narrowed.push_back({d, std::move(facts)});
+        continue;
+      }
+    }
+    // Otherwise the attributes `name.<dest>` in the condition leave: a walk of its nodes, at most 256.
     std::vector<Node> stack{cond};
     for (int seen = 0; !stack.empty() && seen < 256; ++seen) {
       Node n = stack.back();
       stack.pop_back();
-      if (is(n, "attribute")) {
-        Node obj = unparen(field(n, "object"));
-        if (is(obj, "identifier") && text(obj) == name) {
-          dests.emplace_back(text(field(n, "attribute")));
-          continue;
-        }
+      if (std::string d = dest_of(n); !d.empty()) {
+        dests.push_back(d);
+        continue;
       }
-      for (Node c : named_children(n)) stack.push_back(c);
+      for (Node ch : named_children(n)) stack.push_back(ch);
     }
   }
+  for (auto& [d, facts] : narrowed)
+    if (std::find(dests.begin(), dests.end(), d) == dests.end())
+      for (auto& entry : out)
+        if (entry.first == d) entry.second = facts;
   if (dests.empty()) return;
   out.erase(std::remove_if(out.begin(), out.end(),
                            [&](const auto& d) { return std::find(dests.begin(), dests.end(), d.first) != dests.end(); }),

@@ -547,16 +547,8 @@ void SemanticModel::classify_loops() {
   // Clarifications: a guard resolving to False silences what it guards), so the loop around it
   // keeps its own forwards per step. A guard around the outer loop too (`if args.do_train:` of a
   // store_true flag) leaves both as they were. O(loops x guards).
-  // A loop whose body runs at most once (body_runs_once: it ends in an unconditional break or
-  // return, no `continue`) is no hot or epoch loop either, whatever it iterates: SimMIM's
-  // throughput() times the model on the loader's first batch and returns (set AW
-  // main_finetune.py:288). The loops nested in it keep their own kinds. O(body) per such loop.
   std::vector<char> dead(loops_.size(), 0);
   for (size_t i = 0; i < loops_.size(); ++i) {
-    if (!loops_[i].comprehension && body_runs_once(loops_[i].body)) {
-      dead[i] = 1;
-      continue;
-    }
     int outer = loops_[i].parent_loop;
     if (outer < 0) continue;
     for (const auto& [cond, need] : model_detail::branch_guards(loops_[i].node))
@@ -592,7 +584,7 @@ void SemanticModel::classify_loops() {
   }
   compute_reachability();
   for (int i = 0; i < static_cast<int>(loops_.size()); ++i)
-    if (!dead[i] && loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
+    if (loops_[i].kind != LoopKind::Hot && loop_contains_hot_loop(i)) loops_[i].kind = LoopKind::Epoch;
   drop_cold_comprehensions();
 }
 
