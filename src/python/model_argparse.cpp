@@ -548,13 +548,13 @@ void SemanticModel::drop_contradicted_dests(Node call, Node a,
     Node obj = unparen(field(e, "object"));
     return is(obj, "identifier") && text(obj) == name ? std::string(text(field(e, "attribute"))) : std::string{};
   };
-  std::vector<std::string> dests;
-  std::vector<std::pair<std::string, std::vector<ScalarFact>>> narrowed;
+  std::vector<std::string> dests, named;
   for (const auto& [cond, positive] : branch_guards(call)) {
     auto truth = guard_truth(cond);
     if (!truth || *truth == positive) continue;
-    // `args.task == "pretrain_mpc"` (`!=` on the else side; `in` a display of one literal): the
-    // call runs with that value, which the callee reads.
+    // `args.distill in ['abound', 'factor', 'fsp']`, `args.task == "pretrain_mpc"` (`not in`/`!=`
+    // on the else side): a guard naming the values the call runs with leaves the dest as it was
+    // (RepDistiller's init(), set J helper/pretrain.py:54; handing those values on is not done).
     Node c = unparen(cond);
     if (is(c, "comparison_operator") && named_count(c) == 2) {
       std::string op;
@@ -562,32 +562,10 @@ void SemanticModel::drop_contradicted_dests(Node call, Node a,
         if (src_[i] != ' ' && src_[i] != '\t') op += src_[i];
       bool eq = (op == "==" && positive) || (op == "!=" && !positive);
       bool in = (op == "in" && positive) || (op == "notin" && !positive);
-      Node l = named_child(c, 0), r = unparen(named_child(c, 1));
-      std::string d = dest_of(l);
-      if (d.empty() && eq) {
-        d = dest_of(r);
-        r = unparen(l);
-      }
-      std::vector<ScalarFact> facts;
-      if (!d.empty() && eq) {
-        if (auto v = constant(r); v && v->kind != Value::Kind::Unknown && v->kind != Value::Kind::Expr)
-          facts.push_back(to_scalar_fact(*v));
-      } else if (!d.empty() && in && (is(r, "list") || is(r, "tuple") || is(r, "set")) &&
-                 named_count(r) <= kMaxCandidates) {
-        for (Node e : named_children(r)) {
-          auto v = constant(e);
-          if (!v || v->kind == Value::Kind::Unknown || v->kind == Value::Kind::Expr) {
-            facts.clear();
-            break;
-          }
-          facts.push_back(to_scalar_fact(*v));
-        }
-      }
-      // One value: the callee reads it. Several: its comparisons of an attribute of several
-      // values stay open (comparison_values), so the dest keeps what it had (RepDistiller's
-      // init() under `opt.distill in ['abound', 'factor', 'fsp']` reads the default, as before).
-      if (!d.empty() && (!facts.empty() || in)) {
-        if (facts.size() == 1) narrowed.push_back({d, std::move(facts)});
+      std::string d = dest_of(named_child(c, 0));
+      if (d.empty() && eq) d = dest_of(named_child(c, 1));
+      if (!d.empty() && (eq || in)) {
+        named.push_back(d);
         continue;
       }
     }
@@ -603,10 +581,10 @@ void SemanticModel::drop_contradicted_dests(Node call, Node a,
       for (Node ch : named_children(n)) stack.push_back(ch);
     }
   }
-  for (auto& [d, facts] : narrowed)
-    if (std::find(dests.begin(), dests.end(), d) == dests.end())
-      for (auto& entry : out)
-        if (entry.first == d) entry.second = facts;
+  // A dest some guard names the values of (the elif of `if args.X == default:`) keeps its own.
+  dests.erase(std::remove_if(dests.begin(), dests.end(),
+                             [&](const std::string& d) { return std::find(named.begin(), named.end(), d) != named.end(); }),
+              dests.end());
   if (dests.empty()) return;
   out.erase(std::remove_if(out.begin(), out.end(),
                            [&](const auto& d) { return std::find(dests.begin(), dests.end(), d.first) != dests.end(); }),
