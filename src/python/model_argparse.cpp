@@ -5,6 +5,7 @@
 #include "python/model_argparse.h"
 #include "python/project_fields.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -529,6 +530,65 @@ bool SemanticModel::value_option_mode(Node cond) const {
     if (!t || *t) return false;
   }
   return true;
+}
+
+// The namespace `a` (a name) handed by a call whose guards the namespace's own values decide
+// against: the call runs only when the user gave another value, so the dests those guards read
+// (`args.task` of `if 'pretrain' not in args.task:`) are not handed on with the values that
+// contradict the call (rules.md, "Resolved value": the default is the value of the default run,
+// and this call is not in it). Other dests keep theirs. O(guards x condition size), bounded.
+void SemanticModel::drop_contradicted_dests(Node call, Node a,
+                                            std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const {
+  a = unparen(a);
+  if (out.empty() || !is(a, "identifier")) return;
+  const std::string_view name = text(a);
+  auto dest_of = [&](Node e) -> std::string {
+    e = unparen(e);
+    if (!is(e, "attribute")) return {};
+    Node obj = unparen(field(e, "object"));
+    return is(obj, "identifier") && text(obj) == name ? std::string(text(field(e, "attribute"))) : std::string{};
+  };
+  std::vector<std::string> dests, named;
+  for (const auto& [cond, positive] : branch_guards(call)) {
+    auto truth = guard_truth(cond);
+    if (!truth || *truth == positive) continue;
+    // `args.distill in ['abound', 'factor', 'fsp']`, `args.task == "pretrain_mpc"` (`not in`/`!=`
+    // on the else side): a guard naming the values the call runs with leaves the dest as it was
+    // (RepDistiller's init(), set J helper/pretrain.py:54; handing those values on is not done).
+    Node c = unparen(cond);
+    if (is(c, "comparison_operator") && named_count(c) == 2) {
+      std::string op;
+      for (uint32_t i = end(named_child(c, 0)); i < start(named_child(c, 1)) && i < src_.size(); ++i)
+        if (src_[i] != ' ' && src_[i] != '\t') op += src_[i];
+      bool eq = (op == "==" && positive) || (op == "!=" && !positive);
+      bool in = (op == "in" && positive) || (op == "notin" && !positive);
+      std::string d = dest_of(named_child(c, 0));
+      if (d.empty() && eq) d = dest_of(named_child(c, 1));
+      if (!d.empty() && (eq || in)) {
+        named.push_back(d);
+        continue;
+      }
+    }
+    // Otherwise the attributes `name.<dest>` in the condition leave: a walk of its nodes, at most 256.
+    std::vector<Node> stack{cond};
+    for (int seen = 0; !stack.empty() && seen < 256; ++seen) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (std::string d = dest_of(n); !d.empty()) {
+        dests.push_back(d);
+        continue;
+      }
+      for (Node ch : named_children(n)) stack.push_back(ch);
+    }
+  }
+  // A dest some guard names the values of (the elif of `if args.X == default:`) keeps its own.
+  dests.erase(std::remove_if(dests.begin(), dests.end(),
+                             [&](const std::string& d) { return std::find(named.begin(), named.end(), d) != named.end(); }),
+              dests.end());
+  if (dests.empty()) return;
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const auto& d) { return std::find(dests.begin(), dests.end(), d.first) != dests.end(); }),
+            out.end());
 }
 
 }  // namespace stoker::python

@@ -192,6 +192,47 @@ bool appended_per_pass(const SemanticModel& m, Node append, Node arg) {
     if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !built(b->value)) return false;
   return true;
 }
+
+// `xs[-1]` of a list (`xs = [x]`) every append of which, in its scope, is a value moved to the
+// host (`xs.append(x_next.to("cpu"))`, `.cpu()`) inside a loop that also holds the read: the
+// state the previous pass copied to the host, so moving it to the GPU is a host-to-device copy per
+// pass (set AW ddim functions/denoising.py: `xt = xs[-1].to('cuda')` per denoising step). The last
+// element only (`xs[0]` is the starting value); not a list any append of which keeps a value on
+// the device. O(bindings x appends x depth).
+bool host_state_last(const SemanticModel& m, Node expr,
+                     const std::map<std::pair<int, std::string>, std::vector<Node>>& appends) {
+  Node value = unparen(field(expr, "value")), index = unparen(field(expr, "subscript"));
+  if (!is(value, "identifier") || m.text(index) != "-1") return false;
+  auto bindings = m.lookup(m.text(value), start(value));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(unparen(b->value), "list")) return false;
+    auto found = appends.find({m.scope_at(b->at), std::string(m.text(value))});
+    if (found == appends.end() || found->second.empty() || found->second.size() > SemanticModel::kMaxCandidates)
+      return false;
+    for (Node call : found->second) {
+      Node fn = unparen(field(call, "function"));
+      if (!is(fn, "attribute") || m.text(field(fn, "attribute")) != "append") return false;
+      Node a = unparen(m.argument(call, 0, ""));
+      if (!is(a, "call") || !is(unparen(field(a, "function")), "attribute")) return false;
+      std::string_view method = method_of(a, m.src());
+      std::string device;
+      bool host = (method == "cpu" && named_count(field(a, "arguments")) == 0) ||
+                  (method == "to" && string_literal_value(m.argument(a, 0, "device"), m.src(), device) &&
+                   device == "cpu");
+      if (!host) return false;
+      // The loop around the append, in its function, also holds the read.
+      bool shared = false;
+      for (Node q = parent(call); !is_null(q) && !shared; q = parent(q)) {
+        if (is(q, "function_definition") || is(q, "lambda") || is(q, "class_definition")) break;
+        if ((is(q, "for_statement") || is(q, "while_statement")) && start(expr) >= start(q) && end(expr) <= end(q))
+          shared = true;
+      }
+      if (!shared) return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
 bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
@@ -431,6 +472,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       result = is(base, "identifier") && is_batch_impl(index) && !is_cuda_impl(value);
     }
     if (!result) result = range_indexed_batch(*this, expr, cold_comprehensions_dropped_ && types_);
+    if (!result) result = host_state_last(*this, expr, appends_);
   } else if (k == "attribute") {
     result = is_batch_impl(field(expr, "object"));
   } else if (k == "call") {

@@ -250,6 +250,17 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
     // `divisible_by(step, every)` of a function here whose only return is `(a % b) == 0` of its
     // parameters: amortized by the argument given for `b`, as `step % every == 0` is.
     if (k == "call") {
+      // `if np.isnan(loss_meter.avg):` of a host value: a divergence handler (save the state,
+      // dump the inputs), whose body a healthy run never enters; not per step (set AW ssast
+      // traintest.py:170). `numpy`/`math` isnan/isinf of a value not on CUDA.
+      if (const std::string& q = callee_name(cond);
+          q == "numpy.isnan" || q == "numpy.isinf" || q == "math.isnan" || q == "math.isinf") {
+        Node a = argument(cond, 0, "");
+        if (!is_null(a) && !is(a, "keyword_argument") && !is(a, "list_splat") && !is_cuda(a)) {
+          ctx.once_per_epoch = true;
+          return;
+        }
+      }
       auto targets = callees(cond);
       if (targets.size() != 1) return;
       const Function& f = functions_[targets[0]];
@@ -984,6 +995,28 @@ bool SemanticModel::branch_ends_run(Node condition, bool positive) const {
   return q == "sys.exit" || q == "builtins.exit" || q == "builtins.quit" || q == "os._exit" || q == "os.abort";
 }
 
+// A loop body whose last statement is an unconditional `break` or `return`, with no `continue`
+// anywhere in it: one pass at most (as model_loops.cpp's body_runs_once). O(body) only when the
+// last statement ends the loop.
+static bool body_runs_once(Node body) {
+  if (!is(body, "block")) return false;
+  auto kids = named_children(body);
+  if (kids.empty()) return false;
+  Node last = kids[kids.size() - 1];
+  if (!is(last, "break_statement") && !is(last, "return_statement")) return false;
+  std::vector<Node> stack{body};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "continue_statement")) return false;
+    for_each_named_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
+  }
+  return true;
+}
+
 HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>& loops,
                                             const std::vector<std::pair<Node, bool>>& guards,
                                             const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
@@ -1004,8 +1037,14 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
   }
   // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
   // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
+  // A hot loop whose body runs at most once (loop_runs_once: SimMIM's throughput() times the
+  // model on the loader's first batch, then returns; set AW main_finetune.py:288) is no step
+  // loop for the code in it: the loop around it decides, and the hot loops nested in it their own.
   for (size_t i = loops.size(); i-- > 0;) {
     if (loops_[loops[i]].kind != LoopKind::Hot) continue;
+    if (!loops_[loops[i]].comprehension &&
+        memo("once-pass:" + std::to_string(loops[i]), [&] { return body_runs_once(loops_[loops[i]].body) ? 1 : 0; }))
+      continue;
     ctx.hot = true;
     ctx.loop = loops[i];
     size_t from = 0;

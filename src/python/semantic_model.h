@@ -694,6 +694,10 @@ class SemanticModel {
   // The values of the attributes of the namespace `a` is (every candidate a namespace_value) as
   // they travel in ArgFacts::ns_values; false when `a` is not one.
   bool namespace_facts(Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
+  // A call made only when a namespace attribute differs from its known value (a guard of the call
+  // that value decides against: `else: trainmask(args)` of `if 'pretrain' not in args.task:` with
+  // default "ft_cls"): the dests of `a` those guards read leave `out` (unknown to the callee).
+  void drop_contradicted_dests(Node call, Node a, std::vector<std::pair<std::string, std::vector<ScalarFact>>>& out) const;
   // A dict of settings handed across modules (dict_args.cpp): whether the call site's argument
   // `a` is a dict whose every entry is under a literal key, with the values of those keys as
   // they travel in ArgFacts::dict_values (keys whose values are all known); and what `d["key"]`

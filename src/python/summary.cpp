@@ -639,6 +639,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     return true;
   };
+  Node site_call{};  // the call whose arguments arg_facts reads
   auto arg_facts = [&](Node a, bool dead) {
     ArgFacts f;
     f.passed = true;
@@ -712,6 +713,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // An argparse namespace: its attributes' values travel (ArgFacts::ns_values), also when it
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
     f.ns = namespace_facts(a, f.ns_values) ? 1 : uncalled_param(a, 0) ? 3 : 2;
+    if (dead && f.ns == 1) drop_contradicted_dests(site_call, a, f.ns_values);
     // A dict of settings: its literal keys' values travel (ArgFacts::dict_values).
     f.dict = !through_param && dict_facts(a, f.dict_values) ? 1 : 2;
     // A dict holding loaders under literal keys (ArgFacts::loader_keys).
@@ -835,6 +837,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       ArgNodes nodes;
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
+      site_call = cs.call;
       // Silenced by a guard known False, or made by a function of this module that never runs.
       oc.dead = dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
       for (auto a : named_children(field(cs.call, "arguments"))) {
