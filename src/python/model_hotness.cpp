@@ -1,6 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
 #include "python/call_positions.h"
+#include "python/loop_shape.h"
 #include "python/model_internal.h"
 #include "python/module_api.h"
 #include "python/symbol_table.h"
@@ -995,28 +996,6 @@ bool SemanticModel::branch_ends_run(Node condition, bool positive) const {
   return q == "sys.exit" || q == "builtins.exit" || q == "builtins.quit" || q == "os._exit" || q == "os.abort";
 }
 
-// A loop body whose last statement is an unconditional `break` or `return`, with no `continue`
-// anywhere in it: one pass at most (as model_loops.cpp's body_runs_once). O(body) only when the
-// last statement ends the loop.
-static bool body_runs_once(Node body) {
-  if (!is(body, "block")) return false;
-  auto kids = named_children(body);
-  if (kids.empty()) return false;
-  Node last = kids[kids.size() - 1];
-  if (!is(last, "break_statement") && !is(last, "return_statement")) return false;
-  std::vector<Node> stack{body};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (is(n, "continue_statement")) return false;
-    for_each_named_child(n, [&](Node c) {
-      stack.push_back(c);
-      return true;
-    });
-  }
-  return true;
-}
-
 HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>& loops,
                                             const std::vector<std::pair<Node, bool>>& guards,
                                             const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const {
@@ -1037,7 +1016,7 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
   }
   // The innermost hot loop decides: guards inside it amortize. A hot loop nested under a
   // step-counter guard (an evaluation loop run every N steps) still runs a step per iteration.
-  // A hot loop whose body runs at most once (loop_runs_once: SimMIM's throughput() times the
+  // A hot loop whose body runs at most once (body_runs_once, loop_shape.h: SimMIM's throughput() times the
   // model on the loader's first batch, then returns; set AW main_finetune.py:288) is no step
   // loop for the code in it: the loop around it decides, and the hot loops nested in it their own.
   for (size_t i = loops.size(); i-- > 0;) {

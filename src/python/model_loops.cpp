@@ -1,5 +1,6 @@
 // Loops: which loops iterate which loader, which steps the optimizer (through the call graph),
 // the Setup / Epoch / Hot classification, per-epoch loops and loaders that feed training.
+#include "python/loop_shape.h"
 #include "python/model_internal.h"
 
 #include <functional>
@@ -15,29 +16,6 @@ namespace stoker::python {
 using namespace model_detail;
 
 namespace {
-
-// A loop body whose last statement is an unconditional `break` or `return`, with no `continue`
-// anywhere in it (which could skip that last statement on some passes): the body runs at most
-// once (a test that checks the first batch), so it is no hot or epoch loop. O(body) only when
-// the last statement ends the loop.
-bool body_runs_once(Node body) {
-  if (!is(body, "block")) return false;
-  auto kids = named_children(body);
-  if (kids.empty()) return false;
-  Node last = kids[kids.size() - 1];
-  if (!is(last, "break_statement") && !is(last, "return_statement")) return false;
-  std::vector<Node> stack{body};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (is(n, "continue_statement")) return false;
-    for_each_named_child(n, [&](Node c) {
-      stack.push_back(c);
-      return true;
-    });
-  }
-  return true;
-}
 
 // `trainer.fit(...)` (validate, test, predict) where every value of `trainer` is a construction
 // of a framework trainer with its development-run keyword (data/frameworks.txt `dev-run`) True
