@@ -53,42 +53,35 @@ void SemanticModel::resolve_calls() {
   // container also `extend`ed or `insert`ed into holds elements no append shows (kept apart).
   std::map<std::pair<int, std::string>, std::vector<Node>> appended_elements;
   std::set<std::pair<int, std::string>> extended;
+  // The key of a container read or written in function `fn` (-1: module level); false when it
+  // is neither `self.<name>` in a method nor a bare name.
+  auto container_key = [&](Node obj, int fn, std::pair<int, std::string>& key) {
+    if (is(obj, "attribute") && is(unparen(field(obj, "object")), "identifier") &&
+        text(unparen(field(obj, "object"))) == "self") {
+      int k = fn >= 0 ? functions_[fn].klass : -1;
+      if (k < 0) return false;
+      key = {k, std::string(text(field(obj, "attribute")))};
+      return true;
+    }
+    if (!is(obj, "identifier")) return false;
+    key = {-1 - scope_at(start(obj)), std::string(text(obj))};
+    return true;
+  };
   for (const auto& cs : calls_) {
     Node f = unparen(field(cs.call, "function"));
     if (!is(f, "attribute")) continue;
     std::string_view meth = text(field(f, "attribute"));
     if (meth != "append" && meth != "extend" && meth != "insert" && meth != "__setitem__") continue;
-    Node obj = unparen(field(f, "object"));
-    std::pair<int, std::string> key{0, ""};
-    if (is(obj, "attribute") && is(unparen(field(obj, "object")), "identifier") &&
-        text(unparen(field(obj, "object"))) == "self") {
-      int k = cs.caller >= 0 ? functions_[cs.caller].klass : -1;
-      if (k < 0) continue;
-      key = {k, std::string(text(field(obj, "attribute")))};
-    } else if (is(obj, "identifier")) {
-      key = {-1 - scope_at(start(obj)), std::string(text(obj))};
-    } else {
-      continue;
-    }
+    std::pair<int, std::string> key;
+    if (!container_key(unparen(field(f, "object")), cs.caller, key)) continue;
     if (meth == "append") appended_elements[key].push_back(argument(cs.call, 0, ""));
     else extended.insert(key);
   }
   // The appends into the container a call site reads (`self.flows` in a method of the class
   // that appends, `layers` in the scope that appends), or null when another call adds elements.
   auto module_appends = [&](Node container, uint32_t at) -> const std::vector<Node>* {
-    std::pair<int, std::string> key{0, ""};
-    if (is(container, "attribute") && is(unparen(field(container, "object")), "identifier") &&
-        text(unparen(field(container, "object"))) == "self") {
-      int f = function_at(at);
-      int k = f >= 0 ? functions_[f].klass : -1;
-      if (k < 0) return nullptr;
-      key = {k, std::string(text(field(container, "attribute")))};
-    } else if (is(container, "identifier")) {
-      key = {-1 - scope_at(start(container)), std::string(text(container))};
-    } else {
-      return nullptr;
-    }
-    if (extended.count(key)) return nullptr;
+    std::pair<int, std::string> key;
+    if (!container_key(container, function_at(at), key) || extended.count(key)) return nullptr;
     auto found = appended_elements.find(key);
     return found == appended_elements.end() || found->second.size() > kMaxCandidates ? nullptr : &found->second;
   };
