@@ -27,4 +27,12 @@ inline bool module_api_method(std::string_view name) {
   return name.rfind("register_", 0) == 0 || kModuleApi.count(name) > 0;
 }
 
+// nn.Module's methods that move or cast the module in place and return it (`net.cuda()`,
+// `net.to(device).half()`): a chain of them, or with `.eval()`/`.train()`, ends on the module
+// itself. Read by type inference (chained moves) and GU005 (the module `.eval()` is called on).
+inline bool module_move_or_cast(std::string_view name) {
+  return name == "to" || name == "cuda" || name == "half" || name == "float" || name == "bfloat16" ||
+         name == "double" || name == "requires_grad_";
+}
+
 }  // namespace stoker::python

@@ -639,8 +639,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     }
     return true;
   };
-  Node site_call{};  // the call whose arguments arg_facts reads
-  auto arg_facts = [&](Node a, bool dead) {
+  auto arg_facts = [&](Node a, Node site_call, bool dead) {
     ArgFacts f;
     f.passed = true;
     f.cuda = is_cuda(a);
@@ -837,7 +836,6 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       ArgNodes nodes;
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
-      site_call = cs.call;
       // Silenced by a guard known False, or made by a function of this module that never runs.
       oc.dead = dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
       for (auto a : named_children(field(cs.call, "arguments"))) {
@@ -847,7 +845,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.splat = true;
           break;
         }
-        oc.positional.push_back(arg_facts(a, dead));
+        oc.positional.push_back(arg_facts(a, cs.call, dead));
         nodes.positional.push_back(a);
       }
       Kwargs kw = keyword_arguments(cs.call);
@@ -859,7 +857,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.star_cuda |= is(a, "list_splat");
         }
       for (const auto& [key, value] : kw.items) {
-        oc.keywords.push_back({key, arg_facts(value, dead)});
+        oc.keywords.push_back({key, arg_facts(value, cs.call, dead)});
         nodes.keywords.push_back(value);
       }
       if (!oc.caller.empty()) arg_nodes.push_back({out.calls.size(), std::move(nodes)});

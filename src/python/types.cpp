@@ -8,6 +8,7 @@
 #include "python/call_positions.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"  // model_detail::property_getter
+#include "python/module_api.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/types_detail.h"
@@ -1221,8 +1222,7 @@ TypeDevice TypeInference::moved_device(const Binding* b) const {
         Node f = unparen(field(c, "function"));
         if (!is(f, "attribute")) return false;
         std::string_view m = text(field(f, "attribute"), m_.src());
-        return m == "eval" || m == "train" || m == "half" || m == "float" || m == "bfloat16" || m == "double" ||
-               m == "requires_grad_" || m == "to" || m == "cuda";
+        return m == "eval" || m == "train" || module_move_or_cast(m);
       };
       Node stmt_call = call;
       for (int depth = 0; depth < 4; ++depth) {

@@ -1,4 +1,5 @@
 // GU005: evaluation forward passes (after `.eval()`) that still record the autograd graph.
+#include "python/module_api.h"
 #include "python/rules/gu_common.h"
 
 namespace stoker::python::rules {
@@ -13,10 +14,7 @@ std::string_view evaluated_module(const Context& ctx, Node eval_call) {
   for (int depth = 0; depth < 4 && is(r, "call"); ++depth) {
     Node f = unparen(field(r, "function"));
     if (!is(f, "attribute")) break;
-    std::string_view meth = ctx.text(field(f, "attribute"));
-    if (meth != "cuda" && meth != "to" && meth != "half" && meth != "float" && meth != "bfloat16" &&
-        meth != "double" && meth != "requires_grad_")
-      break;
+    if (!module_move_or_cast(ctx.text(field(f, "attribute")))) break;
     r = unparen(field(f, "object"));
   }
   return ctx.text(r);
