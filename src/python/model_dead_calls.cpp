@@ -5,6 +5,7 @@
 // (OutgoingCall::dead, IncomingCalls::dead_called); their other mentions of the name after a dot
 // (ModuleSummary::attribute_names) leave out such dead calls and calls on objects a library call
 // returned, which are the library's methods.
+#include "python/descend.h"
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/types.h"
@@ -62,7 +63,7 @@ bool SemanticModel::library_object(Node obj) const {
 }
 
 int SemanticModel::quiet_attribute_call(uint32_t name_at) const {
-  Node id = ts_node_descendant_for_byte_range(root_, name_at, name_at);
+  Node id = descendant_at(root_, name_at);
   if (!is(id, "identifier")) return 0;
   Node attr = parent(id);
   if (!is(attr, "attribute") || field(attr, "attribute").id != id.id) return 0;
@@ -120,7 +121,7 @@ bool SemanticModel::dead_called_method(int f) const {
     if (at > 0 && word(src_[at - 1])) continue;
     if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
     if (inert_text_at(static_cast<uint32_t>(at))) continue;
-    Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+    Node d = descendant_at(root_, static_cast<uint32_t>(at));
     if (is(d, "string_content") && text(d) != name) continue;  // inside a longer string
     int quiet = quiet_attribute_call(static_cast<uint32_t>(at));
     if (quiet == 0) return say("live mention here");
@@ -128,7 +129,7 @@ bool SemanticModel::dead_called_method(int f) const {
   }
   // A string of the name passed to getattr here (a computed one: any name) may call it.
   for (size_t at = src_.find("getattr("); at != std::string_view::npos; at = src_.find("getattr(", at + 1)) {
-    Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+    Node d = descendant_at(root_, static_cast<uint32_t>(at));
     Node call = parent(d);
     if (!is(call, "call")) continue;
     auto args = named_children(field(call, "arguments"));

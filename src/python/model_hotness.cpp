@@ -1,5 +1,6 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
+#include "python/descend.h"
 #include "python/call_positions.h"
 #include "python/loop_shape.h"
 #include "python/model_internal.h"
@@ -1278,7 +1279,7 @@ bool SemanticModel::in_unreached_method(int f) const {
       if (inert_text_at(static_cast<uint32_t>(at))) continue;
       // Inside a longer string (`"--test"`, a flag named like the function): no reference; a
       // string that is exactly the name may be looked up (`getattr(module, "test")`).
-      Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+      Node d = descendant_at(root_, static_cast<uint32_t>(at));
       if (is(d, "string_content") && text(d) != name) continue;
       return false;
     }
@@ -1331,7 +1332,7 @@ bool SemanticModel::mentioned_here(std::string_view name, uint32_t except_from, 
 // A comment, a docstring (a string that is a statement of its own) or a string of `__all__`
 // (`__all__ = [...]`, `__all__ += (...)`, `__all__.extend([...])`, `__all__.append(...)`).
 bool SemanticModel::inert_text_at(uint32_t at) const {
-  Node d = ts_node_descendant_for_byte_range(root_, at, at);
+  Node d = descendant_at(root_, at);
   if (is(d, "comment")) return true;
   Node s = is(d, "string_content") ? parent(d) : d;
   if (!is(s, "string")) return false;

@@ -1,5 +1,6 @@
 // Scopes and bindings: the collection pass (scopes, bindings, functions, classes, loops, the
 // statements later passes index), name lookup and qualified names through imports.
+#include "python/descend.h"
 #include "python/model_internal.h"
 #include "python/symbol_table.h"
 
@@ -695,7 +696,7 @@ void loop_carried(Node root, const std::vector<Binding>& list, uint32_t offset, 
   // The outermost loop around the use that starts after the None (a loop that holds the None
   // rebinds it first on every pass).
   Node loop{};
-  for (Node n = ts_node_descendant_for_byte_range(root, offset, offset); !is_null(n); n = parent(n)) {
+  for (Node n = descendant_at(root, offset); !is_null(n); n = parent(n)) {
     if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
     if ((is(n, "for_statement") || is(n, "while_statement")) && start(n) > first) loop = n;
   }
@@ -713,7 +714,7 @@ void loop_carried(Node root, const std::vector<Binding>& list, uint32_t offset, 
 // batch.cuda()` in one branch, `prev.sum()` in the other). With no loop around the use, another
 // branch's binding never reaches it. O(depth of the use).
 bool binds_within_use_loop(Node root, uint32_t use, uint32_t at) {
-  for (Node n = ts_node_descendant_for_byte_range(root, use, use); !is_null(n); n = parent(n)) {
+  for (Node n = descendant_at(root, use); !is_null(n); n = parent(n)) {
     if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) return true;
     if (is(n, "for_statement") || is(n, "while_statement")) return at >= start(n);
   }
@@ -731,7 +732,7 @@ std::vector<const Binding*> comprehension_targets(Node root, const std::vector<B
   bool any = false;
   for (const auto& b : list) any = any || b.kind == Binding::Kind::LoopTarget;
   if (!any) return out;
-  for (Node n = ts_node_descendant_for_byte_range(root, offset, offset); !is_null(n); n = parent(n)) {
+  for (Node n = descendant_at(root, offset); !is_null(n); n = parent(n)) {
     if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) break;
     if (!is(n, "list_comprehension") && !is(n, "dictionary_comprehension") && !is(n, "set_comprehension") &&
         !is(n, "generator_expression"))

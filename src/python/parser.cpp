@@ -1,4 +1,5 @@
 #include "python/parser.h"
+#include "python/descend.h"
 #include "python/node_fields.h"
 
 #include "core/test_hooks.h"
@@ -362,6 +363,32 @@ ChildIndex::ChildIndex(Node root) : tree_(root.tree) {
     while (slots_[i].id && slots_[i].id != id) i = (i + 1) & mask_;
     slots_[i] = Slot{id, static_cast<uint32_t>(k)};
   }
+}
+
+Node descendant_at(Node root, uint32_t at) {
+  const ChildIndex* index = current_child_index();
+  const ChildIndex::Entry* e = index && !is_null(root) ? index->find(root) : nullptr;
+  if (!e) return ts_node_descendant_for_byte_range(root, at, at);
+  // A node's visible children are in source order without overlap, so their ends never
+  // decrease: the first one ending after `at` is found by bisection. A hidden node of the raw
+  // tree (which tree-sitter's walk descends through) is transparent here: its visible children
+  // are the parent's, in the same order. Every child the index holds is visible, named or not
+  // (tree-sitter's walk returns the last visible node of its path, anonymous tokens included).
+  Node last = root;
+  while (e->count > 0) {
+    const Node* kids = index->children(*e);
+    uint32_t lo = 0, hi = e->count;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (ts_node_end_byte(kids[mid]) > at) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo == e->count || at < start(kids[lo])) break;
+    last = kids[lo];
+    e = index->find(last);
+    if (!e) return ts_node_descendant_for_byte_range(root, at, at);
+  }
+  return last;
 }
 
 const std::string_view* symbol_names() {

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "python/descend.h"
 #include "python/call_positions.h"
 #include "python/class_constants.h"
 #include "python/frameworks.h"
@@ -259,7 +260,7 @@ std::vector<std::string> SemanticModel::unused_imports(
       if (at > 0 && (word(src_[at - 1]) || src_[at - 1] == '.')) continue;
       if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
       if (inert_text_at(static_cast<uint32_t>(at))) continue;
-      Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+      Node d = descendant_at(root_, static_cast<uint32_t>(at));
       bool import = false;
       for (int up = 0; up < 6 && !is_null(d) && !import; ++up, d = parent(d))
         import = is(d, "import_from_statement") || is(d, "import_statement") || is(d, "future_import_statement");
@@ -304,7 +305,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     for (size_t i = 0; i + 1 < src_.size() && names.size() <= kMaxAttributeNames; ++i) {
       char c = src_[i];
       if (c == '#') {
-        Node d = ts_node_descendant_for_byte_range(root_, static_cast<uint32_t>(i), static_cast<uint32_t>(i));
+        Node d = descendant_at(root_, static_cast<uint32_t>(i));
         if (is(d, "comment") && ts_node_end_byte(d) > i + 1) i = ts_node_end_byte(d) - 1;
         continue;
       }

@@ -1,13 +1,16 @@
 // python::ChildIndex (src/python/syntax.h) answers children, named flags, parents and fields
 // exactly as a tree-sitter cursor does, on every node: it asks the field of a child only under
 // node types that have fields in the grammar (node-types.json) and ERROR nodes, and keeps the
-// first child of each field. Also the inline helpers: NodeList, FieldName, is_null/start/same.
+// first child of each field. Also the inline helpers: NodeList, FieldName, is_null/start/same,
+// and descendant_at (src/python/descend.h), which reads the index to answer as tree-sitter's
+// ts_node_descendant_for_byte_range does for a point.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "python/descend.h"
 #include "python/parser.h"
 #include "test_support.h"
 
@@ -151,4 +154,64 @@ TEST_CASE("fields by name, node lists and node identity read what tree-sitter re
   CHECK(copy.size() == 3 * NodeList::kInline);
   CHECK(same(copy[2 * NodeList::kInline], module.root()));
   CHECK(is_null(Node{}));
+}
+
+namespace {
+// The offsets (every byte of `text`, and one past its end) at which descendant_at, reading the
+// index, answers otherwise than tree-sitter's ts_node_descendant_for_byte_range(root, at, at).
+size_t descent_mismatches(const std::string& text) {
+  ParsedModule module(text);
+  ChildIndex index(module.root());
+  ScopedChildIndex use(&index);
+  size_t mismatches = 0;
+  for (uint32_t at = 0; at <= text.size() + 1; ++at) {
+    Node want = ts_node_descendant_for_byte_range(module.root(), at, at);
+    Node got = descendant_at(module.root(), at);
+    if (!same(got, want)) {
+      if (mismatches < 5)
+        UNSCOPED_INFO("at " << at << ": " << ts_node_type(got) << " [" << start(got) << ", " << end(got) << ") against "
+                            << ts_node_type(want) << " [" << start(want) << ", " << end(want) << ")");
+      ++mismatches;
+    }
+  }
+  return mismatches;
+}
+}  // namespace
+
+TEST_CASE("descendant_at answers as ts_node_descendant_for_byte_range at every byte of the Python fixtures and examples") {
+  size_t files = 0, bytes = 0, mismatches = 0;
+  for (const char* dir : {"tests/fixtures/python", "examples"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".py") continue;
+      std::string text = test::read_file(entry.path());
+      ++files;
+      bytes += text.size();
+      size_t bad = descent_mismatches(text);
+      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " offsets differ");
+      mismatches += bad;
+    }
+  }
+  CHECK(files > 50);
+  CHECK(bytes > 100000);
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("descendant_at agrees with tree-sitter on comments, strings, errors, missing nodes and line continuations") {
+  const std::vector<std::string> cases = {
+      "x = (  # comment\n  1 +  # another\n  2)\n",
+      "a.b.c(d).e\nobj . name\nobj.\\\n  name()\n",
+      "s = f'{x!r:>{width}} {y=}' 'b' \"\"\"doc\n\"\"\"\n",
+      "def f(:\n    x = = 1\n",
+      "x = [1, 2\ny = f(a b)\n",
+      "class (A:\n  def\n",
+      "if a:\n    pass\nelif b:  # c\n    pass\nelse:\n    pass\n\n\n",
+      "for k, v in {k: v for k, v in d.items()}.items():\n    print(k)\n",
+      "",
+      "\n\n# only a comment",
+      "print(1)",
+  };
+  for (const auto& text : cases) {
+    CAPTURE(text);
+    CHECK(descent_mismatches(text) == 0);
+  }
 }
