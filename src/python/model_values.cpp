@@ -1409,11 +1409,14 @@ namespace {
 // definition or import (the name itself), another name so bound, or a parameter of a function of
 // this file (not an initializer) that every call site here hands such a name or construction and
 // no other module's call passes anything. False when one binding is anything else; whether each
-// ref names a class is the caller's question. At most 4 names deep; O(bindings x call sites).
-bool config_class_refs(const SemanticModel& m, Node id, int depth, std::vector<Node>& refs) {
+// ref names a class is the caller's question. At most 4 names deep and 64 bindings and call sites
+// in all (`budget`), so O(1) per read.
+bool config_class_refs(const SemanticModel& m, Node id, int depth, std::vector<Node>& refs, int& budget) {
   if (depth > 4 || !is(id, "identifier")) return false;
   auto bindings = m.lookup(m.text(id), start(id));
   if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  budget -= static_cast<int>(bindings.size());
+  if (budget < 0) return false;
   auto bound = [&](Node v) {
     v = unparen(v);
     if (is(v, "call")) {
@@ -1424,7 +1427,7 @@ bool config_class_refs(const SemanticModel& m, Node id, int depth, std::vector<N
       refs.push_back(v);
       return true;
     }
-    return config_class_refs(m, v, depth + 1, refs);
+    return config_class_refs(m, v, depth + 1, refs, budget);
   };
   for (const Binding* b : bindings) {
     switch (b->kind) {
@@ -1442,7 +1445,8 @@ bool config_class_refs(const SemanticModel& m, Node id, int depth, std::vector<N
         if (const ArgFacts* ext = m.incoming_param_facts(b->function, b->param_index, fact::kValues); ext && ext->passed)
           return false;
         const std::vector<int>& sites = m.callers(b->function);
-        if (sites.empty() || sites.size() > SemanticModel::kMaxCandidates) return false;
+        budget -= static_cast<int>(sites.size());
+        if (sites.empty() || sites.size() > SemanticModel::kMaxCandidates || budget < 0) return false;
         for (int ci : sites) {
           Node arg = m.argument(m.calls()[static_cast<size_t>(ci)].call, p.keyword_only ? -1 : position, p.name);
           if (is_null(arg) || !bound(arg)) return false;
@@ -1578,11 +1582,12 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   // constant (model_detail::class_level_constant), of a class of this file or, in project mode,
   // of another module (its "Config.num_workers" entry, which the project drops when a module
   // stores an attribute of that name). Not when this file stores an attribute of the name on any
-  // object (`opt.display = True`). O(bindings x depth).
+  // object (`opt.display = True`). At most 64 bindings and call sites read (config_class_refs).
   if (is(obj, "identifier") && text(obj) != "self" && !attribute_reassigned(name)) {
     std::vector<Node> refs;
     std::vector<Value> out;
-    bool all = config_class_refs(*this, obj, 0, refs) && !refs.empty() && refs.size() <= kMaxCandidates;
+    int budget = 64;
+    bool all = config_class_refs(*this, obj, 0, refs, budget) && !refs.empty() && refs.size() <= kMaxCandidates;
     auto binding_vals = [this](const Binding& b) { return binding_values(b); };
     for (Node r : refs) {
       if (!all) break;
