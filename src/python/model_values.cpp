@@ -1402,6 +1402,65 @@ int model_detail::property_getter(const SemanticModel& m, int klass, std::string
   return -1;
 }
 
+namespace {
+
+// What names the plain class a name holds an instance of, or the class object itself: every
+// binding of it is `x = Cls(...)` (`refs` gets `Cls`), `x = configs.Cls`, the class's own
+// definition or import (the name itself), another name so bound, or a parameter of a function of
+// this file (not an initializer) that every call site here hands such a name or construction and
+// no other module's call passes anything. False when one binding is anything else; whether each
+// ref names a class is the caller's question. At most 4 names deep and 64 bindings and call sites
+// in all (`budget`), so O(1) per read.
+bool config_class_refs(const SemanticModel& m, Node id, int depth, std::vector<Node>& refs, int& budget) {
+  if (depth > 4 || !is(id, "identifier")) return false;
+  auto bindings = m.lookup(m.text(id), start(id));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  budget -= static_cast<int>(bindings.size());
+  if (budget < 0) return false;
+  auto bound = [&](Node v) {
+    v = unparen(v);
+    if (is(v, "call")) {
+      refs.push_back(unparen(field(v, "function")));
+      return true;
+    }
+    if (is(v, "attribute")) {
+      refs.push_back(v);
+      return true;
+    }
+    return config_class_refs(m, v, depth + 1, refs, budget);
+  };
+  for (const Binding* b : bindings) {
+    switch (b->kind) {
+      case Binding::Kind::Assign:
+        if (b->unpack_index >= 0 || is_null(b->value) || !bound(b->value)) return false;
+        break;
+      case Binding::Kind::Class:
+      case Binding::Kind::Import: refs.push_back(id); break;
+      case Binding::Kind::Param: {
+        if (b->function < 0) return false;
+        const Function& fn = m.functions()[static_cast<size_t>(b->function)];
+        const Param& p = fn.params[static_cast<size_t>(b->param_index)];
+        int position = b->param_index - bound_params(fn);
+        if (p.is_variadic || position < 0 || fn.name == "__init__") return false;
+        if (const ArgFacts* ext = m.incoming_param_facts(b->function, b->param_index, fact::kValues); ext && ext->passed)
+          return false;
+        const std::vector<int>& sites = m.callers(b->function);
+        budget -= static_cast<int>(sites.size());
+        if (sites.empty() || sites.size() > SemanticModel::kMaxCandidates || budget < 0) return false;
+        for (int ci : sites) {
+          Node arg = m.argument(m.calls()[static_cast<size_t>(ci)].call, p.keyword_only ? -1 : position, p.name);
+          if (is_null(arg) || !bound(arg)) return false;
+        }
+        break;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   std::string_view name = text(field(attr, "attribute"));
@@ -1517,30 +1576,29 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   // `CFG.num_workers` after `import config as CFG`: a constant of another project module.
   if (auto c = module_constant(attr); !c.empty()) return c;
   // `opt.num_workers`, `if opt.display:` where every binding of `opt` constructs a plain
-  // configuration class (`opt = Config()`: arcface-pytorch's config/config.py, read in train.py):
-  // its class-level constant (model_detail::class_level_constant), of a class of this file or, in
-  // project mode, of another module (its "Config.num_workers" entry, which the project drops
-  // when a module stores an attribute of that name). Not when this file stores an attribute of
-  // the name on any object (`opt.display = True`). O(bindings).
+  // configuration class (`opt = Config()`: arcface-pytorch's config/config.py, read in train.py)
+  // or is the class object itself (`config = setting_config` handed to `main(config)`: EGE-UNet),
+  // also through the parameters of this file's functions (config_classes): its class-level
+  // constant (model_detail::class_level_constant), of a class of this file or, in project mode,
+  // of another module (its "Config.num_workers" entry, which the project drops when a module
+  // stores an attribute of that name). Not when this file stores an attribute of the name on any
+  // object (`opt.display = True`). At most 64 bindings and call sites read (config_class_refs).
   if (is(obj, "identifier") && text(obj) != "self" && !attribute_reassigned(name)) {
-    auto bindings = lookup(text(obj), start(obj));
+    std::vector<Node> refs;
     std::vector<Value> out;
-    bool all = !bindings.empty() && bindings.size() <= kMaxCandidates;
+    int budget = 64;
+    bool all = config_class_refs(*this, obj, 0, refs, budget) && !refs.empty() && refs.size() <= kMaxCandidates;
     auto binding_vals = [this](const Binding& b) { return binding_values(b); };
-    for (const Binding* b : bindings) {
-      Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
-      if (!all || !is(v, "call")) {
-        all = false;
-        break;
-      }
+    for (Node r : refs) {
+      if (!all) break;
       int klass = -1;
-      for (const auto& cv : values(unparen(field(v, "function"))))
+      for (const auto& cv : values(r))
         if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
           if (auto c = class_by_node_.find(cv.expr.id); c != class_by_node_.end()) klass = c->second;
       std::vector<Value> vs;
       if (klass >= 0) {
         vs = class_level_constant(*this, klass, name, self_stores(klass), binding_vals);
-      } else if (const std::string& q = callee_name(v); facts_ && !q.empty() && facts_->project_name(q)) {
+      } else if (const std::string& q = qualified_name(r); facts_ && !q.empty() && facts_->project_name(q)) {
         const FunctionFacts* cls = facts_->callee(q, fact::kClass);
         std::string key = q + "." + std::string(name);
         if (cls && cls->is_class) {

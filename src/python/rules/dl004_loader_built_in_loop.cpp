@@ -172,6 +172,53 @@ bool call_feeds_new_data(const Context& ctx, int f, Node loader_args, const Call
   return false;
 }
 
+// A pass of `loop` builds the model that `call` is handed: an argument is a name bound in the
+// loop's body, under no condition there, to a module construction or load (`model =
+// AutoModelForYesno.from_pretrained(checkpoint)` then `evaluate(args, model, tokenizer)`:
+// biobert-pytorch run_yesno.py's loop over checkpoints), not to a module of before moved or put
+// in a mode (`model = model.train()`, `.to(device)`). Each pass is then a run of its own (a
+// checkpoint, a target, a fold), not an epoch of one training: a loader the call builds once
+// per run is not rebuilt per epoch (set AQ MolCLR's target loop). O(arguments x bindings x depth).
+bool hands_model_built_per_pass(const SemanticModel& m, Node call, Node loop) {
+  Node body = field(loop, "body");
+  int scope = m.scope_at(start(call));
+  if (scope < 0) return false;
+  const auto& scope_bindings = m.scopes()[static_cast<size_t>(scope)].bindings;
+  for (Node a : named_children(field(call, "arguments"))) {
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    a = unparen(a);
+    if (!is(a, "identifier")) continue;
+    // The name's bindings in the call's scope (not lookup's: a binding under a guard read as
+    // never holding is as live as the call beside it in the same loop).
+    auto found = scope_bindings.find(m.text(a));
+    if (found == scope_bindings.end() || found->second.size() > SemanticModel::kMaxCandidates) continue;
+    for (const Binding& bound : found->second) {
+      const Binding* b = &bound;
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || is_null(b->value) || !contains(body, b->target))
+        continue;
+      Node v = unparen(b->value);
+      if (!is(v, "call")) continue;
+      Node fn = unparen(field(v, "function"));
+      if (is(fn, "attribute")) {
+        std::string_view method = m.text(field(fn, "attribute"));
+        if (method == "to" || method == "cuda" || method == "cpu" || method == "train" || method == "eval" ||
+            method == "half" || method == "float" || method == "double" || method == "bfloat16" ||
+            method == "requires_grad_")
+          continue;
+      }
+      bool unconditional = true;
+      for (Node p = parent(b->target); unconditional && !is_null(p) && !same(p, body); p = parent(p)) {
+        auto k = kind(p);
+        unconditional = !(k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "for_statement" ||
+                          k == "while_statement" || k == "try_statement" || k == "with_statement" ||
+                          k == "function_definition" || k == "lambda");
+      }
+      if (unconditional && m.is_module(v)) return true;
+    }
+  }
+  return false;
+}
+
 // Every loop iterating the loader built by `loader_call` sits in a loop of its own inside
 // `region` that does not rebuild it (`for stage in stages: loader = DataLoader(...); for epoch in
 // range(n): for batch in loader:`, a curriculum's `while` over sequence lengths): each loader
@@ -326,6 +373,7 @@ void dl004_loader_built_in_loop(Context& ctx, Node call) {
           if (depth == 0 ? call_feeds_new_data(ctx, f, args, cs, loop.node)
                          : depends_on_region(ctx, field(cs.call, "arguments"), loop.node))
             continue;
+          if (hands_model_built_per_pass(m, cs.call, loop.node)) continue;  // a loop over runs
           report(cs.call);
           return;
         }
