@@ -1,6 +1,7 @@
 #include "python/checker.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "python/facts.h"
@@ -76,6 +77,37 @@ bool inside(const TextRange& r, const std::vector<TextRange>& blocks) {
     if (r.start >= b.start && r.end <= b.end) return true;
   return false;
 }
+
+// The functions of this module that its main blocks call, directly or through this module's
+// functions (sorted). O(calls) per round, at most one round per function.
+std::vector<int> reached_from_blocks(const SemanticModel& model, const std::vector<TextRange>& blocks) {
+  const auto& calls = model.calls();
+  std::vector<char> seen(model.functions().size(), 0);
+  std::vector<int> work;
+  auto reach = [&](Node call) {
+    for (int g : model.callees(call))
+      if (g >= 0 && static_cast<size_t>(g) < seen.size() && !seen[g]) {
+        seen[g] = 1;
+        work.push_back(g);
+      }
+  };
+  for (const CallSite& cs : calls)
+    if (cs.caller < 0 && inside(TextRange{ts_node_start_byte(cs.call), ts_node_end_byte(cs.call)}, blocks)) reach(cs.call);
+  // Calls grouped by their caller once, so each reached function's calls are read once.
+  std::vector<std::vector<int>> by_caller(seen.size());
+  for (size_t ci = 0; ci < calls.size(); ++ci)
+    if (calls[ci].caller >= 0 && static_cast<size_t>(calls[ci].caller) < by_caller.size())
+      by_caller[calls[ci].caller].push_back(static_cast<int>(ci));
+  while (!work.empty()) {
+    int f = work.back();
+    work.pop_back();
+    for (int ci : by_caller[f]) reach(calls[ci].call);
+  }
+  std::vector<int> out;
+  for (size_t f = 0; f < seen.size(); ++f)
+    if (seen[f]) out.push_back(static_cast<int>(f));
+  return out;
+}
 }  // namespace
 
 AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
@@ -99,32 +131,62 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
   try {
     SemanticModel model(file.text, module.root(), settings, project.facts);
     run_checks(file, model, settings, result.diagnostics);
+    // The module analyzed as the program (WithoutIncoming): only when other modules call into it
+    // and it has a main block. Built once, for the two uses below.
+    auto blocks = project.facts && project.facts->has_incoming() ? main_blocks(module, file.text)
+                                                                 : std::vector<TextRange>{};
+    std::optional<std::vector<Diagnostic>> alone_found;
+    auto alone = [&]() -> const std::vector<Diagnostic>* {
+      if (!alone_found) {
+        alone_found.emplace();
+        try {
+          WithoutIncoming without(*project.facts);
+          SemanticModel own(file.text, module.root(), settings, &without);
+          run_checks(file, own, settings, *alone_found);
+        } catch (const BudgetExceeded&) {
+          alone_found->clear();
+          return nullptr;  // out of budget: the findings stand as the first analysis made them
+        }
+      }
+      return &*alone_found;
+    };
     // Findings in the module's main block, when other modules call into the module: kept only
     // where the module analyzed without what those calls hand it reports them too (a library
     // module's CPU self-test is not the CUDA program that imports the module).
-    if (project.facts && project.facts->has_incoming()) {
-      auto blocks = main_blocks(module, file.text);
-      bool any = false;
-      for (const Diagnostic& d : result.diagnostics) any |= inside(d.range, blocks);
-      if (any) {
+    bool in_block = false;
+    for (const Diagnostic& d : result.diagnostics) in_block |= inside(d.range, blocks);
+    if (in_block)
+      if (const auto* again = alone()) {
         std::set<std::pair<std::string, uint32_t>> kept;
-        bool done = false;
-        try {
-          WithoutIncoming alone(*project.facts);
-          SemanticModel own(file.text, module.root(), settings, &alone);
-          std::vector<Diagnostic> again;
-          run_checks(file, own, settings, again);
-          for (const Diagnostic& d : again)
-            if (inside(d.range, blocks)) kept.insert({d.code, d.range.start});
-          done = true;
-        } catch (const BudgetExceeded&) {
-          // Out of budget: the findings stand as the first analysis made them.
-        }
-        if (done)
-          std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
-            return inside(d.range, blocks) && !kept.count({d.code, d.range.start});
-          });
+        for (const Diagnostic& d : *again)
+          if (inside(d.range, blocks)) kept.insert({d.code, d.range.start});
+        std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+          return inside(d.range, blocks) && !kept.count({d.code, d.range.start});
+        });
       }
+    // A loader's options as the program run through this module's main block sets them: a
+    // function the block calls (here, directly or through this module's functions) builds a
+    // loader from the namespace the block parses (`main(args)` of ConViT's and MDETR's main.py,
+    // `num_workers=args.num_workers` with the default 10), while a launcher of another module
+    // hands the same function a namespace it rewrites (`setattr(args, k, v)` over a grid) and the
+    // join over both callers leaves the value unknown. The module run as the program settles it:
+    // its DL003 and BS001 findings at loader calls in the functions the block reaches are added.
+    if (!blocks.empty()) {
+      bool loaders = false;
+      for (const CallSite& cs : model.calls()) loaders = loaders || model.is_loader_call(cs.call);
+      if (loaders)
+        if (const auto* again = alone()) {
+          std::vector<int> reached = reached_from_blocks(model, blocks);
+          std::set<std::pair<std::string, uint32_t>> have;
+          for (const Diagnostic& d : result.diagnostics) have.insert({d.code, d.range.start});
+          for (const Diagnostic& d : *again) {
+            if (d.code != "DL003" && d.code != "BS001") continue;
+            if (have.count({d.code, d.range.start}) || inside(d.range, blocks)) continue;
+            int f = model.function_at(d.range.start);
+            if (f < 0 || !std::binary_search(reached.begin(), reached.end(), f)) continue;
+            result.diagnostics.push_back(d);
+          }
+        }
     }
     attach_facts(file, model, result.diagnostics);
     // A summary is made only with the project's facts: the step sets it reads are computed in full

@@ -158,6 +158,8 @@ std::vector<Value> SemanticModel::argparse_default(std::string_view dest) const 
   return out;
 }
 
+static bool parses_command_line(const SemanticModel& m, Node call);
+
 const std::vector<const FunctionFacts*>& SemanticModel::ext_namespaces() const {
   if (ext_namespaces_built_) return ext_namespaces_;
   ext_namespaces_built_ = true;
@@ -194,6 +196,37 @@ const std::vector<const FunctionFacts*>& SemanticModel::ext_namespaces() const {
     if (std::find(ext_namespaces_.begin(), ext_namespaces_.end(), f) == ext_namespaces_.end() &&
         ext_namespaces_.size() < 8)
       ext_namespaces_.push_back(f);
+  }
+  // A parser another module's function builds and returns (FunctionFacts::returns_parser) that
+  // this module parses with: a parent of one of its parsers (`parents=[main.get_args_parser()]`
+  // in DeiT's, ConViT's and MDETR's run_with_submitit.py, also through a name bound to the call),
+  // or the receiver of its `parse_args()`. Its dests hold that module's defaults here, as the
+  // parent's arguments are this parser's. O(calls).
+  auto parser_of = [&](Node e) {
+    for (const auto& v : values(e)) {
+      if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call")) continue;
+      Node call = unparen(v.expr);
+      if (!callees(call).empty()) continue;
+      const FunctionFacts* f = ext_callee_of(call, fact::kNamespace);
+      if (!f || !f->returns_parser || f->namespace_values.empty()) continue;
+      if (std::find(ext_namespaces_.begin(), ext_namespaces_.end(), f) == ext_namespaces_.end() &&
+          ext_namespaces_.size() < 8)
+        ext_namespaces_.push_back(f);
+    }
+  };
+  for (const auto& cs : calls_) {
+    if (callee_name(cs.call) == "argparse.ArgumentParser") {
+      Node parents = unparen(argument(cs.call, -1, "parents"));
+      if (is(parents, "list") || is(parents, "tuple"))
+        for (Node e : named_children(parents))
+          if (!is(e, "comment") && !is(e, "list_splat")) parser_of(e);
+      continue;
+    }
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    auto method = text(field(fn, "attribute"));
+    if ((method == "parse_args" || method == "parse_known_args") && parses_command_line(*this, cs.call))
+      parser_of(field(fn, "object"));
   }
   return ext_namespaces_;
 }

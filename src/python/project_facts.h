@@ -321,6 +321,11 @@ struct FunctionFacts {
   // `args.train_batch_size`.
   bool returns_namespace = false;
   std::vector<std::pair<std::string, std::vector<ScalarFact>>> namespace_values;
+  // Every return is a parser this module builds (`parser = argparse.ArgumentParser(...)`, then
+  // `return parser`: DeiT's and MDETR's `get_args_parser()`), not a namespace: namespace_values
+  // then hold its module's declared defaults, which a module parsing with it reads
+  // (`parents=[main.get_args_parser()]` in a launcher, or its `parse_args()`).
+  bool returns_parser = false;
   bool operator==(const FunctionFacts&) const = default;
 };
 
@@ -345,7 +350,7 @@ constexpr unsigned kSteps = 1, kHotLoop = 2, kReturnsCuda = 4, kReturnsLoader = 
                    kDevKind = 8192,    // devkind
                    kConstValues = 16384,  // const_values
                    kLoaderClass = 32768,  // loader_class
-                   kNamespace = 65536,    // returns_namespace, namespace_values
+                   kNamespace = 65536,    // returns_namespace, returns_parser, namespace_values
                    kReturnsMask = 131072;  // returns_mask
 // A "Class" entry's attribute types (`attrs`) and stores are not in kClass's fingerprint: most
 // readers of a class ask only what it is. An attribute's type is asked one attribute at a time

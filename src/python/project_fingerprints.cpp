@@ -173,7 +173,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
   if (fields & fact::kNamespace) {
-    o += x.returns_namespace ? "N" : "-";
+    o += x.returns_namespace ? "N" : x.returns_parser ? "P" : "-";
     for (const auto& [dest, vs] : x.namespace_values) {
       o += "|" + dest;
       for (const auto& v : vs)

@@ -473,6 +473,22 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         if (!ns) break;
       }
       if (ns) namespace_facts_of_parsers(facts);
+      // Every return a parser built here (`return parser` of `parser = argparse.ArgumentParser(...)`):
+      // its defaults travel for the modules parsing with it (FunctionFacts::returns_parser).
+      bool parser = !ns;
+      for (Node r : functions_[f].returns) {
+        auto vs = values(r);
+        parser = parser && !vs.empty();
+        for (const auto& v : vs)
+          parser = parser && v.kind == Value::Kind::Expr && is(unparen(v.expr), "call") &&
+                   callee_name(unparen(v.expr)) == "argparse.ArgumentParser";
+        if (!parser) break;
+      }
+      if (parser) {
+        namespace_facts_of_parsers(facts);
+        facts.returns_namespace = false;
+        facts.returns_parser = true;
+      }
     }
     facts.returns_mask = returns_mask(static_cast<int>(f), 0);
     if (functions_[f].klass >= 0) facts.self_calls = self_calls[f];
