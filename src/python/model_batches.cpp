@@ -96,6 +96,7 @@ bool param_indexed_batch(const SemanticModel& m, Node sub, Node value, Node var)
         m.loop_index(loop) != cs.loops.back())
       return false;
     Node it = field(loop, "right");
+    if (is_null(it)) return false;
     AbstractType seq = m.types().type_of(it);
     if (!index_sequence(m, it) && !(seq.kind == AbstractType::Kind::HostContainer &&
                                     (seq.device == TypeDevice::Cpu || seq.device == TypeDevice::Unresolved)))

@@ -276,10 +276,12 @@ Node TypeInference::earlier_self_store(Node attr) const {
   int klass = m_.class_of_self(attr);
   if (klass < 0) return Node{};
   Node stmt = store_statement(attr);
+  if (!is(stmt, "expression_statement") || !is(parent(stmt), "block") || named_count(stmt) != 1) return Node{};
   Node block = parent(stmt);
-  if (!is(stmt, "expression_statement") || !is(block, "block") || named_count(stmt) != 1) return Node{};
   Node assign = named_child(stmt, 0);
-  if (!is(assign, "assignment") || !contains(field(assign, "right"), attr)) return Node{};
+  // A statement the parser could not read whole (an ERROR node, a missing side) is not followed.
+  if (!is(assign, "assignment") || is_null(field(assign, "right")) || !contains(field(assign, "right"), attr))
+    return Node{};
   Node left = unparen(field(assign, "left"));
   if (!is(left, "attribute") || text(left, m_.src()) != text(attr, m_.src())) return Node{};
   std::string key = m_.classes()[klass].name + "." + std::string(text(field(attr, "attribute"), m_.src()));
@@ -288,14 +290,14 @@ Node TypeInference::earlier_self_store(Node attr) const {
   Node best{}, best_stmt{};
   for (int ai : indexed->second) {
     Node v = m_.self_assignments_[ai].second;
-    Node s = store_statement(v);
+    Node s = is_null(v) ? Node{} : store_statement(v);
     if (is_null(s) || start(s) >= start(stmt)) continue;
     if (same(parent(s), block) && (is_null(best_stmt) || start(s) > start(best_stmt))) best = v, best_stmt = s;
   }
   if (is_null(best)) return Node{};
   // Another store of the attribute between the two (nested in a statement of the block between
   // them, or unpacked there, or augmented): the block does not leave the earlier value.
-  auto between = [&](Node n) { return start(n) >= end(best_stmt) && start(n) < start(stmt); };
+  auto between = [&](Node n) { return !is_null(n) && start(n) >= end(best_stmt) && start(n) < start(stmt); };
   for (int ai : indexed->second)
     if (between(m_.self_assignments_[ai].second)) return Node{};
   if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
