@@ -110,6 +110,9 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     } else if (kind == "passes-args") {
       need(2);
       t.passes_args_.insert(cols[1]);
+    } else if (kind == "device-params") {
+      need(2);
+      t.device_params_.insert(cols[1]);
     } else if (kind == "shape-sync") {
       need(2);
       t.shape_sync_.insert(cols[1]);

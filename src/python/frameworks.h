@@ -89,6 +89,9 @@ class FrameworkTable {
   // `model, optimizer = amp.initialize(model, optimizer)`): the one argument when given one, else
   // a tuple of them in order, each keeping its type, class and device.
   bool passes_args(std::string_view qualified) const { return passes_args_.count(std::string(qualified)) > 0; }
+  // Does iterating what `qualified` returns yield tensors on the GPU (row `device-params`: apex's
+  // `amp.master_params(optimizer)`, the parameters amp's optimizer steps, on CUDA)?
+  bool device_params(std::string_view qualified) const { return device_params_.count(std::string(qualified)) > 0; }
   // A function that returns a module wrapping the module passed to it (`DistributedDataParallel`,
   // `torch.compile`): the wrapper has the wrapped module's class, and its device as `place` says.
   struct ModuleWrapper {
@@ -127,7 +130,7 @@ class FrameworkTable {
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
-      host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_;
+      host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_, device_params_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

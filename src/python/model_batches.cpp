@@ -54,9 +54,63 @@ bool index_sequence(const SemanticModel& m, Node e, int depth = 0) {
   return is_null(m.argument(e, -1, "device"));
 }
 
+// `self.clustering_machine.sg_features[cluster].to(self.device)` in `do_forward_pass(self,
+// cluster)`, called once per iteration of train()'s `for cluster in
+// self.clustering_machine.clusters:` (ClusterGCN, set AY): the item of a host container picked by
+// a parameter that every call site of the function (at least one) hands the target of the
+// innermost `for` loop around it, a hot loop over a host sequence (a list of partition ids), is
+// that step's partition: a mini-batch held on the host, built once before training. The container
+// is a name, `self.x` or an attribute of one (another project object's dict of CPU tensors), a
+// host container by its type (python/types.h) whose item is a host value or a CPU tensor; not a
+// module, not CUDA. The parameter is bound only as the parameter. Where a type is not resolved,
+// nothing is taken. O(call sites x bindings).
+bool param_indexed_batch(const SemanticModel& m, Node sub, Node value, Node var) {
+  auto bindings = m.lookup(m.text(var), start(var));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param) return false;
+  int f = bindings[0]->function;
+  if (f < 0 || f != m.function_at(start(sub))) return false;
+  const Function& fn = m.functions()[f];
+  const Param& prm = fn.params[bindings[0]->param_index];
+  int position = bindings[0]->param_index - bound_params(fn);
+  if (prm.is_variadic || (position < 0 && !prm.keyword_only)) return false;
+  Node root = value;
+  for (int guard = 0; guard < 2 && is(root, "attribute"); ++guard) root = unparen(field(root, "object"));
+  if (!is(root, "identifier") || m.is_module(value) || m.is_cuda(value)) return false;
+  AbstractType ct = m.types().type_of(value);
+  if (ct.kind != AbstractType::Kind::HostContainer || ct.device != TypeDevice::Cpu) return false;
+  AbstractType et = m.types().type_of(sub);
+  if (!et.is_host() && !(et.kind == AbstractType::Kind::Tensor && et.device == TypeDevice::Cpu)) return false;
+  const auto& sites = m.callers(f);
+  if (sites.empty()) return false;
+  for (int ci : sites) {
+    const auto& cs = m.calls()[ci];
+    if (cs.loops.empty() || m.loops()[cs.loops.back()].kind != LoopKind::Hot) return false;
+    Node a = m.argument(cs.call, prm.keyword_only ? -1 : position, prm.name);
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    a = unparen(a);
+    if (!is(a, "identifier")) return false;
+    auto ab = m.lookup(m.text(a), start(a));
+    if (ab.size() != 1 || ab[0]->kind != Binding::Kind::LoopTarget || !is(ab[0]->target, "identifier")) return false;
+    Node loop = parent(ab[0]->target);
+    if (!is(loop, "for_statement") || !same(unparen(field(loop, "left")), ab[0]->target) ||
+        m.loop_index(loop) != cs.loops.back())
+      return false;
+    Node it = field(loop, "right");
+    if (is_null(it)) return false;
+    AbstractType seq = m.types().type_of(it);
+    if (!index_sequence(m, it) && !(seq.kind == AbstractType::Kind::HostContainer &&
+                                    (seq.device == TypeDevice::Cpu || seq.device == TypeDevice::Unresolved)))
+      return false;
+  }
+  return true;
+}
+
 bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
   if (!classified) return false;
   Node value = unparen(field(sub, "value"));
+  if (Node index = unparen(field(sub, "subscript")); named_count(sub) == 2 && is(index, "identifier") &&
+                                                    param_indexed_batch(m, sub, value, index))
+    return true;
   bool self_attr = is(value, "attribute") && m.text(unparen(field(value, "object"))) == "self";
   if (!is(value, "identifier") && !self_attr) return false;
   Node var{};

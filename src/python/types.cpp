@@ -1324,6 +1324,9 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     // supervised_trainer.py, over a torchtext iterator): what the receiver yields.
     if (is(fn, "attribute") && name == "__iter__" && named_count(field(it, "arguments")) == 0)
       return iter(field(fn, "object"), path);
+    // apex's `amp.master_params(optimizer)` (data/frameworks.txt `device-params`): the stepped
+    // parameters, on the GPU (glow-tts's `clip_grad_value_(amp.master_params(opt), 5)`, set AY).
+    if (FrameworkTable::get().device_params(q) && m_.uses_cuda()) return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
     if (is(fn, "attribute") && (name == "parameters" || name == "buffers" || name == "named_parameters" ||
                                 name == "named_buffers")) {
       // A module's parameters live on its device; their names are strings.

@@ -207,6 +207,11 @@ class TypeInference {
   // method overwrites (a statement of a block enclosing them: `self.dl = DataLoader(...)` then
   // `(..., self.dl) = accelerator.prepare(..., self.dl)` in `__init__`).
   std::vector<std::pair<Node, Path>> self_stores(const std::string& key) const;
+  // `self.x = self.x.to(dev)` after `self.x = Net(...)` in the same block of a method: for the
+  // read `attr` in the value of such a store of its own attribute, the value of the nearest
+  // earlier store of that attribute among the block's statements, with no other store of it
+  // between; null otherwise. attribute_type reads it where that value is typed a module.
+  Node earlier_self_store(Node attr) const;
   AbstractType param_type(int function, int param_index, Path path, bool iterate) const;
   AbstractType param_type_from_sites(int function, int param_index, Path path, bool iterate) const;
   AbstractType annotated_type(int function, int param_index) const;  // a host type the annotation declares

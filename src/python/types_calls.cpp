@@ -116,6 +116,10 @@ AbstractType TypeInference::attribute_type(Node attr) const {
     return AbstractType::of(Kind::Device);
   }
   if (name == "param_groups") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+  // A module the block stored just before (its value typed a module): what the move reads.
+  // Anything else (a store whose own value is still being inferred) reads the class's join.
+  if (Node earlier = earlier_self_store(attr); !is_null(earlier))
+    if (AbstractType r = value(earlier, Path{}); r.kind == Kind::Module) return r;
   AbstractType o = value(obj, Path{});
   // `self.attr` in a class of unknown kind (a base imported from a module the analysis does not
   // read, or from a library: an nn.Module or not): an attribute every store of which in the class
@@ -257,6 +261,9 @@ AbstractType TypeInference::call_type(Node call) const {
       return is_null(first) || is(first, "keyword_argument") || is(first, "list_splat") ? AbstractType::unknown()
                                                                                          : value(first, Path{});
     }
+    // apex's `amp.master_params(optimizer)` (row `device-params`): the parameters on the GPU, typed
+    // as a CUDA module's `parameters()` is (a tensor on the device, whose elements are too).
+    if (table.device_params(q) && m_.uses_cuda()) return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
     if (q == "builtins.range") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     // `defaultdict(int)`, `dict()`, `OrderedDict()`: an empty mapping, as `{}` is (its item
     // stores fill it: binding_part).

@@ -266,6 +266,54 @@ bool overwrites(Node late, Node early) {
 
 }  // namespace
 
+// ClusterGCN's `create_model` (set AY): `self.model = StackedGCN(...)` then `self.model =
+// self.model.to(self.device)`. The read is the attribute as the block left it: without this, the
+// class's join of its stores holds the move itself (a cycle, answered Bottom, moved to a tensor)
+// and the module is lost. O(stores of the attribute + parents).
+Node TypeInference::earlier_self_store(Node attr) const {
+  Node obj = unparen(field(attr, "object"));
+  if (!is(obj, "identifier") || text(obj, m_.src()) != "self") return Node{};
+  int klass = m_.class_of_self(attr);
+  if (klass < 0) return Node{};
+  Node stmt = store_statement(attr);
+  if (!is(stmt, "expression_statement") || !is(parent(stmt), "block") || named_count(stmt) != 1) return Node{};
+  Node block = parent(stmt);
+  Node assign = named_child(stmt, 0);
+  // A statement the parser could not read whole (an ERROR node, a missing side) is not followed.
+  if (!is(assign, "assignment") || is_null(field(assign, "right")) || !contains(field(assign, "right"), attr))
+    return Node{};
+  Node left = unparen(field(assign, "left"));
+  if (!is(left, "attribute") || text(left, m_.src()) != text(attr, m_.src())) return Node{};
+  std::string key = m_.classes()[klass].name + "." + std::string(text(field(attr, "attribute"), m_.src()));
+  auto indexed = m_.self_assignments_by_key_.find(key);
+  if (indexed == m_.self_assignments_by_key_.end()) return Node{};
+  Node best{}, best_stmt{};
+  for (int ai : indexed->second) {
+    Node v = m_.self_assignments_[ai].second;
+    Node s = is_null(v) ? Node{} : store_statement(v);
+    if (is_null(s) || start(s) >= start(stmt)) continue;
+    if (same(parent(s), block) && (is_null(best_stmt) || start(s) > start(best_stmt))) best = v, best_stmt = s;
+  }
+  if (is_null(best)) return Node{};
+  // Another store of the attribute between the two (nested in a statement of the block between
+  // them, or unpacked there, or augmented): the block does not leave the earlier value.
+  auto between = [&](Node n) { return !is_null(n) && start(n) >= end(best_stmt) && start(n) < start(stmt); };
+  for (int ai : indexed->second)
+    if (between(m_.self_assignments_[ai].second)) return Node{};
+  if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
+    for (const auto& [call, target] : it->second)
+      if (between(target)) return Node{};
+  if (auto it = m_.self_augmented_.find(key); it != m_.self_augmented_.end())
+    for (Node v : it->second)
+      if (between(v)) return Node{};
+  // The earlier store's own statement: a plain `self.x = v` (not an unpacking, not chained).
+  Node ea = named_count(best_stmt) == 1 ? named_child(best_stmt, 0) : Node{};
+  if (!is(ea, "assignment") || !same(unparen(field(ea, "right")), unparen(best)) ||
+      text(unparen(field(ea, "left")), m_.src()) != text(attr, m_.src()))
+    return Node{};
+  return best;
+}
+
 std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(const std::string& key) const {
   std::vector<std::pair<Node, Path>> all;
   std::vector<Node> statements, targets;  // per store: its statement, the attribute unpacked (or null)
