@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <string>
@@ -295,6 +296,11 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
       // `if idx < hp.log.num_audio:`, `if i in rand`: the loop's own index on a bounded number of
       // steps of each pass (model_guards.cpp).
       if (bounded_index_guard(cond, hot_region)) {
+        ctx.once_per_epoch = true;
+        return;
+      }
+      // `if self.initted.item() == 0: ...; self.initted.fill_(1)`: a buffer latch, once.
+      if (buffer_latch_set(cond)) {
         ctx.once_per_epoch = true;
         return;
       }
@@ -932,6 +938,87 @@ bool SemanticModel::latch_cleared(Node cond) const {
     if (is(unparen(value), "false")) continue;
     int f = function_at(start(value));
     if (f < 0 || !functions_[f].initializer()) return false;
+  }
+  return true;
+}
+
+bool SemanticModel::buffer_latch_set(Node cond) const {
+  // `self.x.item() == c`, `int(self.x) == c`, `self.x == c` (c a number) in a method, as the
+  // condition of an `if` (alone or and-ed).
+  if (!is(cond, "comparison_operator") || named_count(cond) != 2 || ts_node_child_count(cond) != 3 ||
+      text(ts_node_child(cond, 1)) != "==")
+    return false;
+  // A literal only (syntax: no value inference from inside the hotness questions).
+  auto number = [&](Node e) -> std::optional<double> {
+    e = unparen(e);
+    if (is(e, "true")) return 1.0;
+    if (is(e, "false")) return 0.0;
+    if (!is(e, "integer") && !is(e, "float")) return std::nullopt;
+    std::string t(text(e));
+    t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+    char* end = nullptr;
+    double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || *end != '\0') return std::nullopt;
+    return v;
+  };
+  Node read = unparen(named_child(cond, 0));
+  auto tested = number(named_child(cond, 1));
+  if (!tested) {
+    read = unparen(named_child(cond, 1));
+    tested = number(named_child(cond, 0));
+  }
+  if (!tested) return false;
+  if (is(read, "call")) {
+    Node fn = unparen(field(read, "function"));
+    Node args = field(read, "arguments");
+    if (is(fn, "attribute") && text(field(fn, "attribute")) == "item" && named_count(args) == 0)
+      read = unparen(field(fn, "object"));
+    else if (is(fn, "identifier") && (text(fn) == "int" || text(fn) == "float" || text(fn) == "bool") &&
+             named_count(args) == 1)
+      read = unparen(named_child(args, 0));
+    else
+      return false;
+  }
+  if (!is(read, "attribute") || text(unparen(field(read, "object"))) != "self") return false;
+  int klass = class_of_self(read);
+  if (klass < 0) return false;
+  Node owner = parent(cond);
+  while (is(owner, "parenthesized_expression") ||
+         (is(owner, "boolean_operator") && text(field(owner, "operator")) == "and"))
+    owner = parent(owner);
+  if (!is(owner, "if_statement")) return false;
+  Node branch = field(owner, "consequence");
+  const std::string buffer(text(read));
+  // The branch's own statement `self.x.fill_(k)` (k another number than c) sets it.
+  Node set{};
+  for (Node stmt : named_children(branch)) {
+    Node c = is(stmt, "expression_statement") && named_count(stmt) == 1 ? unparen(named_child(stmt, 0)) : Node{};
+    if (!is(c, "call")) continue;
+    Node fn = unparen(field(c, "function"));
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "fill_" || text(unparen(field(fn, "object"))) != buffer)
+      continue;
+    auto k = number(argument(c, 0, "value"));
+    if (k && *k != *tested) set = c;
+  }
+  if (is_null(set)) return false;
+  // Nothing else writes it outside the initializers (a method that re-arms it, `self.x.zero_()`,
+  // makes the branch run again): no other in-place call on it, no store, no augmented store.
+  // O(calls of the class's methods).
+  for (const auto& [key, value] : self_assignments_) {
+    if (key != classes_[klass].name + "." + std::string(text(field(read, "attribute")))) continue;
+    int f = function_at(start(value));
+    if (f < 0 || !functions_[f].initializer()) return false;
+  }
+  if (self_augmented_.count(classes_[klass].name + "." + std::string(text(field(read, "attribute"))))) return false;
+  for (const auto& cs : calls_) {
+    if (cs.caller < 0 || functions_[cs.caller].klass != klass || functions_[cs.caller].initializer() || same(cs.call, set))
+      continue;
+    Node fn = unparen(field(cs.call, "function"));
+    if (!is(fn, "attribute")) continue;
+    Node obj = unparen(field(fn, "object"));
+    if (is(obj, "attribute") && text(field(obj, "attribute")) == "data") obj = unparen(field(obj, "object"));
+    std::string_view meth = text(field(fn, "attribute"));
+    if (text(obj) == buffer && !meth.empty() && meth.back() == '_') return false;
   }
   return true;
 }

@@ -524,6 +524,8 @@ class SemanticModel {
   // A callee that is one of the classes of a project dict of classes (`factory[key]`, or a name
   // bound to it): "factory[]" as written (qualified), which the project reads as any of them.
   std::string class_table_name(Node callee) const;
+  // `{"a": A, "b": B}[key]` called, or a name bound to one: "a.A|b.B" of other modules' project names.
+  std::string display_choice_name(Node callee) const;
   std::string table_reference(Node call) const;  // the qualified `factory` of `factory[k](...)`, or ""
   // What a callee stands for: itself, or (a name) the value of each of its bindings when every
   // one is a plain assignment (at most kMaxCandidates); empty when it cannot be read so.
@@ -866,6 +868,9 @@ class SemanticModel {
   bool declared_global(std::string_view name) const;  // named by a `global`/`nonlocal` statement
   // `if flag:` whose own branch assigns `flag = False` (a name, or `self.flag`): runs once.
   bool flag_cleared_in_branch(Node cond) const;
+  // `if self.x.item() == 0:` (or `int(self.x) == 0`, `self.x == 0`) whose branch runs
+  // `self.x.fill_(1)`, a buffer nothing else but the initializers writes: runs once (a latch).
+  bool buffer_latch_set(Node cond) const;
   // `args.rank = ...`, `opt.x += 1`: an attribute of that name is assigned on an object other
   // than `self` somewhere in the file (its argparse default is not its value everywhere).
   bool attribute_reassigned(std::string_view attribute) const;

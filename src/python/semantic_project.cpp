@@ -347,6 +347,7 @@ std::string SemanticModel::external_name(int ci) const {
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
+  if (std::string d = display_choice_name(fn); !d.empty()) return d;  // `{"a": A, "b": B}[name](...)`
   if (std::string a = alias_name(*this, facts_, fn); !a.empty()) return a;
   // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
   // (every value of `build` one): the registered functions or classes, each may run.
@@ -514,6 +515,41 @@ std::string SemanticModel::class_table_name(Node fn) const {
     const FunctionFacts* f = facts_->callee(q, fact::kTable);
     if (!f || f->table_classes.empty() || (!out.empty() && out != q + "[]")) return {};
     out = q + "[]";
+  }
+  return out;
+}
+
+// `{"vqvae": VQQuantize, "gumbel": GumbelQuantize}[args.flavor]` itself, or a name every binding
+// of which is one (`Quantizer = {...}[key]`, then `Quantizer(dim)`: deep-vector-quantization's
+// vqvae.py): the union of the project names of other modules the display's values are ("a.A|b.B"),
+// each may be called. Every value a name the imports qualify to a function or class another
+// project module defines; "" otherwise, or past kMaxClassUnion. O(bindings x entries).
+std::string SemanticModel::display_choice_name(Node fn) const {
+  if (!facts_ || is_null(fn)) return {};
+  std::string out;
+  for (Node e : callee_expressions(fn)) {
+    if (!is(e, "subscript")) return {};
+    Node display = unparen(field(e, "value"));
+    if (!is(display, "dictionary")) return {};
+    bool any = false;
+    for (Node pair : named_children(display)) {
+      if (is(pair, "comment")) continue;
+      if (!is(pair, "pair")) return {};  // `**base`
+      Node v = unparen(field(pair, "value"));
+      if (!is(v, "identifier") && !is(v, "attribute")) return {};
+      if (is(v, "identifier")) {  // imported, not this module's own
+        auto bindings = lookup(text(v), start(v));
+        if (bindings.empty()) return {};
+        for (const Binding* b : bindings)
+          if (b->kind != Binding::Kind::Import) return {};
+      }
+      const std::string& q = qualified_name(v);
+      if (q.empty() || starts_with(q, "builtins.") || !facts_->callee(q, fact::kExists)) return {};
+      out = out.empty() ? q : union_join(out, q);
+      if (out.empty()) return {};
+      any = true;
+    }
+    if (!any) return {};
   }
   return out;
 }

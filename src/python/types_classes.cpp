@@ -1042,6 +1042,12 @@ bool TypeInference::class_on_cuda(int klass) const {
   const auto& table = FrameworkTable::get();
   for (int c = 0; c < n; ++c)
     if (int fw = framework_base(c); fw >= 0 && table.uses_cuda(table.class_name(fw))) mark(c);
+  // A Lightning module of a program whose Trainer is not told `accelerator="cpu"`: the Trainer
+  // moves it to the accelerator, with its buffers and submodules (deep-vector-quantization's
+  // quantizer, whose forward reads `self.data_initialized.item()`).
+  if (m_.lightning_gpu_)
+    for (int c = 0; c < n; ++c)
+      if (m_.is_lightning_module(c)) mark(c);
   // Bound to a name on CUDA or moved there in place.
   for (const Scope& sc : m_.scopes_)
     for (const auto& [name, list] : sc.bindings)
