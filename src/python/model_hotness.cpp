@@ -913,17 +913,23 @@ bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
   return out;
 }
 
+// The `if` statement whose condition is `cond`, alone or and-ed (parentheses skipped); null if none.
+static Node guarding_if(Node cond, std::string_view src) {
+  Node owner = parent(cond);
+  while (is(owner, "parenthesized_expression") ||
+         (is(owner, "boolean_operator") && python::text(field(owner, "operator"), src) == "and"))
+    owner = parent(owner);
+  return is(owner, "if_statement") ? owner : Node{};
+}
+
 // A latch: `if self.flag:` (alone or and-ed) whose branch clears the flag with a top-level
 // `self.flag = False`, and no method of any class of the file but `__init__` stores anything
 // else in an attribute of that name: the branch runs at most once.
 bool SemanticModel::latch_cleared(Node cond) const {
   int klass = class_of_self(cond);
   if (klass < 0) return false;
-  Node owner = parent(cond);
-  while (is(owner, "parenthesized_expression") ||
-         (is(owner, "boolean_operator") && text(field(owner, "operator")) == "and"))
-    owner = parent(owner);
-  if (!is(owner, "if_statement")) return false;
+  Node owner = guarding_if(cond, src_);
+  if (ts_node_is_null(owner)) return false;
   std::string_view flag = text(cond);
   bool cleared = false;
   for (Node stmt : named_children(field(owner, "consequence"))) {
@@ -982,11 +988,8 @@ bool SemanticModel::buffer_latch_set(Node cond) const {
   if (!is(read, "attribute") || text(unparen(field(read, "object"))) != "self") return false;
   int klass = class_of_self(read);
   if (klass < 0) return false;
-  Node owner = parent(cond);
-  while (is(owner, "parenthesized_expression") ||
-         (is(owner, "boolean_operator") && text(field(owner, "operator")) == "and"))
-    owner = parent(owner);
-  if (!is(owner, "if_statement")) return false;
+  Node owner = guarding_if(cond, src_);
+  if (ts_node_is_null(owner)) return false;
   Node branch = field(owner, "consequence");
   const std::string buffer(text(read));
   // The branch's own statement `self.x.fill_(k)` (k another number than c) sets it.
