@@ -1007,12 +1007,13 @@ bool SemanticModel::buffer_latch_set(Node cond) const {
   // Nothing else writes it outside the initializers (a method that re-arms it, `self.x.zero_()`,
   // makes the branch run again): no other in-place call on it, no store, no augmented store.
   // O(calls of the class's methods).
-  for (const auto& [key, value] : self_assignments_) {
-    if (key != classes_[klass].name + "." + std::string(text(field(read, "attribute")))) continue;
-    int f = function_at(start(value));
-    if (f < 0 || !functions_[f].initializer()) return false;
-  }
-  if (self_augmented_.count(classes_[klass].name + "." + std::string(text(field(read, "attribute"))))) return false;
+  const std::string key = classes_[klass].name + "." + std::string(text(field(read, "attribute")));
+  if (auto stores = self_assignments_by_key_.find(key); stores != self_assignments_by_key_.end())
+    for (int ai : stores->second) {
+      int f = function_at(start(self_assignments_[static_cast<size_t>(ai)].second));
+      if (f < 0 || !functions_[f].initializer()) return false;
+    }
+  if (self_augmented_.count(key)) return false;
   for (const auto& cs : calls_) {
     if (cs.caller < 0 || functions_[cs.caller].klass != klass || functions_[cs.caller].initializer() || same(cs.call, set))
       continue;

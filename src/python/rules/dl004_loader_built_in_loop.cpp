@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "python/call_positions.h"
+#include "python/module_api.h"
 #include "python/rules/common.h"
 #include "python/types.h"
 
@@ -201,10 +202,7 @@ bool hands_model_built_per_pass(const SemanticModel& m, Node call, Node loop) {
       Node fn = unparen(field(v, "function"));
       if (is(fn, "attribute")) {
         std::string_view method = m.text(field(fn, "attribute"));
-        if (method == "to" || method == "cuda" || method == "cpu" || method == "train" || method == "eval" ||
-            method == "half" || method == "float" || method == "double" || method == "bfloat16" ||
-            method == "requires_grad_")
-          continue;
+        if (module_move_or_cast(method) || method == "cpu" || method == "train" || method == "eval") continue;
       }
       bool unconditional = true;
       for (Node p = parent(b->target); unconditional && !is_null(p) && !same(p, body); p = parent(p)) {
