@@ -52,7 +52,8 @@ constexpr size_t kMaxAliasCallees = 8;
 // (or an attribute of one), the same: that name (set AA Autoformer's and set R Informer's scripts).
 // Bindings that assign different imported names, each a project name (the branches of a choice),
 // give their union "a.X|b.Y" (sorted, at most kMaxAliasCallees members): the call runs one of them.
-std::string alias_name(const SemanticModel& m, const ExternalFacts* facts, Node fn) {
+template <class StarName>
+std::string alias_name(const SemanticModel& m, const ExternalFacts* facts, Node fn, const StarName& star_name) {
   fn = unparen(fn);
   if (!is(fn, "identifier")) return {};
   auto bindings = m.lookup(m.text(fn), start(fn));
@@ -61,7 +62,9 @@ std::string alias_name(const SemanticModel& m, const ExternalFacts* facts, Node 
   for (const Binding* b : bindings) {
     Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
     if (!is(v, "identifier") && !is(v, "attribute")) return {};
-    const std::string& q = m.qualified_name(v);
+    std::string q = m.qualified_name(v);
+    // `agent = RNDAgent` with RNDAgent bound by `from agents import *` (set BB's RND train.py).
+    if (q.empty() && is(v, "identifier") && m.lookup(m.text(v), start(v)).empty()) q = star_name(m.text(v));
     if (q.empty() || starts_with(q, "builtins.")) return {};
     if (std::find(names.begin(), names.end(), q) == names.end()) names.push_back(q);
   }
@@ -290,6 +293,7 @@ std::string SemanticModel::external_name(int ci) const {
       }
     }
   }
+  auto star = [this](std::string_view name) { return star_imported_name(name); };
   // A method of the instance a project call built that `obj` holds (`Net().to(dev)`): "Cls.method".
   auto instance_method = [&](Node obj, const std::string& method, bool construction = false) -> std::string {
     if (!is(obj, "identifier") && !is(obj, "attribute") && !(construction && is(obj, "call"))) return {};
@@ -315,7 +319,7 @@ std::string SemanticModel::external_name(int ci) const {
       if (!is(e, "call")) continue;
       std::string c = callee_name(e);
       if (c.empty()) c = class_table_name(unparen(field(e, "function")));
-      if (c.empty()) c = alias_name(*this, facts_, field(e, "function"));
+      if (c.empty()) c = alias_name(*this, facts_, field(e, "function"), star);
       if (c.empty() || starts_with(c, "builtins.")) continue;
       if (!cls.empty() && cls != c) return {};  // instances of different classes
       cls = c;
@@ -348,7 +352,7 @@ std::string SemanticModel::external_name(int ci) const {
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
   if (std::string d = display_choice_name(fn); !d.empty()) return d;  // `{"a": A, "b": B}[name](...)`
-  if (std::string a = alias_name(*this, facts_, fn); !a.empty()) return a;
+  if (std::string a = alias_name(*this, facts_, fn, star); !a.empty()) return a;
   // A registry lookup called: `REG.get(name)(args)`, or `build = REG.get(name)` then `build(args)`
   // (every value of `build` one): the registered functions or classes, each may run.
   // A function of a project module looked up by name (pytorch-template's `metric_fns =
