@@ -1487,7 +1487,8 @@ bool SemanticModel::unreferenced_class(int k) const {
 // may call its overrides: `forward`, `run`, hooks), the method is no dunder (Python calls those)
 // and has no decorator but staticmethod/classmethod (one may register it); every mention of its
 // name in this file, after a dot or not, is its own definition or a call resolved to it from a
-// function or method that is itself never run (at most kMaxUncalledDepth such callers deep); no
+// function or method that is itself never run (at most kMaxUncalledDepth such callers deep) or
+// in a branch a guard known never to hold silences (model_detail::branch_guards); no
 // other module's text names it after a dot or as a string, and no call of another module
 // resolves to it. A cycle of callers counts as never run. At most kMaxUncalledWork methods are
 // looked at per question (more: called); answers are memoized per function when final (a "no",
@@ -1512,12 +1513,12 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
   if (hooked && !library_hook_free(fn.name)) return answer(false);
   if (fn.other_decorators) return answer(false);
   Node def = fn.node;
-  // The positions of the calls resolved to f, with their callers.
+  // The positions of the calls resolved to f, with their call indices.
   std::unordered_map<uint32_t, int> resolved;
   for (int ci : callers(f)) {
     Node callee = unparen(field(calls_[ci].call, "function"));
     if (is(callee, "attribute")) callee = field(callee, "attribute");
-    resolved.emplace(start(callee), calls_[ci].caller);
+    resolved.emplace(start(callee), ci);
   }
   const std::string& name = fn.name;
   Node id = field(def, "name");
@@ -1527,8 +1528,13 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
     if (at > 0 && word(src_[at - 1])) continue;
     if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
     auto r = resolved.find(static_cast<uint32_t>(at));
-    if (r == resolved.end() || r->second < 0) return answer(false);
-    if (r->second != f && !in_uncalled_caller(r->second, depth + 1)) return answer(false);
+    if (r == resolved.end()) return answer(false);
+    // A call in a branch a guard known never to hold (`else: self.batched_loss(...)` of `if
+    // batch_size == 0:` where every call passes 0) runs nothing (session 35, set BB GRACE).
+    const CallSite& site = calls_[r->second];
+    if (guards_dead(branch_guards(site.call))) continue;
+    if (site.caller < 0) return answer(false);
+    if (site.caller != f && !in_uncalled_caller(site.caller, depth + 1)) return answer(false);
   }
   if (facts_->attribute_mentioned(name)) return answer(false);
   // A library base's subclass may be driven by code that names the method otherwise: any word
