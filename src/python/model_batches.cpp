@@ -105,6 +105,92 @@ bool param_indexed_batch(const SemanticModel& m, Node sub, Node value, Node var)
   return true;
 }
 
+// Whether `var` (an identifier read inside `loop`) is the counter of that hot `while` loop: its
+// condition reads the name, and every binding of it is an integer literal assigned outside the
+// loop (also an element of a tuple display: `loss, s = 0, 0`) or a `+=` in its body, of which there
+// is one. O(bindings + loop size).
+bool hot_while_counter(const SemanticModel& m, Node loop, Node var) {
+  if (!is(loop, "while_statement") || !is(var, "identifier")) return false;
+  auto bindings = m.lookup(m.text(var), start(var));
+  if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+  bool read = false;
+  for_each_identifier(field(loop, "condition"), true, [&](Node id) {
+    read = read || m.text(id) == m.text(var);
+    return !read;
+  });
+  if (!read) return false;
+  // A `+=` of the name in the loop's body (the lookup at the subscript may not list it).
+  bool increment = false;
+  for_each_identifier(field(loop, "body"), true, [&](Node id) {
+    Node a = parent(id);
+    if (m.text(id) == m.text(var) && is(a, "augmented_assignment") && same(unparen(field(a, "left")), id))
+      increment = increment || m.text(field(a, "operator")) == "+=";
+    return true;
+  });
+  auto literal = [&](const Binding* b) {
+    Node v = unparen(b->value);
+    if (b->unpack_index < 0) return is(v, "integer");
+    // `loss, s, cor_loss = 0, 0, 0` (KGIN main.py): the element at the target's position.
+    Node pattern = is(b->target, "identifier") ? parent(b->target) : Node{};
+    if (!(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) || !(is(v, "expression_list") || is(v, "tuple")))
+      return false;
+    if (named_count(pattern) != named_count(v)) return false;
+    return static_cast<uint32_t>(b->unpack_index) < named_count(v) &&
+           same(named_child(pattern, static_cast<uint32_t>(b->unpack_index)), b->target) &&
+           is(unparen(named_child(v, static_cast<uint32_t>(b->unpack_index))), "integer");
+  };
+  for (const Binding* b : bindings) {
+    if (b->kind == Binding::Kind::AugAssign) {
+      Node a = parent(b->target);
+      if (!is(a, "augmented_assignment") || m.text(field(a, "operator")) != "+=" || !contains(field(loop, "body"), a))
+        return false;
+    } else if (b->kind != Binding::Kind::Assign || !literal(b) || contains(loop, b->target)) {
+      return false;
+    }
+  }
+  int li = m.loop_index(loop);
+  return increment && li >= 0 && m.loops()[li].kind == LoopKind::Hot;
+}
+
+// `train_entity_pairs[start:end].to(device)` in `get_feed_dict(train_entity_pairs, start, end,
+// ...)` whose every call site (at least one) sits directly in a hot `while` loop and hands
+// `start` that loop's counter (hot_while_counter) and the sliced collection a name the loop does
+// not rebind, neither a module nor CUDA there (KGIN main.py, set AZ): the step's slice of a host
+// collection, as when the loop slices it itself. Both are parameters bound only as parameters.
+// O(call sites x bindings).
+bool param_counter_slice(const SemanticModel& m, Node sub, Node value, Node var) {
+  auto vb = m.lookup(m.text(var), start(var));
+  auto cb = m.lookup(m.text(value), start(value));
+  if (vb.size() != 1 || vb[0]->kind != Binding::Kind::Param || cb.size() != 1 || cb[0]->kind != Binding::Kind::Param)
+    return false;
+  int f = vb[0]->function;
+  if (f < 0 || f != cb[0]->function || f != m.function_at(start(sub))) return false;
+  const Function& fn = m.functions()[f];
+  const Param& vp = fn.params[vb[0]->param_index];
+  const Param& cp = fn.params[cb[0]->param_index];
+  int vpos = vb[0]->param_index - bound_params(fn), cpos = cb[0]->param_index - bound_params(fn);
+  if (vp.is_variadic || cp.is_variadic || (vpos < 0 && !vp.keyword_only) || (cpos < 0 && !cp.keyword_only)) return false;
+  for (Node p = parent(sub); !is_null(p) && !is(p, "function_definition"); p = parent(p))
+    if (is(p, "for_statement") || is(p, "while_statement") || is(p, "lambda")) return false;
+  const auto& sites = m.callers(f);
+  if (sites.empty()) return false;
+  for (int ci : sites) {
+    const auto& cs = m.calls()[ci];
+    if (cs.loops.empty() || cs.lambda_depth > 0) return false;
+    Node loop = m.loops()[cs.loops.back()].node;
+    Node a = m.argument(cs.call, vp.keyword_only ? -1 : vpos, vp.name);
+    Node c = m.argument(cs.call, cp.keyword_only ? -1 : cpos, cp.name);
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    if (is(c, "keyword_argument")) c = field(c, "value");
+    a = unparen(a);
+    c = unparen(c);
+    if (!is(a, "identifier") || !is(c, "identifier") || !hot_while_counter(m, loop, a)) return false;
+    if (m.assigned_within(m.text(c), loop) || m.is_module(c) || m.is_cuda(c) || m.types().cuda(c) == CudaAnswer::Cuda)
+      return false;
+  }
+  return true;
+}
+
 bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
   if (!classified) return false;
   Node value = unparen(field(sub, "value"));
@@ -133,8 +219,7 @@ bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
   if (bindings.empty()) return false;
   // The counter of the while loop around it (`while idx + bs <= len(carray):` ... `batch =
   // torch.tensor(carray[idx:idx + bs])` ... `idx += bs`: InsightFace's evaluate(), set AN): the
-  // innermost loop holding the subscript is a hot `while` whose condition reads the name, every
-  // binding of which is an integer literal assigned outside the loop or a `+=` in its body.
+  // innermost loop holding the subscript is a hot `while` whose condition reads the name.
   auto while_counter = [&]() -> bool {
     Node loop{};
     for (Node p = parent(sub); !is_null(p) && is_null(loop); p = parent(p)) {
@@ -142,36 +227,10 @@ bool range_indexed_batch(const SemanticModel& m, Node sub, bool classified) {
       if (k == "function_definition" || k == "lambda" || k == "class_definition" || k == "for_statement") return false;
       if (k == "while_statement" && contains(field(p, "body"), sub)) loop = p;
     }
-    if (is_null(loop)) return false;
-    bool read = false;
-    for_each_identifier(field(loop, "condition"), true, [&](Node id) {
-      read = read || m.text(id) == m.text(var);
-      return !read;
-    });
-    if (!read) return false;
-    // A `+=` of the name in the loop's body (the lookup at the subscript may not list it).
-    bool increment = false;
-    for_each_identifier(field(loop, "body"), true, [&](Node id) {
-      Node a = parent(id);
-      if (m.text(id) == m.text(var) && is(a, "augmented_assignment") && same(unparen(field(a, "left")), id))
-        increment = increment || m.text(field(a, "operator")) == "+=";
-      return true;
-    });
-    for (const Binding* b : bindings) {
-      if (b->kind == Binding::Kind::AugAssign) {
-        Node a = parent(b->target);
-        if (!is(a, "augmented_assignment") || m.text(field(a, "operator")) != "+=" || !contains(field(loop, "body"), a))
-          return false;
-      } else if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(unparen(b->value), "integer") ||
-                 contains(loop, b->target)) {
-        return false;
-      }
-    }
-    int li = m.loop_index(loop);
-    return increment && li >= 0 && m.loops()[li].kind == LoopKind::Hot && !m.assigned_within(m.text(value), loop);
+    return !is_null(loop) && hot_while_counter(m, loop, var) && !m.assigned_within(m.text(value), loop);
   };
   if (bindings[0]->kind != Binding::Kind::LoopTarget) {
-    if (!while_counter()) return false;
+    if (!while_counter() && !(is(value, "identifier") && param_counter_slice(m, sub, value, var))) return false;
     if (m.is_module(value) || m.is_cuda(value)) return false;
     return m.types().cuda(value) != CudaAnswer::Cuda;
   }

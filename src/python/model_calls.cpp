@@ -93,7 +93,7 @@ void SemanticModel::resolve_calls() {
       // The method, or one inherited from a base class defined in this file.
       if (int m = inherited_method(classes_, classes_by_name_, klass, method); m >= 0) targets.push_back(m);
     };
-    auto instance_class = [&](Node expr) -> int {
+    std::function<int(Node, int)> instance_class_at = [&](Node expr, int depth) -> int {
       // The class whose instance the expression holds: Net(), Net().to(dev), ...
       for (const auto& v : values(expr)) {
         if (v.kind != Value::Kind::Expr) continue;
@@ -107,16 +107,42 @@ void SemanticModel::resolve_calls() {
               continue;
             }
           }
-          for (const auto& cv : values(f))
-            if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
+          int fn_def = -1;
+          for (const auto& cv : values(f)) {
+            if (cv.kind != Value::Kind::Expr) continue;
+            if (is(cv.expr, "class_definition")) {
               auto c = class_by_node_.find(cv.expr.id);
               if (c != class_by_node_.end()) return c->second;
+            } else if (is(cv.expr, "function_definition")) {
+              if (auto fi = function_by_node_.find(cv.expr.id); fi != function_by_node_.end()) fn_def = fi->second;
             }
+          }
+          // `self._init_model()`: the method of the class of the function that stored it.
+          if (fn_def < 0 && is(f, "attribute") && is(unparen(field(f, "object")), "identifier") &&
+              text(unparen(field(f, "object"))) == "self")
+            if (int at = function_at(start(e)); at >= 0 && functions_[at].klass >= 0)
+              fn_def = inherited_method(classes_, classes_by_name_, functions_[at].klass, text(field(f, "attribute")));
+          // A function or method of this file every return of which builds one instance of a
+          // class of this file (`self.gcn = self._init_model()` with `return GraphConv(...)`,
+          // KGIN's Recommender): that class. One call deep.
+          if (fn_def >= 0 && depth == 0 && !functions_[fn_def].returns.empty()) {
+            int klass = -1;
+            for (Node r : functions_[fn_def].returns) {
+              int k = is(unparen(r), "call") ? instance_class_at(r, depth + 1) : -1;
+              if (k < 0 || (klass >= 0 && k != klass)) {
+                klass = -1;
+                break;
+              }
+              klass = k;
+            }
+            if (klass >= 0) return klass;
+          }
           break;
         }
       }
       return -1;
     };
+    auto instance_class = [&](Node expr) { return instance_class_at(expr, 0); };
     if (is(fn, "identifier")) {
       for (const auto& v : values(fn)) {
         if (v.kind != Value::Kind::Expr) continue;

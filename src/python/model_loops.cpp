@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "python/frameworks.h"
+#include "python/training_loops.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -533,8 +534,38 @@ void SemanticModel::classify_loops() {
       if (contains(loops_[outer].body, cond))
         if (auto truth = guard_truth(cond); truth && *truth != need) dead[i] = 1;
   }
+  // Around a hot loop that trains or serves data (it iterates a loader, or runs `backward()` or
+  // an optimizer step outside its own nested hot loops), in the loop's body or in a function it
+  // calls (another module's function: FunctionFacts::trains_loop), a loop is an
+  // epoch loop unless it steps the optimizer itself. Around hot loops that only run forwards (a
+  // planner's CEM iterations, a latent rollout: TD-MPC's `plan`, called per environment step)
+  // a forward outside them is a step of its own (rules.md: a loop each of whose iterations
+  // performs a step outside its nested hot loops): the environment loop is hot. Per pass:
+  // O(loops x depth + calls + functions).
+  std::vector<char> nested_training, function_trains;
+  auto mark_training = [&]() {
+    function_trains = model_detail::training_loop_functions(
+        *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); },
+        [&](int ci) {
+          for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
+            if (ext->trains_loop) return true;
+          return false;
+        },
+        &nested_training);
+  };
+  auto around_training = [&](int li) {
+    if (nested_training[li]) return true;
+    for (int ci : calls_in_loop_[li]) {
+      for (int c : runs_by_call_[ci])
+        if (c >= 0 && function_trains[c]) return true;
+      for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
+        if (ext->trains_loop) return true;
+    }
+    return false;
+  };
   for (int pass = 0; pass < 4; ++pass) {
     compute_reachability();
+    mark_training();
     bool changed = false;
     for (int i = static_cast<int>(loops_.size()); i-- > 0;) {
       if (dead[i]) {
@@ -549,7 +580,8 @@ void SemanticModel::classify_loops() {
       // A hot comprehension in it (`sum(criterion(o, y) for o in outs)`) leaves its own forwards
       // per step: its steps in the comprehension are the comprehension's (loop_performs_step).
       bool around_hot = loop_contains_hot_loop_unamortized(i);
-      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_hot) ||
+      bool around_train = around_hot && around_training(i);
+      LoopKind k = (loops_[i].iterates_loader || loop_performs_step(i, !around_train) ||
                     (around_hot && !loops_[i].comprehension && forwards_model_built_here(i)))
                        ? LoopKind::Hot
                        : LoopKind::Setup;

@@ -556,6 +556,7 @@ constexpr size_t kMaxTableMethods = 64;
 // where they agree.
 void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   a.has_hot_loop |= b.has_hot_loop;
+  a.trains_loop |= b.trains_loop;
   a.steps |= b.steps;
   a.steps_forward |= b.steps_forward;
   if (!primary) return;

@@ -183,7 +183,11 @@ struct TaintSources {
 // What a function (or method) defined in a project module does, as its callers need it.
 struct FunctionFacts {
   bool method = false;        // params[0] is self
-  bool has_hot_loop = false;  // it (or a function it calls) runs a training loop
+  bool has_hot_loop = false;  // it (or a function it calls) runs a hot loop
+  // ... one that trains or serves data (training_loops.h: iterates a loader, or runs `backward()`
+  // or an optimizer step outside its nested hot loops), not one of forwards only (a planner's CEM
+  // iterations, a decoding loop): what makes a loop around the call an epoch loop (classify_loops).
+  bool trains_loop = false;
   bool steps = false;         // performs a training step (backward, optimizer step) outside hot loops
   bool steps_forward = false;  // ... or a module forward
   bool returns_cuda = false;

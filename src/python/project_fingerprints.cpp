@@ -133,7 +133,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   const FunctionFacts& x = f ? *f : kNone;
   std::string o;
   if (fields & fact::kSteps) o += std::string(x.steps ? "s" : "-") + (x.steps_forward ? "f" : "-");
-  if (fields & fact::kHotLoop) o += x.has_hot_loop ? 'h' : '-';
+  if (fields & fact::kHotLoop) o += std::string(x.has_hot_loop ? "h" : "-") + (x.trains_loop ? "t" : "-");
   if (fields & fact::kReturnsCuda) {
     o += x.returns_cuda ? 'c' : '-';
     for (int c : x.ret_elem_cuda) o += c ? 'C' : 'H';

@@ -20,6 +20,7 @@
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/symbol_table.h"
+#include "python/training_loops.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -387,12 +388,25 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // The functions whose returns are not known to be CUDA: (function, index into out.functions),
   // given their TaintSources once the calls are listed.
   std::vector<std::pair<int, size_t>> returns_follow_of;
+  // Other modules read trains_loop as "holds a loop of training steps or over a loader" (what
+  // makes a loop around the call an epoch loop); a hot loop of forwards only (TD-MPC's planner)
+  // leaves the caller's loop its own forwards as steps, as classify_loops reads this module's.
+  // has_hot_loop keeps any hot loop (a function run once per pass: frame_hot_context).
+  const std::vector<char> trains = model_detail::training_loop_functions(
+      *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); },
+      [&](int ci) {
+        for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
+          if (ext->trains_loop) return true;
+        return false;
+      },
+      nullptr);
   for (size_t f = 0; f < functions_.size(); ++f) {
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
     FunctionFacts facts;
     facts.method = bound_params(functions_[f]) == 1;
     facts.has_hot_loop = function_has_hot_loop_[f] != 0;
+    facts.trains_loop = trains[f] != 0;
     facts.steps = function_steps_[0][f] != 0;
     facts.steps_forward = function_steps_[1][f] != 0;
     // A return that hands back a parameter of the function, as it is or prepared by a framework

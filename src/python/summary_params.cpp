@@ -182,6 +182,25 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
               !rebound_before(b, e, bindings))
             iterated_elements[v.id] |= 1u << b->unpack_index;
           auto at = call_index_.find(v.id);
+          // A function of this module returning a tuple display (`return device, test_loader,
+          // model` in build(), whose `test_loader` is an element of another module's factory:
+          // set AZ FCBFormer predict.py): that element of each of its returns is iterated.
+          if (at != call_index_.end() && b->unpack_index >= 0)
+            for (int c : callees_by_call_[at->second])
+              for (Node r : functions_[c].returns) {
+                r = unparen(r);
+                if (!is(r, "expression_list") && !is(r, "tuple")) continue;
+                std::vector<Node> elems;
+                bool starred = false;
+                for (Node x : named_children(r)) {
+                  if (is(x, "comment")) continue;
+                  starred = starred || is(x, "list_splat");
+                  elems.push_back(x);
+                }
+                if (starred || static_cast<size_t>(b->unpack_index) >= elems.size()) continue;
+                std::vector<std::pair<int, int>> inner;  // its own parameters: not iterated by it
+                trace(elems[static_cast<size_t>(b->unpack_index)], depth + 1, inner);
+              }
           const FunctionFacts* ext = at != call_index_.end() ? ext_callee(at->second, fact::kReturnType) : nullptr;
           if (!ext) continue;
           const int loader_kind = static_cast<int>(AbstractType::Kind::Loader);

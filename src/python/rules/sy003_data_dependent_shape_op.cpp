@@ -74,6 +74,12 @@ bool host_index_sequence(const SemanticModel& m, Node e, int depth = 0) {
       Node r = unparen(field(fn, "object"));
       return host_index_tensor(m, r, depth + 1) || host_index_sequence(m, r, depth + 1);
     }
+    // `np.random.choice(n_edges, size=k, replace=False)` (KGIN's edge sampling): positions drawn
+    // as an array where a size is given (without one, a single scalar position).
+    if (m.callee_name(e) == "numpy.random.choice") {
+      Node size = m.argument(e, 1, "size");
+      return !is_null(size) && !is(unparen(is(size, "keyword_argument") ? field(size, "value") : size), "none");
+    }
     return sequences.count(m.callee_name(e)) > 0;
   }
   if (k == "subscript") {
