@@ -346,10 +346,11 @@ AbstractType TypeInference::call_type(Node call) const {
       // images' device, the host there): each source of the device, through names and the
       // arguments every call site (or construction, for `__init__`) passes a parameter, must be
       // a literal, a `torch.device(...)`, or the `.device` of a configuration object (a project
-      // class that is no module). At most 3 parameter hops, kMaxCandidates bindings and sites each.
+      // class that is no module). At most 3 parameter hops and 32 expressions read in all.
+      int budget = 32;
       std::function<bool(Node, int)> configured = [&](Node d, int depth) -> bool {
         d = unparen(d);
-        if (is_null(d) || depth > 3) return false;
+        if (is_null(d) || depth > 3 || --budget < 0) return false;
         if (is(d, "string") || is(d, "integer")) return true;
         if (is(d, "call")) return m_.qualified_name(unparen(field(d, "function"))) == "torch.device";
         if (is(d, "attribute")) {
