@@ -350,6 +350,11 @@ bool host_state_last(const SemanticModel& m, Node expr,
 
 bool SemanticModel::is_batch_value(Node expr) const { return is_batch_impl(expr); }
 
+bool SemanticModel::host_state_read(Node expr) const {
+  expr = unparen(expr);
+  return is(expr, "subscript") && host_state_last(*this, expr, appends_);
+}
+
 bool SemanticModel::is_batch_impl(Node expr) const {
   expr = unparen(expr);
   if (is_null(expr)) return false;

@@ -104,13 +104,21 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
       for (const Binding* b : bindings) params = params && b->kind == Binding::Kind::Param;
       if (!params) continue;
       AbstractType t = types_->type_of(obj);
-      if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.klass < 0) continue;
-      // The method, or one inherited from a base class defined in this file.
-      int target = inherited_method(classes_, classes_by_name_, t.klass, text(field(fn, "attribute")));
-      if (target < 0) continue;
-      callees_by_call_[ci].push_back(target);
-      callers_[target].push_back(static_cast<int>(ci));
-      bound = true;
+      if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.klass < -1) continue;
+      // A parameter its call sites hand instances of several classes of this file (a policy class
+      // picked by a configuration field, `(A(...) if c else B(...)).to(dev)`: set BA CORL's IQL
+      // actor): the method of each may run.
+      std::vector<int> classes = t.klass >= 0 ? std::vector<int>{t.klass} : types_->local_class_union(obj);
+      for (int k : classes) {
+        // The method, or one inherited from a base class defined in this file.
+        int target = inherited_method(classes_, classes_by_name_, k, text(field(fn, "attribute")));
+        if (target < 0 || std::find(callees_by_call_[ci].begin(), callees_by_call_[ci].end(), target) !=
+                              callees_by_call_[ci].end())
+          continue;
+        callees_by_call_[ci].push_back(target);
+        callers_[target].push_back(static_cast<int>(ci));
+        bound = true;
+      }
     }
     return bound;
   };

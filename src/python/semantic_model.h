@@ -440,6 +440,10 @@ class SemanticModel {
   bool is_module(Node expr) const { return is_module_value(expr); }
   // Does the expression derive from a batch produced by a loader loop?
   bool is_batch_value(Node expr) const;
+  // `xs[-1]` of a list every append of which moves a value to the host, in the loop of the read
+  // (model_batches.cpp host_state_last): the host state the previous pass left, whatever the
+  // first element's device (the list's joined type).
+  bool host_state_read(Node expr) const;
   // The step's data on any device: a batch (is_batch_value), or a parameter that another
   // module's calls hand the step's data (ArgFacts::step), read through subscripts and attributes.
   bool is_step_data(Node expr) const;

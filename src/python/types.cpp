@@ -1379,6 +1379,13 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
       }
     // A generator function (or method) defined here: what it yields.
     auto targets = m_.callees(it);
+    // One that hands out the elements of a parameter (`def cycle(dl): ... for data in dl: yield
+    // data`, passed_through): the elements of the argument this call hands it, not the join of
+    // every call's (a prepared loader's device batches beside an unprepared one's, set BA
+    // audiolm-pytorch).
+    if (targets.size() == 1 && class_of_callee(fn) < 0)
+      if (int p = passed_through(targets[0]); p >= 0)
+        if (Node a = site_argument(targets[0], p, it); !is_null(a) && !m_.unresolved_argument(a)) return iter(a, path);
     if (!targets.empty() && class_of_callee(fn) < 0) {
       AbstractType t = AbstractType::bottom();
       bool any = false;

@@ -173,6 +173,10 @@ class TypeInference {
   // conditional expression's branches. "" when one candidate is not an instance of a project
   // class or the union is too large. Bounded: at most 17 bindings, at most 2 levels of names.
   std::string class_names(Node expr, Path path, int depth = 0) const;
+  // The classes of this module a value may be an instance of, where class_names gives a union
+  // of two or more of them and nothing else (`(A(...) if c else B(...)).to(dev)` handed to a
+  // parameter); empty otherwise.
+  std::vector<int> local_class_union(Node expr) const;
   // The class union of the instances `expr` may be when its type lost the class in a join of
   // several (`agent = A2C(...)` in one branch, `agent = PPO(...)` in another): "A|B" when every
   // member is a class of another project module (all modules or all not), else "".

@@ -4,6 +4,7 @@
 #include "python/types.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <set>
 #include <string>
@@ -337,6 +338,51 @@ AbstractType TypeInference::call_type(Node call) const {
       Node dev = m_.argument(call, -1, "device");
       if (!is_null(dev) && m_.device_kind(dev) == SemanticModel::DeviceKind::Cpu)
         return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+      // One of the factories of new tensors given a device that is or may be CUDA, in a program
+      // that uses CUDA: a tensor there, as `.to(dev)` of it would give (a replay buffer's storage
+      // `torch.zeros(..., device=device)` on the configuration's device, whose sampled rows need
+      // no copy: set BA CORL).
+      // Not a device read off a value (`device = tensor_list[0].device` in a collate_fn: the
+      // images' device, the host there): each source of the device, through names and the
+      // arguments every call site (or construction, for `__init__`) passes a parameter, must be
+      // a literal, a `torch.device(...)`, or the `.device` of a configuration object (a project
+      // class that is no module). At most 3 parameter hops and 32 expressions read in all.
+      int budget = 32;
+      std::function<bool(Node, int)> configured = [&](Node d, int depth) -> bool {
+        d = unparen(d);
+        if (is_null(d) || depth > 3 || --budget < 0) return false;
+        if (is(d, "string") || is(d, "integer")) return true;
+        if (is(d, "call")) return m_.qualified_name(unparen(field(d, "function"))) == "torch.device";
+        if (is(d, "attribute")) {
+          AbstractType o = value(field(d, "object"), Path{});
+          return text(field(d, "attribute"), m_.src()) == "device" && o.kind == Kind::Object && o.klass >= 0;
+        }
+        if (!is(d, "identifier")) return false;
+        auto bindings = visible(m_, d);
+        if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+        for (const Binding* b : bindings) {
+          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+            if (!configured(b->value, depth)) return false;
+            continue;
+          }
+          if (b->kind != Binding::Kind::Param || b->function < 0) return false;
+          const Function& f = m_.functions()[b->function];
+          std::vector<Node> sites;
+          for (int ci : m_.callers(b->function)) sites.push_back(m_.calls()[ci].call);
+          if (f.klass >= 0 && f.name == "__init__")
+            for (Node c : constructor_calls(f.klass)) sites.push_back(c);
+          if (sites.empty() || sites.size() > SemanticModel::kMaxCandidates) return false;
+          for (Node c : sites)
+            if (!configured(site_argument(b->function, b->param_index, c), depth + 1)) return false;
+        }
+        return true;
+      };
+      if (!is_null(dev) && host_factory_functions().count(q) && m_.uses_cuda()) {
+        auto kind = m_.device_kind(dev);
+        if (kind == SemanticModel::DeviceKind::Cuda) return AbstractType::of(Kind::Tensor, TypeDevice::Cuda);
+        if (kind == SemanticModel::DeviceKind::Unknown && configured(dev, 0))
+          return AbstractType::of(Kind::Tensor, TypeDevice::Any);
+      }
     }
     // Tensor operations give a tensor on their first operand's device (`torch.stack(values)`
     // of a list of CUDA tensors, `F.softmax(logits)`).

@@ -11,6 +11,7 @@
 #include "python/model_internal.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
+#include "python/module_api.h"
 #include "python/types.h"
 #include "python/types_detail.h"
 
@@ -743,6 +744,15 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (b.empty() && !a.empty() && library_module(parts[2])) return a;
     return union_join(a, b);
   }
+  // A module moved or cast (`(A(...) if c else B(...)).to(dev)`, `model.cuda().eval()`): the same
+  // instance, so the classes of the receiver.
+  if (k == "call") {
+    Node f = unparen(field(expr, "function"));
+    if (!is(f, "attribute")) return {};
+    std::string_view meth = text(field(f, "attribute"), m_.src());
+    if (meth != "train" && meth != "eval" && !module_move_or_cast(meth)) return {};
+    return class_names(field(f, "object"), path, depth);  // a subexpression: no new level
+  }
   if (k == "attribute") {
     // `self.policy`, assigned instances of different classes in the branches of `__init__`
     // (`GaussianPolicy(...)` or `DeterministicPolicy(...)`): the union of every assignment's.
@@ -829,6 +839,40 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
       c = class_names(b->value, own.append(path), depth + 1);
     out = out.empty() && c.empty() ? std::string{} : out.empty() ? c : union_join(out, c);
     if (out.empty()) return {};
+  }
+  return out;
+}
+
+std::vector<int> TypeInference::local_class_union(Node expr) const {
+  expr = unparen(expr);
+  std::string u;
+  // A parameter (of a function, not a step hook or a bound one): the union of the classes its
+  // call sites here pass, each site's own union included (class_names gives a parameter none
+  // where one site passes a name bound to several). O(sites x class_names).
+  auto bindings = is(expr, "identifier") ? visible(m_, expr) : std::vector<const Binding*>{};
+  if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param && bindings[0]->function >= 0) {
+    int fi = bindings[0]->function, pi = bindings[0]->param_index;
+    const Function& fn = m_.functions()[fi];
+    if (pi < 0 || static_cast<size_t>(pi) >= fn.params.size() || fn.params[pi].is_variadic || pi < bound_params(fn) ||
+        m_.step_hook(fi) || m_.callers(fi).empty() || m_.callers(fi).size() > SemanticModel::kMaxCandidates)
+      return {};
+    if (const ArgFacts* ext = m_.ext_param(fi, pi, fact::kArgClass); ext && ext->passed) return {};
+    for (int ci : m_.callers(fi)) {
+      Node a = site_argument(fi, pi, m_.calls()[ci].call);
+      std::string c = is_null(a) ? std::string{} : class_names(a, Path{});
+      if (c.empty()) return {};
+      u = u.empty() ? c : union_join(u, c);
+      if (u.empty()) return {};
+    }
+  } else {
+    u = class_names(expr, Path{});
+  }
+  if (u.find('|') == std::string::npos) return {};
+  std::vector<int> out;
+  for (const auto& member : union_members(u)) {
+    int k = class_by_canonical(member);
+    if (k < 0) return {};
+    out.push_back(k);
   }
   return out;
 }

@@ -428,7 +428,8 @@ void tx001_blocking_host_to_device_copy(Context& ctx, Node call) {
     in_place = !bindings.empty();
     for (const Binding* b : bindings) in_place = in_place && m.types().in_place_batch(*b);
   }
-  if (!in_place && m.types().cuda(receiver(call)) == CudaAnswer::Cuda && !host_batch_at_some_site(m, receiver(call)))
+  if (!in_place && m.types().cuda(receiver(call)) == CudaAnswer::Cuda && !host_batch_at_some_site(m, receiver(call)) &&
+      !m.host_state_read(receiver(call)))
     return;
   // `async=True` is PyTorch's name for it before 0.4 (`.cuda(async=True)`, `**{"async": True}`).
   auto kwargs = m.keyword_arguments(call);
