@@ -192,7 +192,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
     // A summary is made only with the project's facts: the step sets it reads are computed in full
     // only then (compute_reachability asks every function only in project mode).
     if (project.summary && project.facts && project.is_project_name)
-      *project.summary = model.summarize(project.is_project_name);
+      *project.summary = model.summarize(project.is_project_name, &parsed->unused_imports);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
     // The safety net: the file's findings so far are dropped (a cut analysis must not report),

@@ -71,7 +71,21 @@ int SemanticModel::quiet_attribute_call(uint32_t name_at) const {
   if (!is(call, "call") || field(call, "function").id != attr.id) return 0;
   auto it = call_index_.find(call.id);
   if (it == call_index_.end()) return 0;
-  const CallSite& cs = calls_[it->second];
+  return quiet_call(calls_[it->second], attr);
+}
+
+// The identifier `name`, with bytes, is the one node the point lookup at its first byte returns
+// (a leaf: no other node holds that byte at its depth, and tree-sitter's descent takes the first
+// child holding it), and `attr` and `cs.call` are its parent and grandparent: the lookups of the
+// offset version above are skipped. An empty (missing) name goes the long way.
+int SemanticModel::quiet_attribute_call(const CallSite& cs, Node attr, Node name) const {
+  if (end(name) <= start(name)) return quiet_attribute_call(start(name));
+  auto it = call_index_.find(cs.call.id);
+  if (it == call_index_.end()) return 0;
+  return quiet_call(calls_[it->second], attr);
+}
+
+int SemanticModel::quiet_call(const CallSite& cs, Node attr) const {
   if (guards_dead(branch_guards(cs.call))) return 1;
   if (cs.caller >= 0 && in_unreached_method(cs.caller)) return 1;
   if (library_object(field(attr, "object"))) return 2;

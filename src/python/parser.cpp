@@ -404,6 +404,46 @@ const std::string_view* symbol_names() {
   return names.data();
 }
 
+const syntax_detail::KindSlots& syntax_detail::kind_slots() {
+  static const std::vector<uint16_t> slots = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    std::unordered_map<std::string_view, uint16_t> by_name;
+    for (size_t i = 0; i < kKindCount; ++i) by_name.emplace(kKindNames[i], static_cast<uint16_t>(i));
+    std::vector<uint16_t> out(ts_language_symbol_count(lang), static_cast<uint16_t>(kKindCount));
+    const std::string_view* names = symbol_names();
+    for (size_t s = 0; s < out.size(); ++s) {
+      auto it = by_name.find(names[s]);
+      if (it != by_name.end() && !names[s].empty()) out[s] = it->second;
+    }
+    return out;
+  }();
+  static const KindSlots table{slots.data(), static_cast<uint32_t>(slots.size())};
+  return table;
+}
+
+syntax_detail::SymbolTables syntax_detail::symbol_tables;
+
+namespace {
+// Sets symbol_tables while the program starts (before main; a static initializer that asks kind()
+// or is() earlier gets the slow path's same answers).
+[[maybe_unused]] const bool symbol_tables_set = [] {
+  syntax_detail::symbol_tables.names = symbol_names();
+  syntax_detail::symbol_tables.slots = syntax_detail::kind_slots().slots;
+  syntax_detail::symbol_tables.count = syntax_detail::kind_slots().count;
+  return true;
+}();
+}  // namespace
+
+// A symbol past the grammar's count (the error node's): its name from tree-sitter. Also every
+// symbol before symbol_tables is set.
+std::string_view syntax_detail::kind_slow(Node n) {
+  TSSymbol s = ts_node_symbol(n);
+  if (s < ts_language_symbol_count(tree_sitter_python())) return symbol_names()[s];
+  return std::string_view(ts_node_type(n));
+}
+
+bool syntax_detail::is_slow(Node n, uint16_t slot) { return kind_slow(n) == kKindNames[slot]; }
+
 const bool* paren_symbols() {
   static const std::unique_ptr<bool[]> table = [] {
     const TSLanguage* lang = tree_sitter_python();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,23 @@ class ParsedModule {
   TSTree* tree_ = nullptr;
 };
 
+// What SemanticModel::unused_imports answered for a parse, with the imports it was asked about:
+// it reads only the text, the tree and those imports, so every analysis of a kept parse that asks
+// about the same imports gets the same answer.
+struct UnusedImportsMemo {
+  std::mutex lock;
+  bool set = false;
+  std::vector<std::pair<std::string, std::string>> imports;
+  std::vector<std::string> unused;
+};
+
 // A parse kept with its text and child index (project mode reuses it across rounds).
 struct ParsedFile {
   explicit ParsedFile(std::string_view source) : text(source), module(text), children(module.root()) {}
   std::string text;
   ParsedModule module;
   ChildIndex children;
+  mutable UnusedImportsMemo unused_imports;
 };
 
 // Number of syntax errors in `text` (used to verify that fixes do not break parsing).

@@ -23,6 +23,7 @@
 namespace stoker::python {
 
 struct StepHook;
+struct UnusedImportsMemo;
 
 struct Value {
   enum class Kind { Unknown, Int, Float, Str, Bool, None, Expr };
@@ -341,6 +342,10 @@ class SemanticModel {
   // library call returned (`model = pm.auto_arima(seq)`: `model.predict` is the library's).
   // 0: neither; 1: dead; 2: on a library object.
   int quiet_attribute_call(uint32_t name_at) const;
+  // The same for the call `cs` whose function is the attribute `attr` with the name `name`, as the
+  // caller holds them (no lookup from the offset; summary.cpp).
+  int quiet_attribute_call(const CallSite& cs, Node attr, Node name) const;
+  int quiet_call(const CallSite& cs, Node attr) const;  // the two above's common part
   bool library_object(Node obj) const;
   bool project_ancestry(const std::vector<std::string>& bases, int depth) const;
   bool uncalled_method(int f, int depth) const;
@@ -466,7 +471,9 @@ class SemanticModel {
   // --- project (src/python/semantic_project.cpp) --------------------------------------
   // What the other modules of a project need of this one: its functions' facts, its
   // module-level imports, and its calls to names `is_project_name` accepts.
-  ModuleSummary summarize(const std::function<bool(std::string_view)>& is_project_name) const;
+  // `memo`: where the parse keeps unused_imports' answer (ParsedFile), or nullptr.
+  ModuleSummary summarize(const std::function<bool(std::string_view)>& is_project_name,
+                          UnusedImportsMemo* memo = nullptr) const;
   // "f" for a module-level function, "Class.method" for a method of a module-level class, else "".
   std::string local_name(int f) const;
 

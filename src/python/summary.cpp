@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "python/descend.h"
+#include "python/parser.h"
 #include "python/call_positions.h"
 #include "python/class_constants.h"
 #include "python/frameworks.h"
@@ -278,7 +279,8 @@ std::vector<std::string> SemanticModel::unused_imports(
   return out;
 }
 
-ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name) const {
+ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view)>& is_project_name,
+                                       UnusedImportsMemo* memo) const {
   ModuleSummary out;
   out.uses_cuda = uses_cuda_;
   out.cuda_instances = types().cuda_instance_classes();
@@ -286,7 +288,17 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   for (const auto& [name, list] : scopes_[0].bindings)
     if (!list.empty() && list.back().kind == Binding::Kind::Import) out.imports.push_back({name, list.back().qualified});
   std::sort(out.imports.begin(), out.imports.end());
-  out.unused_imports = unused_imports(out.imports);
+  if (memo) {
+    std::lock_guard<std::mutex> hold(memo->lock);
+    if (!memo->set || memo->imports != out.imports) {
+      memo->unused = unused_imports(out.imports);
+      memo->imports = out.imports;
+      memo->set = true;
+    }
+    out.unused_imports = memo->unused;
+  } else {
+    out.unused_imports = unused_imports(out.imports);
+  }
   for (Node st : named_children(root_))
     if (is(st, "import_from_statement"))
       for (Node c : named_children(st))
@@ -299,7 +311,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     std::unordered_set<uint32_t> quiet;
     for (const CallSite& cs : calls_)
       if (Node fn = field(cs.call, "function"); is(fn, "attribute"))
-        if (Node a = field(fn, "attribute"); is(a, "identifier") && quiet_attribute_call(start(a)))
+        if (Node a = field(fn, "attribute"); is(a, "identifier") && quiet_attribute_call(cs, fn, a))
           quiet.insert(start(a));
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     std::set<std::string_view> names;

@@ -7,12 +7,20 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "core/source.h"
+#include "python/node_kinds.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
+// ts_node_symbol and ts_node_end_byte read the tree and write nothing: declared pure (GCC merges
+// the attribute into api.h's declarations), so that GCC may read a node's symbol once where no
+// call that may write sits between two reads. (On detr it removes no call yet: is()'s slow path,
+// is_slow, is not declared pure and joins every chain `is(n, "a") || is(n, "b")`.)
+extern "C" TSSymbol ts_node_symbol(TSNode) __attribute__((pure));
+extern "C" uint32_t ts_node_end_byte(TSNode) __attribute__((pure));
 
 namespace stoker::python {
 
@@ -25,14 +33,63 @@ inline bool is_null(Node n) { return n.id == nullptr; }
 // Node type names by symbol, with their lengths, built once (ts_node_type returns a C string
 // that every comparison would measure again).
 const std::string_view* symbol_names();
+namespace syntax_detail {
+// The tables kind() and is() read, set while the program starts (parser.cpp) so that reading
+// them is a plain load (a function-local static's guard may write, and would keep GCC from
+// reading a node's symbol once for `is(n, "a") || is(n, "b")`). Before they are set the count is
+// 0 and both take the slow path, which asks tree-sitter for the name.
+struct SymbolTables {
+  const std::string_view* names = nullptr;  // symbol_names()
+  const uint16_t* slots = nullptr;          // kind_slots(): per symbol, its name's index in kKindNames
+  uint32_t count = 0;                       // ts_language_symbol_count, once set
+};
+extern SymbolTables symbol_tables;
+std::string_view kind_slow(Node n);
+bool is_slow(Node n, uint16_t slot);
+}  // namespace syntax_detail
 inline std::string_view kind(Node n) {
   if (is_null(n)) return {};
   TSSymbol s = ts_node_symbol(n);
-  static const std::string_view* names = symbol_names();
-  static const uint32_t count = ts_language_symbol_count(tree_sitter_python());
-  return s < count ? names[s] : std::string_view(ts_node_type(n));
+  if (s < syntax_detail::symbol_tables.count) return syntax_detail::symbol_tables.names[s];
+  return syntax_detail::kind_slow(n);
 }
-inline bool is(Node n, std::string_view k) { return !is_null(n) && kind(n) == k; }
+// A node type name of the Python grammar given as a string literal: checked and turned into its
+// index in kKindNames (node_kinds.h) at compile time (a name the grammar lacks does not compile).
+namespace syntax_detail {
+consteval uint16_t kind_slot(std::string_view name) {
+  for (size_t i = 0; i < kKindCount; ++i)
+    if (kKindNames[i] == name) return static_cast<uint16_t>(i);
+  throw "not a node type of the tree-sitter-python grammar";  // a compile error in a consteval call
+}
+// Per symbol of the grammar (ts_language_symbol_count of them), the index in kKindNames of its
+// name (kKindCount when it is not listed), built once.
+struct KindSlots {
+  const uint16_t* slots;
+  uint32_t count;
+};
+const KindSlots& kind_slots();
+}  // namespace syntax_detail
+struct KindName {
+  template <size_t N>
+  consteval KindName(const char (&name)[N]) : slot(syntax_detail::kind_slot(std::string_view(name, N - 1))) {}
+  uint16_t slot;
+  std::string_view name() const { return syntax_detail::kKindNames[slot]; }
+};
+// `is(n, "call")`: the node's symbol compared with the literal's by one table read, no name
+// compared (what `kind(n) == "call"` answers: symbols that share a name, aliases included, map to
+// one index). A symbol past the grammar's count (the error node's) compares its name.
+inline __attribute__((always_inline)) bool is(Node n, KindName k) {
+  if (is_null(n)) return false;
+  TSSymbol s = ts_node_symbol(n);
+  if (s < syntax_detail::symbol_tables.count) return syntax_detail::symbol_tables.slots[s] == k.slot;
+  return syntax_detail::is_slow(n, k.slot);
+}
+// A name not known at compile time (a variable) is compared as text.
+template <class S>
+  requires(!std::is_array_v<S> && std::is_convertible_v<const S&, std::string_view>)
+inline bool is(Node n, const S& k) {
+  return !is_null(n) && kind(n) == std::string_view(k);
+}
 // Field ids by name, looked up once (tree-sitter's own lookup compares every field name).
 TSFieldId field_id(const char* name);
 // A field of the Python grammar named by a string literal: the name is checked and turned into

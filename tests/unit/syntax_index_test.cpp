@@ -215,3 +215,85 @@ TEST_CASE("descendant_at agrees with tree-sitter on comments, strings, errors, m
     CHECK(descent_mismatches(text) == 0);
   }
 }
+
+TEST_CASE("every name the grammar gives a symbol is a kind name, and each symbol maps to its name's index") {
+  const TSLanguage* lang = tree_sitter_python();
+  const auto& table = syntax_detail::kind_slots();
+  REQUIRE(table.count == ts_language_symbol_count(lang));
+  for (uint32_t s = 0; s < table.count; ++s) {
+    const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
+    CAPTURE(s, name ? name : "(null)");
+    if (!name) {
+      CHECK(table.slots[s] == syntax_detail::kKindCount);
+      continue;
+    }
+    REQUIRE(table.slots[s] < syntax_detail::kKindCount);
+    CHECK(syntax_detail::kKindNames[table.slots[s]] == name);
+  }
+  // The list has each name once (the first of two equal entries would take every symbol).
+  for (size_t i = 0; i < syntax_detail::kKindCount; ++i)
+    for (size_t j = i + 1; j < syntax_detail::kKindCount; ++j) CHECK(syntax_detail::kKindNames[i] != syntax_detail::kKindNames[j]);
+}
+
+namespace {
+// The nodes of `text` (every node, anonymous ones and ERROR nodes included) at which is() with a
+// literal answers otherwise than comparing kind(), and, for an identifier with bytes, those that
+// the point lookup at its first byte does not return (SemanticModel::quiet_attribute_call's
+// shortcut relies on it).
+size_t kind_mismatches(const std::string& text, size_t& nodes) {
+  ParsedModule module(text);
+  ChildIndex index(module.root());
+  ScopedChildIndex use(&index);
+  size_t mismatches = 0;
+  std::vector<Node> stack{module.root()};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    ++nodes;
+    for_each_child(n, [&](Node c) {
+      stack.push_back(c);
+      return true;
+    });
+    std::string_view k = kind(n);
+    bool same_answers = is(n, "identifier") == (k == "identifier") && is(n, "call") == (k == "call") &&
+                        is(n, "attribute") == (k == "attribute") && is(n, "ERROR") == (k == "ERROR") &&
+                        is(n, "(") == (k == "(") && is(n, "string_content") == (k == "string_content") &&
+                        is(n, "comment") == (k == "comment") && is(n, "block") == (k == "block") &&
+                        is(n, "string") == (k == "string") && is(n, "as_pattern_target") == (k == "as_pattern_target") &&
+                        is(n, "end") == (k == "end") && is(n, "\\") == (k == "\\") && is(n, k) == true;
+    if (!same_answers) {
+      UNSCOPED_INFO("node " << k << " at " << start(n));
+      ++mismatches;
+    }
+    if (k == "identifier" && end(n) > start(n) && !same(descendant_at(module.root(), start(n)), n)) {
+      UNSCOPED_INFO("identifier at " << start(n) << " is not the point lookup's answer");
+      ++mismatches;
+    }
+  }
+  return mismatches;
+}
+}  // namespace
+
+TEST_CASE("is() with a literal answers as comparing the node's kind name, on every node of the Python fixtures and examples") {
+  size_t files = 0, nodes = 0, mismatches = 0;
+  for (const char* dir : {"tests/fixtures/python", "examples"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".py") continue;
+      std::string text = test::read_file(entry.path());
+      ++files;
+      size_t bad = kind_mismatches(text, nodes);
+      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " nodes differ");
+      mismatches += bad;
+    }
+  }
+  const std::vector<std::string> cases = {
+      "def f(:\n    x = = 1\n", "x = [1, 2\ny = f(a b)\n", "class (A:\n  def\n", "print 'x'\nexec 'y'\n",
+      "match x:\n    case [a, *rest] as whole:\n        pass\n", "s = f'{x!r:>{width}}' \\\n  'b'\n", "a.\n", "f(a.)\n"};
+  for (const auto& text : cases) {
+    CAPTURE(text);
+    CHECK(kind_mismatches(text, nodes) == 0);
+  }
+  CHECK(files > 50);
+  CHECK(nodes > 100000);
+  CHECK(mismatches == 0);
+}
