@@ -436,8 +436,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
   };
   // `for batch in training_utils.batch_fn(val_data, bs)` in a hot loop: a generator function of
   // this module or another (a function whose body yields; another module's by its facts'
-  // yield_kind) whose yields are host data by their types (a CPU tensor, or a container not on
-  // CUDA: the dicts a collate_fn stacks of CPU tensors) yields the step's host batch, as a loader
+  // yield_kind and yields_built) whose yields are host data by their types (a CPU tensor, or a
+  // container not on CUDA: the dicts a collate_fn stacks of CPU tensors) and none of which is a
+  // parameter as it was handed (the same collection each time: no step's batch) yields the
+  // step's host batch, as a loader
   // does. Also through a method the function binds on a local object to a lambda calling such a
   // generator (`val_data_mapped.batch = lambda batch_size: training_utils.batch_fn(
   // val_data_mapped, batch_size)`, then `for batch in val_data_mapped.batch(batch_size=bs)`: set BA
@@ -470,10 +472,10 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     auto targets = callees(call);
     bool generator = false;
     if (targets.size() == 1) {
-      generator = text(functions_[targets[0]].node).find("yield") != std::string_view::npos;
+      generator = yields_built(targets[0]);
     } else if (targets.empty()) {
       const FunctionFacts* ef = ext_callee_of(call, fact::kReturnType);
-      generator = ef && ef->yield_kind >= 0;
+      generator = ef && ef->yield_kind >= 0 && ef->yields_built;
     }
     if (!generator) return false;
     AbstractType el = types_->element_of(call);
@@ -911,6 +913,31 @@ bool SemanticModel::self_stored_batch(Node attr) const {
     stored = true;
   }
   return stored;
+}
+
+bool SemanticModel::yields_built(int f) const {
+  if (f < 0 || text(functions_[f].node).find("yield") == std::string_view::npos) return false;
+  int yields = 0;
+  std::vector<Node> stack{field(functions_[f].node, "body")};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is_null(n) || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+    if (is(n, "yield")) {
+      if (text(n).substr(0, 10) == "yield from" || named_count(n) != 1) return false;
+      Node v = unparen(named_child(n, 0));
+      if (is(v, "identifier")) {
+        auto bindings = lookup(text(v), start(v));
+        if (bindings.empty()) return false;
+        for (const Binding* b : bindings)
+          if (b->kind == Binding::Kind::Param) return false;
+      }
+      ++yields;
+      continue;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return yields > 0;
 }
 
 bool SemanticModel::assigned_within(std::string_view name, Node region) const {

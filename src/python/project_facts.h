@@ -209,6 +209,9 @@ struct FunctionFacts {
   // one yielding slices of it (`yield t[i:i + bs]`): type_detail::kYieldsSlices - index (<= -2);
   // -1: neither.
   int yields_param = -1;
+  // A generator no yield of which is a parameter as handed (SemanticModel::yields_built): what it
+  // yields is built per pass (`yield collate_fn(batch)`), not the same collection every time.
+  bool yields_built = false;
   // Every return is an instance of this project class (canonical name), or of one of a few
   // ("A|B": a class union, sorted, at most kMaxClassUnion members; `return A() if c else B()`).
   std::string returns_class;

@@ -448,6 +448,9 @@ class SemanticModel {
   bool sourced_host_batch(const Binding& b, Node use) const;
   // `self.batch` whose every store in the class is a batch parameter of a method called in a loop.
   bool self_stored_batch(Node attr) const;
+  // Function f is a generator every yield of which (`yield v`, no `yield from`) is anything but a
+  // name bound to a parameter (FunctionFacts::yields_built): each yields what it builds or binds.
+  bool yields_built(int f) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
   // Is `counter` a step counter: a name, or `self.x` of a method's class, that `increments` only

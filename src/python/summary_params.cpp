@@ -323,12 +323,21 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       if (callee_name(ic) != "builtins.iter") continue;
       Node source = argument(ic, 0, "");
       if (is_null(source) || is(source, "keyword_argument")) continue;
-      std::vector<std::pair<int, int>> params;
+      std::vector<std::pair<int, int>> params, kept;
       traced.clear();
       keyed.clear();
       tagged.clear();
+      stored = &kept;
       trace(source, 0, params);
+      stored = nullptr;
       for (auto [f, p] : params) hot_param[f][p] = 1;
+      // A loader the instance keeps (`data_loader = self.celeba_loader`) whose iterator a loop makes
+      // again when it runs out (`data_iter = iter(data_loader)` in the `except` of stargan's
+      // Solver.train, set I): a new iterator per pass over the data starts the workers anew, per
+      // epoch.
+      auto at = call_index_.find(ic.id);
+      if (at != call_index_.end() && !calls_[at->second].loops.empty())
+        for (auto [f, p] : kept) epoch_param[f][p] = 1;
       record_plain(params);
       add_keyed(false);
     }
