@@ -498,6 +498,55 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     }
     return !leaves.empty();
   };
+  // `for batch in training_utils.batch_fn(val_data, bs)` in a hot loop: a generator function of
+  // this module or another (a function whose body yields; another module's by its facts'
+  // yield_kind and yields_built) whose yields are host data by their types (a CPU tensor, or a
+  // container not on CUDA: the dicts a collate_fn stacks of CPU tensors) and none of which is a
+  // parameter as it was handed (the same collection each time: no step's batch) yields the
+  // step's host batch, as a loader
+  // does. Also through a method the function binds on a local object to a lambda calling such a
+  // generator (`val_data_mapped.batch = lambda batch_size: training_utils.batch_fn(
+  // val_data_mapped, batch_size)`, then `for batch in val_data_mapped.batch(batch_size=bs)`: set BA
+  // GaLore's evaluate_model): that one store in the function, before the loop. O(stores of the
+  // attribute's name).
+  auto generator_batch = [&](const Binding& b) {
+    if (!types_ || is_null(b.value) || b.unpack_index >= 0) return false;
+    Node call = unparen(b.value), loop = parent(b.value);
+    while (is(loop, "parenthesized_expression")) loop = parent(loop);
+    if (!is(call, "call") || !is(loop, "for_statement") || !same(unparen(field(loop, "right")), call)) return false;
+    int li = loop_index(loop);
+    if (li < 0 || loops_[li].kind != LoopKind::Hot) return false;
+    Node fn = unparen(field(call, "function"));
+    if (callees(call).empty() && !ext_callee_of(call, fact::kReturnType) && is(fn, "attribute") &&
+        is(unparen(field(fn, "object")), "identifier") && text(unparen(field(fn, "object"))) != "self") {
+      auto stores = attribute_stores_.find(std::string(text(field(fn, "attribute"))));
+      if (stores == attribute_stores_.end() || stores->second.size() > kMaxCandidates) return false;
+      Node lambda{};
+      int f = function_at(start(call));
+      for (const auto& [obj, value] : stores->second) {
+        if (!is(obj, "identifier") || text(obj) != text(unparen(field(fn, "object"))) || function_at(start(obj)) != f)
+          continue;
+        if (!is_null(lambda) || is_null(value) || !is(unparen(value), "lambda") || start(obj) > start(loop)) return false;
+        lambda = unparen(value);
+      }
+      if (is_null(lambda)) return false;
+      call = unparen(field(lambda, "body"));
+      if (!is(call, "call")) return false;
+    }
+    auto targets = callees(call);
+    bool generator = false;
+    if (targets.size() == 1) {
+      generator = yields_built(targets[0]);
+    } else if (targets.empty()) {
+      const FunctionFacts* ef = ext_callee_of(call, fact::kReturnType);
+      generator = ef && ef->yield_kind >= 0 && ef->yields_built;
+    }
+    if (!generator) return false;
+    AbstractType el = types_->element_of(call);
+    return (el.kind == AbstractType::Kind::Tensor && el.device == TypeDevice::Cpu) ||
+           (el.kind == AbstractType::Kind::HostContainer && el.device != TypeDevice::Cuda &&
+            el.device != TypeDevice::Any);
+  };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
@@ -505,7 +554,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         // through a project helper returning several: data/frameworks.txt `host-batches`).
         result = is_loader_impl(b->value) || is_batch_impl(b->value) ||
                  (types_ && is(parent(b->value), "for_statement") && types_->is_host_loader_iteration(b->value)) ||
-                 sliced_host_batch(*b) || project_iterator_batch(*b);
+                 sliced_host_batch(*b) || project_iterator_batch(*b) || generator_batch(*b);
         // `for i, graph in enumerate(batch_graph):` over a batch's elements (set M powerful-gnns
         // graphcnn.py): the item of the pair is the batch's element, as `for graph in batch_graph`
         // gives it (not the index). O(1) beyond the iterable's own answer.
@@ -592,7 +641,7 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     if (!result) result = range_indexed_batch(*this, expr, cold_comprehensions_dropped_ && types_);
     if (!result) result = host_state_last(*this, expr, appends_);
   } else if (k == "attribute") {
-    result = is_batch_impl(field(expr, "object"));
+    result = is_batch_impl(field(expr, "object")) || self_stored_batch(expr);
   } else if (k == "call") {
     Node fn = unparen(field(expr, "function"));
     const std::string& q = qualified_name(fn);
@@ -898,6 +947,61 @@ bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
       return contains(field(p, "body"), use);
   }
   return false;
+}
+
+// `self.batch` read in a method of the class, with `self.batch = batch` in `_forward_pass(self,
+// batch)`: every store of the attribute in the class is a parameter of the storing method that
+// its call sites hand a batch (or None, a placeholder), in a method called in a loop (once per step: set BA ChangeFormer's
+// CDTrainer/CDEvaluator, whose `_update_metric` moves `self.batch['L']` per step). The read is the
+// step's batch, as the parameter is. Not a store made once (an initializer's `self.probe = probe`,
+// the same value on every step: TX003's), nor any other stored value. O(stores of the attribute).
+bool SemanticModel::self_stored_batch(Node attr) const {
+  int klass = class_of_self(attr);
+  if (klass < 0) return false;
+  auto stores = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(attr, "attribute"))));
+  if (stores == self_assignments_by_key_.end() || stores->second.empty() || stores->second.size() > kMaxCandidates)
+    return false;
+  bool stored = false;
+  for (int ai : stores->second) {
+    Node v = unparen(self_assignments_[ai].second);
+    if (is(v, "none")) continue;  // a placeholder (`self.batch = None` in __init__)
+    if (!is(v, "identifier")) return false;
+    int g = function_at(start(v));
+    if (g < 0 || !function_called_in_loop(g)) return false;
+    bool param = false;
+    for (const Binding* b : lookup(text(v), start(v))) {
+      if (b->kind != Binding::Kind::Param || b->function != g) return false;
+      param = true;
+    }
+    if (!param || !is_batch_impl(v)) return false;
+    stored = true;
+  }
+  return stored;
+}
+
+bool SemanticModel::yields_built(int f) const {
+  if (f < 0 || text(functions_[f].node).find("yield") == std::string_view::npos) return false;
+  int yields = 0;
+  std::vector<Node> stack{field(functions_[f].node, "body")};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is_null(n) || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+    if (is(n, "yield")) {
+      if (text(n).substr(0, 10) == "yield from" || named_count(n) != 1) return false;
+      Node v = unparen(named_child(n, 0));
+      if (is(v, "identifier")) {
+        auto bindings = lookup(text(v), start(v));
+        if (bindings.empty()) return false;
+        for (const Binding* b : bindings)
+          if (b->kind == Binding::Kind::Param) return false;
+      }
+      ++yields;
+      continue;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return yields > 0;
 }
 
 bool SemanticModel::assigned_within(std::string_view name, Node region) const {

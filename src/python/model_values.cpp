@@ -153,6 +153,36 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
     }
     return;
   }
+  if (is(d, "dictionary_comprehension")) {
+    // `{x: DataLoader(datasets[x], ...) for x in ['train', 'val']}` (set BA ChangeFormer's
+    // get_loaders): one clause over a display of string literals whose variable is the key gives
+    // each string the body's value. Any other comprehension: keys unknown. O(elements).
+    Node body = field(d, "body"), clause{};
+    bool other = false;
+    for (Node c : named_children(d)) {
+      if (same(c, body) || is(c, "comment")) continue;
+      if (is(c, "for_in_clause") && is_null(clause)) clause = c;
+      else other = true;
+    }
+    Node var = is_null(clause) ? Node{} : unparen(field(clause, "left"));
+    Node over = is_null(clause) ? Node{} : unparen(field(clause, "right"));
+    if (other || !is(body, "pair") || !is(var, "identifier") || !is(unparen(field(body, "key")), "identifier") ||
+        text(unparen(field(body, "key"))) != text(var) || !(is(over, "list") || is(over, "tuple")) ||
+        named_count(over) > 8) {
+      out.complete = false;
+      return;
+    }
+    for (Node e : named_children(over)) {
+      std::string key;
+      if (is(e, "comment")) continue;
+      if (!string_literal_value(e, src_, key)) {
+        out.complete = false;
+        return;
+      }
+      out.items.push_back({key, field(body, "value")});
+    }
+    return;
+  }
   if (is(d, "conditional_expression") && named_count(d) == 3) {
     // `{...} if use_cuda else {}`: the GPU path's keys count as present.
     add_dict_entries(named_child(d, 0), before, out, visited);

@@ -476,6 +476,9 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
       if (oc.result_feeds_training && ff->returns_loader && summaries[m]->uses_cuda &&
           std::any_of(ff->params.begin(), ff->params.end(), [](const ParamSummary& p) { return p.double_star; }))
         cuda_[tm] = 1;
+      // So does a dict of loaders returned whole whose items under literal keys such a loop
+      // iterates (ChangeFormer's `get_loaders(args)`, set BA).
+      if (oc.result_feeds_training && !ff->ret_loader_keys.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // So does a loader kept on an instance whose attribute such a loop iterates.
       if (!oc.attrs_fed.empty() && summaries[m]->uses_cuda) cuda_[tm] = 1;
       // A loader handed to a parameter that a hot loop of a CUDA module iterates (`engine.
@@ -566,6 +569,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   a.returns_tensor |= b.returns_tensor;
   if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
   if (a.ret_framework != b.ret_framework) a.ret_framework.clear();
+  if (a.ret_loader_keys != b.ret_loader_keys) a.ret_loader_keys.clear();
   // Tuples of one arity join element-wise: a kind they differ on is unknown (-1), a device
   // they differ on the join of the two (TypeDevice: Cuda with another is Any, Cpu with
   // Unresolved is Unresolved).
@@ -580,6 +584,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   for (size_t i = 0; i < a.ret_elem_cuda.size(); ++i) a.ret_elem_cuda[i] |= b.ret_elem_cuda[i];
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
+  a.yields_built = a.yields_built && b.yields_built;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
   if (a.ret_attr_devices != b.ret_attr_devices) a.ret_attr_devices.clear();

@@ -213,6 +213,9 @@ struct FunctionFacts {
   // one yielding slices of it (`yield t[i:i + bs]`): type_detail::kYieldsSlices - index (<= -2);
   // -1: neither.
   int yields_param = -1;
+  // A generator no yield of which is a parameter as handed (SemanticModel::yields_built): what it
+  // yields is built per pass (`yield collate_fn(batch)`), not the same collection every time.
+  bool yields_built = false;
   // Every return is an instance of this project class (canonical name), or of one of a few
   // ("A|B": a class union, sorted, at most kMaxClassUnion members; `return A() if c else B()`).
   std::string returns_class;
@@ -281,6 +284,11 @@ struct FunctionFacts {
   // sites decide the workers, judged there (StyleTTS2's `build_dataloader(..., num_workers=2)`,
   // set AM; loader_wrappers.h). -1 otherwise. Read with kReturnsLoader.
   int workers_param = -1;
+  // Every return is a dict holding loaders under these literal keys (a display, or a comprehension
+  // over a literal sequence of strings: ChangeFormer's `{x: DataLoader(...) for x in ['train',
+  // 'val']}`, set BA), sorted, at most kMaxLoaderKeys; empty otherwise. A caller handing the result
+  // on hands a dict of loaders (ArgFacts::loader_keys). Read with kReturnsLoader.
+  std::vector<std::string> ret_loader_keys;
   // Every return is its first parameter's element 0 (`return examples[0]`: a collate_fn, or a
   // class's `__call__`, over a dataset whose items are whole batches). Read with kBatchSize.
   bool returns_first_item = false;

@@ -140,6 +140,8 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   }
   if (fields & fact::kReturnsTensor) o += x.returns_tensor ? 't' : '-';
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
+  if (fields & fact::kReturnsLoader)
+    for (const auto& k : x.ret_loader_keys) o += "|K" + k;
   if ((fields & fact::kReturnsLoader) && x.workers_param >= 0 && static_cast<size_t>(x.workers_param) < x.params.size())
     o += "w" + std::to_string(x.workers_param) + x.params[static_cast<size_t>(x.workers_param)].name +
          (x.params[static_cast<size_t>(x.workers_param)].keyword_only ? "k" : "p") + (x.method ? 'm' : 'f');
@@ -148,7 +150,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;
     for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
     for (const auto& c : x.ret_elem_classes) o += "," + c;
-    o += "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
+    o += std::string(x.yields_built ? "B" : "") + "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
          std::to_string(x.yields_param) + (x.method ? "m" : "f");
     if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
       o += x.params[static_cast<size_t>(x.yields_param)].name +

@@ -455,6 +455,11 @@ class SemanticModel {
   bool step_data_at(Node expr, int depth) const;
   // A CPU tensor a loop fetches from a project data source object (model_batches.cpp).
   bool sourced_host_batch(const Binding& b, Node use) const;
+  // `self.batch` whose every store in the class is a batch parameter of a method called in a loop.
+  bool self_stored_batch(Node attr) const;
+  // Function f is a generator every yield of which (`yield v`, no `yield from`) is anything but a
+  // name bound to a parameter (FunctionFacts::yields_built): each yields what it builds or binds.
+  bool yields_built(int f) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
   // Is `counter` a step counter: a name, or `self.x` of a method's class, that `increments` only
@@ -587,6 +592,13 @@ class SemanticModel {
   // `data['tr_loader']` of a parameter every binding of which other modules hand a dict holding
   // a loader under that literal key (ArgFacts::loader_keys).
   bool ext_loader_item(Node subscript) const;
+  // FunctionFacts::ret_loader_keys of function f: the literal keys under which every return, a
+  // dict (SemanticModel::dict_entries), holds loaders; empty when some return holds none.
+  std::vector<std::string> returned_loader_keys(int f) const;
+  // The keys of the dicts of loaders that `e` holds as another module's functions return them
+  // (a call, or a name every binding of which is one): their ret_loader_keys, joined; empty when
+  // some binding is anything else.
+  std::vector<std::string> ext_returned_loader_keys(Node e) const;
   void add_dict_entries(Node dict, uint32_t before, Kwargs& out, std::unordered_set<const void*>& visited) const;
   bool external_feeds_training(Node loader_call) const;
   // The functions of this module whose returns hand on `loader_call` (whole or as an element of
@@ -621,6 +633,8 @@ class SemanticModel {
     // target of the assignment itself that a hot loop iterates (OutgoingCall::result_fed).
     std::unordered_map<const void*, unsigned> iterated_elements;
     std::unordered_map<const void*, std::vector<std::string>> attrs_iterated;
+    // Calls whose whole result (a dict of loaders) a hot loop iterates per epoch under its keys.
+    std::unordered_set<const void*> epoch_calls;
   };
   ParamIteration param_iteration() const;
   // The ParamSummary of each parameter of function f, by the pass's answers.

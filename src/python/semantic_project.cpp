@@ -27,8 +27,11 @@ namespace {
 // Where a return `r` holds the loader construction `loader_call` (by `origins`, loader_origins):
 // kWholeResult for r itself, bit i for element i of a returned tuple (the first eight, as
 // IncomingCalls::result_per_epoch counts them). O(elements) memoized origin lookups.
+// A returned dict holding the loader as an item (SemanticModel::dict_entries: `return dataloaders`
+// of `{x: DataLoader(...) for x in ['train', 'val']}`, set BA ChangeFormer) is the whole result
+// too: its callers' facts say whether its loader keys are iterated (ret_loader_keys).
 template <class Origins>
-unsigned returned_loader_bits(Node r, Node loader_call, Origins&& origins) {
+unsigned returned_loader_bits(const SemanticModel& m, Node r, Node loader_call, Origins&& origins) {
   auto holds = [&](Node e) {
     for (Node o : origins(e))
       if (same(o, loader_call)) return true;
@@ -36,6 +39,9 @@ unsigned returned_loader_bits(Node r, Node loader_call, Origins&& origins) {
   };
   r = unparen(r);
   unsigned bits = holds(r) ? kWholeResult : 0;
+  if (!bits)
+    for (const auto& [key, item] : m.dict_entries(r).items)
+      if (holds(item)) bits = kWholeResult;
   if (is(r, "tuple") || is(r, "expression_list"))
     for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
       if (holds(named_child(r, i))) bits |= 1u << i;
@@ -350,6 +356,13 @@ std::string SemanticModel::external_name(int ci) const {
   if (!q.empty()) return starts_with(q, "builtins.") ? std::string{} : q;
   if (is(fn, "identifier") && lookup(text(fn), start(fn)).empty())
     if (std::string s = star_imported_name(text(fn)); !s.empty()) return s;  // `from util import *`
+  // `utils.get_loaders(args)` with `utils` a module the starred module imports (`from
+  // models.trainer import *` over its `import utils`: set BA ChangeFormer's main_cd.py).
+  if (Node o = is(fn, "attribute") ? unparen(field(fn, "object")) : Node{};
+      is(o, "identifier") && lookup(text(o), start(o)).empty() && is(field(fn, "attribute"), "identifier"))
+    if (std::string s = star_imported_name(std::string(text(o)) + "." + std::string(text(field(fn, "attribute"))));
+        !s.empty())
+      return s;
   if (std::string t = class_table_name(fn); !t.empty()) return t;  // `Trainer(opt)`: constructs one of them
   if (std::string d = display_choice_name(fn); !d.empty()) return d;  // `{"a": A, "b": B}[name](...)`
   if (std::string a = alias_name(*this, facts_, fn, star); !a.empty()) return a;
@@ -780,7 +793,29 @@ bool SemanticModel::ext_loader_item(Node subscript) const {
   if (!facts_) return false;
   Node c = unparen(field(subscript, "value"));
   std::string key;
-  if (!is(c, "identifier") || !string_literal_value(unparen(field(subscript, "subscript")), src_, key)) return false;
+  if (!string_literal_value(unparen(field(subscript, "subscript")), src_, key)) return false;
+  // `self.dataloaders['train']` with `self.dataloaders = dataloaders` the only store of the
+  // attribute in the class, of a parameter of the storing method (set BA ChangeFormer's CDTrainer):
+  // that parameter's item. At most kMaxCandidates stores, each judged as the name.
+  if (int klass = is(c, "attribute") ? class_of_self(c) : -1; klass >= 0) {
+    auto stores = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(c, "attribute"))));
+    if (stores == self_assignments_by_key_.end() || stores->second.empty() || stores->second.size() > kMaxCandidates)
+      return false;
+    for (int ai : stores->second) {
+      Node v = unparen(self_assignments_[ai].second);
+      if (!is(v, "identifier")) return false;
+      int g = function_at(start(v));
+      auto bindings = lookup(text(v), start(v));
+      if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
+      for (const Binding* b : bindings) {
+        if (b->kind != Binding::Kind::Param || b->function != g) return false;
+        const ArgFacts* a = ext_param(b->function, b->param_index, fact::kLoader);
+        if (!a || !std::binary_search(a->loader_keys.begin(), a->loader_keys.end(), key)) return false;
+      }
+    }
+    return true;
+  }
+  if (!is(c, "identifier")) return false;
   auto bindings = lookup(text(c), start(c));
   if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
   for (const Binding* b : bindings) {
@@ -789,6 +824,44 @@ bool SemanticModel::ext_loader_item(Node subscript) const {
     if (!a || !std::binary_search(a->loader_keys.begin(), a->loader_keys.end(), key)) return false;
   }
   return true;
+}
+
+std::vector<std::string> SemanticModel::returned_loader_keys(int f) const {
+  std::set<std::string> keys;
+  if (f < 0 || functions_[f].returns.empty()) return {};
+  for (Node r : functions_[f].returns) {
+    bool any = false;
+    for (const auto& [key, item] : dict_entries(r).items)
+      if (is_loader_impl(item)) {
+        any = true;
+        if (keys.size() < kMaxLoaderKeys) keys.insert(key);
+      }
+    if (!any) return {};
+  }
+  return {keys.begin(), keys.end()};
+}
+
+std::vector<std::string> SemanticModel::ext_returned_loader_keys(Node e) const {
+  e = unparen(e);
+  if (!facts_) return {};
+  std::vector<Node> calls;
+  if (is(e, "call")) {
+    calls.push_back(e);
+  } else if (is(e, "identifier")) {
+    auto bindings = lookup(text(e), start(e));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(unparen(b->value), "call")) return {};
+      calls.push_back(unparen(b->value));
+    }
+  }
+  std::set<std::string> keys;
+  for (Node c : calls) {
+    const FunctionFacts* ext = ext_callee_of(c, fact::kReturnsLoader);
+    if (!ext || ext->ret_loader_keys.empty()) return {};
+    keys.insert(ext->ret_loader_keys.begin(), ext->ret_loader_keys.end());
+  }
+  return {keys.begin(), keys.end()};
 }
 
 bool SemanticModel::each_external_hot_argument(
@@ -847,7 +920,7 @@ std::vector<int> SemanticModel::loader_returners(Node loader_call) const {
       int g = calls_[ci].caller;
       if (g < 0 || std::find(out.begin(), out.end(), g) != out.end()) continue;
       bool hands_on = false;
-      for (Node r : functions_[g].returns) hands_on = hands_on || returned_loader_bits(r, loader_call, origins) != 0;
+      for (Node r : functions_[g].returns) hands_on = hands_on || returned_loader_bits(*this, r, loader_call, origins) != 0;
       if (hands_on) out.push_back(g);
       if (out.size() >= kMaxLoaderRelays) break;
     }
@@ -868,7 +941,7 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
     const IncomingCalls* gin = facts_->incoming(local_name(g), fact::kResult);
     if (!gin) continue;
     for (Node r : functions_[g].returns) {
-      unsigned bits = returned_loader_bits(r, loader_call, origins);
+      unsigned bits = returned_loader_bits(*this, r, loader_call, origins);
       if (bits && gin->result_feeds_training) return true;
       // Returned (as the result or as an element of a returned tuple) to callers that hand it to
       // a function iterating it per epoch: `train_loader, val_loader = get_loaders()` then
@@ -1171,7 +1244,7 @@ std::optional<bool> SemanticModel::external_iteration_per_epoch(Node loader_call
     if (!in || (!in->result_feeds_training && !in->result_fed)) return std::nullopt;
     bool element = false;
     for (Node r : functions_[f].returns) {
-      unsigned bits = returned_loader_bits(r, loader_call, origins);
+      unsigned bits = returned_loader_bits(*this, r, loader_call, origins);
       // Without the whole result's bit, only the elements a caller's hot loop iterates.
       if (!in->result_feeds_training) bits &= in->result_fed | in->result_per_epoch;
       // Returned whole to callers whose hot loops iterate it: per epoch where a caller's loop

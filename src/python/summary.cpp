@@ -486,6 +486,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.batch_size_param = batch_size_param(static_cast<int>(f));
     facts.workers_param = loader_workers_param(*this, static_cast<int>(f));
     facts.returns_first_item = returns_first_item(static_cast<int>(f));
+    facts.ret_loader_keys = returned_loader_keys(static_cast<int>(f));
+    facts.yields_built = yields_built(static_cast<int>(f));
     // Every return an argparse namespace (`return parser.parse_args()` in a `configs.add_args(parser)`
     // helper): the values of the attributes this module's parsers declare travel with it.
     if (!argparse_args_.empty() && !functions_[f].returns.empty()) {
@@ -763,6 +765,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       std::set<std::string> keys;
       for (const auto& [key, item] : dict_entries(u).items)
         if (keys.size() < kMaxLoaderKeys && !keys.count(key) && is_loader_impl(item)) keys.insert(key);
+      // A dict of loaders another module's function returns (`dataloaders = utils.get_loaders(args)`).
+      for (const auto& key : ext_returned_loader_keys(u))
+        if (keys.size() < kMaxLoaderKeys) keys.insert(key);
       f.loader_keys.assign(keys.begin(), keys.end());
     }
     // The values its elements may take (a tuple of strings a dispatch loop reads).
@@ -866,6 +871,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       }
       oc.result_feeds_training = iteration.iterated_calls.count(cs.call.id) != 0;
       if (auto it = per_epoch_results.find(cs.call.id); it != per_epoch_results.end()) oc.result_per_epoch = it->second;
+      if (iteration.epoch_calls.count(cs.call.id)) oc.result_per_epoch |= kWholeResult;
       if (auto it = iteration.iterated_elements.find(cs.call.id); it != iteration.iterated_elements.end())
         oc.result_fed = it->second;
       // Elements handed on to callers in other modules whose hot loops iterate them.

@@ -149,6 +149,23 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       for (const Binding* b : bindings)
         if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64)
           keyed.push_back({b->function, b->param_index, key, false});
+    } else if (std::string skey; is(e, "subscript") && is(unparen(field(e, "value")), "attribute") &&
+                                 class_of_self(unparen(field(e, "value"))) >= 0 &&
+                                 string_literal_value(unparen(field(e, "subscript")), src_, skey)) {
+      // `self.dataloaders['train']` with `self.dataloaders = dataloaders` in the initializer (set
+      // BA ChangeFormer's CDTrainer): the stored parameter's item under that key, kept by the
+      // object for every call (as a stored loader is).
+      Node c = unparen(field(e, "value"));
+      int klass = class_of_self(c);
+      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(c, "attribute"))));
+      if (indexed != self_assignments_by_key_.end() && indexed->second.size() <= kMaxCandidates)
+        for (int ai : indexed->second) {
+          Node v = unparen(self_assignments_[ai].second);
+          if (!is(v, "identifier")) continue;
+          for (const Binding* b : lookup(text(v), start(v)))
+            if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64)
+              keyed.push_back({b->function, b->param_index, skey, true});
+        }
     } else if (is(e, "call")) {
       iterated_calls.insert(e.id);
       for (auto a : named_children(field(e, "arguments")))
@@ -300,7 +317,12 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       if (l.parent_loop >= 0) epoch_param[f][p] = 1;
     }
     record_plain(params);
-    for (auto [f, p] : kept) epoch_param[f][p] = 1;
+    // What the instance keeps and a loop of its method iterates, per epoch when that loop runs
+    // in another loop or its method is called in one (here or, by the incoming facts, in another
+    // module): an evaluator's `eval_models()` called once after training iterates its loader once
+    // (set BA ChangeFormer's CDEvaluator, whose test loader's workers start once).
+    if (l.parent_loop >= 0 || function_called_in_loop(l.function))
+      for (auto [f, p] : kept) epoch_param[f][p] = 1;
     add_keyed(l.parent_loop >= 0);
   }
   // `x, y = next(data_iter)` in a hot loop with `data_iter = iter(data_loader)` (a loop over
@@ -320,12 +342,21 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       if (callee_name(ic) != "builtins.iter") continue;
       Node source = argument(ic, 0, "");
       if (is_null(source) || is(source, "keyword_argument")) continue;
-      std::vector<std::pair<int, int>> params;
+      std::vector<std::pair<int, int>> params, kept;
       traced.clear();
       keyed.clear();
       tagged.clear();
+      stored = &kept;
       trace(source, 0, params);
+      stored = nullptr;
       for (auto [f, p] : params) hot_param[f][p] = 1;
+      // A loader the instance keeps (`data_loader = self.celeba_loader`) whose iterator a loop makes
+      // again when it runs out (`data_iter = iter(data_loader)` in the `except` of stargan's
+      // Solver.train, set I): a new iterator per pass over the data starts the workers anew, per
+      // epoch.
+      auto at = call_index_.find(ic.id);
+      if (at != call_index_.end() && !calls_[at->second].loops.empty())
+        for (auto [f, p] : kept) epoch_param[f][p] = 1;
       record_plain(params);
       add_keyed(false);
     }
@@ -443,6 +474,17 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
           // The instance a call built here, handed to a parameter whose attributes are iterated
           // (`loader = data.Data(args)`, `Trainer(args, model, loss, loader, ckpt)`): those
           // attributes of the instance feed training (attrs_fed, as `for b in loader.train`).
+          // The dict of loaders another module's function returns (`dataloaders =
+          // utils.get_loaders(args)`, then `CDTrainer(args=args, dataloaders=dataloaders)`: set BA
+          // ChangeFormer), every loader key of which is iterated there: the call's result feeds
+          // training (OutgoingCall::result_feeds_training), per epoch when those items are.
+          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
+            auto fed = ext_returned_loader_keys(b->value);
+            if (!fed.empty() && std::includes(keys->begin(), keys->end(), fed.begin(), fed.end())) {
+              changed |= iterated_calls.insert(unparen(b->value).id).second;
+              if (epoch) changed |= out.epoch_calls.insert(unparen(b->value).id).second;
+            }
+          }
           if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call"))
             for (const auto& k : *keys) {
               if (k.empty() || k[0] != '.') continue;
