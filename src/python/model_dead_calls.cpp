@@ -77,12 +77,11 @@ int SemanticModel::quiet_attribute_call(uint32_t name_at) const {
 // The identifier `name`, with bytes, is the one node the point lookup at its first byte returns
 // (a leaf: no other node holds that byte at its depth, and tree-sitter's descent takes the first
 // child holding it), and `attr` and `cs.call` are its parent and grandparent: the lookups of the
-// offset version above are skipped. An empty (missing) name goes the long way.
+// offset version above are skipped. `cs` is an element of calls_ (one per call node, so it is the
+// one call_index_ names). An empty (missing) name goes the long way.
 int SemanticModel::quiet_attribute_call(const CallSite& cs, Node attr, Node name) const {
   if (end(name) <= start(name)) return quiet_attribute_call(start(name));
-  auto it = call_index_.find(cs.call.id);
-  if (it == call_index_.end()) return 0;
-  return quiet_call(calls_[it->second], attr);
+  return quiet_call(cs, attr);
 }
 
 int SemanticModel::quiet_call(const CallSite& cs, Node attr) const {

@@ -543,14 +543,14 @@ void SemanticModel::classify_loops() {
   // performs a step outside its nested hot loops): the environment loop is hot. Per pass:
   // O(loops x depth + calls + functions).
   std::vector<char> nested_training, function_trains;
+  auto ext_trains = [&](int ci) {
+    for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
+      if (ext->trains_loop) return true;
+    return false;
+  };
   auto mark_training = [&]() {
     function_trains = model_detail::training_loop_functions(
-        *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); },
-        [&](int ci) {
-          for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
-            if (ext->trains_loop) return true;
-          return false;
-        },
+        *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); }, ext_trains,
         &nested_training);
   };
   auto around_training = [&](int li) {
@@ -558,8 +558,7 @@ void SemanticModel::classify_loops() {
     for (int ci : calls_in_loop_[li]) {
       for (int c : runs_by_call_[ci])
         if (c >= 0 && function_trains[c]) return true;
-      for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
-        if (ext->trains_loop) return true;
+      if (ext_trains(ci)) return true;
     }
     return false;
   };
