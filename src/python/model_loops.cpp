@@ -9,7 +9,6 @@
 #include <algorithm>
 
 #include "python/frameworks.h"
-#include "python/training_loops.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -543,22 +542,13 @@ void SemanticModel::classify_loops() {
   // performs a step outside its nested hot loops): the environment loop is hot. Per pass:
   // O(loops x depth + calls + functions).
   std::vector<char> nested_training, function_trains;
-  auto ext_trains = [&](int ci) {
-    for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
-      if (ext->trains_loop) return true;
-    return false;
-  };
-  auto mark_training = [&]() {
-    function_trains = model_detail::training_loop_functions(
-        *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); }, ext_trains,
-        &nested_training);
-  };
+  auto mark_training = [&]() { function_trains = training_loop_functions(&nested_training); };
   auto around_training = [&](int li) {
     if (nested_training[li]) return true;
     for (int ci : calls_in_loop_[li]) {
       for (int c : runs_by_call_[ci])
         if (c >= 0 && function_trains[c]) return true;
-      if (ext_trains(ci)) return true;
+      if (training_elsewhere(ci)) return true;
     }
     return false;
   };
@@ -1168,6 +1158,39 @@ bool SemanticModel::loop_keeps_batches_on_host(int loop) const {
   for (int ci : calls_in_loop_[loop])
     if (is_move_to_cuda(calls_[ci].call)) return false;
   return true;
+}
+
+bool SemanticModel::training_elsewhere(int call_index) const {
+  for (const FunctionFacts* ext : ext_callees(call_index, fact::kHotLoop))
+    if (ext->trains_loop) return true;
+  return false;
+}
+
+std::vector<char> SemanticModel::training_loop_functions(std::vector<char>* nested) const {
+  std::vector<char> out(functions_.size(), 0);
+  if (nested) nested->assign(loops_.size(), 0);
+  std::vector<int> work;
+  auto seed = [&](int f) {
+    if (f >= 0 && static_cast<size_t>(f) < out.size() && !out[f]) {
+      out[f] = 1;
+      work.push_back(f);
+    }
+  };
+  for (size_t j = 0; j < loops_.size(); ++j) {
+    int li = static_cast<int>(j);
+    if (loops_[j].kind != LoopKind::Hot || !(loops_[j].iterates_loader || loop_performs_step(li, false))) continue;
+    if (nested)
+      for (int p = loops_[j].parent_loop; p >= 0 && !(*nested)[p]; p = loops_[p].parent_loop) (*nested)[p] = 1;
+    seed(loops_[j].function);
+  }
+  for (size_t ci = 0; ci < calls_.size(); ++ci)
+    if (calls_[ci].caller >= 0 && training_elsewhere(static_cast<int>(ci))) seed(calls_[ci].caller);
+  while (!work.empty()) {
+    int f = work.back();
+    work.pop_back();
+    for (int ci : callers(f)) seed(calls_[ci].caller);
+  }
+  return out;
 }
 
 }  // namespace stoker::python

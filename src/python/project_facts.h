@@ -184,9 +184,10 @@ struct TaintSources {
 struct FunctionFacts {
   bool method = false;        // params[0] is self
   bool has_hot_loop = false;  // it (or a function it calls) runs a hot loop
-  // ... one that trains or serves data (training_loops.h: iterates a loader, or runs `backward()`
-  // or an optimizer step outside its nested hot loops), not one of forwards only (a planner's CEM
-  // iterations, a decoding loop): what makes a loop around the call an epoch loop (classify_loops).
+  // ... one that trains or serves data (SemanticModel::training_loop_functions: iterates a
+  // loader, or runs `backward()` or an optimizer step outside its nested hot loops), not one of
+  // forwards only (a planner's CEM iterations, a decoding loop): what makes a loop around the call
+  // an epoch loop (classify_loops).
   bool trains_loop = false;
   bool steps = false;         // performs a training step (backward, optimizer step) outside hot loops
   bool steps_forward = false;  // ... or a module forward

@@ -836,6 +836,15 @@ class SemanticModel {
                                const std::vector<uint32_t>& guard_loop_depth, int lambda_depth) const;
   bool loop_performs_step(int loop, bool allow_forward) const;
   bool loop_contains_hot_loop(int loop, bool statements_only = false) const;
+  // Per function: whether it holds a hot loop that trains or serves data (one iterating a loader,
+  // or running `backward()` or an optimizer step outside its own nested hot loops), or calls a
+  // function that does: of this module (through callers()), or of another (training_elsewhere:
+  // its FunctionFacts::trains_loop). `nested` (optional, per loop): set for every loop such a hot
+  // loop is nested in. A hot loop of forwards only (a planner's CEM iterations, a decoding loop,
+  // a layer loop) counts for neither. Read by classify_loops and summarize (model_loops.cpp).
+  // O(loops x depth + calls + functions).
+  std::vector<char> training_loop_functions(std::vector<char>* nested) const;
+  bool training_elsewhere(int call_index) const;
   // Per classification pass, from the current loop kinds, in O(loops + functions + calls).
   void compute_reachability();
   bool is_step_call(Node call, bool allow_forward = true) const;

@@ -21,7 +21,6 @@
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
 #include "python/symbol_table.h"
-#include "python/training_loops.h"
 #include "python/types.h"
 
 namespace stoker::python {
@@ -404,14 +403,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // makes a loop around the call an epoch loop); a hot loop of forwards only (TD-MPC's planner)
   // leaves the caller's loop its own forwards as steps, as classify_loops reads this module's.
   // has_hot_loop keeps any hot loop (a function run once per pass: frame_hot_context).
-  const std::vector<char> trains = model_detail::training_loop_functions(
-      *this, [&](int j) { return loops_[j].iterates_loader || loop_performs_step(j, false); },
-      [&](int ci) {
-        for (const FunctionFacts* ext : ext_callees(ci, fact::kHotLoop))
-          if (ext->trains_loop) return true;
-        return false;
-      },
-      nullptr);
+  const std::vector<char> trains = training_loop_functions(nullptr);
   for (size_t f = 0; f < functions_.size(); ++f) {
     std::string name = local_name(static_cast<int>(f));
     if (name.empty()) continue;
