@@ -3,6 +3,7 @@
 // from model_values.cpp by concern (issue 10's layout: no source file over 2,000 lines).
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
+#include "python/reflective_namespace.h"
 #include "python/project_fields.h"
 
 #include <algorithm>
@@ -278,6 +279,9 @@ bool SemanticModel::namespace_value(const Value& v) const {
       return is(right, "call") && method_of(right, src_) == "parse_known_args" && parses_command_line(*this, right);
     }
   }
+  // The parameter of an `__init__` of a class built by name that declares its own flags.
+  if (!is_null(parent(e)) && (is(parent(e), "parameters") || is(parent(e), "typed_parameter")))
+    return reflective_namespace_node(*this, e);
   return false;
 }
 

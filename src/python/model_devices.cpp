@@ -4,6 +4,7 @@
 #include "python/lambdas.h"
 #include "python/call_positions.h"
 #include "python/model_internal.h"
+#include "python/host_items.h"
 
 #include <cctype>
 #include <functional>
@@ -822,6 +823,8 @@ bool SemanticModel::is_cuda_impl(Node expr) const {
     };
     if (is(expr, "subscript") && host_element(expr, 0)) return false;
     if (is(expr, "identifier") && host_element(expr, 1)) return false;
+    // A dict whose every item a loop before the read brought back to the host (host_items.h).
+    if (is(expr, "identifier") && items_read_back(*this, expr)) return false;
     switch (types_->cuda(expr)) {
       case CudaAnswer::Host: return false;
       case CudaAnswer::Cuda: return true;

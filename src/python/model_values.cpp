@@ -3,6 +3,7 @@
 #include "python/call_positions.h"
 #include "python/class_constants.h"
 #include "python/model_internal.h"
+#include "python/reflective_namespace.h"
 #include "python/project_fields.h"
 #include "python/types.h"
 #include "python/types_detail.h"
@@ -1235,6 +1236,14 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
       v.kind = Value::Kind::Expr;
       v.expr = p.node;
       add_values(out, {v});
+    } else if (ns && ns->ns == 3 && sites.empty() && spawns.empty() && !ext->defaulted &&
+               reflective_namespace_param(*this, f, pi)) {
+      // Only subclasses' `super().__init__(args)` handing on a parameter no call passes (a
+      // subclass built by name too): the namespace of a class built by name (below).
+      Value v;
+      v.kind = Value::Kind::Expr;
+      v.expr = p.node;
+      add_values(out, {v});
     } else if (ext->passed) {
       add_values(out, to_values(ext->values));
     }
@@ -1261,8 +1270,18 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
     add_values(out, values(a));
   }
   if (default_used) {
-    if (is_null(p.default_value)) add_values(out, {Value::unknown()});
-    else add_values(out, values(p.default_value));
+    // An `__init__` of a class built by name, whose static method declares the program's flags
+    // (reflective_namespace.h): the parsed namespace, read with this module's declarations.
+    if (is_null(p.default_value) && sites.empty() && spawns.empty() && reflective_namespace_param(*this, f, pi)) {
+      Value v;
+      v.kind = Value::Kind::Expr;
+      v.expr = p.node;
+      add_values(out, {v});
+    } else if (is_null(p.default_value)) {
+      add_values(out, {Value::unknown()});
+    } else {
+      add_values(out, values(p.default_value));
+    }
   }
   if (out.empty()) out.push_back(Value::unknown());
   return out;

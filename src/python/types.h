@@ -249,6 +249,10 @@ class TypeInference {
   AbstractType narrowed(Node use, const Binding& b, AbstractType t) const;
   bool mentions_parameters(Node expr, int function, int depth) const;
   bool stable_local(const Binding& b, int function) const;
+  // A parameter's name read at `use`, every item of which a store of the function's scope
+  // (`scope`) before the use replaces by that item moved to CUDA (`for k in batch: batch[k] =
+  // batch[k].to(device)` with a device that may be CUDA, `.cuda()`): O(the stores into the name).
+  bool items_moved_to_cuda(Node use, int scope) const;
   // The join of two types where a value on the host either way stays host (a CPU tensor or a
   // numpy array: a CPU tensor).
   static AbstractType host_join(const AbstractType& a, const AbstractType& b);

@@ -195,6 +195,30 @@ bool TypeInference::stable_local(const Binding& b, int function) const {
   return stable;
 }
 
+bool TypeInference::items_moved_to_cuda(Node use, int scope) const {
+  std::string_view name = text(use, m_.src());
+  for (Node sv : item_stores({scope, std::string(name)})) {
+    Node st = parent(sv);
+    if (!is(st, "assignment") || start(st) >= start(use) || !m_.elementwise_store(st)) continue;
+    // The item itself moved: `batch[k].to(device)`, `batch[k].cuda()`.
+    Node v = unparen(sv);
+    Node fn = is(v, "call") ? unparen(field(v, "function")) : Node{};
+    if (!is(fn, "attribute")) continue;
+    Node item = unparen(field(fn, "object"));
+    if (!is(item, "subscript") || text(item, m_.src()) != text(unparen(field(st, "left")), m_.src())) continue;
+    std::string_view meth = text(field(fn, "attribute"), m_.src());
+    Node dev = meth == "to" ? m_.argument(v, 0, "device") : Node{};
+    if (meth == "cuda") return true;
+    if (meth != "to" || is_null(dev)) continue;
+    // A device that may be CUDA, or one not resolved (`model.device` of a model built by name)
+    // that is a device by its type, as `.to(dev)` reads it in the taint (not a dtype).
+    SemanticModel::DeviceKind d = m_.device_kind(dev);
+    if (d == SemanticModel::DeviceKind::Cuda || (d == SemanticModel::DeviceKind::Unknown && value(dev, Path{}).kind == Kind::Device))
+      return true;
+  }
+  return false;
+}
+
 bool TypeInference::dependence(Node expr, int function, bool device, int depth, ReturnDependence& out) const {
   expr = unparen(expr);
   if (is_null(expr) || depth > kMaxDepth || --dependence_steps < 0) return false;
@@ -237,7 +261,11 @@ bool TypeInference::dependence(Node expr, int function, bool device, int depth, 
           continue;
         }
         if (b->param_index < 0 || fn.params[b->param_index].is_variadic) return false;
+        // `for c in batch: batch[c] = batch[c].to(device)` before `return batch`: the container
+        // handed in with its items moved to CUDA (ReChorus's `utils.batch_to_gpu`), not the
+        // host batch the caller passed.
         ReturnDependence::Use use{b->param_index, device};
+        if (items_moved_to_cuda(expr, fn.scope)) use = ReturnDependence::Use{b->param_index, false, false, true};
         if (std::find(out.uses.begin(), out.uses.end(), use) == out.uses.end()) {
           if (out.uses.size() >= ReturnDependence::kMaxUses) return false;
           out.uses.push_back(use);
