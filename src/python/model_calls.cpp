@@ -688,6 +688,20 @@ void SemanticModel::closure_targets(Node factory_call, std::vector<int>& targets
   }
 }
 
+std::vector<Node> SemanticModel::called_references(Node fn) const {
+  fn = unparen(fn);
+  if (!is(fn, "identifier")) return {};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  std::vector<Node> out;
+  for (const Binding* b : bindings) {
+    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    if (!is(v, "attribute")) return {};
+    out.push_back(v);
+  }
+  return out;
+}
+
 std::vector<int> SemanticModel::callees(Node call) const {
   auto it = call_index_.find(call.id);
   return it == call_index_.end() ? std::vector<int>{} : callees_by_call_[it->second];

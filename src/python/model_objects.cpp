@@ -772,10 +772,18 @@ bool SemanticModel::is_module_uncached(Node expr) const {
           }
         }
       }
+      auto library_module = [&](const std::string& q) {
+        return (starts_with(q, "torch.nn.") && !last_part(q).empty() &&
+                std::isupper(static_cast<unsigned char>(last_part(q)[0]))) ||
+               starts_with(q, "torchvision.models.") || starts_with(q, "timm.");
+      };
       std::string q = qualified_name(f);
-      if (starts_with(q, "torch.nn.") && !last_part(q).empty() && std::isupper(static_cast<unsigned char>(last_part(q)[0])))
-        return true;
-      if (starts_with(q, "torchvision.models.") || starts_with(q, "timm.")) return true;
+      if (library_module(q)) return true;
+      // `from_fn = model_class.from_pretrained` then `from_fn(path)`, `make = nn.Linear` then
+      // `make(d, d)`: a call of what the name refers to (SemanticModel::called_references).
+      if (is(f, "identifier") && q.empty())
+        for (Node r : called_references(f))
+          if (text(field(r, "attribute")) == "from_pretrained" || library_module(qualified_name(r))) return true;
       for (const auto& cv : values(f))
         if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition")) {
           auto c = class_by_node_.find(cv.expr.id);

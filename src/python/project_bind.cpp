@@ -106,7 +106,11 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     }
     b.in.params[i].join(*arg);
     if (oc.hot && !oc.once_per_epoch) b.in.params[i].join_hot(*arg);
-    if (oc.result_feeds_training || oc.result_per_epoch || oc.result_fed) b.in.params[i].join_use(*arg, oc.result_per_epoch != 0);
+    // The options of a call site whose result a loop iterates are the loader's (kUseValues) only where
+    // that loop is in a module that uses CUDA: a unit test drawing a few batches of 8 on the CPU
+    // (trlx's tests/test_minibatch.py `create_loader(batch_size=8)`) feeds no GPU training.
+    if ((oc.result_feeds_training || oc.result_per_epoch || oc.result_fed) && summaries_[m] && summaries_[m]->uses_cuda)
+      b.in.params[i].join_use(*arg, oc.result_per_epoch != 0);
     if (arg->cuda || arg->device_cuda) {
       mark(tm);
       mark(rm);

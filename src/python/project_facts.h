@@ -238,6 +238,10 @@ struct FunctionFacts {
   struct Attr {
     std::string name;
     int kind = 0, device = 0;
+    // An instance of a framework class (data/frameworks.txt `object`): its qualified name, so a
+    // subclass of another module calls the framework's methods on it (`self.accelerator.prepare(
+    // ...)` of an Accelerator the base's `__init__` stores); empty otherwise.
+    std::string framework;
     bool operator==(const Attr&) const = default;
   };
   std::vector<Attr> attrs;  // `self.attr` of the class and its bases, where the type is known; sorted

@@ -236,7 +236,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
 std::string fp_class_attr(const FunctionFacts* f, std::string_view attr) {
   if (!f || !f->is_class) return "-";
   for (const auto& a : f->attrs)
-    if (a.name == attr) return std::to_string(a.kind) + ":" + std::to_string(a.device);
+    if (a.name == attr) return std::to_string(a.kind) + ":" + std::to_string(a.device) + ":" + a.framework;
   return "n";
 }
 

@@ -95,7 +95,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
       ps.push_back({p.name, p.keyword_only, p.star, p.double_star, p.iterated_hot, p.called, p.iterated_per_epoch,
                     p.hot_keys, p.enters_numpy});
     json attrs = json::array();
-    for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device});
+    for (const auto& a : f.attrs) attrs.push_back({a.name, a.kind, a.device, a.framework});
     json ns = json::array();
     for (const auto& [dest, vs] : f.namespace_values) ns.push_back({dest, const_json(vs)});
     json sources = json::array();
@@ -154,7 +154,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.module_kind = f.at(11);
       ff.iter_kind = f.at(12);
       ff.iter_device = f.at(13);
-      for (const auto& a : f.at(14)) ff.attrs.push_back({a.at(0).get<std::string>(), a.at(1), a.at(2)});
+      for (const auto& a : f.at(14)) ff.attrs.push_back({a.at(0).get<std::string>(), a.at(1), a.at(2), a.at(3).get<std::string>()});
       ff.ret_kind = f.at(15);
       ff.ret_device = f.at(16);
       ff.ret_elems = f.at(17).get<std::vector<std::pair<int, int>>>();

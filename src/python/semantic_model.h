@@ -270,6 +270,11 @@ class SemanticModel {
   }
   // Functions defined in the file that a call may invoke.
   std::vector<int> callees(Node call) const;
+  // What a name called as a function refers to when every binding reaching the call assigns it
+  // an attribute, not called (`from_fn = model_class.from_pretrained`, perhaps then `from_fn =
+  // model_class.from_config`; `make = torch.nn.Linear`): those attributes, else none. At most
+  // kMaxCandidates; a name also bound otherwise (a parameter, a call's result) has none.
+  std::vector<Node> called_references(Node fn) const;
   // Call sites (indices into calls()) that may invoke function f.
   const std::vector<int>& callers(int f) const;
   // Functions a call runs without invoking them itself: a function (or `self.method`) passed

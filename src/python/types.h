@@ -190,6 +190,9 @@ class TypeInference {
   AbstractType base_type(Node expr) const;             // value at the empty path, by node kind
   AbstractType binding_part(const Binding& b, Path path) const;
   AbstractType call_type(Node call) const;
+  // call_type with `fn` for the called expression (the call's own function, or an attribute a
+  // name called as a function refers to: SemanticModel::called_references).
+  AbstractType call_type_of(Node call, Node fn) const;
   // What calling an instance of project class `klass` (here >= 0, or another module's <= -2)
   // gives when its `forward` returns CPU tensors (or containers of them) by its types; unknown
   // otherwise (a module's output is on its device).

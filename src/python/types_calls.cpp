@@ -237,6 +237,22 @@ AbstractType TypeInference::callees_return(const std::vector<int>& targets, Node
 
 AbstractType TypeInference::call_type(Node call) const {
   Node fn = unparen(field(call, "function"));
+  // `from_fn = model_class.from_pretrained` (or `.from_config` under a flag) then `from_fn(path)`:
+  // the call of what the name refers to, joined over its bindings (trlx's `get_arch`), where the
+  // name resolves to nothing itself (no import, no function of this file).
+  if (is(fn, "identifier") && m_.qualified_name(fn).empty() && m_.callees(call).empty())
+    if (auto refs = m_.called_references(fn); !refs.empty()) {
+      AbstractType t = AbstractType::bottom();
+      for (Node r : refs) {
+        t = join(t, call_type_of(call, r));
+        if (t.kind == Kind::Unknown) break;
+      }
+      if (t.kind != Kind::Unknown && t.kind != Kind::Bottom) return t;
+    }
+  return call_type_of(call, fn);
+}
+
+AbstractType TypeInference::call_type_of(Node call, Node fn) const {
   const std::string& q = m_.qualified_name(fn);
   const auto& table = FrameworkTable::get();
   if (q.empty() && m_.is_loader_call(call)) return loader_type(call);  // a DataLoader subclass of this file

@@ -905,6 +905,7 @@ AbstractType TypeInference::ext_member(std::string_view cls, std::string_view at
   if (!a) return AbstractType::unknown();
   AbstractType t = from_fact(a->kind, a->device);
   if (t.kind == Kind::Module || t.kind == Kind::Tensor) t.device = join(t.device, owner);
+  if (t.kind == Kind::Object && !a->framework.empty()) t.framework = FrameworkTable::get().object_class(a->framework);
   return t;
 }
 
@@ -1054,7 +1055,9 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
       if (dk == 2) t.device = TypeDevice::Cuda;
       else if (dk == 1) t.device = TypeDevice::Cpu;
     }
-    out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device)});
+    out.attrs.push_back({name, static_cast<int>(t.kind), static_cast<int>(t.device),
+                         t.kind == Kind::Object && t.framework >= 0 ? FrameworkTable::get().class_name(t.framework)
+                                                                     : std::string{}});
   }
 }
 
