@@ -265,18 +265,9 @@ bool array_mask(const SemanticModel& m, Node e, int depth = 0) {
     if (o != "&" && o != "|") return false;
     return array_mask(m, field(e, "left"), depth + 1) && array_mask(m, field(e, "right"), depth + 1);
   }
-  // A name every binding of which is a plain assignment of such a mask (ReVersion's
-  // `index_no_updates = torch.arange(len(tokenizer)) != placeholder_token_id`, the id a tokenizer
-  // returned); no unpacking, whose positions are not followed.
-  if (is(e, "identifier")) {
-    auto bindings = m.lookup(m.text(e), start(e));
-    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
-    for (const Binding* b : bindings)
-      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier") ||
-          is_null(b->value) || !array_mask(m, b->value, depth + 1))
-        return false;
-    return true;
-  }
+  // A name every value of which is such a mask (ReVersion's `index_no_updates =
+  // torch.arange(len(tokenizer)) != placeholder_token_id`, the id a tokenizer returned).
+  if (is(e, "identifier")) return every_value(m, e, [&](Node v) { return array_mask(m, v, depth + 1); });
   return false;
 }
 
