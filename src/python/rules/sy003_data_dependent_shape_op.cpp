@@ -265,9 +265,6 @@ bool array_mask(const SemanticModel& m, Node e, int depth = 0) {
     if (o != "&" && o != "|") return false;
     return array_mask(m, field(e, "left"), depth + 1) && array_mask(m, field(e, "right"), depth + 1);
   }
-  // A name every value of which is such a mask (ReVersion's `index_no_updates =
-  // torch.arange(len(tokenizer)) != placeholder_token_id`, the id a tokenizer returned).
-  if (is(e, "identifier")) return every_value(m, e, [&](Node v) { return array_mask(m, v, depth + 1); });
   return false;
 }
 
