@@ -653,6 +653,43 @@ bool SemanticModel::calls_param(int f, int param_index) const {
   return false;
 }
 
+// TRPO's `line_search(policy_net, get_loss, ...)` calling `f(True).item()` (PyTorch-RL, set BD):
+// the parameter's function at every call site, as resolve_closure_calls names it (a plain name
+// every value of which is one function definition of this file). A function another module
+// calls, or one with a call site that hands anything else, gives none. O(call sites x values).
+std::vector<int> SemanticModel::passed_functions(Node call) const {
+  Node fn = unparen(field(call, "function"));
+  if (!is(fn, "identifier")) return {};
+  auto bindings = lookup(text(fn), start(fn));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param) return {};
+  const int g = bindings[0]->function, index = bindings[0]->param_index;
+  if (g < 0 || index < 0 || static_cast<size_t>(index) >= functions_[g].params.size()) return {};
+  const Param& param = functions_[g].params[index];
+  if (param.is_variadic || callers(g).empty() || callers(g).size() > kMaxCandidates) return {};
+  if (facts_) {
+    const IncomingCalls* in = facts_->incoming(local_name(g), fact::kCalled);
+    if (in && in->called) return {};
+  }
+  const int position = param.keyword_only ? -1 : index - bound_params(functions_[g]);
+  if (position < 0 && !param.keyword_only) return {};
+  std::vector<int> out;
+  for (int ci : callers(g)) {
+    Node a = unparen(argument(calls_[ci].call, position, param.name));
+    if (!is(a, "identifier")) return {};
+    int found = -1;
+    auto vs = values(a);
+    for (const auto& v : vs) {
+      if (v.kind != Value::Kind::Expr || !is(v.expr, "function_definition")) return {};
+      int f = function_of(v.expr);
+      if (f < 0 || (found >= 0 && found != f)) return {};
+      found = f;
+    }
+    if (found < 0) return {};
+    if (std::find(out.begin(), out.end(), found) == out.end()) out.push_back(found);
+  }
+  return out;
+}
+
 // `main_loop = get_main_loop(config, model, ...)` then `main_loop(phase=...)`: a function here
 // every return of which names a function defined inside it (a closure factory) returns that
 // function, so calling the name bound to the factory's result runs it. Only a plain name called

@@ -1204,8 +1204,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       if (auto at_site = site_return_cuda(*ext, expr)) result = *at_site;
     }
     // A function defined here: what it returns decides (an `accuracy()` that returns
-    // `.item()` hands back a Python float).
+    // `.item()` hands back a Python float); so do the functions a called parameter is handed.
     auto targets = callees(expr);
+    if (targets.empty()) targets = passed_functions(expr);
     if (!targets.empty()) {
       bool returns_cuda = false;
       for (int f : targets) {

@@ -188,7 +188,10 @@ void ProjectLayout::find_script_dirs(const std::vector<std::string_view>& texts)
       if (top_level_.count(first[0])) continue;
       for (fs::path d = own; d.string().size() >= common_.size() && d.string().size() > best;) {
         std::string ds = d.string();
-        if (module_at(ds, first, 1) >= 0 || dirs_.count(ds + "/" + first[0])) {
+        // A module importing its own name (`import torch` in helpers/torch.py, PyTorch-RL's
+        // utils/torch.py) imports the library: the file is never its own import's target.
+        int target = module_at(ds, first, 1);
+        if ((target >= 0 && target != static_cast<int>(i)) || dirs_.count(ds + "/" + first[0])) {
           script_dir_[i] = ds;
           best = ds.size();
           break;
@@ -314,7 +317,8 @@ bool ProjectLayout::is_project_name(int from, std::string_view name) const {
   std::string first(name.substr(0, name.find('.')));
   if (top_level_.count(first)) return true;
   if (from < 0 || static_cast<size_t>(from) >= script_dir_.size() || script_dir_[from].empty()) return false;
-  return module_at(script_dir_[from], {first}, 1) >= 0 || dirs_.count(script_dir_[from] + "/" + first);
+  int target = module_at(script_dir_[from], {first}, 1);
+  return (target >= 0 && target != from) || dirs_.count(script_dir_[from] + "/" + first);
 }
 
 std::vector<std::pair<std::string, std::string>> ProjectLayout::context_files(const std::string& path,

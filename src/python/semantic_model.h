@@ -284,6 +284,10 @@ class SemanticModel {
   const std::vector<int>& closures_run_by(int call_index) const;
   // Does function f call its parameter `param_index` (`closure()`)?
   bool calls_param(int f, int param_index) const;
+  // A call of a parameter (`f(True)` in `def line_search(model, f, ...)`) every call site of whose
+  // function, all in this module, hands that parameter a function defined here by name: those
+  // functions (the call runs them, so it returns what they return). Empty otherwise.
+  std::vector<int> passed_functions(Node call) const;
   // The function converts the parameter to NumPy before anything else reads it (every read of
   // the parameter's binding is the receiver of a chain of data-keeping tensor methods ending in
   // `.numpy()`; at least one read): what it moves to the GPU is built from arrays, not from the
