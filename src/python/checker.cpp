@@ -12,6 +12,29 @@
 
 namespace stoker::python {
 
+void clear_tree_memos();  // this thread's memos of tree nodes (model_scopes.cpp)
+
+namespace {
+// SemanticModel::module_reads_ (the names module_attribute() was asked), read for the deferred
+// checks below without an accessor in semantic_model.h: an explicit instantiation may name a
+// private member ([temp.spec]), and the pointer it stores is read through `module_reads_of`.
+// (A public accessor would replace this; it was left out to keep that header untouched.)
+using ModuleReads = std::set<std::string> SemanticModel::*;
+struct ModuleReadsTag {
+  static ModuleReads member;
+};
+ModuleReads ModuleReadsTag::member = nullptr;
+template <ModuleReads M>
+struct ModuleReadsInit {
+  ModuleReadsInit() { ModuleReadsTag::member = M; }
+  static ModuleReadsInit instance;
+};
+template <ModuleReads M>
+ModuleReadsInit<M> ModuleReadsInit<M>::instance;
+template struct ModuleReadsInit<&SemanticModel::module_reads_>;
+const std::set<std::string>& module_reads_of(const SemanticModel& m) { return m.*ModuleReadsTag::member; }
+}  // namespace
+
 namespace {
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
                 std::vector<Diagnostic>& out);
@@ -215,10 +238,17 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
       // the model and the summary now; the model, its parse and the facts wait in the closure.
       auto model = std::make_shared<const SemanticModel>(file.text, module.root(), settings, project.facts);
       *project.summary = model->summarize(project.is_project_name, &parsed->unused_imports);
-      *project.deferred = [&file, &settings, parsed, model, facts = project.facts, result]() mutable {
+      *project.deferred = [&file, &settings, parsed, model, facts = project.facts, summary = project.summary,
+                           result]() mutable {
         ScopedChildIndex use(&parsed->children);
+        // Other models were built since (on this thread or another): their trees may be gone.
+        clear_tree_memos();
         try {
           finish_checks(file, *parsed, *model, settings, facts, result);
+          // The module-level names the checks read too, as a summary made after them lists them
+          // (analyze_project reads them to find the modules the prefilter left out).
+          const std::set<std::string>& reads = module_reads_of(*model);
+          summary->module_reads.assign(reads.begin(), reads.end());
           result.work = model->work();
         } catch (const BudgetExceeded& e) {
           out_of_budget(file, settings, e, result);
