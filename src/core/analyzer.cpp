@@ -43,13 +43,9 @@ void sort_diagnostics(std::vector<Diagnostic>& diags) {
 
 AnalysisResult analyze(const SourceFile& file, const Settings& settings) { return analyze(file, settings, ProjectHooks{}); }
 
-AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
-  AnalysisResult result;
-  if (file.language == Language::Python) {
-    result = python::check(file, settings, project);
-  } else if (file.language == Language::Cxx) {
-    result = cxx::check(file, settings);
-  }
+namespace {
+// What analyze() does to a front end's findings.
+void finish_result(const SourceFile& file, const Settings& settings, AnalysisResult& result) {
   // The step models see every finding (busy now does not move with --select or a noqa); the
   // fixes of the reported ones make "after".
   std::vector<Diagnostic> all = result.diagnostics;
@@ -57,6 +53,26 @@ AnalysisResult analyze(const SourceFile& file, const Settings& settings, const P
   apply_suppressions(file, settings, result);
   sort_diagnostics(result.diagnostics);
   attach_impact(result, settings, all);
+}
+}  // namespace
+
+AnalysisResult analyze(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
+  AnalysisResult result;
+  if (file.language == Language::Python) {
+    result = python::check(file, settings, project);
+    if (project.deferred && *project.deferred) {
+      // The checks were left for later: the rest of this function runs when they do.
+      *project.deferred = [checks = std::move(*project.deferred), &file, &settings]() {
+        AnalysisResult r = checks();
+        finish_result(file, settings, r);
+        return r;
+      };
+      return result;
+    }
+  } else if (file.language == Language::Cxx) {
+    result = cxx::check(file, settings);
+  }
+  finish_result(file, settings, result);
   return result;
 }
 

@@ -20,6 +20,8 @@ struct ParsedFile;
 
 // Project mode (src/python/project.h): what the other modules say, and where this module's
 // summary goes. Default: the file alone.
+struct AnalysisResult;
+
 struct ProjectHooks {
   const python::ExternalFacts* facts = nullptr;
   python::ModuleSummary* summary = nullptr;
@@ -27,6 +29,11 @@ struct ProjectHooks {
   // Where the front end keeps this file's parse (tree and child index) for the next round of
   // the same run: reused when the text is the same, else parsed and stored. nullptr: not kept.
   std::shared_ptr<const python::ParsedFile>* parsed = nullptr;
+  // Where the front end may leave the checks for later (Python project mode): it then builds the
+  // model and the summary, stores here what gives the analysis's result once called (the
+  // checks, then what analyze() does to findings), and returns a result without findings. The
+  // file, the settings and `facts` must outlive the call. nullptr: the checks run now.
+  std::function<AnalysisResult()>* deferred = nullptr;
 };
 
 struct AnalysisResult {

@@ -12,6 +12,29 @@
 
 namespace stoker::python {
 
+void clear_tree_memos();  // this thread's memos of tree nodes (model_scopes.cpp)
+
+namespace {
+// SemanticModel::module_reads_ (the names module_attribute() was asked), read for the deferred
+// checks below without an accessor in semantic_model.h: an explicit instantiation may name a
+// private member ([temp.spec]), and the pointer it stores is read through `module_reads_of`.
+// (A public accessor would replace this; it was left out to keep that header untouched.)
+using ModuleReads = std::set<std::string> SemanticModel::*;
+struct ModuleReadsTag {
+  static ModuleReads member;
+};
+ModuleReads ModuleReadsTag::member = nullptr;
+template <ModuleReads M>
+struct ModuleReadsInit {
+  ModuleReadsInit() { ModuleReadsTag::member = M; }
+  static ModuleReadsInit instance;
+};
+template <ModuleReads M>
+ModuleReadsInit<M> ModuleReadsInit<M>::instance;
+template struct ModuleReadsInit<&SemanticModel::module_reads_>;
+const std::set<std::string>& module_reads_of(const SemanticModel& m) { return m.*ModuleReadsTag::member; }
+}  // namespace
+
 namespace {
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
                 std::vector<Diagnostic>& out);
@@ -110,6 +133,84 @@ std::vector<int> reached_from_blocks(const SemanticModel& model, const std::vect
 }
 }  // namespace
 
+namespace {
+// The checks of a built model and what follows them: the module's second analysis as the
+// program (main blocks), the facts attached to the findings, the work spent.
+void finish_checks(const SourceFile& file, const ParsedFile& parsed, const SemanticModel& model, const Settings& settings,
+                   const ExternalFacts* facts, AnalysisResult& result) {
+  const ParsedModule& module = parsed.module;
+  run_checks(file, model, settings, result.diagnostics);
+  // The module analyzed as the program (WithoutIncoming): only when other modules call into it
+  // and it has a main block. Built once, for the two uses below.
+  auto blocks = facts && facts->has_incoming() ? main_blocks(module, file.text) : std::vector<TextRange>{};
+  std::optional<std::vector<Diagnostic>> alone_found;
+  auto alone = [&]() -> const std::vector<Diagnostic>* {
+    if (!alone_found) {
+      alone_found.emplace();
+      try {
+        WithoutIncoming without(*facts);
+        SemanticModel own(file.text, module.root(), settings, &without);
+        run_checks(file, own, settings, *alone_found);
+      } catch (const BudgetExceeded&) {
+        alone_found->clear();
+        return nullptr;  // out of budget: the findings stand as the first analysis made them
+      }
+    }
+    return &*alone_found;
+  };
+  // Findings in the module's main block, when other modules call into the module: kept only
+  // where the module analyzed without what those calls hand it reports them too (a library
+  // module's CPU self-test is not the CUDA program that imports the module).
+  bool in_block = false;
+  for (const Diagnostic& d : result.diagnostics) in_block |= inside(d.range, blocks);
+  if (in_block)
+    if (const auto* again = alone()) {
+      std::set<std::pair<std::string, uint32_t>> kept;
+      for (const Diagnostic& d : *again)
+        if (inside(d.range, blocks)) kept.insert({d.code, d.range.start});
+      std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+        return inside(d.range, blocks) && !kept.count({d.code, d.range.start});
+      });
+    }
+  // A loader's options as the program run through this module's main block sets them: a
+  // function the block calls (here, directly or through this module's functions) builds a
+  // loader from the namespace the block parses (`main(args)` of ConViT's and MDETR's main.py,
+  // `num_workers=args.num_workers` with the default 10), while a launcher of another module
+  // hands the same function a namespace it rewrites (`setattr(args, k, v)` over a grid) and the
+  // join over both callers leaves the value unknown. The module run as the program settles it:
+  // its DL003 and BS001 findings at loader calls in the functions the block reaches are added.
+  if (!blocks.empty()) {
+    bool loaders = false;
+    for (const CallSite& cs : model.calls()) loaders = loaders || model.is_loader_call(cs.call);
+    if (loaders)
+      if (const auto* again = alone()) {
+        std::vector<int> reached = reached_from_blocks(model, blocks);
+        std::set<std::pair<std::string, uint32_t>> have;
+        for (const Diagnostic& d : result.diagnostics) have.insert({d.code, d.range.start});
+        for (const Diagnostic& d : *again) {
+          if (d.code != "DL003" && d.code != "BS001") continue;
+          if (have.count({d.code, d.range.start}) || inside(d.range, blocks)) continue;
+          int f = model.function_at(d.range.start);
+          if (f < 0 || !std::binary_search(reached.begin(), reached.end(), f)) continue;
+          result.diagnostics.push_back(d);
+        }
+      }
+  }
+  attach_facts(file, model, result.diagnostics);
+}
+
+// The safety net: the file's findings so far are dropped (a cut analysis must not report),
+// and the file is named as an error so the run's exit code says so.
+void out_of_budget(const SourceFile& file, const Settings& settings, const BudgetExceeded& e, AnalysisResult& result) {
+  result.diagnostics.clear();
+  result.work = settings.analysis_budget;
+  result.errors.push_back({file.path,
+                           std::string(e.what()) + " (" + std::to_string(settings.analysis_budget) +
+                               " work units; raise `analysis-budget` to analyze this file)",
+                           std::nullopt});
+}
+}  // namespace
+
 AnalysisResult check(const SourceFile& file, const Settings& settings, const ProjectHooks& project) {
   AnalysisResult result;
   // Children and parents of every node, recorded once for the model and the checks. Project
@@ -128,81 +229,40 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
                               errors.front()});
   }
   ScopedChildIndex use_children(&parsed->children);
+  // A summary is made only with the project's facts: the step sets it reads are computed in full
+  // only then (compute_reachability asks every function only in project mode).
+  const bool summarize = project.summary && project.facts && project.is_project_name;
   try {
-    SemanticModel model(file.text, module.root(), settings, project.facts);
-    run_checks(file, model, settings, result.diagnostics);
-    // The module analyzed as the program (WithoutIncoming): only when other modules call into it
-    // and it has a main block. Built once, for the two uses below.
-    auto blocks = project.facts && project.facts->has_incoming() ? main_blocks(module, file.text)
-                                                                 : std::vector<TextRange>{};
-    std::optional<std::vector<Diagnostic>> alone_found;
-    auto alone = [&]() -> const std::vector<Diagnostic>* {
-      if (!alone_found) {
-        alone_found.emplace();
+    if (summarize && project.deferred) {
+      // The checks left for later (analyze_project runs them only for a module's last analysis):
+      // the model and the summary now; the model, its parse and the facts wait in the closure.
+      auto model = std::make_shared<const SemanticModel>(file.text, module.root(), settings, project.facts);
+      *project.summary = model->summarize(project.is_project_name, &parsed->unused_imports);
+      *project.deferred = [&file, &settings, parsed, model, facts = project.facts, summary = project.summary,
+                           result]() mutable {
+        ScopedChildIndex use(&parsed->children);
+        // Other models were built since (on this thread or another): their trees may be gone.
+        clear_tree_memos();
         try {
-          WithoutIncoming without(*project.facts);
-          SemanticModel own(file.text, module.root(), settings, &without);
-          run_checks(file, own, settings, *alone_found);
-        } catch (const BudgetExceeded&) {
-          alone_found->clear();
-          return nullptr;  // out of budget: the findings stand as the first analysis made them
+          finish_checks(file, *parsed, *model, settings, facts, result);
+          // The module-level names the checks read too, as a summary made after them lists them
+          // (analyze_project reads them to find the modules the prefilter left out).
+          const std::set<std::string>& reads = module_reads_of(*model);
+          summary->module_reads.assign(reads.begin(), reads.end());
+          result.work = model->work();
+        } catch (const BudgetExceeded& e) {
+          out_of_budget(file, settings, e, result);
         }
-      }
-      return &*alone_found;
-    };
-    // Findings in the module's main block, when other modules call into the module: kept only
-    // where the module analyzed without what those calls hand it reports them too (a library
-    // module's CPU self-test is not the CUDA program that imports the module).
-    bool in_block = false;
-    for (const Diagnostic& d : result.diagnostics) in_block |= inside(d.range, blocks);
-    if (in_block)
-      if (const auto* again = alone()) {
-        std::set<std::pair<std::string, uint32_t>> kept;
-        for (const Diagnostic& d : *again)
-          if (inside(d.range, blocks)) kept.insert({d.code, d.range.start});
-        std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
-          return inside(d.range, blocks) && !kept.count({d.code, d.range.start});
-        });
-      }
-    // A loader's options as the program run through this module's main block sets them: a
-    // function the block calls (here, directly or through this module's functions) builds a
-    // loader from the namespace the block parses (`main(args)` of ConViT's and MDETR's main.py,
-    // `num_workers=args.num_workers` with the default 10), while a launcher of another module
-    // hands the same function a namespace it rewrites (`setattr(args, k, v)` over a grid) and the
-    // join over both callers leaves the value unknown. The module run as the program settles it:
-    // its DL003 and BS001 findings at loader calls in the functions the block reaches are added.
-    if (!blocks.empty()) {
-      bool loaders = false;
-      for (const CallSite& cs : model.calls()) loaders = loaders || model.is_loader_call(cs.call);
-      if (loaders)
-        if (const auto* again = alone()) {
-          std::vector<int> reached = reached_from_blocks(model, blocks);
-          std::set<std::pair<std::string, uint32_t>> have;
-          for (const Diagnostic& d : result.diagnostics) have.insert({d.code, d.range.start});
-          for (const Diagnostic& d : *again) {
-            if (d.code != "DL003" && d.code != "BS001") continue;
-            if (have.count({d.code, d.range.start}) || inside(d.range, blocks)) continue;
-            int f = model.function_at(d.range.start);
-            if (f < 0 || !std::binary_search(reached.begin(), reached.end(), f)) continue;
-            result.diagnostics.push_back(d);
-          }
-        }
+        return std::move(result);
+      };
+      return result;
     }
-    attach_facts(file, model, result.diagnostics);
-    // A summary is made only with the project's facts: the step sets it reads are computed in full
-    // only then (compute_reachability asks every function only in project mode).
-    if (project.summary && project.facts && project.is_project_name)
-      *project.summary = model.summarize(project.is_project_name, &parsed->unused_imports);
+    SemanticModel model(file.text, module.root(), settings, project.facts);
+    finish_checks(file, *parsed, model, settings, project.facts, result);
+    if (summarize) *project.summary = model.summarize(project.is_project_name, &parsed->unused_imports);
     result.work = model.work();
   } catch (const BudgetExceeded& e) {
-    // The safety net: the file's findings so far are dropped (a cut analysis must not report),
-    // and the file is named as an error so the run's exit code says so.
-    result.diagnostics.clear();
-    result.work = settings.analysis_budget;
-    result.errors.push_back({file.path,
-                             std::string(e.what()) + " (" + std::to_string(settings.analysis_budget) +
-                                 " work units; raise `analysis-budget` to analyze this file)",
-                             std::nullopt});
+    out_of_budget(file, settings, e, result);
   }
   return result;
 }

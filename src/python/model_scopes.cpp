@@ -911,4 +911,12 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
   return {};  // attributes are named by qualified_name()
 }
 
+// This thread's memos of tree nodes emptied, as when a model starts (collect()): for checks run
+// on a model after other models were built (project mode's deferred checks, checker.cpp).
+void clear_tree_memos() {
+  clear_climb_memo();
+  clear_registered_index();
+  clear_list_appends();
+}
+
 }  // namespace stoker::python

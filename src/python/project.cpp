@@ -1052,7 +1052,7 @@ void ModuleEnv::record_once(char type, std::string_view name, int index, unsigne
 
 const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields) const {
   if (local.empty()) return nullptr;
-  const FactsTable::Incoming* in = table_.incoming(module_, std::string(local));
+  const FactsTable::Incoming* in = table_->incoming(module_, std::string(local));
   const IncomingCalls* out = in ? &in->calls : nullptr;
   if (fields) record_once('i', local, 0, fields, [&] { return fp_incoming(out, fields); });
   return out;
@@ -1061,7 +1061,7 @@ const IncomingCalls* ModuleEnv::incoming(std::string_view local, unsigned fields
 const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, unsigned fields) const {
   if (local.empty()) return nullptr;
   auto it = params_.find(local);
-  if (it == params_.end()) it = params_.emplace(std::string(local), Params{table_.incoming(module_, std::string(local)), {}}).first;
+  if (it == params_.end()) it = params_.emplace(std::string(local), Params{table_->incoming(module_, std::string(local)), {}}).first;
   const FactsTable::Incoming* in = it->second.in;
   const ArgFacts* out =
       in && index >= 0 && static_cast<size_t>(index) < in->params.size() ? &in->params[index] : nullptr;
@@ -1078,9 +1078,9 @@ const ArgFacts* ModuleEnv::incoming_param(std::string_view local, int index, uns
 ModuleEnv::Resolved& ModuleEnv::resolve_callee(std::string_view name) const {
   auto it = resolved_.find(name);
   if (it == resolved_.end()) {
-    auto r = table_.resolve(module_, name);
+    auto r = table_->resolve(module_, name);
     it = resolved_.emplace(std::string(name),
-                           Resolved{r && (r->first != module_ || overrides_key(r->second)) ? table_.function(r->first, r->second)
+                           Resolved{r && (r->first != module_ || overrides_key(r->second)) ? table_->function(r->first, r->second)
                                                                                           : nullptr,
                                     {}})
              .first;
@@ -1107,45 +1107,45 @@ const FunctionFacts* ModuleEnv::callee(std::string_view name, unsigned fields) c
 std::string ModuleEnv::canonical(std::string_view name, bool local) const {
   if (local) return layout_.name(module_) + "." + std::string(name);
   if (!layout_.is_project_name(module_, name)) return {};
-  auto r = table_.resolve(module_, name);
+  auto r = table_->resolve(module_, name);
   return r ? layout_.name(r->first) + "." + r->second : std::string{};
 }
 
 std::string ModuleEnv::registered(std::string_view name) const {
   if (name.empty() || !layout_.is_project_name(module_, name)) return {};
-  std::string out = table_.registered(module_, name);
+  std::string out = table_->registered(module_, name);
   record({'r', std::string(name), 0, 0}, out);
   return out;
 }
 
 std::string ModuleEnv::star_import(std::string_view name) const {
   if (name.empty()) return {};
-  std::string out = table_.star_import(module_, name);
+  std::string out = table_->star_import(module_, name);
   record({'s', std::string(name), 0, 0}, out);
   return out;
 }
 
 bool ModuleEnv::attribute_mentioned(std::string_view name) const {
-  bool out = table_.attribute_mentioned(module_, name);
+  bool out = table_->attribute_mentioned(module_, name);
   record({'a', std::string(name), 0, 0}, out ? "1" : "0");
   return out;
 }
 
 bool ModuleEnv::attribute_reachable(std::string_view name) const {
-  bool out = table_.attribute_reachable(module_, name);
+  bool out = table_->attribute_reachable(module_, name);
   record({'n', std::string(name), 0, 0}, out ? "1" : "0");
   return out;
 }
 
 bool ModuleEnv::word_mentioned(std::string_view name) const {
-  bool out = table_.word_mentioned(module_, name);
+  bool out = table_->word_mentioned(module_, name);
   record({'w', std::string(name), 0, 0}, out ? "1" : "0");
   return out;
 }
 
 bool ModuleEnv::subclass_stores(std::string_view local_class, std::string_view attr) const {
   std::string key = std::string(local_class) + "." + std::string(attr);
-  bool out = table_.subclass_stores(module_, std::string(local_class), attr);
+  bool out = table_->subclass_stores(module_, std::string(local_class), attr);
   record({'x', key, 0, 0}, out ? "1" : "0");
   return out;
 }
@@ -1160,13 +1160,13 @@ std::string fp_attr_types(const std::vector<std::pair<int, int>>& types) {
 
 std::vector<std::pair<int, int>> ModuleEnv::subclass_attr_types(std::string_view local_class, std::string_view attr) const {
   std::string key = std::string(local_class) + "." + std::string(attr);
-  auto out = table_.subclass_attr_types(module_, std::string(local_class), attr);
+  auto out = table_->subclass_attr_types(module_, std::string(local_class), attr);
   record({'y', key, 0, 0}, fp_attr_types(out));
   return out;
 }
 
 bool ModuleEnv::class_on_cuda(std::string_view local_class) const {
-  bool out = table_.class_on_cuda(module_, std::string(local_class));
+  bool out = table_->class_on_cuda(module_, std::string(local_class));
   record({'k', std::string(local_class), 0, 0}, out ? "1" : "0");
   return out;
 }
@@ -1187,10 +1187,10 @@ const FunctionFacts::Attr* ModuleEnv::class_attr(std::string_view name, std::str
   return nullptr;
 }
 
-bool ModuleEnv::has_incoming() const { return table_.has_incoming(module_); }
+bool ModuleEnv::has_incoming() const { return table_->has_incoming(module_); }
 
 bool ModuleEnv::cuda() const {
-  bool out = table_.cuda(module_);
+  bool out = table_->cuda(module_);
   record({'u', {}, 0, 0}, out ? "1" : "0");
   return out;
 }
@@ -1204,25 +1204,25 @@ const std::string& FactsTable::callee_fingerprint(const FunctionFacts* f, unsign
 std::string ModuleEnv::answer(const Query& q) const {
   switch (q.type) {
     case 'i': {
-      const auto* in = table_.incoming(module_, q.name);
+      const auto* in = table_->incoming(module_, q.name);
       return fp_incoming(in ? &in->calls : nullptr, q.fields);
     }
     case 'p': {
-      const auto* in = table_.incoming(module_, q.name);
+      const auto* in = table_->incoming(module_, q.name);
       const ArgFacts* a = in && q.index >= 0 && static_cast<size_t>(q.index) < in->params.size() ? &in->params[q.index] : nullptr;
       return fp_arg(a, q.fields);
     }
     case 'c': {
       // Memoized as callee() does: a name is recorded once per set of fields it was asked with.
-      return table_.callee_fingerprint(resolve_callee(q.name).facts, q.fields);
+      return table_->callee_fingerprint(resolve_callee(q.name).facts, q.fields);
     }
-    case 'u': return table_.cuda(module_) ? "1" : "0";
-    case 'r': return table_.registered(module_, q.name);
-    case 's': return table_.star_import(module_, q.name);
-    case 'a': return table_.attribute_mentioned(module_, q.name) ? "1" : "0";
-    case 'w': return table_.word_mentioned(module_, q.name) ? "1" : "0";
-    case 'n': return table_.attribute_reachable(module_, q.name) ? "1" : "0";
-    case 'k': return table_.class_on_cuda(module_, q.name) ? "1" : "0";
+    case 'u': return table_->cuda(module_) ? "1" : "0";
+    case 'r': return table_->registered(module_, q.name);
+    case 's': return table_->star_import(module_, q.name);
+    case 'a': return table_->attribute_mentioned(module_, q.name) ? "1" : "0";
+    case 'w': return table_->word_mentioned(module_, q.name) ? "1" : "0";
+    case 'n': return table_->attribute_reachable(module_, q.name) ? "1" : "0";
+    case 'k': return table_->class_on_cuda(module_, q.name) ? "1" : "0";
     case 't': {
       size_t space = q.name.find(' ');
       if (space == std::string::npos) return {};
@@ -1233,12 +1233,12 @@ std::string ModuleEnv::answer(const Query& q) const {
       size_t dot = q.name.find('.');
       if (dot == std::string::npos) return {};
       return fp_attr_types(
-          table_.subclass_attr_types(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)));
+          table_->subclass_attr_types(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)));
     }
     case 'x': {
       size_t dot = q.name.find('.');
       if (dot == std::string::npos) return "0";
-      return table_.subclass_stores(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)) ? "1" : "0";
+      return table_->subclass_stores(module_, q.name.substr(0, dot), std::string_view(q.name).substr(dot + 1)) ? "1" : "0";
     }
   }
   return {};

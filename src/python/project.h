@@ -217,6 +217,8 @@ class FactsTable {
   }
   // From now on several threads read the table: resolve() reads its memo without adding to it.
   void share() { memo_open_ = false; }
+  // One thread again (the threads that shared the table have ended): resolve() may add to its memo.
+  void exclusive() { memo_open_ = true; }
   // fp_function(f, fields), memoized per (f, fields) for the change detection after a round
   // (ModuleEnv::answer), where the modules reading one callee each ask its fingerprint again:
   // the facts never change while the table lives. Only while one thread uses the table.
@@ -383,7 +385,7 @@ class FactsTable {
 class ModuleEnv : public ExternalFacts {
  public:
   ModuleEnv(const FactsTable& table, const ProjectLayout& layout, int module)
-      : table_(table), layout_(layout), module_(module) {}
+      : table_(&table), layout_(layout), module_(module) {}
   const IncomingCalls* incoming(std::string_view local_name, unsigned fields) const override;
   const ArgFacts* incoming_param(std::string_view local_name, int index, unsigned fields) const override;
   const FunctionFacts* callee(std::string_view name, unsigned fields) const override;
@@ -413,13 +415,22 @@ class ModuleEnv : public ExternalFacts {
   const std::map<std::string, std::pair<Query, std::string>>& queries() const { return queries_; }
   // The answer's fingerprint of a query under this env (without recording it).
   std::string answer(const Query& q) const;
+  // Checks deferred to after the round (analyze_project): later questions go to `table`, and
+  // queries() lists only the queries made from now on. The callees and parameters resolved so
+  // far keep their answers (the model may hold them; the previous tables and summaries they
+  // point into stay alive until the deferred checks ran); the caller runs this only when every
+  // recorded answer is the same under `table`.
+  void rebind(const FactsTable& table) {
+    table_ = &table;
+    queries_.clear();
+  }
 
  private:
   void record(const Query& q, std::string fingerprint) const;
   template <class Fingerprint>
   void record_once(char type, std::string_view name, int index, unsigned fields, Fingerprint&& fp) const;
   static std::string query_key(char type, std::string_view name, int index, unsigned fields);
-  const FactsTable& table_;
+  const FactsTable* table_;
   const ProjectLayout& layout_;
   int module_;
   mutable std::map<std::string, std::pair<Query, std::string>> queries_;

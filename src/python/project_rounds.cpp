@@ -3,6 +3,7 @@
 #include "python/project.h"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <thread>
 #include <unordered_set>
@@ -23,6 +24,9 @@ namespace stoker::python {
 // Source bytes whose parses are kept between rounds: a tree and its child index take about 75
 // bytes per source byte, so at most about 300 MB.
 constexpr size_t kMaxKeptParseBytes = size_t{4} << 20;
+// Source bytes of the modules whose checks wait for the end of their round (their models kept):
+// beyond it an analysis runs its checks at once, as every analysis did before.
+constexpr size_t kMaxDeferredBytes = size_t{2} << 20;
 
 // The order of the rounds' analyses (STOKER_PROJECT_ORDER, order_levels) and the fewest modules
 // a group of levels holds (STOKER_PROJECT_MIN_LEVEL).
@@ -180,6 +184,23 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
   std::vector<uint64_t> version(n, 0);
   uint64_t versions = 0;
   auto table = std::make_unique<FactsTable>(layout, latest, nullptr, &version);
+  // Checks deferred (ProjectHooks::deferred): an analysis builds the model and the summary; its
+  // checks wait until the table after the round shows whether the module is analyzed again
+  // (run_deferred): dropped if it is, run if not (its last analysis, unless what the checks read
+  // changes it). Per module: the rest of its analysis, the ModuleEnv its model reads. The tables
+  // and summaries the round replaces stay until then (`retired_*`): a waiting model may hold
+  // facts that point into them.
+  std::vector<std::function<AnalysisResult()>> deferred(n);
+  std::vector<std::unique_ptr<ModuleEnv>> envs(n);
+  std::vector<std::shared_ptr<const ParsedFile>> deferred_parse(n);  // its text
+  std::atomic<size_t> deferred_bytes{0};
+  std::vector<std::unique_ptr<FactsTable>> retired_tables;
+  std::vector<std::unique_ptr<ModuleSummary>> retired_summaries;
+  auto replace_table = [&] {
+    auto next = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+    if (deferred_bytes > 0) retired_tables.push_back(std::move(table));
+    table = std::move(next);
+  };
   std::vector<char> todo(eligible.begin(), eligible.end());
   todo.resize(n, 0);
   std::vector<char> analyzed(n, 0);
@@ -235,6 +256,12 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     const char* e = std::getenv("STOKER_PROJECT_NEWCOMERS");
     return !(e && *e == '0');
   }();
+  // STOKER_PROJECT_DEFER=1: checks only in a module's last analysis (off by default: not exact on
+  // set F's DALLE2-pytorch, bench/project/README.md "Session 36").
+  static const bool defer_checks = [] {
+    const char* e = std::getenv("STOKER_PROJECT_DEFER");
+    return e && *e == '1';
+  }();
   static const size_t min_level_first = [] {
     const char* k = std::getenv("STOKER_PROJECT_MIN_LEVEL1");
     return k && *k ? static_cast<size_t>(std::max(1L, std::atol(k))) : kDefaultMinLevelFirst;
@@ -256,6 +283,110 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     t_mark = now;
   };
   if (trace) t_mark = cpu();
+  // After round k, once the change detection over the table after it has marked the modules
+  // analyzed again (`todo`): their waiting checks are dropped, the others' run on this table. A
+  // model's own questions keep the answers they had (the callees and parameters it resolved: the
+  // checks read what they would have read right after the model); a question first asked by the
+  // checks goes to this table. Both are recorded with the analysis's other queries, and the
+  // answers of the checks' new queries are compared with this table as the change detection
+  // compares the others: a module whose checks read an answer that has changed since its model
+  // was built is analyzed again in round k + 1, as when its checks ran with the model.
+  auto run_deferred = [&](int round) {
+    // The checks add the module-level names they read to the summary's module_reads, from which
+    // the modules the prefilter left out are found after the round: the checks of a module
+    // analyzed again still run when its text names such a module (a word that is the last part of
+    // the name of a module never analyzed, or of a module star-importing a submodule as Python 2
+    // did). O(modules) for the names, O(text) per module analyzed again.
+    std::unordered_set<std::string_view> unread;
+    std::vector<std::string> names(n);
+    for (size_t m = 0; m < n; ++m) {
+      bool star = false;
+      if (latest[m])
+        for (const std::string& st : latest[m]->star_imports) star |= !st.empty() && st[0] != '.' && st.find('.') == std::string::npos;
+      if (recorded[m] && !star) continue;
+      names[m] = layout.name(static_cast<int>(m));
+      size_t dot = names[m].rfind('.');
+      unread.insert(std::string_view(names[m]).substr(dot == std::string::npos ? 0 : dot + 1));
+    }
+    auto names_unread = [&](size_t i) {
+      if (unread.empty()) return false;
+      if (!deferred_parse[i]) return true;
+      std::string_view t = deferred_parse[i]->text;
+      auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      for (size_t a = 0; a < t.size();) {
+        if (!word_char(t[a])) {
+          ++a;
+          continue;
+        }
+        size_t e = a;
+        while (e < t.size() && word_char(t[e])) ++e;
+        if (unread.count(t.substr(a, e - a))) return true;
+        a = e;
+      }
+      return false;
+    };
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < n; ++i) {
+      if (!deferred[i]) continue;
+      const bool drop = todo[i] && !names_unread(i);
+      if (trace)
+        std::fprintf(stderr, "round %d: checks of %s %s\n", round, layout.name(static_cast<int>(i)).c_str(),
+                     drop ? "dropped (analyzed again)" : "run");
+      if (drop) {
+        deferred[i] = nullptr;
+        envs[i].reset();
+        deferred_parse[i].reset();
+      } else {
+        ready.push_back(i);
+      }
+    }
+    table->share();
+    std::vector<std::vector<std::string>> asked(ready.size());  // per module: the checks' new queries
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t w; (w = next.fetch_add(1)) < ready.size();) {
+        size_t i = ready[w];
+        envs[i]->rebind(*table);
+        try {
+          run.results[i] = deferred[i]();
+          run.failures[i] = nullptr;
+        } catch (...) {
+          run.results[i].reset();
+          run.failures[i] = std::current_exception();
+        }
+        deferred[i] = nullptr;
+        deferred_parse[i].reset();
+        for (const auto& [key, entry] : envs[i]->queries())
+          if (recorded[i]->try_emplace(key, entry).second) asked[w].push_back(key);
+        envs[i].reset();
+      }
+    };
+    unsigned t = std::max(1u, std::min<unsigned>(threads ? threads : 1, static_cast<unsigned>(ready.size())));
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    table->exclusive();
+    for (size_t w = 0; w < ready.size(); ++w) {
+      size_t i = ready[w];
+      if (todo[i]) continue;  // (run for its module reads only: analyzed again anyway)
+      ModuleEnv fresh(*table, layout, static_cast<int>(i));
+      for (const std::string& key : asked[w]) {
+        const auto& entry = recorded[i]->at(key);
+        std::string now = fresh.answer(entry.first);
+        if (now != entry.second) {
+          if (trace)
+            std::fprintf(stderr, "round %d: %s's checks read %s: '%s' -> '%s'\n", round, layout.name(static_cast<int>(i)).c_str(),
+                         key.c_str(), entry.second.c_str(), now.c_str());
+          todo[i] = 1;
+          if (!trace) break;
+        }
+      }
+    }
+    deferred_bytes = 0;
+    retired_tables.clear();
+    retired_summaries.clear();
+  };
   for (int round = 1; round <= kMaxProjectRounds; ++round) {
     std::vector<size_t> work;
     for (size_t i = 0; i < n; ++i)
@@ -322,7 +453,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
         for (size_t i : group) std::fprintf(stderr, "round %d: group %zu: %s\n", round, g, layout.name(static_cast<int>(i)).c_str());
       // A later group reads the summaries of the groups before it.
       if (g > 0 && !table_fresh) {
-        table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+        replace_table();
         ++n_tables;
         tick(t_table);
       }
@@ -332,10 +463,14 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       auto worker = [&] {
         for (size_t w; (w = next.fetch_add(1)) < group.size();) {
           size_t i = group[w];
-          ModuleEnv env(*table, layout, static_cast<int>(i));
+          envs[i] = std::make_unique<ModuleEnv>(*table, layout, static_cast<int>(i));
+          const ModuleEnv& env = *envs[i];
           next_summaries[w] = std::make_unique<ModuleSummary>();
           ProjectHooks hooks;
           hooks.facts = &env;
+          // The last round runs its checks at once (no table follows it), as does an analysis
+          // once the waiting models' sources pass kMaxDeferredBytes.
+          if (defer_checks && round < kMaxProjectRounds && deferred_bytes < kMaxDeferredBytes) hooks.deferred = &deferred[i];
           hooks.summary = next_summaries[w].get();
           hooks.is_project_name = [&layout, i](std::string_view name) {
             return layout.is_project_name(static_cast<int>(i), name);
@@ -352,6 +487,12 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
           }
           recorded[i] = env.queries();
           analyzed[i] = 1;
+          if (!deferred[i]) {
+            envs[i].reset();
+          } else {
+            deferred_bytes += parsed[i] ? std::max<size_t>(1, parsed[i]->text.size()) : 1;
+            deferred_parse[i] = parsed[i];
+          }
           if (parsed[i] && (kept_bytes += parsed[i]->text.size()) > kMaxKeptParseBytes) {
             kept_bytes -= parsed[i]->text.size();
             parsed[i].reset();
@@ -376,10 +517,15 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
           if (run.results[i])
             for (const Diagnostic& d : run.results[i]->diagnostics)
               diags += d.code + ":" + std::to_string(d.range.start) + ":" + d.message + "\n";
-          std::fprintf(stderr, "round %d: %s again: summary %s, findings hash %zx\n", round,
-                       layout.name(static_cast<int>(i)).c_str(), !summaries[i] ? "first" : same_summary ? "same" : "changed",
-                       std::hash<std::string>{}(diags));
+          if (deferred[i])
+            std::fprintf(stderr, "round %d: %s again: summary %s, findings deferred\n", round,
+                         layout.name(static_cast<int>(i)).c_str(), !summaries[i] ? "first" : same_summary ? "same" : "changed");
+          else
+            std::fprintf(stderr, "round %d: %s again: summary %s, findings hash %zx\n", round,
+                         layout.name(static_cast<int>(i)).c_str(), !summaries[i] ? "first" : same_summary ? "same" : "changed",
+                         std::hash<std::string>{}(diags));
         }
+        if (deferred_bytes > 0 && summaries[i]) retired_summaries.push_back(std::move(summaries[i]));
         summaries[i] = std::move(next_summaries[w]);
         latest[i] = summaries[i].get();
         version[i] = ++versions;
@@ -392,7 +538,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       // (With a group of modules analyzed for the first time before them: after it, and after
       // the first group of the others.)
       if ((g == 0 || g == first_group) && round > 1 && extend_rounds) {
-        table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+        replace_table();
         ++n_tables;
         tick(t_table);
         table_fresh = true;
@@ -426,7 +572,7 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     if (round == kMaxProjectRounds) break;
     // (A table built after the round's only group already holds every latest summary.)
     if (!table_fresh) {
-      table = std::make_unique<FactsTable>(layout, latest, table.get(), &version);
+      replace_table();
       ++n_tables;
     }
     tick(t_table);
@@ -446,6 +592,8 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       }
     }
     tick(t_detect);
+    run_deferred(round);
+    tick(t_analyze);
     // Modules the prefilter left out (no torch in them) that a project call reaches: after round
     // 1, only the calls of the modules analyzed in this round are new (a module found here is
     // analyzed in the next round, so it is recorded from then on).

@@ -499,6 +499,40 @@ TEST_CASE("a module analyzed for the first time after round 1 comes first in its
   CHECK_THAT(off.err, Catch::Contains("round 3: group 0: lib"));
 }
 
+TEST_CASE("a module's checks run only in its last analysis, with the findings of checks in every analysis", "[project]") {
+  // lib.py is analyzed in round 1 before train.py (callees first), then again in round 2 with
+  // the facts train.py hands it: its round-1 checks are dropped, its round-2 checks run once the
+  // table after round 2 shows it is not analyzed again (STOKER_PROJECT_DEFER=1). Without it the
+  // checks run in every analysis, as before: the same report.
+  fs::path dir = project_fixtures() / "checks_last_analysis";
+  auto r = testing::run_in(dir, "STOKER_PROJECT_DEFER=1 STOKER_PROJECT_TRACE=1 " +
+                                    testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.out, Catch::Contains("lib.py:12:11: SY001"));
+  CHECK_THAT(r.err, Catch::Contains("round 1: checks of lib dropped (analyzed again)\n"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: checks of lib run\n"));
+  CHECK_THAT(r.err, !Catch::Contains("round 1: checks of lib run"));
+  auto off = testing::run_in(dir, "STOKER_PROJECT_DEFER=0 STOKER_PROJECT_TRACE=1 " +
+                                      testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK(off.out == r.out);
+  CHECK_THAT(off.err, !Catch::Contains("checks of lib"));
+  auto threads = testing::run_in(dir, "STOKER_PROJECT_DEFER=1 " + testing::stoker_command("check --no-cache --threads 2 --output-format concise ."));
+  CHECK(threads.out == r.out);
+}
+
+TEST_CASE("a module whose deferred checks read an answer that changed since its model is analyzed again", "[project]") {
+  // train.py's model (round 2) resolved loss.py's SplitLoss.logprob before loss.py's round-2
+  // summary said it returns CUDA; its checks, run after round 2 with the callee the model resolved,
+  // read the old return, and the comparison with the table after round 2 sends train.py to
+  // round 3, as when the checks ran with the model: line 19's SY001 is reported.
+  fs::path dir = project_fixtures() / "main_block_selftest";
+  auto r = testing::run_in(dir, "STOKER_PROJECT_DEFER=1 STOKER_PROJECT_TRACE=1 " +
+                                    testing::stoker_command("check --no-cache --threads 1 --output-format concise ."));
+  CHECK_THAT(r.out, Catch::Contains("train.py:19:5: SY001"));
+  CHECK_THAT(r.err, Catch::Contains("round 2: train's checks read closs.SplitLoss.logprob#0#"));
+  CHECK_THAT(r.err, Catch::Contains("round 3: checks of train run\n"));
+}
+
 TEST_CASE("round 1 analyzes a package's __init__ first and its re-exports' modules before their readers", "[project]") {
   // pkg/__init__.py imports layers.py and train.py, both of which import the package back: a
   // cycle the depth-first walk cut at the package, so train.py (reading Block through
