@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -987,6 +988,10 @@ class SemanticModel {
   std::unordered_map<const void*, int> class_by_node_, function_by_node_;
   std::unordered_map<std::string, std::vector<int>> classes_by_name_;     // in class order
   std::unordered_map<std::string, std::vector<int>> self_assignments_by_key_;  // indices, in order
+  // The indices in self_assignments_ of the stores `self.attr = v` keyed "Class.attr" (the class's
+  // name and the attribute's; key or class klass's), in order; empty when there is none. O(1).
+  std::span<const int> self_stores(const std::string& key) const;
+  std::span<const int> self_stores(int klass, std::string_view attr) const;
   std::vector<std::vector<int>> calls_by_caller_;  // function -> call indices, in order
   std::vector<std::vector<int>> calls_in_loop_;    // loop -> indices of calls nested in it, in order
   std::vector<std::vector<int>> loops_by_function_;

@@ -1011,9 +1011,8 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
         auto mro = model_detail::class_mro(classes_, classes_by_name_, self_class);
         for (size_t i = 0; i < mro.size() && i < 16; ++i) {
           const std::string key = classes_[mro[i]].name + "." + attr;
-          if (auto st = self_assignments_by_key_.find(key);
-              st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
-            for (int ai : st->second) add(self_assignments_[static_cast<size_t>(ai)].second);
+          if (auto st = self_stores(key); st.size() <= kMaxCandidates)
+            for (int ai : st) add(self_assignments_[static_cast<size_t>(ai)].second);
           if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
             for (Node v : aug->second) add(v);
         }
@@ -1127,9 +1126,8 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           const Found& f = walk(v, 0);
           params.insert(params.end(), f.params.begin(), f.params.end());
         };
-        if (auto st = self_assignments_by_key_.find(key);
-            st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
-          for (int ai : st->second) take(self_assignments_[static_cast<size_t>(ai)].second);
+        if (auto st = self_stores(key); st.size() <= kMaxCandidates)
+          for (int ai : st) take(self_assignments_[static_cast<size_t>(ai)].second);
         if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
           for (Node v : aug->second) take(v);
       }
