@@ -264,6 +264,9 @@ class SemanticModel {
   int loop_index(Node loop_node) const;
   // Indices into calls() of the calls nested in a loop (its body and nested loops), in order.
   const std::vector<int>& calls_in_loop(int loop) const { return calls_in_loop_[loop]; }
+  // Indices into calls() of the calls whose caller is function f (not those of functions nested
+  // in it), in order.
+  const std::vector<int>& calls_by_caller(int f) const { return calls_by_caller_[f]; }
   // The functions() index of a function definition node, or -1.
   int function_of(Node definition) const {
     auto it = function_by_node_.find(definition.id);
