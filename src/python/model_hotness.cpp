@@ -1349,11 +1349,8 @@ bool SemanticModel::in_unreached_method(int f) const {
     for (int ci : sites) {
       Node callee = unparen(field(calls_[ci].call, "function"));
       if (!is(callee, "identifier")) return false;
-      bool dead = false;
-      for (const auto& [cond, need] : branch_guards(calls_[ci].call)) {
-        auto truth = guard_truth(cond);
-        if (truth && *truth != need) dead = true;
-      }
+      // dead_call, but for a call of g from itself (whether g runs is the question).
+      bool dead = guards_dead(branch_guards(calls_[ci].call));
       if (!dead && calls_[ci].caller >= 0 && calls_[ci].caller != g) dead = in_unreached_method(calls_[ci].caller);
       if (!dead) return false;
       dead_calls.insert(start(callee));

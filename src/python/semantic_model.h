@@ -350,6 +350,11 @@ class SemanticModel {
   // caller holds them (no lookup from the offset; summary.cpp).
   int quiet_attribute_call(const CallSite& cs, Node attr, Node name) const;
   int quiet_call(const CallSite& cs, Node attr) const;  // the two above's common part
+  // The call never runs: silenced by a guard known False (guards_dead of its branch_guards, or
+  // `guard_dead` where the caller holds that answer), or made by a function of this module that
+  // never runs (in_unreached_method). quiet_call's 1 and OutgoingCall::dead (summary.cpp).
+  bool dead_call(const CallSite& cs) const;
+  bool dead_call(const CallSite& cs, bool guard_dead) const;
   bool library_object(Node obj) const;
   bool project_ancestry(const std::vector<std::string>& bases, int depth) const;
   bool uncalled_method(int f, int depth) const;

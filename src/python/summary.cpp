@@ -877,8 +877,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       ArgNodes nodes;
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
-      // Silenced by a guard known False, or made by a function of this module that never runs.
-      oc.dead = dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
+      oc.dead = dead_call(cs, dead);
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
