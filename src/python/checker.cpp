@@ -116,15 +116,11 @@ std::vector<int> reached_from_blocks(const SemanticModel& model, const std::vect
   };
   for (const CallSite& cs : calls)
     if (cs.caller < 0 && inside(TextRange{ts_node_start_byte(cs.call), ts_node_end_byte(cs.call)}, blocks)) reach(cs.call);
-  // Calls grouped by their caller once, so each reached function's calls are read once.
-  std::vector<std::vector<int>> by_caller(seen.size());
-  for (size_t ci = 0; ci < calls.size(); ++ci)
-    if (calls[ci].caller >= 0 && static_cast<size_t>(calls[ci].caller) < by_caller.size())
-      by_caller[calls[ci].caller].push_back(static_cast<int>(ci));
+  // Each reached function's calls read once (the model's per-caller index).
   while (!work.empty()) {
     int f = work.back();
     work.pop_back();
-    for (int ci : by_caller[f]) reach(calls[ci].call);
+    for (int ci : model.calls_by_caller(f)) reach(calls[ci].call);
   }
   std::vector<int> out;
   for (size_t f = 0; f < seen.size(); ++f)

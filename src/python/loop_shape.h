@@ -31,4 +31,18 @@ inline bool body_runs_once(Node body) {
   return true;
 }
 
+// `n` (a binding's target) runs on every pass of the loop whose body is `body`: no branch, loop,
+// try, with, function or lambda between them. DL004's model built per pass and the loop passes'
+// forward of a module built in the pass (model_loops.cpp) ask it. O(depth).
+inline bool unconditional_in(Node n, Node body) {
+  for (Node p = parent(n); !is_null(p) && !same(p, body); p = parent(p)) {
+    auto k = kind(p);
+    if (k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "for_statement" ||
+        k == "while_statement" || k == "try_statement" || k == "with_statement" || k == "function_definition" ||
+        k == "lambda")
+      return false;
+  }
+  return true;
+}
+
 }  // namespace stoker::python

@@ -958,11 +958,10 @@ bool SemanticModel::sourced_host_batch(const Binding& b, Node use) const {
 bool SemanticModel::self_stored_batch(Node attr) const {
   int klass = class_of_self(attr);
   if (klass < 0) return false;
-  auto stores = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(attr, "attribute"))));
-  if (stores == self_assignments_by_key_.end() || stores->second.empty() || stores->second.size() > kMaxCandidates)
-    return false;
+  auto stores = self_stores(klass, text(field(attr, "attribute")));
+  if (stores.empty() || stores.size() > kMaxCandidates) return false;
   bool stored = false;
-  for (int ai : stores->second) {
+  for (int ai : stores) {
     Node v = unparen(self_assignments_[ai].second);
     if (is(v, "none")) continue;  // a placeholder (`self.batch = None` in __init__)
     if (!is(v, "identifier")) return false;

@@ -416,6 +416,16 @@ void SemanticModel::resolve_calls() {
   }
 }
 
+std::span<const int> SemanticModel::self_stores(const std::string& key) const {
+  auto it = self_assignments_by_key_.find(key);
+  if (it == self_assignments_by_key_.end()) return {};
+  return it->second;
+}
+
+std::span<const int> SemanticModel::self_stores(int klass, std::string_view attr) const {
+  return self_stores(classes_[klass].name + "." + std::string(attr));
+}
+
 void SemanticModel::build_indexes() {
   for (size_t c = 0; c < classes_.size(); ++c) {
     class_by_node_.emplace(classes_[c].node.id, static_cast<int>(c));

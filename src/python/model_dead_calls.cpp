@@ -84,9 +84,14 @@ int SemanticModel::quiet_attribute_call(const CallSite& cs, Node attr, Node name
   return quiet_call(cs, attr);
 }
 
+bool SemanticModel::dead_call(const CallSite& cs) const { return dead_call(cs, guards_dead(branch_guards(cs.call))); }
+
+bool SemanticModel::dead_call(const CallSite& cs, bool guard_dead) const {
+  return guard_dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
+}
+
 int SemanticModel::quiet_call(const CallSite& cs, Node attr) const {
-  if (guards_dead(branch_guards(cs.call))) return 1;
-  if (cs.caller >= 0 && in_unreached_method(cs.caller)) return 1;
+  if (dead_call(cs)) return 1;
   if (library_object(field(attr, "object"))) return 2;
   return 0;
 }

@@ -872,13 +872,11 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       result = false;
     } else if (klass >= 0) {
       std::string key = classes_[klass].name + "." + std::string(attr);
-      auto indexed = self_assignments_by_key_.find(key);
-      if (indexed != self_assignments_by_key_.end())
-        for (int ai : indexed->second)
-          if (is_cuda_impl(self_assignments_[ai].second)) {
-            result = true;
-            break;
-          }
+      for (int ai : self_stores(key))
+        if (is_cuda_impl(self_assignments_[ai].second)) {
+          result = true;
+          break;
+        }
       // `self.acc_loss += self.criterion(outputs, target)` in a method of the class, of a base
       // here, or of a subclass here (the instance `self` is may be one: a method the subclass
       // overrides adds to it, pytorch-seq2seq's `Perplexity.eval_batch` for `NLLLoss.get_loss`):
@@ -952,9 +950,9 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
           static_cast<size_t>(ot.klass) < classes_.size()) {
         auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
         for (size_t i = 0; i < mro.size() && i < 16 && !result; ++i) {
-          auto indexed = self_assignments_by_key_.find(classes_[mro[i]].name + "." + std::string(attr));
-          if (indexed == self_assignments_by_key_.end() || indexed->second.size() > kMaxCandidates) continue;
-          for (int ai : indexed->second)
+          auto stores = self_stores(mro[i], attr);
+          if (stores.size() > kMaxCandidates) continue;
+          for (int ai : stores)
             if (is_cuda_impl(self_assignments_[ai].second)) {
               result = true;
               break;
@@ -990,8 +988,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
             auto mro = model_detail::class_mro(classes_, classes_by_name_, ot.klass);
             for (size_t i = 0; i < mro.size() && i < 16 && !holds; ++i) {
               const std::string key = classes_[mro[i]].name + "." + std::string(attr);
-              if (auto st = self_assignments_by_key_.find(key); st != self_assignments_by_key_.end())
-                for (int ai : st->second) holds = holds || is_cuda_impl(self_assignments_[ai].second);
+              for (int ai : self_stores(key)) holds = holds || is_cuda_impl(self_assignments_[ai].second);
               if (auto aug = self_augmented_.find(key); aug != self_augmented_.end())
                 for (Node v : aug->second) holds = holds || is_cuda_impl(v);
             }

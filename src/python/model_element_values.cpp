@@ -188,10 +188,10 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
     int klass = class_of_self(expr);
     if (klass < 0) return record_field_elements(expr);
     std::string key = classes_[klass].name + "." + std::string(text(field(expr, "attribute")));
-    auto indexed = self_assignments_by_key_.find(key);
-    if (indexed == self_assignments_by_key_.end()) return unknown;
+    auto stores = self_stores(key);
+    if (stores.empty()) return unknown;
     std::vector<Value> out;
-    for (int ai : indexed->second) {
+    for (int ai : stores) {
       Node v = self_assignments_[ai].second;
       int f = function_at(start(v));
       if (f < 0 || !functions_[f].initializer()) return unknown;

@@ -774,9 +774,8 @@ bool SemanticModel::step_counter(Node counter, Node increments, Node stores) con
       incremented = true;
     }
     if (!incremented) return false;
-    if (auto assigned = self_assignments_by_key_.find(key); assigned != self_assignments_by_key_.end())
-      for (int ai : assigned->second)
-        if (contains(stores, self_assignments_[ai].second)) return false;
+    for (int ai : self_stores(key))
+      if (contains(stores, self_assignments_[ai].second)) return false;
     return true;
   }
   if (!is(counter, "identifier")) return false;
@@ -1008,11 +1007,10 @@ bool SemanticModel::buffer_latch_set(Node cond) const {
   // makes the branch run again): no other in-place call on it, no store, no augmented store.
   // O(calls of the class's methods).
   const std::string key = classes_[klass].name + "." + std::string(text(field(read, "attribute")));
-  if (auto stores = self_assignments_by_key_.find(key); stores != self_assignments_by_key_.end())
-    for (int ai : stores->second) {
-      int f = function_at(start(self_assignments_[static_cast<size_t>(ai)].second));
-      if (f < 0 || !functions_[f].initializer()) return false;
-    }
+  for (int ai : self_stores(key)) {
+    int f = function_at(start(self_assignments_[static_cast<size_t>(ai)].second));
+    if (f < 0 || !functions_[f].initializer()) return false;
+  }
   if (self_augmented_.count(key)) return false;
   for (const auto& cs : calls_) {
     if (cs.caller < 0 || functions_[cs.caller].klass != klass || functions_[cs.caller].initializer() || same(cs.call, set))
@@ -1351,11 +1349,8 @@ bool SemanticModel::in_unreached_method(int f) const {
     for (int ci : sites) {
       Node callee = unparen(field(calls_[ci].call, "function"));
       if (!is(callee, "identifier")) return false;
-      bool dead = false;
-      for (const auto& [cond, need] : branch_guards(calls_[ci].call)) {
-        auto truth = guard_truth(cond);
-        if (truth && *truth != need) dead = true;
-      }
+      // dead_call, but for a call of g from itself (whether g runs is the question).
+      bool dead = guards_dead(branch_guards(calls_[ci].call));
       if (!dead && calls_[ci].caller >= 0 && calls_[ci].caller != g) dead = in_unreached_method(calls_[ci].caller);
       if (!dead) return false;
       dead_calls.insert(start(callee));

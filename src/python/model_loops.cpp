@@ -472,12 +472,7 @@ void SemanticModel::classify_loops() {
         built = b->kind == Binding::Kind::Assign && b->unpack_index < 0 && contains(body, b->target) &&
                 is(v, "call") && is_module_value(v);
         if (!built) break;
-        for (Node p = parent(b->target); built && !is_null(p) && !same(p, body); p = parent(p)) {
-          auto k = kind(p);
-          built = !(k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "for_statement" ||
-                    k == "while_statement" || k == "try_statement" || k == "with_statement" ||
-                    k == "function_definition" || k == "lambda");
-        }
+        built = unconditional_in(b->target, body);
       }
       if (built) return true;
     }

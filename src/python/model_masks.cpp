@@ -16,10 +16,9 @@ namespace stoker::python {
 bool SemanticModel::self_attribute_cuda_mask(Node attr) const {
   int klass = class_of_self(attr);
   if (klass < 0) return false;
-  auto stores = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(attr, "attribute"))));
-  if (stores == self_assignments_by_key_.end() || stores->second.empty() || stores->second.size() > kMaxCandidates)
-    return false;
-  for (int ai : stores->second)
+  auto stores = self_stores(klass, text(field(attr, "attribute")));
+  if (stores.empty() || stores.size() > kMaxCandidates) return false;
+  for (int ai : stores)
     if (!is_cuda_bool_impl(self_assignments_[ai].second)) return false;
   return true;
 }

@@ -103,11 +103,11 @@ bool SemanticModel::loader_class(int klass, int depth) const {
   // only a call that passes `num_workers` constructs a loader of it (constructs_loader_class);
   // the other options are the call's. Stores of it in the initializer only.
   for (auto opt : kOptions) {
-    auto stored = self_assignments_by_key_.find(c.name + "." + std::string(opt));
-    if (stored == self_assignments_by_key_.end()) continue;
+    auto stored = self_stores(klass, opt);
+    if (stored.empty()) continue;
     auto init = c.methods.find("__init__");
     bool in_init = opt == "num_workers" && init != c.methods.end();
-    for (int ai : stored->second)
+    for (int ai : stored)
       in_init = in_init && function_at(start(self_assignments_[ai].second)) == init->second;
     if (in_init) sets_workers = true;
     else ok = false;

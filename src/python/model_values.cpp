@@ -1423,9 +1423,9 @@ std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
       if (cv.kind == Value::Kind::Expr && is(cv.expr, "class_definition"))
         if (auto c = class_by_node_.find(cv.expr.id); c != class_by_node_.end()) klass = c->second;
     if (klass < 0) return {};
-    auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(attr, "attribute"))));
-    if (indexed == self_assignments_by_key_.end()) return {};
-    for (int ai : indexed->second) {
+    auto stores = self_stores(klass, text(field(attr, "attribute")));
+    if (stores.empty()) return {};
+    for (int ai : stores) {
       Node v = self_assignments_[ai].second;
       int f = function_at(start(v));
       if (f < 0 || !functions_[f].initializer()) return {};  // stored again later: not known
@@ -1541,11 +1541,11 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
   if (klass >= 0) {
     std::vector<Value> out;
     std::string key = classes_[klass].name + "." + std::string(name);
-    auto indexed = self_assignments_by_key_.find(key);
+    auto stores = self_stores(key);
     // A property of the class (or of a base defined here) that nothing stores over: what its
     // getter returns (`self.device` -> `self.model.device`, `self.unwrapped_model` ->
     // `self.accelerator.unwrap_model(self.model)`).
-    if (indexed == self_assignments_by_key_.end()) {
+    if (stores.empty()) {
       std::set<int> seen;
       for (int c = klass; c >= 0 && seen.insert(c).second;) {
         if (int g = property_getter(*this, c, name); g >= 0) {
@@ -1572,8 +1572,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
         return out;
       }
     }
-    static const std::vector<int> kNone;
-    for (int ai : indexed == self_assignments_by_key_.end() ? kNone : indexed->second) {
+    for (int ai : stores) {
       Node v = self_assignments_[ai].second;
       // Only initializer assignments (`__init__`, `__post_init__`) define the attribute's value
       // for the rest of the class.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -263,6 +264,9 @@ class SemanticModel {
   int loop_index(Node loop_node) const;
   // Indices into calls() of the calls nested in a loop (its body and nested loops), in order.
   const std::vector<int>& calls_in_loop(int loop) const { return calls_in_loop_[loop]; }
+  // Indices into calls() of the calls whose caller is function f (not those of functions nested
+  // in it), in order.
+  const std::vector<int>& calls_by_caller(int f) const { return calls_by_caller_[f]; }
   // The functions() index of a function definition node, or -1.
   int function_of(Node definition) const {
     auto it = function_by_node_.find(definition.id);
@@ -355,6 +359,11 @@ class SemanticModel {
   // caller holds them (no lookup from the offset; summary.cpp).
   int quiet_attribute_call(const CallSite& cs, Node attr, Node name) const;
   int quiet_call(const CallSite& cs, Node attr) const;  // the two above's common part
+  // The call never runs: silenced by a guard known False (guards_dead of its branch_guards, or
+  // `guard_dead` where the caller holds that answer), or made by a function of this module that
+  // never runs (in_unreached_method). quiet_call's 1 and OutgoingCall::dead (summary.cpp).
+  bool dead_call(const CallSite& cs) const;
+  bool dead_call(const CallSite& cs, bool guard_dead) const;
   bool library_object(Node obj) const;
   bool project_ancestry(const std::vector<std::string>& bases, int depth) const;
   bool uncalled_method(int f, int depth) const;
@@ -996,6 +1005,10 @@ class SemanticModel {
   std::unordered_map<const void*, int> class_by_node_, function_by_node_;
   std::unordered_map<std::string, std::vector<int>> classes_by_name_;     // in class order
   std::unordered_map<std::string, std::vector<int>> self_assignments_by_key_;  // indices, in order
+  // The indices in self_assignments_ of the stores `self.attr = v` keyed "Class.attr" (the class's
+  // name and the attribute's; key or class klass's), in order; empty when there is none. O(1).
+  std::span<const int> self_stores(const std::string& key) const;
+  std::span<const int> self_stores(int klass, std::string_view attr) const;
   std::vector<std::vector<int>> calls_by_caller_;  // function -> call indices, in order
   std::vector<std::vector<int>> calls_in_loop_;    // loop -> indices of calls nested in it, in order
   std::vector<std::vector<int>> loops_by_function_;

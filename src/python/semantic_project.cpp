@@ -798,10 +798,9 @@ bool SemanticModel::ext_loader_item(Node subscript) const {
   // attribute in the class, of a parameter of the storing method (set BA ChangeFormer's CDTrainer):
   // that parameter's item. At most kMaxCandidates stores, each judged as the name.
   if (int klass = is(c, "attribute") ? class_of_self(c) : -1; klass >= 0) {
-    auto stores = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(c, "attribute"))));
-    if (stores == self_assignments_by_key_.end() || stores->second.empty() || stores->second.size() > kMaxCandidates)
-      return false;
-    for (int ai : stores->second) {
+    auto stores = self_stores(klass, text(field(c, "attribute")));
+    if (stores.empty() || stores.size() > kMaxCandidates) return false;
+    for (int ai : stores) {
       Node v = unparen(self_assignments_[ai].second);
       if (!is(v, "identifier")) return false;
       int g = function_at(start(v));
@@ -958,9 +957,7 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
     const std::string& cls = classes_[functions_[f].klass].name;
     if (const IncomingCalls* ctor = facts_->incoming(cls + ".__init__", fact::kResult))
       for (const auto& a : ctor->attrs_fed) {
-        auto indexed = self_assignments_by_key_.find(cls + "." + a);
-        if (indexed == self_assignments_by_key_.end()) continue;
-        for (int ai : indexed->second) {
+        for (int ai : self_stores(functions_[f].klass, a)) {
           if (function_at(start(self_assignments_[ai].second)) != f) continue;
           for (Node o : loader_origins(self_assignments_[ai].second))
             if (same(o, loader_call)) return true;
@@ -1007,9 +1004,9 @@ Node SemanticModel::batch_sampler_size(Node sampler, int depth) const {
       if (l.function != iter_it->second || !is(l.node, "for_statement")) continue;
       Node over = unparen(field(l.node, "right"));
       if (!is(over, "attribute") || text(unparen(field(over, "object"))) != "self") continue;
-      auto stores = self_assignments_by_key_.find(k.name + "." + std::string(text(field(over, "attribute"))));
-      if (stores == self_assignments_by_key_.end() || stores->second.size() != 1) continue;
-      Node v = unparen(self_assignments_[stores->second.front()].second);
+      auto stores = self_stores(ki, text(field(over, "attribute")));
+      if (stores.size() != 1) continue;
+      Node v = unparen(self_assignments_[stores.front()].second);
       if (!is(v, "identifier") || text(v) != given) continue;
       auto vs = values(argument(sampler, 0, given));
       if (vs.size() != 1 || vs[0].kind != Value::Kind::Expr) return Node{};

@@ -877,8 +877,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       ArgNodes nodes;
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
-      // Silenced by a guard known False, or made by a function of this module that never runs.
-      oc.dead = dead || (cs.caller >= 0 && in_unreached_method(cs.caller));
+      oc.dead = dead_call(cs, dead);
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
@@ -1011,9 +1010,8 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
         auto mro = model_detail::class_mro(classes_, classes_by_name_, self_class);
         for (size_t i = 0; i < mro.size() && i < 16; ++i) {
           const std::string key = classes_[mro[i]].name + "." + attr;
-          if (auto st = self_assignments_by_key_.find(key);
-              st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
-            for (int ai : st->second) add(self_assignments_[static_cast<size_t>(ai)].second);
+          if (auto st = self_stores(key); st.size() <= kMaxCandidates)
+            for (int ai : st) add(self_assignments_[static_cast<size_t>(ai)].second);
           if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
             for (Node v : aug->second) add(v);
         }
@@ -1127,9 +1125,8 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
           const Found& f = walk(v, 0);
           params.insert(params.end(), f.params.begin(), f.params.end());
         };
-        if (auto st = self_assignments_by_key_.find(key);
-            st != self_assignments_by_key_.end() && st->second.size() <= kMaxCandidates)
-          for (int ai : st->second) take(self_assignments_[static_cast<size_t>(ai)].second);
+        if (auto st = self_stores(key); st.size() <= kMaxCandidates)
+          for (int ai : st) take(self_assignments_[static_cast<size_t>(ai)].second);
         if (auto aug = self_augmented_.find(key); aug != self_augmented_.end() && aug->second.size() <= kMaxCandidates)
           for (Node v : aug->second) take(v);
       }

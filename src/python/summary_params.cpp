@@ -157,9 +157,8 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       // object for every call (as a stored loader is).
       Node c = unparen(field(e, "value"));
       int klass = class_of_self(c);
-      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + std::string(text(field(c, "attribute"))));
-      if (indexed != self_assignments_by_key_.end() && indexed->second.size() <= kMaxCandidates)
-        for (int ai : indexed->second) {
+      if (auto stores = self_stores(klass, text(field(c, "attribute"))); stores.size() <= kMaxCandidates)
+        for (int ai : stores) {
           Node v = unparen(self_assignments_[ai].second);
           if (!is(v, "identifier")) continue;
           for (const Binding* b : lookup(text(v), start(v)))
@@ -231,10 +230,9 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     } else if (int klass = is(e, "attribute") ? class_of_self(e) : -1; klass >= 0) {
       // `self.loader`: what the class stores there (`self.loader = loader` in __init__).
       std::string attr(text(field(e, "attribute")));
-      auto indexed = self_assignments_by_key_.find(classes_[klass].name + "." + attr);
+      auto stores = self_stores(klass, attr);
       size_t before = params.size(), keyed_before = keyed.size();
-      if (indexed != self_assignments_by_key_.end())
-        for (int ai : indexed->second) trace(self_assignments_[ai].second, depth + 1, params);
+      for (int ai : stores) trace(self_assignments_[ai].second, depth + 1, params);
       if (stored) stored->insert(stored->end(), params.begin() + static_cast<std::ptrdiff_t>(before), params.end());
       for (size_t k = keyed_before; k < keyed.size(); ++k) keyed[k].stored = true;
       // Read by a subclass's override (observer): the instance is one of that subclass.
@@ -245,13 +243,13 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       // read by a method of the subclass): the first class after this one in its method resolution
       // order that stores the attribute. Its parameters are iterated for instances of this class
       // (or of the observer), not for every instance of the base: tagged, not iterated plainly.
-      if (indexed == self_assignments_by_key_.end()) {
+      if (stores.empty()) {
         const auto& mro = mro_of(klass);
         for (size_t bi = 1; bi < mro.size(); ++bi) {
-          auto base = self_assignments_by_key_.find(classes_[mro[bi]].name + "." + attr);
-          if (base == self_assignments_by_key_.end()) continue;
+          auto base = self_stores(mro[bi], attr);
+          if (base.empty()) continue;
           std::vector<std::pair<int, int>> inherited;
-          for (int ai : base->second) trace(self_assignments_[ai].second, depth + 1, inherited);
+          for (int ai : base) trace(self_assignments_[ai].second, depth + 1, inherited);
           for (auto [f, pi] : inherited)
             if (tagged.size() < kMaxTagged) tagged.push_back({f, pi, observer >= 0 ? observer : klass});
           break;

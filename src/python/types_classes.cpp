@@ -758,12 +758,10 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     // (`GaussianPolicy(...)` or `DeterministicPolicy(...)`): the union of every assignment's.
     int klass = m_.class_of_self(expr);
     if (klass < 0) return {};
-    auto indexed = m_.self_assignments_by_key_.find(m_.classes_[klass].name + "." +
-                                                    std::string(m_.text(field(expr, "attribute"))));
-    if (indexed == m_.self_assignments_by_key_.end() || indexed->second.size() > SemanticModel::kMaxCandidates)
-      return {};
+    auto stores = m_.self_stores(klass, m_.text(field(expr, "attribute")));
+    if (stores.empty() || stores.size() > SemanticModel::kMaxCandidates) return {};
     std::string out;
-    for (int ai : indexed->second) {
+    for (int ai : stores) {
       Node v = m_.self_assignments_[ai].second;
       if (is_null(v)) return {};
       AbstractType vt = value(v, path);
@@ -1019,11 +1017,10 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
       // own reads find it (`posterior.parameters` of `posterior = vae.encode(x)` in the engine).
       bool tainted = t.kind == Kind::Tensor, stored = false;
       for (int c = klass, guard = 0; c >= 0 && guard < 16 && (!other || tainted); c = base_class(c), ++guard) {
-        auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
-        if (indexed == m_.self_assignments_by_key_.end()) continue;
-        if (indexed->second.size() > SemanticModel::kMaxCandidates) other = true, tainted = false;
-        for (size_t i = 0; i < indexed->second.size() && (!other || tainted); ++i) {
-          Node v = unparen(m_.self_assignments_[indexed->second[i]].second);
+        auto stores = m_.self_stores(c, name);
+        if (stores.size() > SemanticModel::kMaxCandidates) other = true, tainted = false;
+        for (size_t i = 0; i < stores.size() && (!other || tainted); ++i) {
+          Node v = unparen(m_.self_assignments_[stores[i]].second);
           if (is(v, "none")) continue;
           const bool cuda = m_.is_cuda(v);
           stored = true;
@@ -1046,9 +1043,7 @@ void TypeInference::class_facts(int klass, FunctionFacts& out) const {
       std::vector<Node> stored;
       for (int c = klass, guard = 0; c >= 0 && guard < 16 && stored.size() <= SemanticModel::kMaxCandidates;
            c = base_class(c), ++guard) {
-        auto indexed = m_.self_assignments_by_key_.find(m_.classes()[c].name + "." + name);
-        if (indexed != m_.self_assignments_by_key_.end())
-          for (int ai : indexed->second) stored.push_back(m_.self_assignments_[ai].second);
+        for (int ai : m_.self_stores(c, name)) stored.push_back(m_.self_assignments_[ai].second);
         if (!stored.empty()) break;
       }
       int dk = stored.empty() || stored.size() > SemanticModel::kMaxCandidates ? 0 : m_.devkind_of(stored);

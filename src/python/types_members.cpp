@@ -138,7 +138,7 @@ AbstractType TypeInference::member_type(int klass, std::string_view attr, TypeDe
     // A property the class defines (`def device(self): return self.model.device`): what its
     // getter returns.
     if (int g = model_detail::property_getter(m_, c, attr);
-        g >= 0 && !m_.self_assignments_by_key_.count(m_.classes()[c].name + "." + std::string(attr))) {
+        g >= 0 && m_.self_stores(c, attr).empty()) {
       for (Node r : m_.functions()[g].returns) t = join(t, value(r, Path{}));
       if (m_.functions()[g].returns.empty()) t = AbstractType::unknown();
       any = true;
@@ -285,10 +285,10 @@ Node TypeInference::earlier_self_store(Node attr) const {
   Node left = unparen(field(assign, "left"));
   if (!is(left, "attribute") || text(left, m_.src()) != text(attr, m_.src())) return Node{};
   std::string key = m_.classes()[klass].name + "." + std::string(text(field(attr, "attribute"), m_.src()));
-  auto indexed = m_.self_assignments_by_key_.find(key);
-  if (indexed == m_.self_assignments_by_key_.end()) return Node{};
+  auto stores = m_.self_stores(key);
+  if (stores.empty()) return Node{};
   Node best{}, best_stmt{};
-  for (int ai : indexed->second) {
+  for (int ai : stores) {
     Node v = m_.self_assignments_[ai].second;
     Node s = is_null(v) ? Node{} : store_statement(v);
     if (is_null(s) || start(s) >= start(stmt)) continue;
@@ -298,7 +298,7 @@ Node TypeInference::earlier_self_store(Node attr) const {
   // Another store of the attribute between the two (nested in a statement of the block between
   // them, or unpacked there, or augmented): the block does not leave the earlier value.
   auto between = [&](Node n) { return !is_null(n) && start(n) >= end(best_stmt) && start(n) < start(stmt); };
-  for (int ai : indexed->second)
+  for (int ai : stores)
     if (between(m_.self_assignments_[ai].second)) return Node{};
   if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
     for (const auto& [call, target] : it->second)
@@ -317,12 +317,11 @@ Node TypeInference::earlier_self_store(Node attr) const {
 std::vector<std::pair<Node, TypeInference::Path>> TypeInference::self_stores(const std::string& key) const {
   std::vector<std::pair<Node, Path>> all;
   std::vector<Node> statements, targets;  // per store: its statement, the attribute unpacked (or null)
-  if (auto it = m_.self_assignments_by_key_.find(key); it != m_.self_assignments_by_key_.end())
-    for (int ai : it->second) {
-      all.push_back({m_.self_assignments_[ai].second, Path{}});
-      statements.push_back(store_statement(m_.self_assignments_[ai].second));
-      targets.push_back(Node{});
-    }
+  for (int ai : m_.self_stores(key)) {
+    all.push_back({m_.self_assignments_[ai].second, Path{}});
+    statements.push_back(store_statement(m_.self_assignments_[ai].second));
+    targets.push_back(Node{});
+  }
   if (auto it = m_.self_unpacked_by_key_.find(key); it != m_.self_unpacked_by_key_.end())
     for (const auto& [call, target] : it->second) {
       Path p = target_path(target);

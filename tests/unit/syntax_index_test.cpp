@@ -19,6 +19,20 @@ using namespace stoker::python;
 
 namespace {
 
+// Every Python file of the fixtures and examples (recursively), read once per call: visit(path,
+// text) for each; the number of files.
+template <class Visit>
+size_t for_each_python_sample(Visit&& visit) {
+  size_t files = 0;
+  for (const char* dir : {"tests/fixtures/python", "examples"})
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".py") continue;
+      ++files;
+      visit(entry.path(), test::read_file(entry.path()));
+    }
+  return files;
+}
+
 // The number of nodes whose index entry disagrees with a tree-sitter cursor on the node: its
 // children, their named flags, the first child of each field (the cursor's field of each child),
 // and, for each child, that the node is its parent. `nodes` counts the nodes. (tree-sitter 0.20's
@@ -69,16 +83,12 @@ size_t index_mismatches(const std::string& text, size_t& nodes) {
 }  // namespace
 
 TEST_CASE("the child index answers as a tree-sitter cursor does on every node of the Python fixtures and examples") {
-  size_t nodes = 0, mismatches = 0, files = 0;
-  for (const char* dir : {"tests/fixtures/python", "examples"}) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
-      if (entry.path().extension() != ".py") continue;
-      ++files;
-      size_t bad = index_mismatches(test::read_file(entry.path()), nodes);
-      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " index mismatches");
-      mismatches += bad;
-    }
-  }
+  size_t nodes = 0, mismatches = 0;
+  size_t files = for_each_python_sample([&](const std::filesystem::path& path, const std::string& text) {
+    size_t bad = index_mismatches(text, nodes);
+    if (bad) FAIL_CHECK(path.string() << ": " << bad << " index mismatches");
+    mismatches += bad;
+  });
   CHECK(files > 50);
   CHECK(nodes > 50000);
   CHECK(mismatches == 0);
@@ -179,18 +189,13 @@ size_t descent_mismatches(const std::string& text) {
 }  // namespace
 
 TEST_CASE("descendant_at answers as ts_node_descendant_for_byte_range at every byte of the Python fixtures and examples") {
-  size_t files = 0, bytes = 0, mismatches = 0;
-  for (const char* dir : {"tests/fixtures/python", "examples"}) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
-      if (entry.path().extension() != ".py") continue;
-      std::string text = test::read_file(entry.path());
-      ++files;
-      bytes += text.size();
-      size_t bad = descent_mismatches(text);
-      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " offsets differ");
-      mismatches += bad;
-    }
-  }
+  size_t bytes = 0, mismatches = 0;
+  size_t files = for_each_python_sample([&](const std::filesystem::path& path, const std::string& text) {
+    bytes += text.size();
+    size_t bad = descent_mismatches(text);
+    if (bad) FAIL_CHECK(path.string() << ": " << bad << " offsets differ");
+    mismatches += bad;
+  });
   CHECK(files > 50);
   CHECK(bytes > 100000);
   CHECK(mismatches == 0);
@@ -275,17 +280,12 @@ size_t kind_mismatches(const std::string& text, size_t& nodes) {
 }  // namespace
 
 TEST_CASE("is() with a literal answers as comparing the node's kind name, on every node of the Python fixtures and examples") {
-  size_t files = 0, nodes = 0, mismatches = 0;
-  for (const char* dir : {"tests/fixtures/python", "examples"}) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(STOKER_SOURCE_DIR) / dir)) {
-      if (entry.path().extension() != ".py") continue;
-      std::string text = test::read_file(entry.path());
-      ++files;
-      size_t bad = kind_mismatches(text, nodes);
-      if (bad) FAIL_CHECK(entry.path().string() << ": " << bad << " nodes differ");
-      mismatches += bad;
-    }
-  }
+  size_t nodes = 0, mismatches = 0;
+  size_t files = for_each_python_sample([&](const std::filesystem::path& path, const std::string& text) {
+    size_t bad = kind_mismatches(text, nodes);
+    if (bad) FAIL_CHECK(path.string() << ": " << bad << " nodes differ");
+    mismatches += bad;
+  });
   const std::vector<std::string> cases = {
       "def f(:\n    x = = 1\n", "x = [1, 2\ny = f(a b)\n", "class (A:\n  def\n", "print 'x'\nexec 'y'\n",
       "match x:\n    case [a, *rest] as whole:\n        pass\n", "s = f'{x!r:>{width}}' \\\n  'b'\n", "a.\n", "f(a.)\n"};

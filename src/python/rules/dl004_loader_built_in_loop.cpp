@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "python/call_positions.h"
+#include "python/loop_shape.h"
 #include "python/module_api.h"
 #include "python/rules/common.h"
 #include "python/types.h"
@@ -204,14 +205,7 @@ bool hands_model_built_per_pass(const SemanticModel& m, Node call, Node loop) {
         std::string_view method = m.text(field(fn, "attribute"));
         if (module_move_or_cast(method) || method == "cpu" || method == "train" || method == "eval") continue;
       }
-      bool unconditional = true;
-      for (Node p = parent(b->target); unconditional && !is_null(p) && !same(p, body); p = parent(p)) {
-        auto k = kind(p);
-        unconditional = !(k == "if_statement" || k == "elif_clause" || k == "else_clause" || k == "for_statement" ||
-                          k == "while_statement" || k == "try_statement" || k == "with_statement" ||
-                          k == "function_definition" || k == "lambda");
-      }
-      if (unconditional && m.is_module(v)) return true;
+      if (unconditional_in(b->target, body) && m.is_module(v)) return true;
     }
   }
   return false;
