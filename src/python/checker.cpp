@@ -15,27 +15,6 @@ namespace stoker::python {
 void clear_tree_memos();  // this thread's memos of tree nodes (model_scopes.cpp)
 
 namespace {
-// SemanticModel::module_reads_ (the names module_attribute() was asked), read for the deferred
-// checks below without an accessor in semantic_model.h: an explicit instantiation may name a
-// private member ([temp.spec]), and the pointer it stores is read through `module_reads_of`.
-// (A public accessor would replace this; it was left out to keep that header untouched.)
-using ModuleReads = std::set<std::string> SemanticModel::*;
-struct ModuleReadsTag {
-  static ModuleReads member;
-};
-ModuleReads ModuleReadsTag::member = nullptr;
-template <ModuleReads M>
-struct ModuleReadsInit {
-  ModuleReadsInit() { ModuleReadsTag::member = M; }
-  static ModuleReadsInit instance;
-};
-template <ModuleReads M>
-ModuleReadsInit<M> ModuleReadsInit<M>::instance;
-template struct ModuleReadsInit<&SemanticModel::module_reads_>;
-const std::set<std::string>& module_reads_of(const SemanticModel& m) { return m.*ModuleReadsTag::member; }
-}  // namespace
-
-namespace {
 void run_checks(const SourceFile& file, const SemanticModel& model, const Settings& settings,
                 std::vector<Diagnostic>& out);
 
@@ -243,7 +222,7 @@ AnalysisResult check(const SourceFile& file, const Settings& settings, const Pro
           finish_checks(file, *parsed, *model, settings, facts, result);
           // The module-level names the checks read too, as a summary made after them lists them
           // (analyze_project reads them to find the modules the prefilter left out).
-          const std::set<std::string>& reads = module_reads_of(*model);
+          const std::set<std::string>& reads = model->module_reads();
           summary->module_reads.assign(reads.begin(), reads.end());
           result.work = model->work();
         } catch (const BudgetExceeded& e) {

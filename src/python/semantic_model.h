@@ -520,6 +520,9 @@ class SemanticModel {
   const ArgFacts* incoming_param_facts(int f, int param_index, unsigned fields) const {
     return ext_param(f, param_index, fields);
   }
+  // The module-level names module_attribute() was asked (the checks deferred to a module's last
+  // analysis list them in its summary, project mode).
+  const std::set<std::string>& module_reads() const { return module_reads_; }
 
  private:
   friend class TypeInference;
