@@ -239,6 +239,18 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     }
   }
   static const bool trace = std::getenv("STOKER_PROJECT_TRACE") != nullptr;
+  // Whether an answer module i recorded (under key) differs in the table `fresh` reads; such a module
+  // is analyzed again (todo). Traced as "<module><what> <key>: 'old' -> 'new'".
+  auto answer_changed = [&](ModuleEnv& fresh, size_t i, const std::string& key, const auto& entry, int round,
+                            const char* what) {
+    std::string now = fresh.answer(entry.first);
+    if (now == entry.second) return false;
+    if (trace)
+      std::fprintf(stderr, "round %d: %s%s %s: '%s' -> '%s'\n", round, layout.name(static_cast<int>(i)).c_str(), what,
+                   key.c_str(), entry.second.c_str(), now.c_str());
+    todo[i] = 1;
+    return true;
+  };
   // The order of each round's analyses (order_levels): a letter per round, the last repeating.
   static const std::string order = [] {
     const char* o = std::getenv("STOKER_PROJECT_ORDER");
@@ -371,17 +383,8 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
       size_t i = ready[w];
       if (todo[i]) continue;  // (run for its module reads only: analyzed again anyway)
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
-      for (const std::string& key : asked[w]) {
-        const auto& entry = recorded[i]->at(key);
-        std::string now = fresh.answer(entry.first);
-        if (now != entry.second) {
-          if (trace)
-            std::fprintf(stderr, "round %d: %s's checks read %s: '%s' -> '%s'\n", round, layout.name(static_cast<int>(i)).c_str(),
-                         key.c_str(), entry.second.c_str(), now.c_str());
-          todo[i] = 1;
-          if (!trace) break;
-        }
-      }
+      for (const std::string& key : asked[w])
+        if (answer_changed(fresh, i, key, recorded[i]->at(key), round, "'s checks read") && !trace) break;
     }
     deferred_bytes = 0;
     retired_tables.clear();
@@ -580,16 +583,8 @@ ProjectRun analyze_project(const ProjectLayout& layout, const std::vector<char>&
     for (size_t i = 0; i < n; ++i) {
       if (!recorded[i]) continue;
       ModuleEnv fresh(*table, layout, static_cast<int>(i));
-      for (const auto& [key, entry] : *recorded[i]) {
-        std::string now = fresh.answer(entry.first);
-        if (now != entry.second) {
-          if (trace)
-            std::fprintf(stderr, "round %d: %s reads %s: '%s' -> '%s'\n", round, layout.name(static_cast<int>(i)).c_str(),
-                         key.c_str(), entry.second.c_str(), now.c_str());
-          todo[i] = 1;
-          if (!trace) break;
-        }
-      }
+      for (const auto& [key, entry] : *recorded[i])
+        if (answer_changed(fresh, i, key, entry, round, " reads") && !trace) break;
     }
     tick(t_detect);
     run_deferred(round);
