@@ -30,10 +30,11 @@ DEBIAN_PACKAGES=(
 # unshare (the self-contained binary run with the LLVM libraries hidden), nbformat (fixed
 # notebooks are validated with Jupyter's own schema), clang 22 with its compiler-rt (the sanitizer
 # and libFuzzer build of .ci/run, build-asan/), Chromium and PIL (the HTML report rendered
-# headless: DOM and screenshot checks, tests/html/).
+# headless: DOM and screenshot checks, tests/html/), valgrind (reads of uninitialized memory,
+# tests/robustness/valgrind_check.sh).
 TEST_PACKAGES=(pre-commit libicu72 neovim python3-torch patch unzip python3-venv python3-pip-whl
                python3-setuptools-whl util-linux python3-nbformat clang-22 libclang-rt-22-dev
-               chromium python3-pil)
+               chromium python3-pil valgrind)
 ((NO_TESTS)) || DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()

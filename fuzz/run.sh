@@ -70,6 +70,17 @@ for t in "${targets[@]}"; do
     failed=1
     echo "fuzz: $t FAILED (exit $rc); its log: $log; the input: $(ls "$artifacts")"
     grep -E 'ERROR: |SUMMARY: |runtime error' "$log" | head -5
+    # The stack, and the input itself (base64, up to 16 KiB), so that a failure on a machine
+    # whose files are gone (CI) can be replayed: `base64 -d > input; build/fuzz/fuzz_T input`.
+    grep -E '^ +#[0-9]+ 0x' "$log" | head -25
+    for a in "$artifacts"/*; do
+      [ -f "$a" ] || continue
+      if [ "$(stat -c %s "$a")" -le 16384 ]; then
+        echo "fuzz: $(basename "$a") (base64):"
+        base64 -w 0 "$a"
+        echo
+      fi
+    done
   fi
 done
 exit $failed

@@ -26,7 +26,7 @@ std::vector<Node> lambda_applications(const SemanticModel& m, Node lambda);
 // the expression itself (a direct call's argument). Empty when some application cannot be read
 // (a splat, a keyword, a missing argument) or the lambda is not applied where written.
 struct LambdaSource {
-  Node expr;
+  Node expr{};
   bool elements = false;
 };
 std::vector<LambdaSource> lambda_param_sources(const SemanticModel& m, Node lambda, std::string_view name);

@@ -388,7 +388,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
   std::vector<Value> out = declared ? *declared : stored_only ? std::vector<Value>{} : argparse_default(dest);
   std::vector<Node> augmented;
   struct Scaled {
-    Node by;
+    Node by{};
     bool ceil;
   };
   std::vector<Scaled> scaled;  // `args.w = int((args.w + n - 1) / n)`, `args.w = args.w * n`
@@ -412,7 +412,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
         for (const auto& g : branch_guards(obj)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
         if (dead) continue;
       }
-      Node count, by;
+      Node count{}, by{};
       bool ceil = false;
       if (is(value, "augmented_assignment")) augmented.push_back(value);
       else if (!is_null(value) && scaled_count(value, count, by, ceil) && is(count, "attribute") &&

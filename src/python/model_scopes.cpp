@@ -77,11 +77,11 @@ void SemanticModel::collect() {
   clear_list_appends();
   scopes_.push_back(Scope{Scope::Kind::Module, root_, -1, -1, -1, {}});
   struct Item {
-    Node node;
+    Node node{};
     int scope;
     int function;
     int loop;
-    Node block;
+    Node block{};
   };
   std::vector<Item> stack{{root_, 0, -1, -1, root_}};
   // Names a function declares `global` (`global args` in main() before `args =

@@ -470,7 +470,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     return inner;
   }
   if (k == "binary_operator") {
-    Node count, by;
+    Node count{}, by{};
     bool ceil = false;
     // A count scaled by a number of processes or devices (`workers * n`, `(w + n - 1) // n`).
     if (scaled_count(expr, count, by, ceil)) {
@@ -642,7 +642,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   }
   if (k == "call") {
     std::string callee = callee_name(expr);
-    Node count, by;
+    Node count{}, by{};
     bool ceil = false;
     if (scaled_count(expr, count, by, ceil)) return scale_values(values(count), by, ceil);  // int((w + n - 1) / n)
     if (callee == "builtins.int" || callee == "builtins.float") {

@@ -951,7 +951,7 @@ class SemanticModel {
   mutable std::set<std::string> module_reads_;  // module_attribute(): the names asked
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;
-  Node root_;
+  Node root_{};
   const Settings& settings_;
   std::vector<Scope> scopes_;
   std::vector<Function> functions_;
@@ -1118,8 +1118,8 @@ template <class F>
 void SemanticModel::walk(F&& visit) const {
   enum Push { None, LoopBody, FunctionBody, Guard, NegGuard, LambdaBody };
   struct Item {
-    Node node;
-    Node ctx;  // the loop, the function definition, or the guard's condition
+    Node node{};
+    Node ctx{};  // the loop, the function definition, or the guard's condition
     int loop;  // LoopBody: the loop's index
     Push push;
     bool exit;

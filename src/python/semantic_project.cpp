@@ -237,7 +237,7 @@ std::string SemanticModel::registry_of(Node definition) const {
 std::string SemanticModel::registry_lookup(Node e) const {
   e = unparen(e);
   if (!facts_) return {};
-  Node obj;
+  Node obj{};
   if (is(e, "call")) {
     Node fn = unparen(field(e, "function"));
     if (!is(fn, "attribute") || text(field(fn, "attribute")) != "get") return {};

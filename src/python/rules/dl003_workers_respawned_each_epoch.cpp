@@ -24,7 +24,7 @@ bool one_iterator_per_build(const SemanticModel& m, Node call) {
   if (!is(assign, "assignment") || !same(unparen(field(assign, "right")), call)) return false;
   Node target = field(assign, "left");
   if (!is(target, "identifier")) return false;
-  Node fn;
+  Node fn{};
   for (Node p = parent(assign); !is_null(p); p = parent(p)) {
     auto k = kind(p);
     if (k == "function_definition") {

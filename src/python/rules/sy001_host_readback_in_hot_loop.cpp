@@ -74,7 +74,7 @@ bool formats_fed_member(const SemanticModel& m, Node call, std::string_view form
     std::string_view attr = format.substr(j + 1, k - j - 1);
     if (attr.empty()) continue;
     // The argument the field names: a keyword, or a positional one by its index.
-    Node v;
+    Node v{};
     int position = 0;
     const bool numbered = !automatic && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
     for (Node a : named_children(args)) {

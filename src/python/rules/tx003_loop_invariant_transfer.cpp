@@ -102,7 +102,7 @@ Node reshaped_value(const SemanticModel& m, Node recv) {
     Node fn = unparen(field(recv, "function"));
     const std::string& q = m.callee_name(recv);
     std::vector<Node> operands = named_children(args);
-    Node value;
+    Node value{};
     if (functions.count(q)) {
       if (operands.empty() || is(operands[0], "keyword_argument") || is(operands[0], "list_splat")) break;
       value = operands[0];
