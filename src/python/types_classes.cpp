@@ -744,6 +744,18 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (b.empty() && !a.empty() && library_module(parts[2])) return a;
     return union_join(a, b);
   }
+  // `sampler or Uniform(diffusion)` (guided-diffusion's TrainLoop keeps the caller's schedule
+  // sampler, a union of classes of another module, or a default instance; set BF): either
+  // operand's instance, the union of both (the join of the two types names no class when they
+  // differ). An operand typed None (an optional left at its default) adds nothing. O(operands).
+  if (k == "boolean_operator" && m_.text(field(expr, "operator")) == "or") {
+    Node l = field(expr, "left"), r = field(expr, "right");
+    bool l_none = value(l, path).kind == Kind::None, r_none = value(r, path).kind == Kind::None;
+    std::string a = l_none ? std::string{} : class_names(l, path, depth + 1);
+    std::string b = r_none ? std::string{} : class_names(r, path, depth + 1);
+    if ((a.empty() && !l_none) || (b.empty() && !r_none)) return {};
+    return a.empty() ? b : b.empty() ? a : union_join(a, b);
+  }
   // A module moved or cast (`(A(...) if c else B(...)).to(dev)`, `model.cuda().eval()`): the same
   // instance, so the classes of the receiver.
   if (k == "call") {
