@@ -5,6 +5,7 @@
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 #include "python/host_items.h"
+#include "python/tensor_api.h"
 
 #include <cctype>
 #include <functional>
@@ -807,6 +808,15 @@ bool SemanticModel::is_cuda_impl(Node expr) const {
         auto bindings = lookup(text(e), start(e));
         if (bindings.empty() || bindings.size() > kMaxCandidates) return false;
         for (const Binding* b : bindings) {
+          if (b->kind == Binding::Kind::LoopTarget) {
+            // `for wav, name in zip(wavs, names)` of `names = targets[0]`, the host ids of a
+            // batch whose other elements are CUDA (set Q FastSpeech2 tools.py:210): a target
+            // reads its own iterable (the zip's argument, enumerate's, or the whole iterable),
+            // an element of a host value is host.
+            Node own = model_detail::loop_target_iterable(*this, *b);
+            if (is_null(own) || !host_element(own, depth + 1)) return false;
+            continue;
+          }
           if (b->kind != Binding::Kind::Assign) return false;
           if (b->unpack_index >= 0) {
             // `mel, tag = synth_one_sample(batch, out)`: the element's own taint (the callee's
@@ -1163,6 +1173,13 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         // the default; a CUDA key does not make the value a tensor.
         Node fallback = argument(expr, 1, m == "pop" ? "" : "default");
         result = !is_null(fallback) && is_cuda_impl(fallback);
+      } else if (types_ && !tensor_method(m) && !held_value_method(m) &&
+                 types_->type_of(recv).kind == AbstractType::Kind::Tensor) {
+        // A method torch.Tensor does not have, of a value typed a tensor (`g.num_nodes()` of a
+        // graph moved with `g.to(device)`): no tensor method, so the receiver's device says
+        // nothing of what it gives (TypeInference::call_type leaves it unknown); its arguments
+        // may (`g.apply_feats(h)` of a CUDA `h`).
+        result = any_arg_cuda();
       } else {
         result = is_cuda_impl(recv) || any_arg_cuda() || is_cuda_impl(fn);
       }

@@ -147,27 +147,41 @@ bool membership_reads_cuda(const SemanticModel& m, Node c) {
   Node left = unparen(named_child(c, 0)), right = unparen(named_child(c, 1));
   // `"pad_size" in meta`, `key in out`: a key looked up in a mapping (a tensor holds no strings).
   if (host_string(m, left, 0)) return false;
-  if (cuda_tensor(right)) return true;
-  if (!cuda_tensor(left)) return false;
-  // A dict or set (a display, a comprehension, a dict()/set() call), or a name bound only to
-  // those (`stop = {0, 1}` then `if tok in stop:`), or a string.
+  // A dict or set (a display, a comprehension, a dict()/set() call, a mapping's keys view, the
+  // state dict of a module or optimizer: `assert name in model.state_dict()`, set BF
+  // guided-diffusion fp16_util.py:106), or a name bound only to those (`stop = {0, 1}` then `if
+  // tok in stop:`), or a string: the test hashes the left operand, no tensor value is read,
+  // whatever the mapping's values hold or how the types place the name.
   auto hashed = [&](Node e) {
     auto k = kind(e);
     if (k == "dictionary" || k == "set" || k == "dictionary_comprehension" || k == "set_comprehension" ||
         k == "string")
       return true;
     std::string q = is(e, "call") ? m.callee_name(e) : std::string();
-    return q == "builtins.dict" || q == "builtins.set" || q == "builtins.frozenset" || q == "builtins.str";
+    if (q == "builtins.dict" || q == "builtins.set" || q == "builtins.frozenset" || q == "builtins.str") return true;
+    Node fn = is(e, "call") ? unparen(field(e, "function")) : Node{};
+    if (!is(fn, "attribute") || named_count(field(e, "arguments")) != 0) return false;
+    std::string_view meth = m.text(field(fn, "attribute"));
+    if (meth == "keys") return true;  // a keys view
+    if (meth != "state_dict") return false;
+    // By the receiver's type: nn.Module's and torch.optim's `state_dict()` return a dict.
+    Node recv = unparen(field(fn, "object"));
+    auto rk = m.types().type_of(recv).kind;
+    return rk == AbstractType::Kind::Module || rk == AbstractType::Kind::ModuleMember ||
+           rk == AbstractType::Kind::Optimizer || m.is_module(recv);
   };
-  if (hashed(right)) return false;
+  auto hashed_or_bound = [&](Node e) {
+    if (hashed(e)) return true;
+    if (!is(e, "identifier")) return false;
+    auto values = m.values(e);
+    return !values.empty() && std::all_of(values.begin(), values.end(), [&](const Value& v) {
+      return v.kind == Value::Kind::Expr && hashed(unparen(v.expr));
+    });
+  };
+  if (hashed_or_bound(right)) return false;
+  if (cuda_tensor(right)) return true;
+  if (!cuda_tensor(left)) return false;
   if ((is(right, "tuple") || is(right, "list")) && named_count(right) == 0) return false;  // `x not in ()`
-  if (is(right, "identifier")) {
-    auto values = m.values(right);
-    if (!values.empty() && std::all_of(values.begin(), values.end(), [&](const Value& v) {
-          return v.kind == Value::Kind::Expr && hashed(unparen(v.expr));
-        }))
-      return false;
-  }
   return true;
 }
 
