@@ -217,6 +217,29 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
       } else if (b->kind == Binding::Kind::Param && b->function >= 0 && only_none(param_values(b->function, b->param_index))) {
         // `if model_config is not None: config = model_config` of a parameter no caller passes:
         // it adds no entry.
+      } else if (b->kind == Binding::Kind::Param && bindings.size() == 1 && b->function >= 0) {
+        // A parameter that only this file's calls pass, each handing a name (session 37, set BE
+        // DIS: valid(..., hypar) hands its parameter on to basics.f1_mae_torch): the entries of
+        // the names handed, as at each call (and what the function stores before this use,
+        // below). Depth bounded by Step, cycles by `visited`. O(sites) per level.
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = b->param_index - bound_params(fn);
+        const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kValues);
+        std::vector<int> sites = (p.is_variadic || position < 0 || (ext && ext->passed)) ? std::vector<int>{}
+                                                                                           : init_sites(b->function);
+        if (sites.empty() || sites.size() > kMaxCandidates) {
+          out.complete = false;
+          continue;
+        }
+        for (int ci : sites) {
+          Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+          // A name met already (two paths to the same call, or a recursive function handing
+          // its own parameter on) adds what it added there.
+          if (!is(a, "identifier")) out.complete = false;
+          else if (!visited.count(a.id)) add_dict_entries(a, start(a), out, visited);
+        }
+        any = true;
       } else {
         out.complete = false;
       }
@@ -239,6 +262,9 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
       Node obj = field(l, "value");
       if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > before) continue;
       if (scope_at(start(s)) != scope_at(start(d))) continue;
+      // A store under a guard known False stores nothing (`else: hypar["out_dir"] = ...` under
+      // `if hypar["mode"] == "train":`); guards are read once the model is built.
+      if (types_ && guards_dead(model_detail::branch_guards(s))) continue;
       std::string key;
       if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
       else out.complete = false;
