@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <set>
 
 namespace stoker::python {
@@ -216,6 +217,29 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
       } else if (b->kind == Binding::Kind::Param && b->function >= 0 && only_none(param_values(b->function, b->param_index))) {
         // `if model_config is not None: config = model_config` of a parameter no caller passes:
         // it adds no entry.
+      } else if (b->kind == Binding::Kind::Param && bindings.size() == 1 && b->function >= 0) {
+        // A parameter that only this file's calls pass, each handing a name (session 37, set BE
+        // DIS: valid(..., hypar) hands its parameter on to basics.f1_mae_torch): the entries of
+        // the names handed, as at each call (and what the function stores before this use,
+        // below). Depth bounded by Step, cycles by `visited`. O(sites) per level.
+        const Function& fn = functions_[b->function];
+        const Param& p = fn.params[b->param_index];
+        int position = b->param_index - bound_params(fn);
+        const ArgFacts* ext = ext_param(b->function, b->param_index, fact::kValues);
+        std::vector<int> sites = (p.is_variadic || position < 0 || (ext && ext->passed)) ? std::vector<int>{}
+                                                                                           : init_sites(b->function);
+        if (sites.empty() || sites.size() > kMaxCandidates) {
+          out.complete = false;
+          continue;
+        }
+        for (int ci : sites) {
+          Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+          // A name met already (two paths to the same call, or a recursive function handing
+          // its own parameter on) adds what it added there.
+          if (!is(a, "identifier")) out.complete = false;
+          else if (!visited.count(a.id)) add_dict_entries(a, start(a), out, visited);
+        }
+        any = true;
       } else {
         out.complete = false;
       }
@@ -238,6 +262,9 @@ void SemanticModel::add_dict_entries(Node d, uint32_t before, Kwargs& out,
       Node obj = field(l, "value");
       if (!is(obj, "identifier") || text(obj) != name || start(s) < first_at || start(s) > before) continue;
       if (scope_at(start(s)) != scope_at(start(d))) continue;
+      // A store under a guard known False stores nothing (`else: hypar["out_dir"] = ...` under
+      // `if hypar["mode"] == "train":`); guards are read once the model is built.
+      if (types_ && guards_dead(model_detail::branch_guards(s))) continue;
       std::string key;
       if (string_literal_value(field(l, "subscript"), src_, key)) out.items.push_back({key, field(s, "right")});
       else out.complete = false;
@@ -594,17 +621,68 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     // that is not a literal, and when the file updates the dict, stores into it under a key that
     // is not a literal or augments the key, under its own name or through a parameter of a
     // function of this file that a call hands the name. O(bindings + stores + updates).
+    //
+    // Session 37 (set BE DIS): the name may also be a parameter of a function of this file that
+    // only this file's calls pass, each handing a name that holds such displays (followed up to
+    // kMaxDictParamDepth parameters deep: `hypar = {}; hypar["interm_sup"] = False` in the main
+    // block, `main(hypar=hypar)`, `train(net, ..., hypar)`, `if hypar["interm_sup"]:` there);
+    // stores under any name of that chain count. A display may lack the key when the file
+    // stores it (the read then sees a stored value, or raises), and a store under a guard known
+    // False (`else: hypar["valid_out_dir"] = "../results/"` under `if hypar["mode"] ==
+    // "train":`) stores nothing. O(depth x sites) for the chain, then as above.
     if (is(obj, "identifier") && !key.empty()) {
-      auto bindings = lookup(text(obj), start(obj));
-      bool displays = !bindings.empty() && bindings.size() <= kMaxCandidates;
-      for (const Binding* b : bindings)
-        displays = displays && b->kind == Binding::Kind::Assign && is(unparen(b->value), "dictionary") &&
-                   is(b->target, "identifier") && b->unpack_index < 0;
+      constexpr int kMaxDictParamDepth = 4;
+      std::vector<const Binding*> bindings;
+      std::set<std::string> chain{std::string(text(obj))};
+      std::function<bool(Node, int)> origins = [&](Node o, int depth) -> bool {
+        auto bs = lookup(text(o), start(o));
+        if (bs.empty() || bs.size() > kMaxCandidates || bindings.size() > kMaxCandidates) return false;
+        if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param) {
+          int f = bs[0]->function, pi = bs[0]->param_index;
+          if (depth >= kMaxDictParamDepth || f < 0) return false;
+          const Function& fn = functions_[f];
+          const Param& p = fn.params[pi];
+          int position = pi - bound_params(fn);
+          if (p.is_variadic || position < 0) return false;
+          if (const ArgFacts* ext = ext_param(f, pi, fact::kValues); ext && ext->passed) return false;
+          std::vector<int> sites = init_sites(f);
+          if (sites.empty() || sites.size() > kMaxCandidates) return false;
+          for (int ci : sites) {
+            Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+            if (!is(a, "identifier") || !origins(a, depth + 1)) return false;
+          }
+          chain.insert(p.name);
+          return true;
+        }
+        for (const Binding* b : bs) {
+          if (b->kind != Binding::Kind::Assign || !is(unparen(b->value), "dictionary") ||
+              !is(b->target, "identifier") || b->unpack_index >= 0)
+            return false;
+          if (std::find(bindings.begin(), bindings.end(), b) == bindings.end()) bindings.push_back(b);
+        }
+        chain.insert(std::string(text(o)));
+        return true;
+      };
+      bool displays = origins(obj, 0) && !bindings.empty() && bindings.size() <= kMaxCandidates;
+      // A name of the chain, or a parameter of a function of this file that a call hands one.
+      auto names_chain = [&](Node o) {
+        o = unparen(o);
+        if (!is(o, "identifier")) return false;
+        if (chain.count(std::string(text(o)))) return true;
+        auto held = lookup(text(o), start(o));
+        if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
+        if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
+        for (int ci : callers_[held[0]->function])
+          for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
+            Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+            if (is(v, "identifier") && chain.count(std::string(text(v)))) return true;
+          }
+        return false;
+      };
       if (displays) {
         std::vector<Value> out;
         bool known = true;
         for (const Binding* b : bindings) {
-          bool found = false;
           for (Node pair : named_children(unparen(b->value))) {
             if (is(pair, "comment")) continue;
             std::string k2;
@@ -614,28 +692,27 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
             }
             if (k2 == key) {
               add_values(out, values(field(pair, "value")));
-              found = true;
             }
           }
-          known = known && found;
         }
         for (Node st : subscript_assignments_) {
           if (!known) break;
           Node l = unparen(field(st, "left"));
-          if (!names_dict(field(l, "value"))) continue;
+          if (!names_chain(field(l, "value"))) continue;
           std::string stored;
           if (!string_literal_value(field(l, "subscript"), src_, stored)) known = false;
-          else if (stored == key) add_values(out, values(field(st, "right")));
+          else if (stored == key && !(types_ && guards_dead(model_detail::branch_guards(st))))
+            add_values(out, values(field(st, "right")));
         }
         for (Node st : subscript_augmented_) {
           if (!known) break;
           Node l = unparen(field(st, "left"));
-          if (!is(l, "subscript") || !names_dict(field(l, "value"))) continue;
+          if (!is(l, "subscript") || !names_chain(field(l, "value"))) continue;
           std::string stored;
           if (!string_literal_value(field(l, "subscript"), src_, stored) || stored == key) known = false;
         }
         for (Node u : update_calls_)
-          if (known && names_dict(field(field(u, "function"), "object"))) known = false;
+          if (known && names_chain(field(field(u, "function"), "object"))) known = false;
         if (known && !out.empty()) return out;
       }
     }

@@ -750,8 +750,12 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // is a parameter here that other modules hand one (`get_data(args)` -> `get_imagenet(args)`).
     f.ns = namespace_facts(a, f.ns_values) ? 1 : uncalled_param(a, 0) ? 3 : 2;
     if (dead && f.ns == 1) drop_contradicted_dests(site_call, a, f.ns_values);
-    // A dict of settings: its literal keys' values travel (ArgFacts::dict_values).
-    f.dict = !through_param && dict_facts(a, f.dict_values) ? 1 : 2;
+    // A dict of settings: its literal keys' values travel (ArgFacts::dict_values). Also a
+    // parameter here that only this file's calls pass, each a name holding such a dict (session
+    // 37, set BE DIS: valid(..., hypar) hands its parameter to basics.f1_mae_torch): its values
+    // are this module's own (dict_facts needs every one a display; another module's sites would
+    // give scalars), so no round of another module's facts feeds them.
+    f.dict = dict_facts(a, f.dict_values) ? 1 : 2;
     // A dict holding loaders under literal keys (ArgFacts::loader_keys).
     if (Node u = unparen(a); is(u, "identifier") || is(u, "dictionary") || is(u, "call")) {
       std::set<std::string> keys;
