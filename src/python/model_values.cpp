@@ -575,23 +575,25 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     // dict is updated or stored under a key that is not a literal.
     Node obj = unparen(field(expr, "value"));
     std::string key;
-    // Whether `o` names the dict `obj`: under its own name, or as a parameter of a function of
-    // this file that a call here hands a name of that text (`tweak(args)` with `def tweak(d):
-    // d.update(...)`). O(callers of that function).
-    auto names_dict = [&](Node o) {
+    // Whether `o` is a name `is_name` accepts, or a parameter of a function of this file that a
+    // call here hands such a name (`tweak(args)` with `def tweak(d): d.update(...)`). O(callers
+    // of that function).
+    auto names_or_handed = [&](Node o, auto&& is_name) {
       o = unparen(o);
       if (!is(o, "identifier")) return false;
-      if (text(o) == text(obj)) return true;
+      if (is_name(text(o))) return true;
       auto held = lookup(text(o), start(o));
       if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
       if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
       for (int ci : callers_[held[0]->function])
         for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
           Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-          if (is(v, "identifier") && text(v) == text(obj)) return true;
+          if (is(v, "identifier") && is_name(text(v))) return true;
         }
       return false;
     };
+    // Whether `o` names the dict `obj`, under its own name or through such a parameter.
+    auto names_dict = [&](Node o) { return names_or_handed(o, [&](std::string_view t) { return t == text(obj); }); };
     if (is(obj, "identifier") && string_literal_value(field(expr, "subscript"), src_, key)) {
       auto objs = values(obj);
       bool from_vars = !objs.empty();
@@ -666,18 +668,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
       bool displays = origins(obj, 0) && !bindings.empty() && bindings.size() <= kMaxCandidates;
       // A name of the chain, or a parameter of a function of this file that a call hands one.
       auto names_chain = [&](Node o) {
-        o = unparen(o);
-        if (!is(o, "identifier")) return false;
-        if (chain.count(std::string(text(o)))) return true;
-        auto held = lookup(text(o), start(o));
-        if (held.size() != 1 || held[0]->kind != Binding::Kind::Param || held[0]->function < 0) return false;
-        if (static_cast<size_t>(held[0]->function) >= callers_.size()) return true;  // graph not built yet
-        for (int ci : callers_[held[0]->function])
-          for (Node a : named_children(field(calls_[ci].call, "arguments"))) {
-            Node v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
-            if (is(v, "identifier") && chain.count(std::string(text(v)))) return true;
-          }
-        return false;
+        return names_or_handed(o, [&](std::string_view t) { return chain.count(std::string(t)) > 0; });
       };
       if (displays) {
         std::vector<Value> out;
