@@ -160,6 +160,10 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     } else if (kind == "places-on-gpus") {
       need(4);
       t.places_[cols[2]].emplace_back(cols[1], cols[3]);
+    } else if (kind == "tensor-methods" || kind == "held-value-methods") {
+      if (cols.size() < 2) bad("wrong number of columns");
+      auto& names = kind == "tensor-methods" ? t.tensor_methods_ : t.held_value_methods_;
+      names.insert(cols.begin() + 1, cols.end());
     } else if (kind == "trainer") {
       need(3);
       add_class(cols[1]);
@@ -170,6 +174,16 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     ++t.rows_;
   }
   return t;
+}
+
+bool FrameworkTable::tensor_method(std::string_view name) const {
+  if (name.empty() || name.front() == '_') return true;
+  std::string n(name);
+  if (tensor_methods_.count(n)) return true;
+  // An in-place variant: `abs_`, `add_`, `masked_fill_`, `clamp_min_`.
+  if (n.size() < 2 || n.back() != '_') return false;
+  n.pop_back();
+  return tensor_methods_.count(n) > 0;
 }
 
 const FrameworkTable::ModuleWrapper* FrameworkTable::module_wrapper(std::string_view qualified) const {

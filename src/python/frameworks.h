@@ -126,11 +126,20 @@ class FrameworkTable {
   // the last one returns (a vectorized environment's `step(actions)`: `step_async(actions)`, then
   // `step_wait()`). Empty when there is no such row.
   const std::vector<std::string>& runs(std::string_view base, std::string_view method) const;
+  // Is `name` a method of torch.Tensor (rows `tensor-methods`): a listed name, the in-place
+  // variant of one (`abs_`), or a private or special name (`_values`, `__getitem__`: left to the
+  // readers as they were)? A method that is not, called on a value typed a tensor, says the value
+  // is no tensor (TypeInference::call_type; the CUDA taint then follows the call's arguments only).
+  bool tensor_method(std::string_view name) const;
+  // Does method `name`, called on a value typed a tensor, give what the value holds on its device
+  // (rows `held-value-methods`: a mapping's accessors, a distribution's samplers)?
+  bool held_value_method(std::string_view name) const { return held_value_methods_.count(std::string(name)) > 0; }
   size_t rows() const { return rows_; }
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
-      host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_, device_params_;
+      host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_, device_params_, tensor_methods_,
+      held_value_methods_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

@@ -5,7 +5,6 @@
 #include "python/call_positions.h"
 #include "python/model_internal.h"
 #include "python/host_items.h"
-#include "python/tensor_api.h"
 
 #include <cctype>
 #include <functional>
@@ -1173,7 +1172,7 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
         // the default; a CUDA key does not make the value a tensor.
         Node fallback = argument(expr, 1, m == "pop" ? "" : "default");
         result = !is_null(fallback) && is_cuda_impl(fallback);
-      } else if (types_ && !tensor_method(m) && !held_value_method(m) &&
+      } else if (types_ && !FrameworkTable::get().tensor_method(m) && !FrameworkTable::get().held_value_method(m) &&
                  types_->type_of(recv).kind == AbstractType::Kind::Tensor) {
         // A method torch.Tensor does not have, of a value typed a tensor (`g.num_nodes()` of a
         // graph moved with `g.to(device)`): no tensor method, so the receiver's device says

@@ -15,7 +15,6 @@
 #include "python/module_api.h"
 #include "python/project_fields.h"
 #include "python/semantic_model.h"
-#include "python/tensor_api.h"
 #include "python/types_detail.h"
 
 namespace stoker::python {
@@ -563,12 +562,12 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
       case Kind::ModuleMember: return AbstractType::of(Kind::Tensor, recv.device);  // model.encode(x), model.weight.sum()
       case Kind::Tensor:
         if (meth == "state_dict" || meth == "parameters") break;
-        // A method torch.Tensor does not have (tensor_api.h; nor one of a mapping or a distribution,
+        // A method torch.Tensor does not have (data/frameworks.txt `tensor-methods`; nor one of a mapping or a distribution,
         // which a value typed a tensor may be: a dict of a module's outputs): the value is no
         // tensor (a graph of a graph library moved with `g.to(device)`: `g.num_nodes()` is a host
         // int, set BF GraphMAE edcoder.py:200), so what the call gives is not known; the CUDA
         // taint follows its arguments only (SemanticModel::is_cuda_uncached).
-        if (!tensor_method(meth) && !held_value_method(meth)) return AbstractType::unknown();
+        if (!FrameworkTable::get().tensor_method(meth) && !FrameworkTable::get().held_value_method(meth)) return AbstractType::unknown();
         return recv;  // tensor methods return tensors on the same device
       case Kind::Module:
         if (meth == "forward" || meth == "generate") {

@@ -251,6 +251,23 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(iters.identity("mylib.wrap"));
   CHECK_THROWS_WITH(FrameworkTable::parse("identity a.f extra\n"), Catch::Contains("line 1"));
   CHECK_THROWS_WITH(FrameworkTable::parse("host-batches\n"), Catch::Contains("line 1"));
+  // torch.Tensor's methods (their in-place variants too, and private or special names) and the
+  // held-value methods; any other method of a value typed a tensor says it is no tensor.
+  CHECK(t.tensor_method("masked_fill"));
+  CHECK(t.tensor_method("masked_fill_"));
+  CHECK(t.tensor_method("new_zeros"));
+  CHECK(t.tensor_method("__getitem__"));
+  CHECK_FALSE(t.tensor_method("num_nodes"));
+  CHECK_FALSE(t.tensor_method("num_nodes_"));
+  CHECK_FALSE(t.tensor_method("sample"));
+  CHECK(t.held_value_method("sample"));
+  CHECK(t.held_value_method("items"));
+  CHECK_FALSE(t.held_value_method("num_nodes"));
+  auto methods = FrameworkTable::parse("tensor-methods frobnicate twiddle\nheld-value-methods lookup\n");
+  CHECK(methods.tensor_method("twiddle_"));
+  CHECK_FALSE(methods.tensor_method("abs"));
+  CHECK(methods.held_value_method("lookup"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("# methods\ntensor-methods\n"), Catch::Contains("line 2"));
 }
 
 TEST_CASE("types: a Hugging Face Trainer subclass's step hooks get the model on its device") {
