@@ -153,6 +153,12 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
       need(3);
       add_class(cols[1]);
       t.host_result_.insert(member_key(cols[1], cols[2]));
+    } else if (kind == "host-encoding") {
+      // host-encoding CLASS METHOD KEYWORD VALUE RESULT
+      need(6);
+      if (cols[5] != "tensor" && cols[5] != "mapping") bad("a host-encoding result is tensor or mapping");
+      add_class(cols[1]);
+      t.host_encoding_[member_key(cols[1], cols[2])] = HostEncoding{cols[3], cols[4], cols[5] == "tensor"};
     } else if (kind == "runs") {
       // runs CLASS METHOD METHOD2 [METHOD3 ...]
       if (cols.size() < 4) bad("wrong number of columns");
@@ -229,6 +235,12 @@ int FrameworkTable::object_class(std::string_view qualified) const {
 
 bool FrameworkTable::returns_host(int klass, std::string_view method) const {
   return klass >= 0 && host_result_.count(member_key(classes_[klass], method)) > 0;
+}
+
+const FrameworkTable::HostEncoding* FrameworkTable::host_encoding(int klass, std::string_view method) const {
+  if (klass < 0 || host_encoding_.empty()) return nullptr;
+  auto it = host_encoding_.find(member_key(classes_[klass], method));
+  return it == host_encoding_.end() ? nullptr : &it->second;
 }
 
 const std::vector<std::string>& FrameworkTable::runs(std::string_view base, std::string_view method) const {

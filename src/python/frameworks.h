@@ -53,6 +53,16 @@ class FrameworkTable {
   // Does the method return host values (strings, lists of them: a tokenizer's `decode`), whatever
   // it is given (row `host-result`)?
   bool returns_host(int klass, std::string_view method) const;
+  // An encoding into CPU tensors (row `host-encoding`): what method `method` of framework class
+  // `klass` returns (`__call__`: calling an instance) when its keyword `keyword` is the string
+  // `value` (a tokenizer's `return_tensors="pt"`): one tensor (`tensor`) or a mapping of them (a
+  // BatchEncoding).
+  struct HostEncoding {
+    std::string keyword, value;
+    bool tensor = false;
+  };
+  // The row of the method, or null.
+  const HostEncoding* host_encoding(int klass, std::string_view method) const;
   // Is any framework's method of this name a `prepare` (for receivers whose class is unknown)?
   bool is_prepare_method(std::string_view method) const { return prepare_names_.count(std::string(method)) > 0; }
   // Is `attribute` of framework class `klass` its device (the one it trains on: CUDA when the
@@ -150,6 +160,7 @@ class FrameworkTable {
   };
   std::vector<Family> families_;
   std::unordered_set<std::string> host_result_;  // "class\0method"
+  std::unordered_map<std::string, HostEncoding> host_encoding_;  // "class\0method"
   std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_tensor_, device_module_,
       to_device_;  // "class\0member"
   std::unordered_map<std::string, int> attribute_;  // "class\0member" -> framework class

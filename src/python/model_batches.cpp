@@ -659,7 +659,23 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
         "torch.squeeze",  "torch.unsqueeze", "torch.flatten",  "torch.reshape",  "torch.transpose",
         "torch.permute",  "torch.t",         "torch.movedim",  "torch.moveaxis", "torch.swapaxes",
         "torch.swapdims", "torch.narrow",    "torch.clone",    "torch.ravel",    "torch.atleast_2d"};
-    if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
+    // `tokenizer(batch["caption"], return_tensors="pt")`, `processor(images=batch["image"],
+    // return_tensors="pt")`: a framework object's encoding into CPU tensors (data/frameworks.txt
+    // `host-encoding`) of the step's data (is_step_data: a batch, or part of one on any device),
+    // handed as any argument, is the step's batch built again on the host, as a function of
+    // another module building a CPU tensor from it is (below). Set BE IDM-VTON train_xl.py: the
+    // captions of a batch from a loader Accelerate prepared. Without `return_tensors` the
+    // encoding is lists, no tensor to move. O(arguments x is_step_data).
+    if (types_ && types_->host_encoding(expr) != 0) {
+      for (Node a : named_children(field(expr, "arguments"))) {
+        if (is(a, "keyword_argument")) a = field(a, "value");
+        if (is(a, "list_splat") || is(a, "dictionary_splat") || is(a, "comment") || is_null(a)) continue;
+        if (is_step_data(a)) {
+          result = true;
+          break;
+        }
+      }
+    } else if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
     else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));

@@ -297,6 +297,11 @@ class TypeInference {
   // known class that may be on CUDA, called with a tensor that may be on CUDA: it runs the
   // network there (a step; a tensor that may be on CUDA). False for anything else.
   bool runs_module_method(Node call) const;
+  // `tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text, return_tensors="pt")`: a
+  // call of a framework object's method (`__call__`: of the object) that encodes what it is given
+  // into CPU tensors, its keyword given the string the table's `host-encoding` row names. 0: no
+  // such call; 1: one CPU tensor; 2: a mapping of them (a BatchEncoding). O(1) type queries.
+  int host_encoding(Node call) const;
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
   std::vector<std::string> cuda_instance_classes() const;

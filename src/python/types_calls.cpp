@@ -24,6 +24,15 @@ using namespace type_detail;
 
 namespace {
 
+// What a `host-encoding` call returns (TypeInference::host_encoding's 1 or 2): one CPU tensor, or a
+// mapping of them (a BatchEncoding: a host container whose every element is a CPU tensor).
+AbstractType encoded_on_host(int encoding) {
+  if (encoding == 1) return AbstractType::of(Kind::Tensor, TypeDevice::Cpu);
+  AbstractType t = AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+  t.tensors = true;
+  return t;
+}
+
 // Methods whose result is a host scalar whatever the receiver.
 const std::set<std::string, std::less<>>& host_scalar_methods() {
   static const std::set<std::string, std::less<>> s = {
@@ -170,10 +179,39 @@ AbstractType TypeInference::attribute_type(Node attr) const {
       return t;
     }
     case Kind::ModuleMember: return o;  // `model.config.num_labels`
+    // `enc.input_ids` of a mapping of tensors (a BatchEncoding: row `host-encoding`): a tensor
+    // where the mapping's are. Not a container of host values (lists of ids), nor a method
+    // called on it (`enc.word_ids()`).
+    case Kind::HostContainer:
+      if (o.tensors && o.device != TypeDevice::Unresolved &&
+          !(is(parent(attr), "call") && same(field(parent(attr), "function"), attr)))
+        return AbstractType::of(Kind::Tensor, o.device);
+      return AbstractType::unknown();
     case Kind::HostScalar:
     case Kind::Host: return AbstractType::of(Kind::HostScalar);  // args.lr, a namespace of host values
     default: return AbstractType::unknown();
   }
+}
+
+int TypeInference::host_encoding(Node call) const {
+  if (!is(call, "call")) return 0;
+  Node fn = unparen(field(call, "function"));
+  std::string_view meth = "__call__";
+  AbstractType obj;
+  if (is(fn, "attribute")) {
+    meth = text(field(fn, "attribute"), m_.src());
+    obj = value(field(fn, "object"), Path{});
+  } else {
+    obj = value(fn, Path{});
+  }
+  if (obj.kind != Kind::Object || obj.framework < 0) return 0;
+  const FrameworkTable::HostEncoding* row = FrameworkTable::get().host_encoding(obj.framework, meth);
+  if (!row) return 0;
+  Node kw = m_.keyword_arguments(call).find(row->keyword);
+  if (is_null(kw)) return 0;
+  auto c = m_.constant(kw);
+  if (!c || c->kind != Value::Kind::Str || c->s != row->value) return 0;
+  return row->tensor ? 1 : 2;
 }
 
 TypeDevice TypeInference::hook_self_device(Node expr) const {
@@ -493,6 +531,14 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
         recv.device = d;
         return recv;
       }
+      // `tokenizer(texts, return_tensors="pt").to(device)`: a BatchEncoding moves its tensors
+      // (a mapping of CPU tensors by its type: row `host-encoding`), and is a mapping of tensors
+      // on that device.
+      if (recv.kind == Kind::HostContainer && recv.tensors && recv.device == TypeDevice::Cpu) {
+        AbstractType moved = AbstractType::of(Kind::HostContainer, d);
+        moved.tensors = true;
+        return moved;
+      }
       if (recv.kind == Kind::Object || recv.is_host()) return AbstractType::unknown();  // a project `.to()`
       return AbstractType::of(Kind::Tensor, d);
     }
@@ -607,6 +653,8 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
               return AbstractType::of(a.kind, a.device == TypeDevice::Cuda ? TypeDevice::Cuda : TypeDevice::Any);
             return AbstractType::unknown();
           }
+          // `tokenizer.encode(text, return_tensors="pt")` (row `host-encoding`): CPU tensors.
+          if (int enc = host_encoding(call); enc != 0) return encoded_on_host(enc);
           // A tokenizer's `decode(ids)` (row `host-result`): strings, even of CUDA ids (the
           // readback is the call itself).
           if (table.returns_host(recv.framework, meth)) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
@@ -643,6 +691,9 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
   AbstractType callee = value(fn, Path{});
   // Calling a framework object whose call gives host data (`tokenizer(texts, return_tensors="pt")`:
   // row `host-result CLASS __call__`): CPU tensors or lists, whatever it is given.
+  // With `return_tensors="pt"` (row `host-encoding`): CPU tensors, a BatchEncoding of them.
+  if (callee.kind == Kind::Object)
+    if (int enc = host_encoding(call); enc != 0) return encoded_on_host(enc);
   if (callee.kind == Kind::Object && table.returns_host(callee.framework, "__call__"))
     return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
   // Except a project module whose forward hands back CPU tensors by its types (a matcher that

@@ -182,6 +182,39 @@ z = vae.decode(out)
   CHECK(m.model.is_cuda(m.find("z")));
 }
 
+TEST_CASE("types: a tokenizer's encoding with return_tensors=\"pt\" is CPU tensors, lists without it") {
+  Typed m(R"(import torch
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained(path)
+enc = tok(texts, padding=True, return_tensors="pt")
+ids = enc.input_ids
+mask = enc["attention_mask"]
+one = tok.encode(text, return_tensors="pt")
+lists = tok(texts, padding=True)
+plain = lists.input_ids
+moved = tok(texts, return_tensors="pt").to("cuda")
+moved_ids = moved.input_ids
+numpy_enc = tok(texts, return_tensors="np")
+)");
+  CHECK(m.type("enc").kind == K::HostContainer);
+  CHECK(m.type("enc").tensors);
+  CHECK(m.type("ids").kind == K::Tensor);
+  CHECK(m.type("ids").device == TypeDevice::Cpu);
+  CHECK(m.type("mask").kind == K::Tensor);
+  CHECK(m.type("mask").device == TypeDevice::Cpu);
+  CHECK(m.type("one").kind == K::Tensor);
+  CHECK(m.type("one").device == TypeDevice::Cpu);
+  CHECK(m.type("lists").kind == K::HostContainer);
+  CHECK_FALSE(m.type("lists").tensors);
+  CHECK(m.cuda("plain") != CudaAnswer::Cuda);
+  CHECK(m.type("plain").kind != K::Tensor);
+  CHECK(m.cuda("moved_ids") == CudaAnswer::Cuda);
+  CHECK_FALSE(m.type("numpy_enc").tensors);
+  CHECK(m.model.types().host_encoding(m.find("tok(texts, padding=True, return_tensors=\"pt\")")) == 2);
+  CHECK(m.model.types().host_encoding(m.find("tok.encode(text, return_tensors=\"pt\")")) == 1);
+  CHECK(m.model.types().host_encoding(m.find("tok(texts, padding=True)")) == 0);
+}
+
 TEST_CASE("the framework table: the embedded rows parse, bad rows name their line") {
   const auto& t = FrameworkTable::get();
   CHECK(t.rows() > 20);
@@ -209,6 +242,18 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(t.object_class("transformers.AutoTokenizer.save_pretrained") == -1);
   CHECK(t.object_class("tokenizers.Tokenizer") == -1);
   CHECK(t.object_class("transformers.tokenizer") == -1);
+  // Encodings into CPU tensors with `return_tensors="pt"`: a mapping for a call, a tensor for `encode`.
+  REQUIRE(t.host_encoding(tok, "__call__"));
+  CHECK(t.host_encoding(tok, "__call__")->keyword == "return_tensors");
+  CHECK(t.host_encoding(tok, "__call__")->value == "pt");
+  CHECK_FALSE(t.host_encoding(tok, "__call__")->tensor);
+  REQUIRE(t.host_encoding(tok, "encode"));
+  CHECK(t.host_encoding(tok, "encode")->tensor);
+  CHECK(t.host_encoding(t.object_class("transformers.CLIPImageProcessor"), "__call__"));
+  CHECK(t.host_encoding(tok, "decode") == nullptr);
+  CHECK(t.host_encoding(-1, "__call__") == nullptr);
+  CHECK_THROWS_WITH(FrameworkTable::parse("host-encoding x.Tok __call__ return_tensors pt list\n"),
+                    Catch::Contains("tensor or mapping"));
   auto fam = FrameworkTable::parse("object-family gym Env make -VecEnv\nhost-result gym.*Env render\n");
   CHECK(fam.returns_host(fam.object_class("gym.envs.CartPoleEnv"), "render"));
   CHECK(fam.object_class("gym.CartPoleEnv.make") >= 0);

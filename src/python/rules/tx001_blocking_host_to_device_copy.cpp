@@ -32,6 +32,14 @@ bool feeds_module(const SemanticModel& m, Node call) {
   // taken as feeding the module whether or not that method calls its forward (the input reaches
   // the module's code, on its device).
   if (is(fn, "attribute") && m.is_module(unparen(field(fn, "object"))) && !m.callees(call).empty()) return true;
+  // A library model's `generate` (`model.generate(input_ids=ids.to(device), ...)`, a Hugging Face
+  // causal LM): generation runs the model's forward on its inputs, once per new token (the loop
+  // classification's step; set BG BELLE prompt_eval.py).
+  if (is(fn, "attribute") && m.text(field(fn, "attribute")) == "generate" && m.callees(call).empty()) {
+    Node obj = unparen(field(fn, "object"));
+    AbstractType t = m.types().type_of(obj);
+    if (m.is_module(obj) || (t.kind == AbstractType::Kind::Module && t.klass == -1)) return true;
+  }
   return is(fn, "attribute") && m.text(unparen(field(fn, "object"))) == "self" && m.callees(call).empty() &&
          m.callee_name(call).empty() && m.is_cuda(call);
 }
@@ -59,8 +67,11 @@ bool preprocessed_here(const SemanticModel& m, Node use, const Function& fn) {
 }
 
 // Conversions of host data to a tensor on the host (no `device=`).
-const std::set<std::string, std::less<>> kConversions = {"torch.from_numpy", "torch.tensor", "torch.as_tensor",
-                                                         "torch.Tensor", "torch.FloatTensor"};
+// The legacy typed constructors (`torch.LongTensor(ids)`) convert as `torch.Tensor` does.
+const std::set<std::string, std::less<>> kConversions = {
+    "torch.from_numpy", "torch.tensor",       "torch.as_tensor",  "torch.Tensor",     "torch.FloatTensor",
+    "torch.LongTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.IntTensor",  "torch.BoolTensor",
+    "torch.ByteTensor"};
 
 // `torch.from_numpy(x).float()`, `.type(torch.FloatTensor)`, `.unsqueeze(0)`: the value under at
 // most four host conversions and reshapes.
