@@ -957,6 +957,56 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
     if ((a.kind == Value::Kind::Str && b.is_number()) || (b.kind == Value::Kind::Str && a.is_number())) return false;
     return std::nullopt;
   };
+  // A parameter that every call hands an instance of a project class, never None (set BG
+  // VideoMAEv2 engine_for_pretraining.py: `train_one_epoch(..., loss_scaler, ...)` of `loss_scaler =
+  // NativeScaler()` from run_mae_pretraining.py, its only caller: `if loss_scaler is None:` never
+  // holds). Each call site here passes a value typed an instance of a project class among whose
+  // values is no None (`NativeScaler() if amp else None` has one: the optional is not followed by
+  // the type's join); the sites of other modules the same by their facts (the class every passing
+  // site passes, and no None among their values); a site leaving it out needs a default that is a
+  // known constant other than None. No site at all: unknown. O(sites), the values and types memoized.
+  auto param_never_none = [&](int f, int pi) {
+    const Function& fn = functions_[f];
+    if (pi < 0 || pi >= static_cast<int>(fn.params.size())) return false;
+    const Param& p = fn.params[pi];
+    int position = pi - bound_params(fn);
+    if (p.is_variadic || position < 0) return false;
+    bool any = false, defaulted = false;
+    for (int ci : init_sites(f)) {
+      Node call = calls_[ci].call;
+      Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+      if (is_null(a)) {
+        for (Node c : named_children(field(call, "arguments")))
+          if (is(c, "list_splat") || is(c, "dictionary_splat")) return false;
+        defaulted = true;
+        continue;
+      }
+      for (const Value& v : values(a))
+        if (v.kind != Value::Kind::Expr) return false;  // None, or a value not known
+      AbstractType t = types_->type_of(a);
+      if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.framework >= 0 ||
+          (t.klass < 0 && types_->class_name(t).empty()))
+        return false;
+      any = true;
+    }
+    if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | fact::kArgClass)) {
+      if (ext->passed) {
+        if (ext->klass.empty() || ext->klass == "?" || ext->klass.find('|') != std::string::npos) return false;
+        for (const ScalarFact& v : ext->values)
+          if (v.kind == ScalarFact::Kind::None) return false;
+        any = true;
+      }
+      defaulted |= ext->defaulted;
+    }
+    if (!any) return false;
+    if (defaulted) {
+      if (is_null(p.default_value)) return false;
+      auto d = constant(p.default_value);
+      if (!d || d->kind == Value::Kind::None || d->kind == Value::Kind::Unknown || d->kind == Value::Kind::Expr)
+        return false;
+    }
+    return true;
+  };
   Node l = unparen(parts[0]), r = unparen(parts[1]);
   if (op == "is" || op == "is not") {
     // `x is None`: a known None, or a known value that is not None.
@@ -978,6 +1028,12 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
       return boolean(op == "is" ? identical : !identical);
     }
     if (is_null(other)) return {self};
+    if (is(unparen(other), "identifier")) {
+      auto bs = lookup(text(unparen(other)), start(other));
+      if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param && bs[0]->function >= 0 &&
+          param_never_none(bs[0]->function, bs[0]->param_index))
+        return boolean(op != "is");
+    }
     auto c = known(other);
     if (!c) return {self};
     bool is_none = c->kind == Value::Kind::None;

@@ -117,7 +117,10 @@ class ProjectLayout {
   struct Module {
     std::string path, dir, name;
     bool is_package = false;  // an __init__.py
+    bool outside = false;     // outside any package: its first name has no dot (before unique_names)
   };
+  // A module sharing its name with another file takes a longer name of its own (constructor).
+  void unique_names();
   std::vector<Module> modules_;
   std::unordered_map<std::string, std::vector<int>> by_name_;
   std::unordered_map<std::string, char> top_level_;

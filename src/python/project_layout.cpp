@@ -82,6 +82,7 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
     bool valid = !parts.empty();
     for (const auto& c : parts) valid &= is_identifier(c);
     m.name = valid ? join(parts, 0, parts.size()) : std::string{};
+    m.outside = valid && m.name.find('.') == std::string::npos;
     roots.insert(d.string());
     // A src layout: `src` is searched as pyright searches it (its packages may be namespace ones).
     for (int up = 0; up < kMaxPackageDepth && d.has_parent_path() && d != d.parent_path(); ++up) {
@@ -137,6 +138,7 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
       d = d.parent_path();
     }
   }
+  unique_names();
   std::error_code ec;
   fs::path common;
   for (size_t i = 0; i < modules_.size(); ++i) {
@@ -160,6 +162,31 @@ ProjectLayout::ProjectLayout(const std::vector<std::string>& paths, const std::v
       d = d.parent_path();
     }
   }
+}
+
+// A module's name builds the canonical names of what it defines (`tgn.TGN`), which other modules
+// resolve by split(): the file of that name nearest them. Two files may get the same name: a
+// checkout that is a package named like one of its modules (set BG tgn: tgn/__init__.py is `tgn`
+// under the checkout's parent, tgn/model/tgn.py is `tgn` from its own directory, a root as the
+// directory of a module outside packages), or modules named alike in several directories outside
+// packages (tools/utils.py beside utils.py). Then `tgn.TGN` read in evaluation/evaluation.py named
+// the package, and the class an argument was an instance of was lost. A module whose name another
+// file has takes the shortest other name it has under a root (by_name_) that no other file has
+// (`tgn.model.tgn`), where it has one; a name kept by one file alone is unchanged. O(names).
+void ProjectLayout::unique_names() {
+  std::vector<const std::string*> best(modules_.size(), nullptr);
+  for (const auto& [n, list] : by_name_) {
+    if (list.size() != 1) continue;
+    int i = list.front();
+    const std::string& cur = modules_[i].name;
+    if (cur.empty() || n == cur) continue;
+    auto shared = by_name_.find(cur);
+    if (shared == by_name_.end() || shared->second.size() < 2) continue;
+    const std::string* b = best[static_cast<size_t>(i)];
+    if (!b || n.size() < b->size() || (n.size() == b->size() && n < *b)) best[static_cast<size_t>(i)] = &n;
+  }
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (best[i]) modules_[i].name = *best[i];
 }
 
 int ProjectLayout::module_at(const std::string& dir, const std::vector<std::string>& parts, size_t k) const {
@@ -276,10 +303,11 @@ std::pair<int, std::string> ProjectLayout::split_from_roots(int from, const std:
   if (parts.size() > 1 && from >= 0 && static_cast<size_t>(from) < modules_.size()) {
     const Module& here = modules_[from];
     bool member = static_cast<size_t>(from) < member_.size() && member_[from];
-    if (!here.is_package && !here.name.empty() && here.name.find('.') == std::string::npos && !member)
+    if (!here.is_package && here.outside && !member)
       if (auto it = by_name_.find(parts[0]); it != by_name_.end())
         for (int c : it->second)
-          if (!modules_[c].is_package && modules_[c].dir == here.dir && modules_[c].name == parts[0])
+          if (!modules_[c].is_package && modules_[c].dir == here.dir && modules_[c].outside &&
+              fs::path(modules_[c].path).stem() == parts[0])
             return {c, join(parts, 1, parts.size())};
   }
   for (size_t k = parts.size(); k > 0; --k) {

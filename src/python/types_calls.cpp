@@ -489,6 +489,22 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
   if (is(fn, "attribute")) {
     std::string_view meth = text(field(fn, "attribute"), m_.src());
     Node recv_node = field(fn, "object");
+    // `split` is str's and torch.Tensor's: a tensor's (`pred_distri, pred_scores = feats.split((64,
+    // 80), 1)`, yolov9's loss, set BG) gives tensors on its device, unpacked as such. So for a
+    // receiver typed a tensor (or a module's tensor); for one of unknown type, a split at sizes (an
+    // integer, a tuple or list display, a `dim=`) leaves the answer to the CUDA taint; what else
+    // (`line.split()`, `s.split(sep)`) is a str's.
+    if (meth == "split") {
+      AbstractType r = value(recv_node, Path{});
+      if (r.kind == Kind::Tensor || r.kind == Kind::ModuleMember) return r;
+      if (r.kind == Kind::Unknown) {
+        Node a = m_.argument(call, 0, "");
+        Node u = is_null(a) ? a : unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+        bool sizes = !is_null(u) && !m_.is_str_expr(u) &&
+                     (is(u, "integer") || is(u, "tuple") || is(u, "list") || !is_null(m_.argument(call, 1, "dim")));
+        if (sizes) return AbstractType::unknown();
+      }
+    }
     if (host_scalar_methods().count(meth)) return AbstractType::of(Kind::HostScalar);
     // Lists of host values by the API that defines the method: `.tolist()`, `.numpy()`, an LR
     // scheduler's `get_last_lr()` (floats), a tokenizer's `batch_decode(...)` (strings).

@@ -158,6 +158,25 @@ TEST_CASE("module names from the layout and imports resolved between them", "[pr
   CHECK(file_of(5) == "utils.py");              // train.py
   CHECK(file_of(1) == "old_version/utils.py");  // old_version/train.py
   CHECK(file_of(3) == "utils.py");              // tools/run.py: not tools_extra/ (a shared prefix of characters only)
+
+  // A checkout that is a package named like one of its modules (set BG tgn): tgn/__init__.py is
+  // `tgn`, tgn/model/tgn.py takes the longer name it has under the checkout's parent, so that the
+  // canonical name of its class (`tgn.model.tgn.TGN`) names that file from every module.
+  testing::TempDir g;
+  testing::write_text(g / "tgn/__init__.py", "");
+  testing::write_text(g / "tgn/model/tgn.py", "class TGN: pass\n");
+  testing::write_text(g / "tgn/evaluation/evaluation.py", "import numpy\n");
+  testing::write_text(g / "tgn/train.py", "from model.tgn import TGN\n");
+  std::vector<std::string> gp;
+  for (const char* f : {"tgn/__init__.py", "tgn/model/tgn.py", "tgn/evaluation/evaluation.py", "tgn/train.py"})
+    gp.push_back((g / f).string());
+  python::ProjectLayout gl(gp);
+  CHECK(gl.name(0) == "tgn");
+  CHECK(gl.name(1) == "tgn.model.tgn");
+  CHECK(gl.name(2) == "evaluation");  // a name no other file has: unchanged
+  CHECK(gl.name(3) == "tgn.train");
+  CHECK(gl.split(2, "tgn.model.tgn.TGN").first == 1);
+  CHECK(gl.split(2, "tgn.model.tgn.TGN").second == "TGN");
 }
 
 TEST_CASE("module state survives the cache round trip and foreign text is refused", "[project]") {
