@@ -57,6 +57,7 @@ class WithoutIncoming : public ExternalFacts {
   std::string star_import(std::string_view name) const override { return base_.star_import(name); }
   bool attribute_mentioned(std::string_view name) const override { return base_.attribute_mentioned(name); }
   bool word_mentioned(std::string_view name) const override { return base_.word_mentioned(name); }
+  bool left_out_call(std::string_view) const override { return false; }
   bool attribute_reachable(std::string_view name) const override { return base_.attribute_reachable(name); }
   bool project_name(std::string_view name) const override { return base_.project_name(name); }
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override {

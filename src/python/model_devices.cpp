@@ -930,9 +930,12 @@ bool SemanticModel::is_cuda_uncached(Node expr, std::string_view k) const {
       // a module, whatever its class (a model built through a registry is not resolved).
       Node wrapped = unparen(obj);
       bool wrapper_module = is(wrapped, "attribute") && text(field(wrapped, "attribute")) == "module";
+      // An object the types know as a tensor is none (`self.step.data` of a parameter the class
+      // stores, `self.step = nn.Parameter(...)`: RTVC's WaveRNN.get_step), whatever the module
+      // test says of an attribute of `self`.
       bool module_attr = !called && attr != "module" &&
                          (ot.kind == AbstractType::Kind::Module || ot.kind == AbstractType::Kind::ModuleMember ||
-                          wrapper_module || is_module_value(obj));
+                          wrapper_module || (ot.kind != AbstractType::Kind::Tensor && is_module_value(obj)));
       // A tensor the module's class stores on itself (`self.last_loss = F.cross_entropy(...)`
       // in forward) lives where the module does.
       if (module_attr && ot.kind == AbstractType::Kind::Module && ot.klass != -1 &&

@@ -1304,6 +1304,9 @@ bool SemanticModel::in_uncalled_function(int f) const {
   if (mentioned_here(functions_[f].name, start(functions_[f].node), end(functions_[f].node), false)) return false;
   const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
   if (in && in->called) return false;
+  // A call by a module the prefilter left out, whose calls no summary gives (RTVC's launcher
+  // encoder_train.py, no torch in it, calling `train(**vars(args))` of encoder/train.py).
+  if (facts_->left_out_call(functions_[f].name)) return false;
   // A function of a script no other module names (not imported: an entry point, whose
   // functions are its user's API, `find_matches` of an inference script) is a root, unlike
   // an unused helper of a library module.

@@ -1003,6 +1003,18 @@ bool FactsTable::attribute_reachable(int from, std::string_view name) const {
   return false;
 }
 
+bool FactsTable::left_out_call(int from, std::string_view name) const {
+  if (!layout_.indexed()) return true;
+  const std::vector<int>* by = layout_.called_by(name);
+  if (!by) return false;
+  for (int m : *by) {
+    if (m == from || (static_cast<size_t>(m) < summaries_.size() && summaries_[static_cast<size_t>(m)])) continue;
+    const auto& imp = layout_.imports_of(m);
+    if (std::find(imp.begin(), imp.end(), from) != imp.end()) return true;
+  }
+  return false;
+}
+
 bool FactsTable::subclass_stores(int module, const std::string& local_class, std::string_view attr) const {
   auto it = subclass_stores_[module].find(local_class);
   if (it == subclass_stores_[module].end()) return false;
@@ -1143,6 +1155,12 @@ bool ModuleEnv::word_mentioned(std::string_view name) const {
   return out;
 }
 
+bool ModuleEnv::left_out_call(std::string_view name) const {
+  bool out = table_->left_out_call(module_, name);
+  record({'l', std::string(name), 0, 0}, out ? "1" : "0");
+  return out;
+}
+
 bool ModuleEnv::subclass_stores(std::string_view local_class, std::string_view attr) const {
   std::string key = std::string(local_class) + "." + std::string(attr);
   bool out = table_->subclass_stores(module_, std::string(local_class), attr);
@@ -1221,6 +1239,7 @@ std::string ModuleEnv::answer(const Query& q) const {
     case 's': return table_->star_import(module_, q.name);
     case 'a': return table_->attribute_mentioned(module_, q.name) ? "1" : "0";
     case 'w': return table_->word_mentioned(module_, q.name) ? "1" : "0";
+    case 'l': return table_->left_out_call(module_, q.name) ? "1" : "0";
     case 'n': return table_->attribute_reachable(module_, q.name) ? "1" : "0";
     case 'k': return table_->class_on_cuda(module_, q.name) ? "1" : "0";
     case 't': {

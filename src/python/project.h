@@ -95,6 +95,9 @@ class ProjectLayout {
   // The modules writing `word` after a dot (`obj.word`) or as a whole string (`"word"`), from the
   // same scan; nullptr when none. `indexed()`: whether the scan ran.
   const std::vector<int>* dotted_by(std::string_view word) const;
+  // The modules calling `word` by its bare name (`train(**vars(args))`: the word, not after a dot,
+  // followed by `(`), from the same scan; nullptr when none.
+  const std::vector<int>* called_by(std::string_view word) const;
   bool indexed() const { return words_indexed_; }
   // The connected component of module m in the import graph (imports either way, transitively),
   // -1 when the imports were not indexed. Computed by set_imports, O(modules + imports).
@@ -127,6 +130,7 @@ class ProjectLayout {
   std::unordered_map<std::string, int> words_;
   std::unordered_map<std::string, std::vector<int>> stores_;  // attribute -> the modules storing it
   std::unordered_map<std::string, std::vector<int>> dotted_;  // dotted_by
+  std::unordered_map<std::string, std::vector<int>> called_;  // called_by
   std::vector<std::vector<int>> imports_;
   std::vector<int> component_;
   bool words_indexed_ = false;
@@ -207,6 +211,8 @@ class FactsTable {
   bool attribute_mentioned(int from, std::string_view name) const;
   // ExternalFacts::word_mentioned for module `from`.
   bool word_mentioned(int from, std::string_view name) const { return layout_.word_elsewhere(from, name); }
+  // ExternalFacts::left_out_call for module `from`.
+  bool left_out_call(int from, std::string_view name) const;
   // ExternalFacts::attribute_reachable for module `from`.
   bool attribute_reachable(int from, std::string_view name) const;
   // ExternalFacts::subclass_stores for module `module`.
@@ -398,6 +404,7 @@ class ModuleEnv : public ExternalFacts {
   std::string star_import(std::string_view name) const override;
   bool attribute_mentioned(std::string_view name) const override;
   bool word_mentioned(std::string_view name) const override;
+  bool left_out_call(std::string_view name) const override;
   bool attribute_reachable(std::string_view name) const override;
   bool subclass_stores(std::string_view local_class, std::string_view attr) const override;
   std::vector<std::pair<int, int>> subclass_attr_types(std::string_view local_class, std::string_view attr) const override;
@@ -409,6 +416,7 @@ class ModuleEnv : public ExternalFacts {
   struct Query {
     char type;  // 'i' incoming, 'p' incoming_param, 'c' callee, 'u' cuda, 'r' registered, 's' star_import,
                 // 'a' attribute_mentioned, 'n' attribute_reachable, 'w' word_mentioned, 'x' subclass_stores, 'k' class_on_cuda,
+                // 'l' left_out_call,
                 // 't' class_attr (name: the class name, a space, the attribute), 'y' subclass_attr_types
                 // (name: the class name, a dot, the attribute)
     std::string name;

@@ -549,6 +549,7 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
   words_.clear();
   stores_.clear();
   dotted_.clear();
+  called_.clear();
   words_indexed_ = true;
   std::string word;
   for (size_t m = 0; m < texts.size(); ++m) {
@@ -578,6 +579,22 @@ void ProjectLayout::index_words(const std::vector<std::string_view>& texts) {
         auto& ms = dotted_[word];
         if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
       }
+      // A call of the bare name (`train(**vars(args))`): not after a dot, `(` next, not the name
+      // of a definition (`def train(`, `class Model(`).
+      auto defined = [&] {
+        size_t w = b;
+        while (w > 0 && ident_char(t[w - 1])) --w;
+        std::string_view before = t.substr(w, b - w);
+        return b > w && b < at && (before == "def" || before == "class");
+      };
+      if (!dotted && !string && !defined()) {
+        size_t c = e;
+        while (c < t.size() && (t[c] == ' ' || t[c] == '\t')) ++c;
+        if (c < t.size() && t[c] == '(') {
+          auto& ms = called_[word];
+          if (ms.empty() || ms.back() != static_cast<int>(m)) ms.push_back(static_cast<int>(m));
+        }
+      }
     });
   }
 }
@@ -601,6 +618,11 @@ void ProjectLayout::set_imports(std::vector<std::vector<int>> imports) {
 const std::vector<int>* ProjectLayout::dotted_by(std::string_view word) const {
   auto it = dotted_.find(std::string(word));
   return it == dotted_.end() ? nullptr : &it->second;
+}
+
+const std::vector<int>* ProjectLayout::called_by(std::string_view word) const {
+  auto it = called_.find(std::string(word));
+  return it == called_.end() ? nullptr : &it->second;
 }
 
 bool ProjectLayout::word_elsewhere(int from, std::string_view word) const {

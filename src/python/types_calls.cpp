@@ -336,7 +336,16 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
     if (q == "random.sample" || q == "random.choices") return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
     if (host_builtin(q) || host_module(q) || host_torch_function(q)) return AbstractType::of(Kind::HostScalar);
     if (starts_with(q, "numpy.")) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
-    if (q == "torch.device") return AbstractType::of(Kind::Device);
+    if (q == "torch.device") {
+      // `torch.device("cpu")`: the host, a fact that travels with the type (a constructor
+      // parameter every construction hands it: RTVC's `SpeakerEncoder(device, loss_device)`).
+      std::string s;
+      Node a = unparen(m_.argument(call, 0, "type"));
+      if (is(a, "string") && string_literal_value(a, m_.src(), s) &&
+          SemanticModel::device_string_kind(s) == SemanticModel::DeviceKind::Cpu)
+        return AbstractType::of(Kind::Device, TypeDevice::Cpu);
+      return AbstractType::of(Kind::Device);
+    }
     if (starts_with(q, "torch.optim.") && q.find("lr_scheduler") == std::string::npos &&
         std::isupper(static_cast<unsigned char>(last_part(q).empty() ? 'a' : last_part(q)[0])))
       return AbstractType::of(Kind::Optimizer);
