@@ -1525,6 +1525,10 @@ bool SemanticModel::uncalled_method(int f, int depth) const {
     if (at == start(id)) continue;
     if (at > 0 && word(src_[at - 1])) continue;
     if (at + name.size() < src_.size() && word(src_[at + name.size()])) continue;
+    // A comment or a docstring calls nothing: rad's `#    self.update_cpc(obs_anchor, ...)`, the
+    // only call of CURL's contrastive update left in RadSacAgent.update (set BH), as the other
+    // modules' comments are no mention (attribute_names, session 33).
+    if (inert_text_at(static_cast<uint32_t>(at))) continue;
     auto r = resolved.find(static_cast<uint32_t>(at));
     if (r == resolved.end()) return answer(false);
     // A call in a branch a guard known never to hold (`else: self.batched_loss(...)` of `if

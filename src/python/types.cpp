@@ -1409,9 +1409,20 @@ AbstractType TypeInference::iter_uncached(Node it, Path path) const {
     AbstractType t = AbstractType::bottom();
     for (const Binding* b : bindings) {
       AbstractType bt;
-      if ((b->kind == Binding::Kind::Assign || b->kind == Binding::Kind::With) && b->unpack_index < 0)
+      if ((b->kind == Binding::Kind::Assign || b->kind == Binding::Kind::With) && b->unpack_index < 0) {
         bt = iter(b->value, path);
-      else if (b->kind == Binding::Kind::Param)
+        // `losses = []` then `losses.append(loss)` per element: what the appends and item stores
+        // put there, as binding_part types the list (`sum(losses) / len(losses)` of CUDA losses
+        // is one, not the host number the empty display's no elements joined with `len()` gave:
+        // FragmentVC's model_fn, set BH). Only where that type says more than "host elements":
+        // a device that may be CUDA, one it cannot tell (its elements unknown), or CPU tensors.
+        Node lit = unparen(b->value);
+        if (b->kind == Binding::Kind::Assign && is(b->target, "identifier") && is(lit, "list") && named_count(lit) == 0) {
+          AbstractType whole = binding_part(*b, Path{});
+          if (whole.kind == Kind::HostContainer && (whole.device != TypeDevice::Cpu || whole.tensors))
+            bt = join(bt, element(whole, 1 + path.size()));
+        }
+      } else if (b->kind == Binding::Kind::Param)
         bt = param_type(b->function, b->param_index, path, true);
       else
         bt = element(binding_part(*b, Path{}), 1 + path.size());

@@ -336,6 +336,10 @@ class TypeInference {
   AbstractType class_iter(int klass, Path path) const;       // iterating an instance of a class here
   bool registered_tensor(int klass, std::string_view attr) const;  // self.register_buffer("attr", ...)
   int class_of_callee(Node fn) const;  // the project class a callee names, or -1
+  // `table[key]` (or `{...}[key]`) where every element the subscript may read (SemanticModel::
+  // subscripted_elements: a dict display's values, only the one under a literal key) names a
+  // module-level class of this file: those classes (at most kMaxCandidates); empty otherwise.
+  std::vector<int> table_classes(Node fn) const;
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
   const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)

@@ -765,6 +765,15 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
     if (t.kind == Kind::Module && built_on_cuda_default(call)) t.device = TypeDevice::Cuda;
     return t;
   }
+  // `_ENCODERS[kind](...)`, a dict display of classes of this module subscripted and called: an
+  // instance of one of them (the join of their instance types: a module of no one class, which
+  // class_names reads as the union).
+  if (auto table = table_classes(fn); !table.empty()) {
+    AbstractType t = AbstractType::bottom();
+    for (int c : table) t = join(t, instance_of(c));
+    if (t.kind == Kind::Module && built_on_cuda_default(call)) t.device = TypeDevice::Cuda;
+    if (t.kind == Kind::Module || t.kind == Kind::Object) return t;
+  }
   if (int ext = ext_instance_class(call); ext <= -2) {  // another module's class
     AbstractType t = instance_type(ext, TypeDevice::Unresolved);
     if (t.kind == Kind::Module && built_on_cuda_default(call)) t.device = TypeDevice::Cuda;

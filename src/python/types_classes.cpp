@@ -145,6 +145,35 @@ int TypeInference::class_of_callee(Node fn) const {
   return -1;
 }
 
+std::vector<int> TypeInference::table_classes(Node fn) const {
+  fn = unparen(fn);
+  if (!is(fn, "subscript")) return {};
+  std::vector<Node> elems;
+  if (Node d = unparen(field(fn, "value")); is(d, "dictionary")) {
+    // `{"pixel": PixelEncoder, ...}[kind]` written out: every value (a literal key picks its own).
+    std::string key, k;
+    bool literal = string_literal_value(unparen(field(fn, "subscript")), m_.src(), key);
+    for (Node p : named_children(d)) {
+      if (is(p, "comment")) continue;
+      if (!is(p, "pair")) return {};  // `**other`
+      if (literal && string_literal_value(unparen(field(p, "key")), m_.src(), k) && k != key) continue;
+      elems.push_back(field(p, "value"));
+    }
+  } else {
+    elems = m_.subscripted_elements(fn);
+  }
+  if (elems.empty() || elems.size() > SemanticModel::kMaxCandidates) return {};
+  std::vector<int> out;
+  for (Node e : elems) {
+    e = unparen(e);
+    if (!is(e, "identifier") && !is(e, "attribute")) return {};
+    int k = class_of_callee(e);
+    if (k < 0 || m_.scopes_[m_.classes()[k].scope].parent != 0) return {};
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  return out;
+}
+
 int TypeInference::framework_class_of_callee(Node fn) const {
   const std::string& q = m_.qualified_name(fn);
   return q.empty() ? -1 : FrameworkTable::get().object_class(q);
@@ -760,6 +789,18 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
   // instance, so the classes of the receiver.
   if (k == "call") {
     Node f = unparen(field(expr, "function"));
+    // `_ENCODERS[kind](...)` of a dict display of this module's classes (rad's make_encoder):
+    // an instance of any of them, each named.
+    if (auto table = path.size() == 0 ? table_classes(f) : std::vector<int>{}; table.size() > 1) {
+      std::string out;
+      for (int c : table) {
+        std::string n = class_name(instance_of(c));
+        if (n.empty()) return {};
+        out = out.empty() ? n : union_join(out, n);
+        if (out.empty()) return {};
+      }
+      return out;
+    }
     if (!is(f, "attribute")) return {};
     std::string_view meth = text(field(f, "attribute"), m_.src());
     if (meth != "train" && meth != "eval" && !module_move_or_cast(meth)) return {};

@@ -2,6 +2,7 @@
 #include "python/call_positions.h"
 #include "python/rules/common.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -65,6 +66,54 @@ bool module_state_attribute(const Context& ctx, Node recv, int function) {
     if ((meth == "register_buffer" || meth == "register_parameter") &&
         string_literal_value(unparen(m.argument(cs.call, 0, "name")), m.src(), registered) && registered == name)
       return true;
+  }
+  return false;
+}
+
+// `self.U` that a method run from `region` rebinds: a `self.m(...)` call there resolved to a
+// method whose body stores the attribute, or calls (through `self.`, at most 3 methods deep)
+// one that does. The attribute then changes inside the loop, as a store written in the region
+// does (svdiff's SVDLinear.forward runs `self.perform_svd()`, which recomputes `self.U, self.S,
+// self.Vh` from the module's weight, on the module's device, when the `done_svd` latch is down:
+// set BH). At most 16 methods looked at; O(calls) each.
+// Whether `body` stores `key` ("self.U"): an assignment to it, alone or as an element of a tuple
+// target (`self.U, self.S, self.Vh = torch.linalg.svd(w)`), or an augmented one. At most 4,096
+// nodes walked (more: false).
+bool stores_attribute(const SemanticModel& m, std::string_view key, Node body) {
+  std::vector<Node> stack{body};
+  for (int budget = 4096; !stack.empty() && budget > 0; --budget) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (is(n, "assignment") || is(n, "augmented_assignment")) {
+      Node l = unparen(field(n, "left"));
+      std::vector<Node> targets{l};
+      if (is(l, "pattern_list") || is(l, "tuple_pattern") || is(l, "list_pattern")) targets = named_children(l);
+      for (Node t : targets)
+        if (is(unparen(t), "attribute") && m.text(unparen(t)) == key) return true;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return false;
+}
+
+bool rebound_by_called_method(const SemanticModel& m, std::string_view key, Node region) {
+  std::vector<Node> regions{region};
+  std::vector<int> seen;
+  for (size_t i = 0; i < regions.size() && i < 4; ++i) {
+    Node r = regions[i];
+    for (const CallSite& cs : m.calls()) {
+      if (!contains(r, cs.call)) continue;
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute") || m.text(unparen(field(fn, "object"))) != "self") continue;
+      for (int f : m.callees(cs.call)) {
+        if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+        if (seen.size() >= 16) return false;
+        seen.push_back(f);
+        Node body = field(m.functions()[f].node, "body");
+        if (m.assigned_within(key, body) || stores_attribute(m, key, body)) return true;
+        regions.push_back(body);
+      }
+    }
   }
   return false;
 }
@@ -161,6 +210,7 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   Node region = h.loop >= 0 ? m.loops()[h.loop].node : field(m.functions()[ctx.frame().function].node, "body");
   for (const auto& [k, n] : parts) {
     if (m.assigned_within(k, region)) return;
+    if (k.rfind("self.", 0) == 0 && rebound_by_called_method(m, k, region)) return;
     // Parameters of a hot function change from call to call, unless every call passes the
     // same value on every step (a subscript's parts only).
     for (const auto* b : m.lookup(k, start(n))) {
