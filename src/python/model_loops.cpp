@@ -793,7 +793,11 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
     int g = function_at(start(loop));
     if (g < 0) return false;
     Node target = unparen(field(loop, "left")), iterable = unparen(field(loop, "right"));
-    if (!is(target, "identifier") || !is(iterable, "identifier")) return false;
+    // The loop of a loader generator (yielded_loaders: `for b in loader: yield b` over a loader it
+    // builds or keeps, not a parameter): every call of the generator hands out this loader.
+    bool own_loader = false;
+    for (const auto& [site, x] : yielded_loaders(g)) own_loader = own_loader || same(site, loop);
+    if (!is(target, "identifier") || (!own_loader && !is(iterable, "identifier"))) return false;
     // The body is exactly `yield <target>`.
     auto body = named_children(loops_[l].body);
     if (body.size() != 1 || !is(body[0], "expression_statement") || named_count(body[0]) != 1) return false;
@@ -819,19 +823,23 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
         return false;
       loop = w;
     }
-    if (!only(fbody, loop)) return false;
+    // A loader generator may first build its loader: the loop (or its `while True:`) is one of
+    // the function's statements. A pass-through generator is the loop alone.
+    if (own_loader ? !same(parent(loop), fbody) : !only(fbody, loop)) return false;
     int pi = -1;
-    for (size_t i = 0; i < functions_[g].params.size(); ++i)
+    for (size_t i = 0; !own_loader && i < functions_[g].params.size(); ++i)
       if (functions_[g].params[i].name == text(iterable) && !functions_[g].params[i].is_variadic) pi = static_cast<int>(i);
-    if (pi < 0) return false;
+    if (pi < 0 && !own_loader) return false;
     bool any = false;
     for (int ci : callers(g)) {
       Node call = calls_[ci].call;
-      Node arg = argument(call, pi, functions_[g].params[pi].name);
-      if (is_null(arg)) return false;
-      bool hands = false;
-      for (Node o : loader_origins(arg)) hands = hands || same(o, loader_call);
-      if (!hands) continue;
+      if (!own_loader) {
+        Node arg = argument(call, pi, functions_[g].params[pi].name);
+        if (is_null(arg)) return false;
+        bool hands = false;
+        for (Node o : loader_origins(arg)) hands = hands || same(o, loader_call);
+        if (!hands) continue;
+      }
       any = true;
       // Where the generator object goes: a name or a `self` attribute, read only by next().
       Node p = parent(call);
@@ -901,50 +909,70 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   if (f >= 0 && functions_[f].name.size() > 11 &&
       functions_[f].name.substr(functions_[f].name.size() - 11) == "_dataloader" && returns_it(f))
     return true;
-  if (!fit_arguments_built_) {
-    fit_arguments_built_ = true;
-    for (const auto& cs : calls_) {
-      Node fn = unparen(field(cs.call, "function"));
-      // `batch = next(it)` in a hot loop with `it = iter(loader)`: the loader feeds each step.
-      Node it = advanced_iterator(cs.call);
-      if (!is_null(it) &&
-          frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot) {
-        std::vector<Value> its;
-        if (is(unparen(it), "call")) {
-          Value direct;
-          direct.kind = Value::Kind::Expr;
-          direct.expr = unparen(it);
-          its.push_back(direct);
-        } else {
-          its = values(it);
-        }
-        for (const auto& v : its) {
-          if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call") || callee_name(unparen(v.expr)) != "builtins.iter")
-            continue;
-          Node l = argument(unparen(v.expr), 0, "");
-          fit_arguments_.insert(unparen(l).id);
-          for (const auto& lv : values(l))
-            if (lv.kind == Value::Kind::Expr) fit_arguments_.insert(lv.expr.id);
-          // `iter(RepeatingLoader(DataLoader(...)))`: the loaders a project wrapper it iterates
-          // was handed (loader_origins: through the wrapper's arguments).
-          for (Node o : loader_origins(l)) fit_arguments_.insert(o.id);
-        }
-        continue;
-      }
-      if (!is(fn, "attribute")) continue;
-      auto m = text(field(fn, "attribute"));
-      if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
-      if (dev_run_fit(*this, cs.call)) continue;  // a development run: a few batches, once
-      for (auto a : named_children(field(cs.call, "arguments"))) {
-        Node v = is(a, "keyword_argument") ? field(a, "value") : a;
-        for (const auto& val : values(v))
-          if (val.kind == Value::Kind::Expr) fit_arguments_.insert(val.expr.id);
-        fit_arguments_.insert(unparen(v).id);
-      }
-    }
-  }
+  build_fit_arguments();
   if (fit_arguments_.count(loader_call.id)) return true;
   return external_feeds_training(loader_call);
+}
+
+void SemanticModel::build_fit_arguments() const {
+  if (fit_arguments_built_) return;
+  fit_arguments_built_ = true;
+  for (const auto& cs : calls_) {
+    Node fn = unparen(field(cs.call, "function"));
+    // `batch = next(it)` in a hot loop with `it = iter(loader)`: the loader feeds each step.
+    Node it = advanced_iterator(cs.call);
+    if (!is_null(it) &&
+        frame_hot_context(cs.caller, cs.loops, cs.guards, cs.guard_loop_depth, cs.lambda_depth).hot) {
+      std::vector<Value> its;
+      if (is(unparen(it), "call")) {
+        Value direct;
+        direct.kind = Value::Kind::Expr;
+        direct.expr = unparen(it);
+        its.push_back(direct);
+      } else {
+        its = values(it);
+      }
+      for (const auto& v : its) {
+        if (v.kind != Value::Kind::Expr || !is(unparen(v.expr), "call")) continue;
+        if (callee_name(unparen(v.expr)) != "builtins.iter") {
+          // `batch, cond = next(data)` with `data = load_data(...)`, a loader generator's call
+          // (loader_generator_call; here, through a parameter's call sites, or a `self` store):
+          // the generator object is drawn once per step, its loaders feed each step (set BF
+          // guided-diffusion classifier_train.py; session 38).
+          if (Node gc = unparen(v.expr); loader_generator_call(gc)) {
+            memo_["drawn_per_step:" + std::to_string(reinterpret_cast<uintptr_t>(gc.id))] = 1;
+            for (Node o : loader_origins(gc)) fit_arguments_.insert(o.id);
+          }
+          continue;
+        }
+        Node l = argument(unparen(v.expr), 0, "");
+        fit_arguments_.insert(unparen(l).id);
+        for (const auto& lv : values(l))
+          if (lv.kind == Value::Kind::Expr) fit_arguments_.insert(lv.expr.id);
+        // `iter(RepeatingLoader(DataLoader(...)))`: the loaders a project wrapper it iterates
+        // was handed (loader_origins: through the wrapper's arguments).
+        for (Node o : loader_origins(l)) fit_arguments_.insert(o.id);
+      }
+      continue;
+    }
+    if (!is(fn, "attribute")) continue;
+    auto m = text(field(fn, "attribute"));
+    if (m != "fit" && m != "validate" && m != "test" && m != "predict") continue;
+    if (dev_run_fit(*this, cs.call)) continue;  // a development run: a few batches, once
+    for (auto a : named_children(field(cs.call, "arguments"))) {
+      Node v = is(a, "keyword_argument") ? field(a, "value") : a;
+      for (const auto& val : values(v))
+        if (val.kind == Value::Kind::Expr) fit_arguments_.insert(val.expr.id);
+      fit_arguments_.insert(unparen(v).id);
+    }
+  }
+}
+
+bool SemanticModel::drawn_per_step(Node call) const {
+  build_fit_arguments();
+  if (is_null(call)) return false;
+  auto found = memo_.find("drawn_per_step:" + std::to_string(reinterpret_cast<uintptr_t>(unparen(call).id)));
+  return found != memo_.end() && found->second == 1;
 }
 
 namespace {

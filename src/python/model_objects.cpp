@@ -391,10 +391,13 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     if (last == "__iter__" && is(fn, "attribute")) return is_loader_impl(field(fn, "object"));
     if (constructs_iterated_loader_subclass(expr)) return true;
     if (const FunctionFacts* ext = ext_callee_of(expr, fact::kReturnsLoader); ext && ext->returns_loader) return true;
-    // A function defined here that returns a loader.
-    for (int f : callees(expr))
+    // A function defined here that returns a loader, or a generator that yields a loader's
+    // batches (yielded_loaders: `while True: yield from loader`).
+    for (int f : callees(expr)) {
       for (Node r : functions_[f].returns)
         if (is_loader_impl(r)) return true;
+      if (!yielded_loaders(f).empty()) return true;
+    }
     // Any other (non-builtin) wrapper handed a loader yields its batches:
     // `metric_logger.log_every(data_loader, 20)`, `prefetcher(loader)`. Not Accelerate's
     // `prepare` or Fabric's `setup_dataloaders`: their loaders yield batches already on the
@@ -406,6 +409,17 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     return false;
   }
   if (is(expr, "identifier") && ext_param_flag(expr, fact::kLoader)) return true;
+  // `self.data` stored from a parameter that other modules hand a loader, or a loader generator's
+  // result (`self.data = data` in TrainLoop.__init__, `next(self.data)` per step: set BF
+  // guided-diffusion train_util.py; session 38). At most kMaxCandidates stores.
+  if (int klass = is(expr, "attribute") && facts_ ? class_of_self(expr) : -1; klass >= 0) {
+    auto stores = self_stores(klass, text(field(expr, "attribute")));
+    if (stores.size() <= kMaxCandidates)
+      for (int ai : stores) {
+        Node v = unparen(self_assignments_[ai].second);
+        if (is(v, "identifier") && ext_param_flag(v, fact::kLoader)) return true;
+      }
+  }
   if (is(expr, "identifier") || is(expr, "attribute")) {
     bool unknown = false;
     for (const auto& v : values(expr)) {
@@ -542,8 +556,11 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
       }
     } else {
       auto fs = callees(expr);
-      for (int f : fs)
+      for (int f : fs) {
         for (Node r : functions_[f].returns) add(r);
+        // A loader generator's call hands out the batches of the loaders it yields from.
+        for (const auto& [site, x] : yielded_loaders(f)) add(x);
+      }
       // A loader wrapper's call site (loader_wrappers.h) stands for the loader it builds there too:
       // the loops iterating its result are the loops of that call's loader (DL001/DL002 report at
       // the site, which decides the options).

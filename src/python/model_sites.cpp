@@ -48,6 +48,9 @@ std::optional<std::vector<Value>> SemanticModel::site_use_values(Node expr, bool
     return false;
   };
   auto used = [&](Node call) {
+    // A loader generator's call whose generator object `next()` draws from once per step
+    // (`data = load_data(...)`, `batch, cond = next(data)` in the training loop): not per epoch.
+    if (!epoch && drawn_per_step(call)) return true;
     for (const auto& l : loops_) {
       if (l.kind != LoopKind::Hot || !is(l.node, "for_statement") || !holds(field(l.node, "right"), call)) continue;
       if (!epoch || l.parent_loop >= 0 || function_called_in_loop(l.function)) return true;

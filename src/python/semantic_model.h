@@ -400,6 +400,32 @@ class SemanticModel {
   // The loader call feeds a hot loop (iterated by one, returned from a Lightning
   // *_dataloader hook, or passed to Trainer.fit & co.).
   bool loader_feeds_training(Node loader_call) const;
+  // Loader generators (model_generators.cpp). Function f is a generator every yield of which hands
+  // out a loader's batches as they come: `yield from X`, or `yield t` as the whole body of `for t in
+  // X:` (t the loop's plain target), X a loader expression (is_loader_expr) that is no parameter of f
+  // (a parameter's is a pass-through generator: TypeInference::passed_through). Per yield, the site
+  // (the `yield` node, or that `for` statement) and X; empty for any other function (at most
+  // kMaxCandidates yields). A call of f is an iterator over those loaders' batches: a loader value
+  // of the same batches (is_loader_expr, loader_origins), whose `next()` draws in hot code feed
+  // training (loader_feeds_training), and FunctionFacts::returns_loader in other modules (guided-
+  // diffusion's `load_data`: `while True: yield from loader`, set BF). O(yields) memoized lookups.
+  std::vector<std::pair<Node, Node>> yielded_loaders(int f) const;
+  // A call of such a generator of this module, or of another module's function returning a loader
+  // (FunctionFacts::returns_loader, which such generators set): `next()` on what it returns draws
+  // that loader's batches (a DataLoader itself is no iterator: a function whose result is drawn
+  // with `next()` hands out an iterator over them).
+  bool loader_generator_call(Node call) const;
+  // The generators of this module that yield the batches of loader construction `loader_call`
+  // (yielded_loaders, by loader_origins): 1 when one of them yields it inside a loop of its own
+  // that does not contain the construction (`while True: yield from loader`: each pass iterates
+  // the loader again and starts its workers anew), 0 when each yields it once per call, -1 when
+  // none does. `inside`: the construction is written in such a generator (its only source of
+  // iteration). O(functions + loader generators x yields) memoized lookups.
+  int loader_reyielded(Node loader_call, bool* inside = nullptr) const;
+  // `next(it)` / `it.next()` in hot code whose iterator may be (through names, parameters' call
+  // sites and `self` stores: values) the call `call` of a loader generator (loader_generator_call):
+  // the generator object is drawn once per step. Recorded once with fit_arguments_ (in memo_).
+  bool drawn_per_step(Node call) const;
   // A loader that feeds no training and whose known uses draw a batch or a few once: every loop
   // iterating it ends its first pass (`for b in loader: ...; break`), or it is handed to a
   // development-run trainer's fit (`Trainer(fast_dev_run=True)`). DL001 is not reported there.
@@ -871,6 +897,7 @@ class SemanticModel {
   bool is_step_call(Node call, bool allow_forward = true) const;
   bool is_step_call_at(int call_index, bool allow_forward) const;  // memoized is_step_call
   bool loader_feeds_training_uncached(Node loader_call) const;
+  void build_fit_arguments() const;  // fit_arguments_ and the drawn generator calls, once
   void build_indexes();
   bool is_module_value(Node expr) const;
   bool is_module_uncached(Node expr) const;

@@ -920,6 +920,7 @@ std::vector<int> SemanticModel::loader_returners(Node loader_call) const {
       if (g < 0 || std::find(out.begin(), out.end(), g) != out.end()) continue;
       bool hands_on = false;
       for (Node r : functions_[g].returns) hands_on = hands_on || returned_loader_bits(*this, r, loader_call, origins) != 0;
+      for (const auto& [site, x] : yielded_loaders(g)) hands_on = hands_on || returned_loader_bits(*this, x, loader_call, origins) != 0;
       if (hands_on) out.push_back(g);
       if (out.size() >= kMaxLoaderRelays) break;
     }
@@ -949,6 +950,9 @@ bool SemanticModel::external_feeds_training(Node loader_call) const {
       // An element a caller's hot loop iterates, per epoch or not (IncomingCalls::result_fed).
       if (bits & gin->result_fed) return true;
     }
+    // Yielded by a loader generator (yielded_loaders) whose callers draw or iterate its result.
+    for (const auto& [site, x] : yielded_loaders(g))
+      if (returned_loader_bits(*this, x, loader_call, origins) && gin->result_feeds_training) return true;
   }
   // Stored by a class's initializer on the instance (`self.train = DataLoader(...)` in
   // `Cifar.__init__`) whose attribute a hot loop of another module iterates (`for batch in

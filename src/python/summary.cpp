@@ -445,6 +445,9 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (!hands_back_param(r)) facts.returns_loader |= is_loader_impl(r);
       facts.returns_module |= is_module_value(r);
     }
+    // A generator yielding a loader's batches (yielded_loaders): its result is drawn or iterated
+    // as that loader is (`data = load_data(...)`, then `next(data)` per step).
+    if (!yielded_loaders(static_cast<int>(f)).empty()) facts.returns_loader = true;
     facts.returns_tensor = uses_cuda_ && returned.kind == AbstractType::Kind::Tensor && cuda_answer(returned) == CudaAnswer::Cuda;
     facts.ret_elem_cuda = returned_elements_cuda(static_cast<int>(f));
     facts.returns_class = types().class_name(returned);  // `get_model()` returns a `models.Net`

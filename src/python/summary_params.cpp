@@ -336,6 +336,25 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     else
       for (const auto& v : values(it))
         if (v.kind == Value::Kind::Expr && is(unparen(v.expr), "call")) iters.push_back(unparen(v.expr));
+    bool drawn_iter = false;
+    for (Node ic : iters) drawn_iter = drawn_iter || callee_name(ic) == "builtins.iter";
+    // `batch, cond = next(self.data)` / `next(data_loader)` with no `iter(...)` among the values:
+    // a generator object drawn per step (a loader generator's: `data = load_data(...)` handed to
+    // TrainLoop, or to classifier_train's forward_backward_log, set BF guided-diffusion; session
+    // 38). What the name holds (a parameter, a `self` store, a call's result) is iterated hot, as
+    // `iter`'s argument is; not per epoch.
+    if (Node u = unparen(it); !drawn_iter && (is(u, "identifier") || is(u, "attribute"))) {
+      std::vector<std::pair<int, int>> params, kept;
+      traced.clear();
+      keyed.clear();
+      tagged.clear();
+      stored = &kept;
+      trace(u, 0, params);
+      stored = nullptr;
+      for (auto [f, p] : params) hot_param[f][p] = 1;
+      record_plain(params);
+      add_keyed(false);
+    }
     for (Node ic : iters) {
       if (callee_name(ic) != "builtins.iter") continue;
       Node source = argument(ic, 0, "");

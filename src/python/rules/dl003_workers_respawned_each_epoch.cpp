@@ -2,6 +2,8 @@
 #include "python/loader_wrappers.h"
 #include "python/rules/common.h"
 
+#include <vector>
+
 namespace stoker::python::rules {
 
 namespace {
@@ -90,12 +92,22 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   if (bool_argument_state(ctx, call, -1, "persistent_workers") == 0) return;
   if (one_iterator_per_build(m, call)) return;
   bool per_epoch = by_site;
-  auto loops = m.loops_iterating(call);
+  // Yielded by a loader generator (`while True: yield from loader`, SemanticModel::
+  // loader_reyielded): a loop of the generator around the yield iterates the loader again on each
+  // pass, as far as the generator's callers draw from it (guided-diffusion's load_data, set BF;
+  // session 38). Built inside such a generator, each call builds its own loader: the generator's
+  // loop decides alone (the callers' loops draw from, or iterate, the generator object, which
+  // does not restart; yielded once per call, each call's workers start once).
+  bool inside = false;
+  int reyielded = m.loader_reyielded(call, &inside);
+  bool reiterated = reyielded == 1 && m.loader_feeds_training(call);
+  auto loops = inside ? std::vector<int>{} : m.loops_iterating(call);
   for (int l : loops) per_epoch |= m.loop_runs_per_epoch_for(l, call);
+  per_epoch |= reiterated;
   // Iterated elsewhere: by a trainer (per epoch), or by other modules' functions, per epoch when
   // one of those runs in a loop or has its own epoch loop (a test loader handed once to
   // `final_test(loader)` is iterated once).
-  if (loops.empty() && m.loader_feeds_training(call)) {
+  if (loops.empty() && reyielded < 0 && m.loader_feeds_training(call)) {
     auto external = m.external_iteration_per_epoch(call);
     per_epoch = by_site || !external || *external;
   }

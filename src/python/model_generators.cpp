@@ -1,0 +1,125 @@
+// Loader generators: functions whose yields hand out a loader's batches as they come (`yield from
+// loader`, `for b in loader: yield b`), alone or inside `while True:` (guided-diffusion's
+// `load_data`, set BF; session 38). A call of one is a loader of the same batches.
+#include <algorithm>
+
+#include "python/model_internal.h"
+#include "python/types.h"
+
+namespace stoker::python {
+
+using namespace model_detail;
+
+namespace {
+
+// The iterable whose elements the yield `y` hands out unchanged: X of `yield from X`, or X of the
+// `for t in X:` whose whole body is `yield t` (comments aside; t a plain name). `site` receives the
+// `yield` or that `for` statement. Null for any other yield.
+Node yielded_iterable(const SemanticModel& m, Node y, bool from, Node& site) {
+  if (is_null(y)) return Node{};
+  Node yield_node = parent(y);
+  while (!is_null(yield_node) && !is(yield_node, "yield")) yield_node = parent(yield_node);
+  if (is_null(yield_node)) return Node{};
+  if (from) {
+    site = yield_node;
+    return unparen(y);
+  }
+  Node v = unparen(y);
+  if (!is(v, "identifier")) return Node{};
+  Node stmt = parent(yield_node);
+  if (!is(stmt, "expression_statement") || named_count(stmt) != 1) return Node{};
+  Node block = parent(stmt);
+  if (!is(block, "block")) return Node{};
+  for (Node k : named_children(block))
+    if (!is(k, "comment") && !same(k, stmt)) return Node{};
+  Node loop = parent(block);
+  if (!is(loop, "for_statement") || !same(field(loop, "body"), block) || !is_null(field(loop, "alternative")))
+    return Node{};
+  Node target = unparen(field(loop, "left"));
+  if (!is(target, "identifier") || m.text(target) != m.text(v)) return Node{};
+  site = loop;
+  return unparen(field(loop, "right"));
+}
+
+// The yields of function f, as TypeInference::yields gives them ((value, is `yield from`); not
+// those of nested definitions and lambdas), at most kMaxCandidates + 1. A function whose text
+// holds no `yield` has none. O(function).
+std::vector<std::pair<Node, bool>> function_yields(const SemanticModel& m, int f) {
+  std::vector<std::pair<Node, bool>> out;
+  Node fn = m.functions()[f].node;
+  if (m.text(fn).find("yield") == std::string_view::npos) return out;
+  std::vector<Node> stack{field(fn, "body")};
+  while (!stack.empty() && out.size() <= SemanticModel::kMaxCandidates) {
+    Node n = stack.back();
+    stack.pop_back();
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
+    if (k == "yield") {
+      bool from = false;
+      for (Node c : all_children(n)) from = from || kind(c) == "from";
+      out.push_back({named_count(n) ? named_child(n, 0) : Node{}, from});
+      continue;
+    }
+    for (Node c : named_children(n)) stack.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<Node, Node>> SemanticModel::yielded_loaders(int f) const {
+  std::vector<std::pair<Node, Node>> out;
+  if (f < 0 || static_cast<size_t>(f) >= functions_.size() || !types_) return out;
+  const auto ys = function_yields(*this, f);
+  if (ys.empty() || ys.size() > kMaxCandidates) return out;
+  for (const auto& [y, from] : ys) {
+    Node site{};
+    Node x = yielded_iterable(*this, y, from, site);
+    if (is_null(x)) return {};
+    // A parameter: the callers' loader, a pass-through generator (yields_param).
+    if (is(x, "identifier"))
+      for (const Binding* b : lookup(text(x), start(x)))
+        if (b->kind == Binding::Kind::Param) return {};
+    // A cycle through this question (the loader is what a call of f gives) answers no.
+    if (!is_loader_impl(x)) return {};
+    out.emplace_back(site, x);
+  }
+  return out;
+}
+
+bool SemanticModel::loader_generator_call(Node call) const {
+  call = unparen(call);
+  if (!is(call, "call") || callee_name(call) == "builtins.iter") return false;
+  for (int f : callees(call))
+    if (!yielded_loaders(f).empty()) return true;
+  if (!callees(call).empty()) return false;
+  const FunctionFacts* ext = ext_callee_of(call, fact::kReturnsLoader);
+  return ext && ext->returns_loader;
+}
+
+int SemanticModel::loader_reyielded(Node loader_call, bool* inside) const {
+  if (inside) *inside = false;
+  if (is_null(loader_call) || !types_) return -1;
+  int out = -1;
+  const int built_in = function_at(start(loader_call));
+  for (size_t g = 0; g < functions_.size(); ++g) {
+    for (const auto& [site, x] : yielded_loaders(static_cast<int>(g))) {
+      bool holds = false;
+      for (Node o : loader_origins(x)) holds = holds || same(o, loader_call);
+      if (!holds) continue;
+      out = std::max(out, 0);
+      if (inside && built_in == static_cast<int>(g)) *inside = true;
+      // A loop of the generator around the site (the generator's own: nested definitions have
+      // their own yields) that does not contain the construction: every pass of it iterates the
+      // same loader again.
+      for (Node p = parent(site); !is_null(p) && !same(p, functions_[g].node); p = parent(p))
+        if ((is(p, "while_statement") || is(p, "for_statement")) && !contains(p, loader_call)) {
+          out = 1;
+          break;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace stoker::python
