@@ -41,36 +41,14 @@ Node yielded_iterable(const SemanticModel& m, Node y, bool from, Node& site) {
   return unparen(field(loop, "right"));
 }
 
-// The yields of function f, as TypeInference::yields gives them ((value, is `yield from`); not
-// those of nested definitions and lambdas), at most kMaxCandidates + 1. A function whose text
-// holds no `yield` has none. O(function).
-std::vector<std::pair<Node, bool>> function_yields(const SemanticModel& m, int f) {
-  std::vector<std::pair<Node, bool>> out;
-  Node fn = m.functions()[f].node;
-  if (m.text(fn).find("yield") == std::string_view::npos) return out;
-  std::vector<Node> stack{field(fn, "body")};
-  while (!stack.empty() && out.size() <= SemanticModel::kMaxCandidates) {
-    Node n = stack.back();
-    stack.pop_back();
-    auto k = kind(n);
-    if (k == "function_definition" || k == "class_definition" || k == "lambda") continue;
-    if (k == "yield") {
-      bool from = false;
-      for (Node c : all_children(n)) from = from || kind(c) == "from";
-      out.push_back({named_count(n) ? named_child(n, 0) : Node{}, from});
-      continue;
-    }
-    for (Node c : named_children(n)) stack.push_back(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::pair<Node, Node>> SemanticModel::yielded_loaders(int f) const {
   std::vector<std::pair<Node, Node>> out;
   if (f < 0 || static_cast<size_t>(f) >= functions_.size() || !types_) return out;
-  const auto ys = function_yields(*this, f);
+  // Its yields (value, is `yield from`; not those of nested definitions), at most kMaxCandidates
+  // + 1, memoized per function.
+  const auto& ys = types_->yields(f);
   if (ys.empty() || ys.size() > kMaxCandidates) return out;
   for (const auto& [y, from] : ys) {
     Node site{};

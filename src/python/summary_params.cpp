@@ -296,6 +296,16 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     keyed.clear();
     return changed;
   };
+  // One trace of what `e` holds, from a fresh start: the parameters it reaches into `params`, those
+  // reached through what an instance stores on itself into `kept`.
+  auto trace_from = [&](Node e, std::vector<std::pair<int, int>>& params, std::vector<std::pair<int, int>>& kept) {
+    traced.clear();
+    keyed.clear();
+    tagged.clear();
+    stored = &kept;
+    trace(e, 0, params);
+    stored = nullptr;
+  };
   for (size_t li = 0; li < loops_.size(); ++li) {
     const Loop& l = loops_[li];
     if (l.kind != LoopKind::Hot || !is(l.node, "for_statement")) continue;
@@ -304,12 +314,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     // loop over a loader of this module: what it iterates is not fed there (session 31).
     if (loop_keeps_batches_on_host(static_cast<int>(li))) continue;
     std::vector<std::pair<int, int>> params, kept;
-    traced.clear();
-    keyed.clear();
-    stored = &kept;
-    tagged.clear();
-    trace(field(l.node, "right"), 0, params);
-    stored = nullptr;
+    trace_from(field(l.node, "right"), params, kept);
     for (auto [f, p] : params) {
       hot_param[f][p] = 1;
       if (l.parent_loop >= 0) epoch_param[f][p] = 1;
@@ -345,12 +350,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
     // `iter`'s argument is; not per epoch.
     if (Node u = unparen(it); !drawn_iter && (is(u, "identifier") || is(u, "attribute"))) {
       std::vector<std::pair<int, int>> params, kept;
-      traced.clear();
-      keyed.clear();
-      tagged.clear();
-      stored = &kept;
-      trace(u, 0, params);
-      stored = nullptr;
+      trace_from(u, params, kept);
       for (auto [f, p] : params) hot_param[f][p] = 1;
       record_plain(params);
       add_keyed(false);
@@ -360,12 +360,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       Node source = argument(ic, 0, "");
       if (is_null(source) || is(source, "keyword_argument")) continue;
       std::vector<std::pair<int, int>> params, kept;
-      traced.clear();
-      keyed.clear();
-      tagged.clear();
-      stored = &kept;
-      trace(source, 0, params);
-      stored = nullptr;
+      trace_from(source, params, kept);
       for (auto [f, p] : params) hot_param[f][p] = 1;
       // A loader the instance keeps (`data_loader = self.celeba_loader`) whose iterator a loop makes
       // again when it runs out (`data_iter = iter(data_loader)` in the `except` of stargan's
@@ -459,16 +454,11 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       for (auto [a, epoch, override_class] : args) {
         if (is_null(a)) continue;
         std::vector<std::pair<int, int>> params, kept;
-        traced.clear();
-        keyed.clear();
-        tagged.clear();
         observer = override_class;
         // What a class stores on itself and hands on (`validate(self.val_loader, ...)` in the
         // method a loop calls per epoch, set AI mdistiller): per epoch, as the instance's own
         // loop over the attribute is (the object keeps the loader for every call).
-        stored = &kept;
-        trace(a, 0, params);
-        stored = nullptr;
+        trace_from(a, params, kept);
         observer = -1;
         for (auto [f, p] : params) {
           if (!hot_param[f][p]) hot_param[f][p] = changed = true;

@@ -1147,7 +1147,10 @@ const std::vector<std::pair<Node, bool>>& TypeInference::yields(int function) co
   auto found = yields_.find(function);
   if (found != yields_.end()) return found->second;
   std::vector<std::pair<Node, bool>> out;
-  std::vector<Node> stack{field(m_.functions()[function].node, "body")};
+  Node fn = m_.functions()[function].node;
+  // A function whose text holds no `yield` has none: no walk.
+  std::vector<Node> stack;
+  if (text(fn, m_.src()).find("yield") != std::string_view::npos) stack.push_back(field(fn, "body"));
   while (!stack.empty() && out.size() <= SemanticModel::kMaxCandidates) {
     Node n = stack.back();
     stack.pop_back();

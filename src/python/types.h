@@ -302,6 +302,9 @@ class TypeInference {
   // into CPU tensors, its keyword given the string the table's `host-encoding` row names. 0: no
   // such call; 1: one CPU tensor; 2: a mapping of them (a BatchEncoding). O(1) type queries.
   int host_encoding(Node call) const;
+  // The yields of `function` (value, is `yield from`; not those of nested definitions and
+  // lambdas), at most kMaxCandidates + 1; memoized. Also read by SemanticModel::yielded_loaders.
+  const std::vector<std::pair<Node, bool>>& yields(int function) const;
   // The classes of other project modules (names as written here) whose instances this module
   // binds to a name on a CUDA device (`model = Net().cuda()`, `Trainer(model=model)`).
   std::vector<std::string> cuda_instance_classes() const;
@@ -342,7 +345,6 @@ class TypeInference {
   std::vector<int> table_classes(Node fn) const;
   int framework_class_of_callee(Node fn) const;
   const std::vector<Node>& constructor_calls(int klass) const;
-  const std::vector<std::pair<Node, bool>>& yields(int function) const;  // (value, is `yield from`)
   // What iterating a call of `function` gives: what it yields (a generator), else what its
   // returns iterate; Bottom, with `any` left false, when it has neither.
   AbstractType call_iter(int function, Path path, bool& any) const;
