@@ -297,6 +297,26 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
 std::vector<std::pair<std::string, int>> SemanticModel::object_attr_devices(Node obj, int depth) const {
   std::vector<std::pair<std::string, int>> out;
   obj = unparen(obj);
+  // A call handed on as it is (`train(parse_cfg(path))`, tdmpc's train.py): what the returns of the
+  // called function hold, as for a name bound to the call below (another module's function by its
+  // FunctionFacts::ret_attr_devices, a function of this file by its returns).
+  if (depth <= 4 && is(obj, "call")) {
+    std::map<std::string, int> found;
+    auto add = [&](const std::vector<std::pair<std::string, int>>& held) {
+      for (const auto& [attr, k] : held) {
+        if (k <= 0) continue;
+        auto [it, fresh] = found.try_emplace(attr, k);
+        if (!fresh && it->second != k) it->second = it->second == 2 || k == 2 ? 2 : -1;
+      }
+    };
+    if (const FunctionFacts* ext = ext_callee_of(obj, fact::kDevKind)) add(ext->ret_attr_devices);
+    for (int f : callees(obj))
+      if (functions_[f].name != "__init__")
+        for (Node r : functions_[f].returns) add(object_attr_devices(r, depth + 1));
+    for (const auto& [attr, k] : found)
+      if (k > 0 && out.size() < kMaxAttrDevices) out.push_back({attr, k});
+    return out;
+  }
   if (depth > 4 || !is(obj, "identifier") || text(obj) == "self") return out;
   if (auto cached = attr_devices_cache_.find(obj.id); cached != attr_devices_cache_.end()) return cached->second;
   auto bindings = lookup(text(obj), start(obj));
@@ -371,6 +391,13 @@ bool SemanticModel::is_move_to_cuda(Node call) const {
   Node dev = argument(call, 0, "device");
   if (is_null(dev)) return false;
   if (is(unparen(argument(call, 0, "")), "keyword_argument")) return false;
+  // `.to(other)` of a tensor: to other's device (and dtype). None where other is a host tensor by
+  // its type (`torch.LongTensor(xs).to(host_lengths)`: no copy). Where it is a CUDA tensor the move
+  // is left to the device reading below, which does not take a tensor for a device (session 39:
+  // taking it reported a move in code reached only through calls under a False flag, set G
+  // stylegan2-pytorch non_leaking.py:392).
+  if (types_ && types_->type_of(dev).kind == AbstractType::Kind::Tensor && types_->cuda(dev) == CudaAnswer::Host)
+    return false;
   DeviceKind d = device_kind(dev);
   return d == DeviceKind::Cuda || d == DeviceKind::Unknown;
 }

@@ -1533,6 +1533,64 @@ bool SemanticModel::is_super_call(Node obj) const {
   return is(obj, "call") && text(unparen(field(obj, "function"))) == "super";
 }
 
+namespace {
+
+// A method the initializer runs while the instance is built (`self.name(...)` in an initializer of
+// its class, outside loops: huggingsound's `self._load_model()` in `SpeechRecognitionModel.__init__`,
+// which stores the model and the processor), and that runs again only through `self.name(...)` in
+// methods of the class (`finetune` reloading the model): no other text of this file names it (a
+// callback handed elsewhere, a call on another object), and no other module names the attribute.
+// Its stores define the attribute as the initializer's do: they are made while the instance is
+// built, and a later run stores values of the same expressions. Not a dunder, a decorated or a
+// static method. O(calls + functions + file text) per question, asked only for a store outside an initializer.
+bool init_only_method(const SemanticModel& m, int f, const ExternalFacts* facts) {
+  if (f < 0 || static_cast<size_t>(f) >= m.functions().size()) return false;
+  const Function& fn = m.functions()[f];
+  if (fn.klass < 0 || fn.initializer() || fn.other_decorators || fn.static_method || fn.name.empty() ||
+      fn.name.rfind("__", 0) == 0)
+    return false;
+  const auto& sites = m.callers(f);
+  if (sites.empty() || sites.size() > SemanticModel::kMaxCandidates) return false;
+  std::set<uint32_t> resolved;
+  bool from_initializer = false;
+  for (int ci : sites) {
+    const CallSite& cs = m.calls()[static_cast<size_t>(ci)];
+    if (cs.caller < 0 || cs.caller == f) return false;
+    const Function& caller = m.functions()[static_cast<size_t>(cs.caller)];
+    if (caller.klass != fn.klass || cs.lambda_depth > 0) return false;
+    Node callee = unparen(field(cs.call, "function"));
+    if (!is(callee, "attribute") || m.text(unparen(field(callee, "object"))) != "self") return false;
+    from_initializer = from_initializer || (caller.initializer() && cs.loops.empty());
+    resolved.insert(start(field(callee, "attribute")));
+  }
+  if (!from_initializer) return false;
+  // Every other mention of the name in this file is one of those calls, the definition of a method
+  // of that name (this one, another class's), or a call resolved to such other methods only.
+  std::string_view src = m.src();
+  const std::string& name = fn.name;
+  std::set<uint32_t> elsewhere;
+  for (const Function& g : m.functions())
+    if (g.name == name) elsewhere.insert(start(field(g.node, "name")));
+  for (size_t ci = 0; ci < m.calls().size(); ++ci) {
+    Node callee = unparen(field(m.calls()[ci].call, "function"));
+    if (!is(callee, "attribute") || m.text(field(callee, "attribute")) != name) continue;
+    const auto& targets = m.callees(m.calls()[ci].call);
+    if (!targets.empty() && std::find(targets.begin(), targets.end(), f) == targets.end())
+      elsewhere.insert(start(field(callee, "attribute")));
+  }
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + 1)) {
+    if (elsewhere.count(static_cast<uint32_t>(at))) continue;
+    if (at > 0 && word(src[at - 1])) continue;
+    if (at + name.size() < src.size() && word(src[at + name.size()])) continue;
+    if (m.inert_text_at(static_cast<uint32_t>(at))) continue;
+    if (!resolved.count(static_cast<uint32_t>(at))) return false;
+  }
+  return !facts || !facts->attribute_mentioned(name);
+}
+
+}  // namespace
+
 std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   if (!is(obj, "identifier") || text(obj) == "self") return {};
@@ -1552,7 +1610,8 @@ std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
     for (int ai : stores) {
       Node v = self_assignments_[ai].second;
       int f = function_at(start(v));
-      if (f < 0 || !functions_[f].initializer()) return {};  // stored again later: not known
+      if (f < 0 || (!functions_[f].initializer() && !init_only_method(*this, f, facts_)))
+        return {};  // stored again later: not known
       if (out.size() < kMaxCandidates) out.push_back(v);
     }
   }
@@ -1701,7 +1760,8 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       // Only initializer assignments (`__init__`, `__post_init__`) define the attribute's value
       // for the rest of the class.
       int f = function_at(start(v));
-      if (f < 0 || !functions_[f].initializer()) {
+      // Or a method only an initializer calls (init_only_method): it runs while the instance is built.
+      if (f < 0 || (!functions_[f].initializer() && !init_only_method(*this, f, facts_))) {
         add_values(out, {Value::unknown()});
         continue;
       }

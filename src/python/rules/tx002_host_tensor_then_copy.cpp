@@ -35,6 +35,30 @@ Node host_factory_of(const SemanticModel& m, Node e, bool* through_method, int d
         "fill_",     "zero_",   "unsqueeze", "squeeze", "view",    "view_as",   "reshape", "reshape_as",
         "expand",    "expand_as", "repeat",  "t",       "transpose", "permute", "flatten", "contiguous",
         "clone",     "detach",  "normal_",   "uniform_", "random_", "bernoulli_", "exponential_", "fill_diagonal_"};
+    // A torch elementwise function of one tensor computes on its argument's device (BiSeNet's
+    // `-torch.log(torch.tensor(thresh, dtype=torch.float)).cuda()`): the factory's tensor, still
+    // on the host. One positional argument; keywords name no tensor (`out=` aside).
+    static const std::set<std::string, std::less<>> elementwise = {
+        "torch.log",   "torch.log2",  "torch.log10", "torch.log1p",      "torch.exp",   "torch.exp2",
+        "torch.expm1", "torch.sqrt",  "torch.rsqrt", "torch.abs",        "torch.neg",   "torch.sigmoid",
+        "torch.tanh",  "torch.sin",   "torch.cos",   "torch.reciprocal", "torch.floor", "torch.ceil",
+        "torch.round", "torch.trunc", "torch.sign",  "torch.square"};
+    if (elementwise.count(m.callee_name(e))) {
+      Node a = m.argument(e, 0, "input");
+      size_t positional = 0;
+      for (Node c : named_children(field(e, "arguments"))) {
+        if (is(c, "comment")) continue;
+        if (is(c, "list_splat") || is(c, "dictionary_splat") ||
+            (is(c, "keyword_argument") && m.text(field(c, "name")) == "out"))
+          return Node{};
+        if (!is(c, "keyword_argument")) ++positional;
+      }
+      if (positional != 1 || is_null(a) || is(a, "keyword_argument")) return Node{};
+      Node inner = host_factory_of(m, a, through_method, depth + 1);
+      if (is_null(inner) || m.callee_name(inner).rfind("torch.", 0) != 0) return Node{};
+      *through_method = true;
+      return inner;
+    }
     if (is(fn, "attribute") && same_device.count(m.text(field(fn, "attribute")))) {
       Node inner = host_factory_of(m, field(fn, "object"), through_method, depth + 1);
       // Only a torch factory at the bottom of the chain: a project object's method of the same
