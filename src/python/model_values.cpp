@@ -1014,9 +1014,14 @@ std::optional<bool> SemanticModel::none_truth(Node e) const {
   std::optional<Value> c;
   if (is(e, "identifier")) {
     auto bs = lookup(text(e), start(e));
-    if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param && bs[0]->function >= 0 &&
-        param_never_none(bs[0]->function, bs[0]->param_index))
-      return false;
+    if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param && bs[0]->function >= 0) {
+      if (param_never_none(bs[0]->function, bs[0]->param_index)) return false;
+      // A parameter of a function no call site reaches (a library class's constructor, built
+      // by its users): its default is no known value for a helper's test (set AS
+      // naturalspeech2-pytorch's Trainer, `elif exists(folder):`).
+      if (!some_live_site(bs[0]->function, bs[0]->param_index, init_sites(bs[0]->function), false))
+        return std::nullopt;
+    }
     c = stable_constant(e);
   } else if (is(e, "attribute")) {
     Node obj = unparen(field(e, "object"));
