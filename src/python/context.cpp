@@ -11,7 +11,8 @@ Diagnostic& Context::report(std::string_view code, Node at, std::string message)
   // Code under a guard known never to hold does not run: nothing there is reported
   // (rules.md, Clarifications: a guard resolving to False silences what it guards). The
   // caller still gets a diagnostic to fill in, which is dropped.
-  if (frame_ && model_.guards_dead(frame_->guards)) {
+  // So is code after `if cond: continue` (break, return, raise) whose `cond` is known True.
+  if (frame_ && (model_.guards_dead(frame_->guards) || model_.after_taken_exit(at))) {
     dropped_ = Diagnostic{};
     return dropped_;
   }

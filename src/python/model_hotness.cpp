@@ -502,8 +502,87 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
     return device_type_test(cond);
   }
   if (k == "subscript") return truthy(constant(cond));  // `config["flag"]` of vars(parse_args())
-  if (k == "call") return accelerator_probe(*this, cond);
+  if (k == "call") {
+    if (auto t = accelerator_probe(*this, cond)) return t;
+    // `exists(x)` / `is_none(x)` of a helper returning `x is not None` (`x is None`): the test of
+    // its argument (session 39, self-rewarding-lm-pytorch's `if not exists(eos_id): continue`).
+    if (Node x = none_test_argument(cond, false); !is_null(x))
+      if (auto none = none_truth(x)) return !*none;
+    if (Node x = none_test_argument(cond, true); !is_null(x))
+      if (auto none = none_truth(x)) return *none;
+    return isinstance_truth(cond);
+  }
   return std::nullopt;
+}
+
+std::optional<bool> SemanticModel::isinstance_truth(Node call) const {
+  if (!types_ || callee_name(call) != "builtins.isinstance") return std::nullopt;
+  std::vector<Node> args;
+  for (Node a : named_children(field(call, "arguments"))) {
+    if (is(a, "comment")) continue;
+    if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat")) return std::nullopt;
+    args.push_back(unparen(a));
+  }
+  if (args.size() != 2) return std::nullopt;
+  // The classes tested: builtin containers and scalars only (a tensor or a module is none of them).
+  static const std::set<std::string, std::less<>> kBuiltins = {
+      "builtins.dict", "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset",
+      "builtins.str",  "builtins.bytes", "builtins.int",  "builtins.float", "builtins.bool"};
+  std::vector<Node> classes;
+  if (is(args[1], "tuple")) {
+    for (Node c : named_children(args[1]))
+      if (!is(c, "comment")) classes.push_back(unparen(c));
+  } else {
+    classes.push_back(args[1]);
+  }
+  if (classes.empty() || classes.size() > 8) return std::nullopt;
+  for (Node c : classes)
+    if (!is(c, "identifier") || !kBuiltins.count(qualified_name(c))) return std::nullopt;
+  // A module or an optimizer only: a batch's elements are typed tensors where the collate may
+  // hand lists (`batch["text"]` of a prepared loader), so a tensor type proves nothing here.
+  AbstractType t = types_->type_of(args[0]);
+  switch (t.kind) {
+    case AbstractType::Kind::Module:
+    case AbstractType::Kind::Optimizer: return false;  // (None, its optional, is none of them either)
+    default: return std::nullopt;
+  }
+}
+
+bool SemanticModel::after_taken_exit(Node at) const {
+  if (!types_) return false;
+  // The jump a block's last statement makes: "continue"/"break" (the loop's pass); empty otherwise.
+  auto jump_of = [&](Node block) -> std::string_view {
+    if (!is(block, "block") || !named_count(block)) return {};
+    Node last = named_child(block, named_count(block) - 1);
+    for (uint32_t i = named_count(block); i > 0 && is(last, "comment"); --i) last = named_child(block, i - 1);
+    if (is(last, "continue_statement")) return "continue";
+    if (is(last, "break_statement")) return "break";
+    // A `return` or `raise` of a function is left out: `if not args.plus: ...; return` splits a
+    // script's modes (set BD ST-PlusPlus main.py), whose later mode the user selects.
+    return {};
+  };
+  constexpr size_t kMaxStatements = 4096;  // preceding statements looked at, over all levels
+  size_t looked = 0;
+  Node below = at;
+  for (Node n = parent(at); !is_null(n) && looked < kMaxStatements; below = n, n = parent(n)) {
+    auto k = kind(n);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda" || k == "module") break;
+    if (k != "block") continue;
+    // The statements of this block before the one holding `at`.
+    for (Node st : named_children(n)) {
+      if (same(st, below) || start(st) >= start(below)) break;
+      if (++looked > kMaxStatements) return false;
+      if (!is(st, "if_statement")) continue;
+      std::string_view jump = jump_of(field(st, "consequence"));
+      if (jump.empty()) continue;
+      // A `continue`/`break` ends the pass of the innermost loop around the `if`, which holds
+      // `at` after it (at any depth: a loop nested below starts after the jump was taken): `at`
+      // runs only when `cond` is False.
+      auto truth = guard_truth(field(st, "condition"));
+      if (truth && *truth) return true;
+    }
+  }
+  return false;
 }
 
 
@@ -1316,6 +1395,50 @@ bool SemanticModel::in_uncalled_function(int f) const {
   std::string_view module = std::string_view(canonical).substr(0, last);
   std::string_view stem = module.substr(module.rfind('.') == std::string_view::npos ? 0 : module.rfind('.') + 1);
   return facts_->word_mentioned(stem);
+}
+
+bool SemanticModel::unrun_function(int f) const {
+  if (!facts_ || f < 0) return false;
+  // The outermost enclosing function; a method is left out (a library class's methods may be
+  // called from outside the project).
+  for (int guard = 0; guard < 64; ++guard) {
+    int ps = scopes_[functions_[f].scope].parent;
+    if (ps < 0) return false;
+    if (scopes_[ps].kind == Scope::Kind::Module) break;
+    if (scopes_[ps].kind == Scope::Kind::Class) return false;
+    f = scopes_[ps].function;
+    if (f < 0) return false;
+  }
+  const Function& fn = functions_[f];
+  if (fn.klass >= 0 || fn.name.empty() || is(parent(fn.node), "decorated_definition") || !callers(f).empty())
+    return false;
+  std::string key = "unrun:" + std::to_string(f);
+  return memo(key, [&]() -> int {
+    // The script's entry: a module-level `if __name__ == "__main__":`.
+    bool main_block = false;
+    for (Node st : named_children(root_)) {
+      if (!is(st, "if_statement")) continue;
+      std::string_view cond = text(field(st, "condition"));
+      if (cond.find("__name__") != std::string_view::npos &&
+          (cond.find("\"__main__\"") != std::string_view::npos || cond.find("'__main__'") != std::string_view::npos))
+        main_block = true;
+    }
+    if (!main_block) return 0;
+    if (mentioned_here(fn.name, start(fn.node), end(fn.node), false)) return 0;
+    const IncomingCalls* in = facts_->incoming(local_name(f), fact::kCalled);
+    if (in && in->called) return 0;
+    if (facts_->left_out_call(fn.name)) return 0;
+    // Named by another module (imported, or its module read by name): may be called there.
+    std::string canonical = facts_->canonical(local_name(f), true);
+    size_t last = canonical.rfind('.');
+    if (last != std::string::npos && last != 0) {
+      std::string_view module = std::string_view(canonical).substr(0, last);
+      std::string_view stem = module.substr(module.rfind('.') == std::string_view::npos ? 0 : module.rfind('.') + 1);
+      if (facts_->word_mentioned(stem)) return 0;
+    }
+    if (facts_->word_mentioned(fn.name)) return 0;
+    return 1;
+  }) != 0;
 }
 
 bool SemanticModel::in_unreached_method(int f) const {

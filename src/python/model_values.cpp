@@ -914,6 +914,127 @@ std::vector<Value> SemanticModel::default_backend_at(Node at) const {
 // A comparison of two known operands. A name counts as known only when it holds the same
 // constant wherever it is read (stable_constant): `x = None` before a loop that assigns x
 // under `if x is None:` leaves the test unknown. Anything else is the comparison itself.
+// Whether some call site of f runs: a site of this module no guard or unreached caller silences
+// (dead_call), another module's site (its facts: it passes or leaves the parameter), or a spawn.
+// Only then are the dead sites left out of a parameter's values (a function reached through dead
+// sites only keeps what they hand, as before session 39). O(sites).
+bool SemanticModel::some_live_site(int f, int pi, const std::vector<int>& sites, bool spawned) const {
+  if (spawned) return true;
+  for (int ci : sites)
+    if (!dead_call(calls_[ci])) return true;
+  const ArgFacts* ext = ext_param(f, pi, fact::kValues);
+  return ext && (ext->passed || ext->defaulted);
+}
+
+// A parameter that every call hands a value that is never None (set BG VideoMAEv2
+// engine_for_pretraining.py: `train_one_epoch(..., loss_scaler, ...)` of `loss_scaler = NativeScaler()`
+// from run_mae_pretraining.py, its only caller: `if loss_scaler is None:` never holds). Each call site
+// here passes a value arg_never_none accepts; the sites of other modules the same by their facts (the
+// project class every passing site passes, or a tensor type joined over them, and no None among their
+// values); a site leaving it out needs a default that is a known constant other than None. No site at
+// all: unknown. Session 39: tensors (glow-tts commons.squeeze's `x_mask`, every caller passing a mask)
+// and parameters handed on (mar's `p_sample_loop(noise=noise)` relaying its caller's noise), at most
+// kMaxNeverNoneDepth relays. O(sites x depth), the values and types memoized.
+bool SemanticModel::param_never_none(int f, int pi, int depth) const {
+  if (depth > kMaxNeverNoneDepth || f < 0 || !types_) return false;
+  const Function& fn = functions_[f];
+  if (pi < 0 || pi >= static_cast<int>(fn.params.size())) return false;
+  const Param& p = fn.params[pi];
+  int position = pi - bound_params(fn);
+  if (p.is_variadic || position < 0) return false;
+  bool any = false, defaulted = false;
+  const std::vector<int> sites = init_sites(f);
+  const bool skip_dead = some_live_site(f, pi, sites, false);
+  for (int ci : sites) {
+    Node call = calls_[ci].call;
+    // A site that never runs (a branch known not taken) hands nothing where another site does.
+    if (skip_dead && dead_call(calls_[ci])) continue;
+    Node a = argument(call, p.keyword_only ? -1 : position, p.name);
+    if (is_null(a)) {
+      for (Node c : named_children(field(call, "arguments")))
+        if (is(c, "list_splat") || is(c, "dictionary_splat")) return false;
+      defaulted = true;
+      continue;
+    }
+    if (!arg_never_none(a, depth)) return false;
+    any = true;
+  }
+  if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | fact::kArgClass | fact::kType)) {
+    if (ext->passed) {
+      bool klass = !ext->klass.empty() && ext->klass != "?" && ext->klass.find('|') == std::string::npos;
+      // A tensor that is no part of a step's batch (a collate may leave an element None).
+      bool tensor = ext->type_kind == static_cast<int>(AbstractType::Kind::Tensor);
+      if (tensor)
+        if (const ArgFacts* b = ext_param(f, pi, fact::kBatch); !b || b->step || b->batch) tensor = false;
+      if (!klass && !tensor) return false;
+      for (const ScalarFact& v : ext->values)
+        if (v.kind == ScalarFact::Kind::None) return false;
+      any = true;
+    }
+    defaulted |= ext->defaulted;
+  }
+  if (!any) return false;
+  if (defaulted) {
+    if (is_null(p.default_value)) return false;
+    auto d = constant(p.default_value);
+    if (!d || d->kind == Value::Kind::None || d->kind == Value::Kind::Unknown || d->kind == Value::Kind::Expr)
+      return false;
+  }
+  return true;
+}
+
+// An argument never None: a parameter of the caller handed on (param_never_none of that one, one
+// relay deeper), or an expression whose every value is known and not None (no None constant, no
+// unknown) typed an instance of a project class (not a framework's) or a tensor.
+bool SemanticModel::arg_never_none(Node a, int depth) const {
+  a = unparen(a);
+  if (is(a, "identifier")) {
+    auto bs = lookup(text(a), start(a));
+    if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param && bs[0]->function >= 0 &&
+        param_never_none(bs[0]->function, bs[0]->param_index, depth + 1))
+      return true;
+  }
+  for (const Value& v : values(a))
+    if (v.kind != Value::Kind::Expr) return false;  // None, or a value not known
+  AbstractType t = types_->type_of(a);
+  // A tensor computed here, not an element of a step's batch (a collate may leave one None).
+  if (t.kind == AbstractType::Kind::Tensor) return !is_step_data(a) && !is_batch_value(a);
+  if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.framework >= 0 ||
+      (t.klass < 0 && types_->class_name(t).empty()))
+    return false;
+  return true;
+}
+
+// `x is None` of an operand (a helper `exists(x)` returning `x is not None` asks it too): true
+// when its known value is None, false when it is a known constant other than None or a parameter
+// param_never_none holds for; nullopt otherwise. As comparison_values' `is None`.
+std::optional<bool> SemanticModel::none_truth(Node e) const {
+  e = unparen(e);
+  if (is_null(e) || !types_) return std::nullopt;
+  std::optional<Value> c;
+  if (is(e, "identifier")) {
+    auto bs = lookup(text(e), start(e));
+    if (bs.size() == 1 && bs[0]->kind == Binding::Kind::Param && bs[0]->function >= 0) {
+      if (param_never_none(bs[0]->function, bs[0]->param_index)) return false;
+      // A parameter of a function no call site reaches (a library class's constructor, built
+      // by its users): its default is no known value for a helper's test (set AS
+      // naturalspeech2-pytorch's Trainer, `elif exists(folder):`).
+      if (!some_live_site(bs[0]->function, bs[0]->param_index, init_sites(bs[0]->function), false))
+        return std::nullopt;
+    }
+    c = stable_constant(e);
+  } else if (is(e, "attribute")) {
+    Node obj = unparen(field(e, "object"));
+    bool on_self = is(obj, "identifier") && text(obj) == "self";
+    if (!on_self && attribute_reassigned(text(field(e, "attribute")))) return std::nullopt;
+    c = constant(e);
+  } else {
+    c = constant(e);
+  }
+  if (!c || c->kind == Value::Kind::Unknown || c->kind == Value::Kind::Expr) return std::nullopt;
+  return c->kind == Value::Kind::None;
+}
+
 std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
   Value self;
   self.kind = Value::Kind::Expr;
@@ -965,48 +1086,7 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
   // the type's join); the sites of other modules the same by their facts (the class every passing
   // site passes, and no None among their values); a site leaving it out needs a default that is a
   // known constant other than None. No site at all: unknown. O(sites), the values and types memoized.
-  auto param_never_none = [&](int f, int pi) {
-    const Function& fn = functions_[f];
-    if (pi < 0 || pi >= static_cast<int>(fn.params.size())) return false;
-    const Param& p = fn.params[pi];
-    int position = pi - bound_params(fn);
-    if (p.is_variadic || position < 0) return false;
-    bool any = false, defaulted = false;
-    for (int ci : init_sites(f)) {
-      Node call = calls_[ci].call;
-      Node a = argument(call, p.keyword_only ? -1 : position, p.name);
-      if (is_null(a)) {
-        for (Node c : named_children(field(call, "arguments")))
-          if (is(c, "list_splat") || is(c, "dictionary_splat")) return false;
-        defaulted = true;
-        continue;
-      }
-      for (const Value& v : values(a))
-        if (v.kind != Value::Kind::Expr) return false;  // None, or a value not known
-      AbstractType t = types_->type_of(a);
-      if ((t.kind != AbstractType::Kind::Module && t.kind != AbstractType::Kind::Object) || t.framework >= 0 ||
-          (t.klass < 0 && types_->class_name(t).empty()))
-        return false;
-      any = true;
-    }
-    if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | fact::kArgClass)) {
-      if (ext->passed) {
-        if (ext->klass.empty() || ext->klass == "?" || ext->klass.find('|') != std::string::npos) return false;
-        for (const ScalarFact& v : ext->values)
-          if (v.kind == ScalarFact::Kind::None) return false;
-        any = true;
-      }
-      defaulted |= ext->defaulted;
-    }
-    if (!any) return false;
-    if (defaulted) {
-      if (is_null(p.default_value)) return false;
-      auto d = constant(p.default_value);
-      if (!d || d->kind == Value::Kind::None || d->kind == Value::Kind::Unknown || d->kind == Value::Kind::Expr)
-        return false;
-    }
-    return true;
-  };
+  auto param_never_none = [&](int f, int pi) { return this->param_never_none(f, pi, 0); };
   Node l = unparen(parts[0]), r = unparen(parts[1]);
   if (op == "is" || op == "is not") {
     // `x is None`: a known None, or a known value that is not None.
@@ -1345,6 +1425,7 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   }
   bool default_used = sites.empty() && spawns.empty();
   unsigned plain = sites.empty() && is_null(p.default_value) ? fact::kPlain : 0;
+  const bool skip_dead = types_ && some_live_site(f, pi, sites, !spawns.empty());
   if (const ArgFacts* ext = ext_param(f, pi, fact::kValues | plain)) {  // call sites in other modules
     if (sites.empty()) default_used = false;
     default_used |= ext->defaulted;
@@ -1374,6 +1455,12 @@ std::vector<Value> SemanticModel::param_values_uncached(int f, int pi) const {
   }
   for (int ci : sites) {
     Node call = calls_[ci].call;
+    // A construction or call that never runs (in a branch known not taken: Trainer's
+    // `RectifiedFlow(**rectified_flow)` under `isinstance(rectified_flow, dict)` when every
+    // Trainer is handed a module; in a method nothing reaches) hands the parameter nothing
+    // where another site does (session 39); a function reached only through such sites keeps
+    // their values, as before. Only once the model is built (types_ set).
+    if (skip_dead && dead_call(calls_[ci])) continue;
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
       // Possibly passed through *args/**kwargs: unknown unless the call has neither.

@@ -384,6 +384,16 @@ class SemanticModel {
   // Dead code: some enclosing guard's condition is known to be the opposite of its branch
   // (`if args.flag:` with a store_true flag left False). Nothing there runs.
   bool guards_dead(const std::vector<std::pair<Node, bool>>& guards) const;
+  // A function whose call sites hand their callees no values (session 39): a module-level function
+  // (or one nested in it) of a script with a module-level `if __name__ == "__main__":` block that
+  // nothing calls or names, here or in another module (diffpool train.py's benchmark_task beside
+  // main()): the entry point is that block, so the function is no root. Memoized per outermost
+  // function; O(mentions) each.
+  bool unrun_function(int f) const;
+  // Code after `if cond: continue` (or break) in the same or an enclosing block of
+  // its loop or function, where `cond` is known True: it never runs. O(depth x preceding
+  // statements) per query.
+  bool after_taken_exit(Node at) const;
   const HotContext& function_hot_context(int f) const { return hot_function_[f]; }
   // Is the loop iterated once per epoch (nested in another loop, or in a function called
   // from a loop)?
@@ -925,6 +935,21 @@ class SemanticModel {
   void apply_guards(HotContext& ctx, const std::vector<std::pair<Node, bool>>& guards, size_t from,
                     Node hot_region) const;
   bool branch_ends_run(Node condition, bool positive) const;
+  // Session 39 (guards, class 5). `x is None` of a parameter: whether every call site (here, and
+  // in other modules by their facts) passes a value that is never None (an instance of a project
+  // class, a tensor, or a parameter handed on whose own sites do so, at most kMaxNeverNoneDepth
+  // relays), a site leaving it out needing a default that is a known constant other than None.
+  // Any splat, unknown value or site without a known type: false. O(sites x depth).
+  bool param_never_none(int f, int pi, int depth = 0) const;
+  bool arg_never_none(Node a, int depth) const;
+  static constexpr int kMaxNeverNoneDepth = 4;
+  bool some_live_site(int f, int pi, const std::vector<int>& sites, bool spawned) const;
+  // `x is None` / `x is not None` of an operand: true when known None, false when known never None.
+  std::optional<bool> none_truth(Node operand) const;
+  // `isinstance(x, T)` with T builtin container or scalar types (dict, list, tuple, set, str, int,
+  // float, bool, or a tuple of them) of a value typed a module or an optimizer (every
+  // candidate of it: a parameter's type joins its call sites'): False. O(1) beyond the type.
+  std::optional<bool> isinstance_truth(Node call) const;
   Node none_test_argument(Node call, bool is_none) const;
   // The known truth of a guard's condition: a constant, a name whose every binding in its scope
   // is the same constant (never declared global/nonlocal), `not`/`and`/`or` of known parts, a

@@ -797,6 +797,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // each call node that gives exactly one (taint_sources).
   std::vector<std::pair<size_t, ArgNodes>> arg_nodes;
   std::unordered_map<const void*, size_t> call_out;
+  std::unordered_map<int, bool> uncalled_callers;  // in_uncalled_function per caller, once
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     const void* cs_call_id = calls_[ci].call.id;
     size_t emitted = 0;
@@ -885,6 +886,22 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       nodes.caller = cs.caller;
       const bool dead = guards_dead(model_detail::branch_guards(cs.call));
       oc.dead = dead_call(cs, dead);
+      // A site in a function that never runs (a function of a script that nothing calls:
+      // diffpool's benchmark_task beside the script's `__main__` entry, building
+      // SoftPoolingGcnEncoder with a namespace no caller gives values) hands its callee no values:
+      // the other sites' decide the guards on the parameter (session 39). Its other facts stay,
+      // as before; a site under a guard known False keeps its values, as before.
+      bool unrun = false;
+      if (cs.caller >= 0) {
+        auto [u, fresh_caller] = uncalled_callers.try_emplace(cs.caller, false);
+        if (fresh_caller) u->second = unrun_function(cs.caller);
+        unrun = u->second;
+      }
+      auto site_facts = [&](Node a) {
+        ArgFacts f = arg_facts(a, cs.call, dead);
+        if (unrun) f.values.clear();
+        return f;
+      };
       for (auto a : named_children(field(cs.call, "arguments"))) {
         auto k = kind(a);
         if (k == "keyword_argument" || k == "dictionary_splat" || k == "comment") continue;
@@ -892,7 +909,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.splat = true;
           break;
         }
-        oc.positional.push_back(arg_facts(a, cs.call, dead));
+        oc.positional.push_back(site_facts(a));
         nodes.positional.push_back(a);
       }
       Kwargs kw = keyword_arguments(cs.call);
@@ -904,7 +921,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
           oc.star_cuda |= is(a, "list_splat");
         }
       for (const auto& [key, value] : kw.items) {
-        oc.keywords.push_back({key, arg_facts(value, cs.call, dead)});
+        oc.keywords.push_back({key, site_facts(value)});
         nodes.keywords.push_back(value);
       }
       if (!oc.caller.empty()) arg_nodes.push_back({out.calls.size(), std::move(nodes)});
