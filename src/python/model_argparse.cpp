@@ -488,7 +488,7 @@ bool SemanticModel::setattr_adds_only_new(Node obj) const {
     if (is(right, "identifier")) {
       auto bindings = lookup(text(right), start(right));
       bool all = !bindings.empty() && bindings.size() <= kMaxCandidates;
-      for (const Binding* b : bindings) all = all && b->kind == Binding::Kind::Assign && b->unpack_index < 0 && names_dict(b->value);
+      for (const Binding* b : bindings) all = all && b->is_plain_assign() && names_dict(b->value);
       if (all) return true;
     }
   }

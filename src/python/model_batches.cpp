@@ -850,7 +850,7 @@ bool SemanticModel::batch_through_helper(Node call) const {
         if (b->kind == Binding::Kind::Param && b->function == targets[0]) {
           if (b->param_index < bound_params(f) || f.params[b->param_index].is_variadic) return false;
           if (std::find(params.begin(), params.end(), b->param_index) == params.end()) params.push_back(b->param_index);
-        } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && scope_at(b->at) == f.scope) {
+        } else if (b->is_plain_assign() && scope_at(b->at) == f.scope) {
           Node v = unparen(b->value);
           if (is(v, "list") && named_count(v) == 0) {
             auto found = appends_.find({f.scope, std::string(text(e))});

@@ -742,7 +742,7 @@ std::vector<Node> SemanticModel::called_references(Node fn) const {
   if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
   std::vector<Node> out;
   for (const Binding* b : bindings) {
-    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    Node v = b->plain_value();
     if (!is(v, "attribute")) return {};
     out.push_back(v);
   }

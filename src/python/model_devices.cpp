@@ -345,7 +345,7 @@ std::vector<std::pair<std::string, int>> SemanticModel::object_attr_devices(Node
       if (p.is_variadic || position < 0) continue;
       for (int ci : init_sites(b->function))
         add_all(object_attr_devices(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name), depth + 1));
-    } else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+    } else if (b->is_plain_assign()) {
       scopes.insert(function_at(start(b->target)));
       Node v = unparen(b->value);
       if (is(v, "identifier")) {
@@ -560,7 +560,7 @@ int model_detail::module_list_element(const SemanticModel& m, Node list) {
   auto bs = m.lookup(m.text(list), start(list));
   if (bs.empty() || bs.size() > 4) return 0;
   for (const Binding* b : bs) {
-    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    Node v = b->plain_value();
     if (!is(v, "list") || named_count(v) != 0) return 0;
   }
   const std::vector<Node> appends = list_appends(m, list);

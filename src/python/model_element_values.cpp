@@ -127,8 +127,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
       Node call = calls_[ci].call;
       Node a = argument(call, index, attr);
       if (is_null(a)) {
-        for (Node c : named_children(field(call, "arguments")))
-          if (is(c, "list_splat") || is(c, "dictionary_splat")) return unknown;
+        if (has_splat_argument(call)) return unknown;
         continue;
       }
       add_values(out, element_values(a));
@@ -220,7 +219,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
   }
   std::vector<Value> out;
   for (const Binding* b : bindings) {
-    if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+    if (b->is_plain_assign()) {
       add_values(out, element_values(b->value));
       if (!is(unparen(b->value), "list") || !is(b->target, "identifier")) continue;
       // A list display and what the scope appends to the name (`iou_types = ["bbox"]` then
@@ -258,8 +257,7 @@ std::vector<Value> SemanticModel::element_values_uncached(Node expr) const {
       Node call = calls_[ci].call;
       Node a = argument(call, p.keyword_only ? -1 : position, p.name);
       if (is_null(a)) {
-        for (Node c : named_children(field(call, "arguments")))
-          if (is(c, "list_splat") || is(c, "dictionary_splat")) return unknown;
+        if (has_splat_argument(call)) return unknown;
         default_used = true;
         continue;
       }

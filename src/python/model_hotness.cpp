@@ -423,7 +423,7 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         if (bindings && bindings->size() == 1) {
           const Binding& b = bindings->front();
           Node v = unparen(b.value);
-          if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && contains(hot_region, b.target) &&
+          if (b.is_plain_assign() && contains(hot_region, b.target) &&
               b.at < start(cond) && is(v, "comparison_operator")) {
             apply(v, true);
             return;
@@ -1117,7 +1117,7 @@ bool SemanticModel::flag_cleared_in_branch(Node cond) const {
   auto it = bindings.find(std::string(name));
   if (it == bindings.end()) return false;
   for (const Binding& b : it->second)
-    if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.target) && contains(branch, b.target) &&
+    if (b.is_plain_assign() && !is_null(b.target) && contains(branch, b.target) &&
         is(unparen(b.value), "false"))
       return true;
   return false;
@@ -1332,8 +1332,7 @@ std::optional<bool> SemanticModel::hot_param_truth_uncached(int function, Node n
       for (const Value& v : values(a)) vs.push_back(v);
       continue;
     }
-    for (Node c : named_children(field(cs.call, "arguments")))
-      if (is(c, "list_splat") || is(c, "dictionary_splat")) return std::nullopt;
+    if (has_splat_argument(cs.call)) return std::nullopt;
     default_used = true;
   }
   if (!any) return std::nullopt;

@@ -469,7 +469,7 @@ void SemanticModel::classify_loops() {
       for (const Binding* b : bindings) {
         if (!built) break;
         Node v = is_null(b->value) ? Node{} : unparen(b->value);
-        built = b->kind == Binding::Kind::Assign && b->unpack_index < 0 && contains(body, b->target) &&
+        built = b->is_plain_assign() && contains(body, b->target) &&
                 is(v, "call") && is_module_value(v);
         if (!built) break;
         built = unconditional_in(b->target, body);

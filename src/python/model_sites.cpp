@@ -44,7 +44,7 @@ std::optional<std::vector<Value>> SemanticModel::site_use_values(Node expr, bool
     auto bs = lookup(text(x), start(x));
     if (bs.size() > kMaxCandidates) return false;
     for (const Binding* b : bs)
-      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && same(unparen(b->value), call)) return true;
+      if (b->is_plain_assign() && same(unparen(b->value), call)) return true;
     return false;
   };
   auto used = [&](Node call) {

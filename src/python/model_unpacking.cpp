@@ -188,7 +188,7 @@ std::vector<char> SemanticModel::elements_cuda_impl(Node expr, int depth) const 
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
     for (const Binding* b : bindings) {
       std::vector<char> e;
-      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) e = elements_cuda_impl(b->value, depth + 1);
+      if (b->is_plain_assign()) e = elements_cuda_impl(b->value, depth + 1);
       else if (b->kind == Binding::Kind::Param) e = param_elements_cuda(*b, depth + 1);
       // A binding whose value is not CUDA at all has no CUDA element, whatever its arity (the
       // host batch of `for batch in batchs:` before `batch = to_device(batch, device)`).

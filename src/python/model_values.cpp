@@ -80,6 +80,11 @@ Node SemanticModel::advanced_iterator(Node call) const {
   return field(fn, "object");
 }
 
+bool SemanticModel::has_splat_argument(Node call) {
+  if (has_splat_argument(call)) return true;
+  return false;
+}
+
 Node SemanticModel::argument(Node call, int position, std::string_view keyword) const {
   Node args = field(call, "arguments");
   int pos = 0;
@@ -951,8 +956,7 @@ bool SemanticModel::param_never_none(int f, int pi, int depth) const {
     if (skip_dead && dead_call(calls_[ci])) continue;
     Node a = argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
-      for (Node c : named_children(field(call, "arguments")))
-        if (is(c, "list_splat") || is(c, "dictionary_splat")) return false;
+      if (has_splat_argument(call)) return false;
       defaulted = true;
       continue;
     }
@@ -1685,7 +1689,7 @@ std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
   if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
   std::vector<Node> out;
   for (const Binding* b : bindings) {
-    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    Node v = b->plain_value();
     if (!is(v, "call")) return {};
     int klass = -1;
     for (const auto& cv : values(unparen(field(v, "function"))))

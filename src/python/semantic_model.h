@@ -62,6 +62,11 @@ struct Binding {
   int function = -1;   // Param: owning function; Def: the function index
   int param_index = -1;
   int unpack_index = -1;  // position in a tuple target (`a, b = ...`), -1 when not unpacked
+
+  // A plain assignment `name = value` (not unpacked, not augmented): `value` is the whole value.
+  bool is_plain_assign() const { return kind == Kind::Assign && unpack_index < 0; }
+  // The assigned value of a plain assignment, unparenthesized; null for any other binding.
+  Node plain_value() const { return is_plain_assign() ? unparen(value) : Node{}; }
 };
 
 // Whether a name has bindings (SemanticModel::lookup's answer) and every one is of kind `k`: a
@@ -248,6 +253,9 @@ class SemanticModel {
   Kwargs dict_entries(Node dict) const;
   // Argument by position or keyword; null node when absent.
   Node argument(Node call, int position, std::string_view keyword) const;
+  // Whether a call passes a `*args` or `**kwargs` splat: an argument argument() finds absent may
+  // then be passed all the same, so "absent, the default applies" does not hold.
+  static bool has_splat_argument(Node call);
   // The iterator a call advances: `it` in `next(it)` and in the old `it.next()` (PyTorch's early
   // loader iterators had that method); null for any other call.
   Node advanced_iterator(Node call) const;

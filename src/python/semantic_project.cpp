@@ -66,7 +66,7 @@ std::string alias_name(const SemanticModel& m, const ExternalFacts* facts, Node 
   if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return {};
   std::vector<std::string> names;
   for (const Binding* b : bindings) {
-    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    Node v = b->plain_value();
     if (!is(v, "identifier") && !is(v, "attribute")) return {};
     std::string q = m.qualified_name(v);
     // `agent = RNDAgent` with RNDAgent bound by `from agents import *` (set BB's RND train.py).
@@ -401,7 +401,7 @@ std::string SemanticModel::external_name(int ci) const {
     auto bindings = lookup(text(fn), start(fn));
     for (const Binding* b : bindings) {
       if (!all) break;
-      if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+      if (b->is_plain_assign()) {
         take(b->value);
         continue;
       }

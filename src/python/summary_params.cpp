@@ -181,7 +181,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
       if (bindings.size() > kMaxCandidates) return;
       for (const Binding* b : bindings) {
         if (b->kind == Binding::Kind::Param) params.push_back({b->function, b->param_index});
-        else if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) trace(b->value, depth + 1, params);
+        else if (b->is_plain_assign()) trace(b->value, depth + 1, params);
         else if (b->kind == Binding::Kind::Assign && is(unparen(b->value), "call")) {
           // `data_loader, sampler = init_data(...)` of another module's function whose returned
           // tuple holds a loader at that element and at no other (by its types): the call's
@@ -265,7 +265,7 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
         // recorded among its keys as ".train_loader" (ParamSummary::hot_keys).
         if (b->kind == Binding::Kind::Param && b->function >= 0 && keyed.size() < 64 && text(obj) != "self")
           keyed.push_back({b->function, b->param_index, "." + std::string(text(field(e, "attribute"))), false});
-        if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
+        if (b->is_plain_assign() && is(unparen(b->value), "call")) {
           auto& names = attrs_iterated[unparen(b->value).id];
           std::string a(text(field(e, "attribute")));
           if (std::find(names.begin(), names.end(), a) == names.end() && names.size() < kMaxFedAttrs)
@@ -485,14 +485,14 @@ SemanticModel::ParamIteration SemanticModel::param_iteration() const {
           // utils.get_loaders(args)`, then `CDTrainer(args=args, dataloaders=dataloaders)`: set BA
           // ChangeFormer), every loader key of which is iterated there: the call's result feeds
           // training (OutgoingCall::result_feeds_training), per epoch when those items are.
-          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call")) {
+          if (b->is_plain_assign() && is(unparen(b->value), "call")) {
             auto fed = ext_returned_loader_keys(b->value);
             if (!fed.empty() && std::includes(keys->begin(), keys->end(), fed.begin(), fed.end())) {
               changed |= iterated_calls.insert(unparen(b->value).id).second;
               if (epoch) changed |= out.epoch_calls.insert(unparen(b->value).id).second;
             }
           }
-          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call"))
+          if (b->is_plain_assign() && is(unparen(b->value), "call"))
             for (const auto& k : *keys) {
               if (k.empty() || k[0] != '.') continue;
               auto& names = attrs_iterated[unparen(b->value).id];

@@ -505,7 +505,7 @@ AbstractType TypeInference::base_type(Node expr) const {
             stored = join(stored, st.device);
         }
         for (const Binding* b : visible(m_, names[i]))
-          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "identifier") &&
+          if (b->is_plain_assign() && is(unparen(b->value), "identifier") &&
               names.size() < 4)
             names.push_back(unparen(b->value));
       }
@@ -1012,8 +1012,7 @@ AbstractType TypeInference::param_type_from_sites(int fi, int pi, Path path, boo
     if (dead[i] && live) continue;
     Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
     if (is_null(a)) {
-      for (Node c : named_children(field(call, "arguments")))
-        if (is(c, "list_splat") || is(c, "dictionary_splat")) return AbstractType::unknown();
+      if (SemanticModel::has_splat_argument(call)) return AbstractType::unknown();
       default_used = true;
       continue;
     }
@@ -1060,7 +1059,7 @@ static bool host_collate(const SemanticModel& m_, Node collate) {
   // `collect_tr = partial(collect_audio_batch, ...)` then `collate_fn=collect_tr`: its one binding.
   if (is(collate, "identifier")) {
     auto named = visible(m_, collate);
-    if (named.size() == 1 && named[0]->kind == Binding::Kind::Assign && named[0]->unpack_index < 0)
+    if (named.size() == 1 && named[0]->is_plain_assign())
       collate = unparen(named[0]->value);
   }
   int f = -1;

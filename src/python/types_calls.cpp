@@ -424,7 +424,7 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
         auto bindings = visible(m_, d);
         if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
         for (const Binding* b : bindings) {
-          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+          if (b->is_plain_assign()) {
             if (!configured(b->value, depth)) return false;
             continue;
           }

@@ -337,7 +337,7 @@ int sliced_param_uncached(const SemanticModel& m, int function) {
     if (b->kind == Binding::Kind::Param)
       return b->function == function && !fn.params[b->param_index].is_variadic ? b->param_index : -1;
     if (m.function_at(b->at) != function) return -1;
-    Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+    Node v = b->plain_value();
     if (!is(v, "subscript") || m.text(unparen(field(v, "subscript"))) != "0") return -1;
     Node c = unparen(field(v, "value"));
     auto cb = is(c, "identifier") ? m.lookup(m.text(c), start(c)) : std::vector<const Binding*>{};
@@ -633,7 +633,7 @@ std::vector<std::string> TypeInference::cuda_instance_classes() const {
         built.push_back(r);
       } else if (is(r, "identifier")) {
         for (const Binding* b : m_.lookup(text(r, m_.src()), start(r)))
-          if (b->kind == Binding::Kind::Assign && b->unpack_index < 0 && is(unparen(b->value), "call"))
+          if (b->is_plain_assign() && is(unparen(b->value), "call"))
             built.push_back(unparen(b->value));
       }
       for (Node c : built) {
@@ -853,8 +853,7 @@ std::string TypeInference::class_names(Node expr, Path path, int depth) const {
     if (sites.size() > SemanticModel::kMaxCandidates) return {};
     int position = pi - bound_params(fn);
     for (Node call : sites) {
-      for (Node c : named_children(field(call, "arguments")))
-        if (is(c, "list_splat") || is(c, "dictionary_splat")) return {};
+      if (SemanticModel::has_splat_argument(call)) return {};
       Node a = m_.argument(call, p.keyword_only ? -1 : position, p.name);
       if (is_null(a)) a = p.default_value;
       if (is_null(a)) return {};

@@ -221,7 +221,7 @@ AbstractType TypeInference::keyed(Node e, const std::string& key, std::vector<st
       t = AbstractType::bottom();
       for (const Binding* b : bindings) {
         AbstractType bt = AbstractType::unknown();
-        if (b->kind == Binding::Kind::Assign && b->unpack_index < 0) {
+        if (b->is_plain_assign()) {
           bt = keyed(b->value, key, names);
         } else if (b->kind == Binding::Kind::Param) {
           // From every call site in this file (a parameter other modules call is left unknown).
