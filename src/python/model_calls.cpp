@@ -104,6 +104,10 @@ void SemanticModel::resolve_calls() {
             auto a = text(field(f, "attribute"));
             if (a == "to" || a == "cuda" || a == "train" || a == "eval" || a == "half" || a == "float") {
               e = unparen(field(f, "object"));
+              // A name moved or cast (`net = Net(); model = net.to(device)`, `model =
+              // model.cuda()`): the class of its instance there, a few names deep.
+              if (is(e, "identifier") && depth < 4)
+                if (int k = instance_class_at(e, depth + 1); k >= 0) return k;
               continue;
             }
           }

@@ -301,7 +301,43 @@ void SemanticModel::compute_reachability() {
       bool shaped = false;
       Node over = unparen(field(lp.node, "right"));
       Node var = unparen(field(lp.node, "left"));
-      if (is(over, "call") && text(unparen(field(over, "function"))) == "range" && is(var, "identifier")) {
+      // A decoding loop grows one input of its function a piece per pass (nanoGPT's generate: `for
+      // _ in range(max_new_tokens): logits, _ = self(idx_cond); ...; idx = torch.cat((idx,
+      // idx_next), dim=1)`): a `for` over `range(...)` whose body rebinds a parameter of the
+      // function from itself (`p = f(..., p, ...)`, an identifier target). Its forwards are the
+      // passes of one generation, as a chunk loop's are pieces of one inference: a loop calling
+      // the function once per sample (sample.py's `for k in range(num_samples)`) is the hot loop.
+      if (is(over, "call") && text(unparen(field(over, "function"))) == "range" &&
+          (is(var, "identifier") || is(var, "pattern_list") || is(var, "tuple_pattern"))) {
+        std::vector<Node> stack{lp.body};
+        while (!stack.empty() && !shaped) {
+          Node n = stack.back();
+          stack.pop_back();
+          if (is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+          if (is(n, "assignment")) {
+            Node left = unparen(field(n, "left"));
+            Node right = field(n, "right");
+            if (is(left, "identifier") && !is_null(right) && is(right, "call")) {
+              auto bindings = lookup(text(left), start(left));
+              bool param = false;
+              for (const Binding* b : bindings)
+                param = param || (b->kind == Binding::Kind::Param && b->function == lp.function);
+              if (param) {
+                std::vector<Node> inner{right};
+                while (!inner.empty() && !shaped) {
+                  Node r = inner.back();
+                  inner.pop_back();
+                  if (is(r, "lambda")) continue;
+                  if (is(r, "identifier") && text(r) == text(left)) shaped = true;
+                  for (Node c : named_children(r)) inner.push_back(c);
+                }
+              }
+            }
+          }
+          for (Node c : named_children(n)) stack.push_back(c);
+        }
+      }
+      if (!shaped && is(over, "call") && text(unparen(field(over, "function"))) == "range" && is(var, "identifier")) {
         int positional = 0;
         for (Node a : named_children(field(over, "arguments"))) {
           if (is(a, "comment")) continue;

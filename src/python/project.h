@@ -75,6 +75,15 @@ class ProjectLayout {
   // cannot import a submodule of a plain module): split() reads those from the roots. O(modules
   // x imports), from the texts setup_project scans; after find_script_dirs.
   void find_package_members(const std::vector<std::string_view>& texts);
+  // A checkout vendored at a package path of a larger tree (a monorepo): its modules import each
+  // other under that path (`import deeplearning.cross_image_ssl.moco.builder` in moco's
+  // main_moco.py for moco/builder.py), whose leading parts name nothing here. A prefix P of at
+  // least two parts is such a path when some absolute import is P followed by the dotted name
+  // (at least two parts) of a project module, and every absolute import of any module whose
+  // first part is P's is P itself or P followed by a project name (a library, `torch.utils.data`
+  // beside a utils/data.py, also has imports that reach nothing here: `import torch`). absolute()
+  // then drops P. O(imports x parts); after find_package_members.
+  void find_vendor_prefixes(const std::vector<std::string_view>& texts);
   // The modules related to a file, for `stoker check FILE`: among the .py files in its
   // directory (siblings on sys.path) and in its top package (at most `limit` candidates, each
   // read through `read`, which answers nullopt for what cannot or should not be read), those
@@ -143,6 +152,10 @@ class ProjectLayout {
   std::vector<std::string> script_dir_;
   // Per module: a member of a namespace package (find_package_members).
   std::vector<char> member_;
+  // The vendored path of a checkout by its first part (find_vendor_prefixes): "a.b" under "a".
+  std::unordered_map<std::string, std::string> vendor_prefix_;
+  // The name with its vendored path dropped, or empty when it has none.
+  std::string_view unvendored(std::string_view name) const;
   // split() under the roots only (not a module's script directory).
   std::pair<int, std::string> split_from_roots(int from, const std::vector<std::string>& parts) const;
   // The module `dir/a/b.py` or `dir/a/b/__init__.py` for the first k parts, or -1.

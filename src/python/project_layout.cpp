@@ -254,10 +254,66 @@ void ProjectLayout::find_package_members(const std::vector<std::string_view>& te
     }
 }
 
+std::string_view ProjectLayout::unvendored(std::string_view name) const {
+  if (vendor_prefix_.empty() || name.empty() || name[0] == '.') return {};
+  auto it = vendor_prefix_.find(std::string(name.substr(0, name.find('.'))));
+  if (it == vendor_prefix_.end()) return {};
+  const std::string& p = it->second;
+  if (name.size() <= p.size() + 1 || name.compare(0, p.size(), p) != 0 || name[p.size()] != '.') return {};
+  return name.substr(p.size() + 1);
+}
+
+void ProjectLayout::find_vendor_prefixes(const std::vector<std::string_view>& texts) {
+  const size_t n = std::min(modules_.size(), texts.size());
+  std::vector<std::vector<std::string>> names(n);
+  for (size_t i = 0; i < n; ++i) names[i] = imported_names(texts[i]);
+  // A project name: a module's dotted name here, or a top-level module or package.
+  auto project_name = [&](const std::vector<std::string>& parts, size_t from) {
+    return from < parts.size() && (top_level_.count(parts[from]) || by_name_.count(join(parts, from, parts.size())));
+  };
+  // Candidates by first part: the shortest prefix followed by a project module's dotted name.
+  std::unordered_map<std::string, std::string> candidate;
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& name : names[i]) {
+      if (name.empty() || name[0] == '.') continue;
+      auto parts = split_on(name, '.', true);
+      if (parts.size() < 4 || top_level_.count(parts[0]) || is_project_name(static_cast<int>(i), name)) continue;
+      for (size_t k = 2; k + 2 <= parts.size(); ++k) {
+        auto it = by_name_.find(join(parts, k, parts.size()));
+        if (it == by_name_.end()) continue;
+        std::string p = join(parts, 0, k);
+        auto [c, added] = candidate.emplace(parts[0], p);
+        if (!added && c->second != p) c->second.clear();  // two paths: neither
+        break;
+      }
+    }
+  // Every import under the first part agrees with the candidate.
+  for (auto& [first, p] : candidate) {
+    if (p.empty()) continue;
+    bool all = true;
+    for (size_t i = 0; i < n && all; ++i)
+      for (const auto& name : names[i]) {
+        if (name.empty() || name[0] == '.' || name.compare(0, name.find('.'), first) != 0) continue;
+        if (name == p) continue;
+        auto parts = split_on(name, '.', true);
+        auto pp = split_on(p, '.', true);
+        bool under = parts.size() > pp.size() && name.compare(0, p.size(), p) == 0 && name[p.size()] == '.';
+        if (!under || !project_name(parts, pp.size())) {
+          all = false;
+          break;
+        }
+      }
+    if (all) vendor_prefix_.emplace(first, p);
+  }
+}
+
 std::string ProjectLayout::absolute(int from, std::string_view name) const {
   size_t dots = 0;
   while (dots < name.size() && name[dots] == '.') ++dots;
-  if (dots == 0) return std::string(name);
+  if (dots == 0) {
+    if (auto rest = unvendored(name); !rest.empty()) return std::string(rest);
+    return std::string(name);
+  }
   const Module& m = modules_[from];
   if (m.name.empty()) return {};
   auto parts = split_on(m.name, '.', true);
@@ -344,6 +400,7 @@ bool ProjectLayout::is_project_name(int from, std::string_view name) const {
   if (name[0] == '.') return true;
   std::string first(name.substr(0, name.find('.')));
   if (top_level_.count(first)) return true;
+  if (!unvendored(name).empty()) return true;
   if (from < 0 || static_cast<size_t>(from) >= script_dir_.size() || script_dir_[from].empty()) return false;
   int target = module_at(script_dir_[from], {first}, 1);
   return (target >= 0 && target != from) || dirs_.count(script_dir_[from] + "/" + first);
@@ -536,6 +593,7 @@ ProjectSetup setup_project(const std::vector<std::string>& paths, const std::vec
   ProjectSetup setup{ProjectLayout(paths, extra), std::vector<char>(n, 0)};
   setup.layout.find_script_dirs(texts);
   setup.layout.find_package_members(texts);
+  setup.layout.find_vendor_prefixes(texts);
   setup.layout.index_words(texts);
   const ProjectLayout& layout = setup.layout;
   // Who imports whom (project modules only), then every importer of a module that passes the

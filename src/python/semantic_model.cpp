@@ -95,8 +95,13 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     for (size_t ci = 0; ci < calls_.size(); ++ci) {
       if (!callees_by_call_[ci].empty() || (ci < ext_name_.size() && !ext_name_[ci].empty())) continue;
       Node fn = unparen(field(calls_[ci].call, "function"));
-      if (!is(fn, "attribute")) continue;
-      Node obj = unparen(field(fn, "object"));
+      // The parameter called itself (`decoder(imgs, caps, caplens)` in `train(loader, encoder,
+      // decoder, ...)`): the module's `forward`. Not an object's `__call__` (a transform handed in,
+      // RFBNet's `transform(img)`: its result read as the loop's own host tensor lost TX001 on the
+      // step's input, fixture tx001_transformed_in_loop.py).
+      const bool called = is(fn, "identifier");
+      if (!called && !is(fn, "attribute")) continue;
+      Node obj = called ? fn : unparen(field(fn, "object"));
       if (!is(obj, "identifier") || text(obj) == "self") continue;
       auto bindings = lookup(text(obj), start(obj));
       if (bindings.empty()) continue;
@@ -111,7 +116,11 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
       std::vector<int> classes = t.klass >= 0 ? std::vector<int>{t.klass} : types_->local_class_union(obj);
       for (int k : classes) {
         // The method, or one inherited from a base class defined in this file.
-        int target = inherited_method(classes_, classes_by_name_, k, text(field(fn, "attribute")));
+        int target = -1;
+        if (!called)
+          target = inherited_method(classes_, classes_by_name_, k, text(field(fn, "attribute")));
+        else if (t.kind == AbstractType::Kind::Module)
+          target = inherited_method(classes_, classes_by_name_, k, "forward");
         if (target < 0 || std::find(callees_by_call_[ci].begin(), callees_by_call_[ci].end(), target) !=
                               callees_by_call_[ci].end())
           continue;
