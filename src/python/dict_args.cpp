@@ -133,4 +133,29 @@ std::optional<std::vector<Value>> SemanticModel::param_dict_item(Node subscript)
   return out;
 }
 
+std::optional<std::vector<Value>> SemanticModel::forwarded_values(Node splat, std::string_view key) const {
+  if (!facts_ || !is(splat, "dictionary_splat")) return std::nullopt;
+  Node d = unparen(named_child(splat, 0));
+  if (!is(d, "identifier")) return std::nullopt;
+  auto bindings = lookup(text(d), start(d));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Param || bindings[0]->function < 0)
+    return std::nullopt;
+  int f = bindings[0]->function, pi = bindings[0]->param_index;
+  const Function& fn = functions_[f];
+  if (pi < 0 || static_cast<size_t>(pi) >= fn.params.size() || !fn.params[pi].double_star || !callers(f).empty())
+    return std::nullopt;
+  // Every other mention of the parameter in the function (a store, `kwargs.pop(...)`,
+  // `kwargs.setdefault(...)`, a read) may change or judge what the splats pass: nothing known.
+  std::string_view name = text(d);
+  bool only_splats = for_each_identifier(field(fn.node, "body"), /*skip_scopes=*/false, [&](Node n) {
+    return text(n) != name || is(parent(n), "dictionary_splat");
+  }, 65536);
+  if (!only_splats) return std::nullopt;
+  const ArgFacts* a = ext_param(f, pi, fact::kDictArg);
+  if (!a || !a->passed || a->dict != 1) return std::nullopt;
+  std::vector<Value> out;
+  for (const auto& v : keyed_values(a->dict_values, key)) add_value(out, v);
+  return out;
+}
+
 }  // namespace stoker::python

@@ -257,12 +257,24 @@ static bool parses_command_line(const SemanticModel& m, Node call) {
   return true;
 }
 
+const FunctionFacts* SemanticModel::imported_namespace(const Value& v) const {
+  if (!facts_ || v.kind != Value::Kind::Expr) return nullptr;
+  Node e = unparen(v.expr);
+  if (!is(e, "identifier")) return nullptr;
+  auto bindings = lookup(text(e), start(e));
+  if (bindings.size() != 1 || bindings[0]->kind != Binding::Kind::Import) return nullptr;
+  const FunctionFacts* f = module_attribute(e, fact::kNamespace);
+  return f && f->namespace_object && f->returns_namespace && !f->namespace_values.empty() ? f : nullptr;
+}
+
 // A candidate value that is an argparse namespace: `parser.parse_args()`,
 // `parser.parse_known_args()[0]`, the first target of `args, rest = parser.parse_known_args()`,
-// or a call of a project function whose every return is one of those.
+// a call of a project function whose every return is one of those, or another module's
+// namespace imported by name.
 bool SemanticModel::namespace_value(const Value& v) const {
   if (v.kind != Value::Kind::Expr) return false;
   if (namespace_param(v)) return true;
+  if (imported_namespace(v)) return true;
   Node e = unparen(v.expr);
   if (is(e, "call")) return namespace_call(e);
   if (is(e, "subscript")) {

@@ -563,6 +563,14 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     // `from config import num_workers` (or `import *`): a constant of another project module.
     if (bindings.empty() || (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Import))
       if (auto c = module_constant(expr); !c.empty()) return c;
+    // `from option import args`: another module's parsed namespace (imported_namespace), the
+    // use standing for it.
+    if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Import) {
+      Value ns;
+      ns.kind = Value::Kind::Expr;
+      ns.expr = expr;
+      if (imported_namespace(ns)) return {ns};
+    }
     if (bindings.empty() || bindings.size() > kMaxCandidates) return {Value::unknown()};
     std::vector<Value> out;
     for (const Binding* b : bindings) {
@@ -1886,6 +1894,12 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
     bool local = false;
     for (const auto& o : objs) {
       const ArgFacts* a = namespace_param(o);
+      // Imported from the module that parses it: that module's values (imported_namespace).
+      if (const FunctionFacts* f = a ? nullptr : imported_namespace(o)) {
+        std::vector<Value> declared = keyed_values(f->namespace_values, name);
+        add_values(out, namespace_attribute(name, &declared));
+        continue;
+      }
       if (!a) {
         local = true;
         continue;

@@ -592,8 +592,8 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   a.loader_class = a.loader_class && b.loader_class;
   if (a.hot_self_calls != b.hot_self_calls) a.hot_self_calls.clear();
   if (a.returns_namespace != b.returns_namespace || a.returns_parser != b.returns_parser ||
-      a.namespace_values != b.namespace_values) {
-    a.returns_namespace = a.returns_parser = false;
+      a.namespace_object != b.namespace_object || a.namespace_values != b.namespace_values) {
+    a.returns_namespace = a.returns_parser = a.namespace_object = false;
     a.namespace_values.clear();
   }
   if (a.dep_known != b.dep_known || a.dep_kind != b.dep_kind || a.dep_device != b.dep_device ||

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -133,6 +134,26 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
         }
       if (join_sorted(names.kw_names, passed, kMaxKwNames)) names.kw_open = true;
       rest.join(names);
+      // The values under each keyword the site passes into the `**` parameter (a dict spread
+      // into the call, `make_data_loader(args, **kwargs)` with `kwargs = {'num_workers':
+      // args.workers, ...}`, or keywords written there), as ArgFacts::dict_values: a loader
+      // construction forwarding the parameter reads them (SemanticModel::forwarded_values). Only
+      // keys whose values are all known constants; the sites' join keeps the keys every passing
+      // site has (ArgFacts::join). A site whose keywords are not all known (a splat) knows none.
+      if (rest.passed) {
+        rest.dict = oc.splat ? 2 : 1;
+        rest.dict_values.clear();
+        if (!oc.splat) {
+          std::map<std::string, const std::vector<ScalarFact>*> by_key;  // a later keyword wins
+          for (size_t k = 0; k < oc.keywords.size(); ++k)
+            if (!keyword_used[k]) by_key[oc.keywords[k].first] = &oc.keywords[k].second.values;
+          for (const auto& [key, vs] : by_key) {
+            bool known = !vs->empty() && vs->size() <= 16;  // SemanticModel::kMaxCandidates
+            for (const auto& v : *vs) known = known && v.kind != ScalarFact::Kind::Unknown;
+            if (known && rest.dict_values.size() < kMaxDictKeys) rest.dict_values.push_back({key, *vs});
+          }
+        }
+      }
     }
     if ((p.star || p.double_star) && oc.splat) {
       rest.passed = true;

@@ -343,6 +343,11 @@ struct FunctionFacts {
   // then hold its module's declared defaults, which a module parsing with it reads
   // (`parents=[main.get_args_parser()]` in a launcher, or its `parse_args()`).
   bool returns_parser = false;
+  // A module-level name bound once to this module's parsed namespace (`args =
+  // parser.parse_args()` in MGN-pytorch's option.py, which main.py imports: `from option import
+  // args`): the name itself is the namespace, namespace_values its dests' values (with
+  // returns_namespace set, as for the module-level parser's entry). Read with kNamespace.
+  bool namespace_object = false;
   bool operator==(const FunctionFacts&) const = default;
 };
 

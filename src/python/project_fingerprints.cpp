@@ -176,6 +176,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
   if (fields & fact::kNamespace) {
     o += x.returns_namespace ? "N" : x.returns_parser ? "P" : "-";
+    if (x.namespace_object) o += "O";
     for (const auto& [dest, vs] : x.namespace_values) {
       o += "|" + dest;
       for (const auto& v : vs)

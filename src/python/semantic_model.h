@@ -470,6 +470,12 @@ class SemanticModel {
   // loop or handed to another module's), the parameter's default where one leaves it out;
   // nullopt when the expression is no such parameter or no such site is known.
   std::optional<std::vector<Value>> site_use_values(Node expr, bool epoch) const;
+  // A keyword of a loader construction that a `**kwargs` splat of its function's `**` parameter
+  // supplies (keyword_arguments' forwarded keywords: `DataLoader(ds, **kwargs)` in a factory only
+  // other modules call): the values the call sites pass under `key` (ArgFacts::dict_values of the
+  // parameter, joined over the sites), where every site's keywords are known and the function
+  // names the parameter only in `**` splats; nullopt otherwise. O(function) per question.
+  std::optional<std::vector<Value>> forwarded_values(Node splat, std::string_view key) const;
   // Function f is called once per pass of a loop in another module, or from a function so called
   // (IncomingCalls::rebuilt): the first such call site ("for_test.py:37"); nullopt otherwise.
   std::optional<std::string> rebuilt_by_other_modules(int f) const;
@@ -777,6 +783,10 @@ class SemanticModel {
   // directly or through a project function that returns it; `args.<dest>` of such an object.
   bool namespace_value(const Value& v) const;
   bool namespace_call(Node call) const;
+  // A name imported from another module whose entry is that module's parsed namespace
+  // (FunctionFacts::namespace_object: `from option import args`), as a candidate value (the use
+  // itself stands for it): that entry, or null. O(bindings).
+  const FunctionFacts* imported_namespace(const Value& v) const;
   // `declared`: the values the namespace's parser gives `dest` when another module's call site
   // handed it (ArgFacts::ns_values; null: this module's parsers, argparse_default).
   std::vector<Value> namespace_attribute(std::string_view dest, const std::vector<Value>* declared = nullptr) const;

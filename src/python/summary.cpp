@@ -193,8 +193,10 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
   // with an explicit `default=` on every add_argument, and the dests of other modules'
   // namespace helpers it calls), each with this module's stores; only dests whose values are
   // all known travel (an absent dest reads as unknown), at most kMaxNamespaceDests.
-  auto table = [&](const ArgFacts* param) -> const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& {
-    if (auto it = namespace_tables_.find(param); it != namespace_tables_.end()) return it->second;
+  auto table = [&](const ArgFacts* param, const FunctionFacts* imported = nullptr)
+      -> const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& {
+    const void* key = imported ? static_cast<const void*>(imported) : static_cast<const void*>(param);
+    if (auto it = namespace_tables_.find(key); it != namespace_tables_.end()) return it->second;
     std::vector<std::pair<std::string, std::vector<ScalarFact>>> built;
     auto add = [&](const std::string& dest, const std::vector<Value>& values) {
       std::vector<ScalarFact> facts;
@@ -204,7 +206,13 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
       }
       if (!facts.empty() && facts.size() <= kMaxCandidates) built.push_back({dest, std::move(facts)});
     };
-    if (param) {
+    if (imported) {
+      // Another module's namespace imported by name: its dests' values, with this module's stores.
+      for (const auto& [dest, facts] : imported->namespace_values) {
+        std::vector<Value> declared = to_values(facts);
+        add(dest, namespace_attribute(dest, &declared));
+      }
+    } else if (param) {
       for (const auto& [dest, facts] : param->ns_values) {
         std::vector<Value> declared = to_values(facts);
         add(dest, namespace_attribute(dest, &declared));
@@ -235,13 +243,13 @@ bool SemanticModel::namespace_facts(Node a, std::vector<std::pair<std::string, s
     }
     std::sort(built.begin(), built.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     if (built.size() > kMaxNamespaceDests) built.resize(kMaxNamespaceDests);
-    auto& slot = namespace_tables_[param];
+    auto& slot = namespace_tables_[key];
     slot = std::move(built);
     return slot;
   };
   bool first = true;
   for (const auto& v : vs) {
-    const auto& t = table(namespace_param(v));
+    const auto& t = table(namespace_param(v), imported_namespace(v));
     if (first) out = t;
     else join_namespace_values(out, t);
     first = false;
@@ -596,6 +604,25 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       if (is_null(v) || !is(v, "call") || callee_name(v) != "argparse.ArgumentParser") continue;
       FunctionFacts facts;
       namespace_facts_of_parsers(facts);
+      tables.push_back({name, std::move(facts)});
+    }
+  // A module-level name bound once to the namespace this module's parser parses from the command
+  // line (`args = parser.parse_args()` in MGN-pytorch's option.py), which other modules import
+  // (`from option import args`) and hand to their classes (`data.Data(args)`): its entry carries
+  // the dests' values (defaults joined with this module's stores), as the parser's does, marked
+  // as the namespace itself (FunctionFacts::namespace_object). A name also bound elsewhere in the
+  // module (a `global` rebinding it) is none.
+  if (!argparse_args_.empty())
+    for (const auto& [name, list] : scopes_[0].bindings) {
+      if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+      Node v = unparen(list[0].value);
+      if (is_null(v) || !is(v, "call") || model_detail::method_of(v, src_) != "parse_args" || declared_global(name) ||
+          !namespace_call(v))
+        continue;
+      FunctionFacts facts;
+      namespace_facts_of_parsers(facts);
+      if (facts.namespace_values.empty()) continue;
+      facts.namespace_object = true;
       tables.push_back({name, std::move(facts)});
     }
   // Module-level names bound only to devices (`DEVICE = torch.device("cuda" if ... else "cpu")`):

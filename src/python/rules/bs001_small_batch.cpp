@@ -107,6 +107,19 @@ void bs001_small_batch(Context& ctx, Node call) {
   long long smallest = 0;  // several candidates: the smallest (size is the largest)
   if (is_null(bs)) {
     if (!kw.complete) return;
+  } else if (is(bs, "dictionary_splat")) {
+    // A batch size the call sites of a factory pass into its forwarded `**kwargs`
+    // (SemanticModel::forwarded_values): every one a known positive int, reported with the
+    // range; any other, silent.
+    auto vs = m.forwarded_values(bs, "batch_size");
+    if (!vs || vs->empty() || vs->size() > 8) return;
+    for (const auto& x : *vs) {
+      if (x.kind != Value::Kind::Int || x.i < 1) return;
+      smallest = smallest == 0 ? x.i : std::min(smallest, x.i);
+      size = std::max(size, x.i);
+    }
+    if (smallest == size) smallest = 0;
+    keyword = false;  // not written at the call
   } else if (auto n = m.constant_int(bs)) {
     auto v = m.constant(bs);
     if (!v || v->kind == Value::Kind::None) return;

@@ -71,6 +71,17 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   Node workers = m.keyword_arguments(call).find("num_workers");
   if (is_null(workers)) workers = m.argument(call, kNumWorkersPos, "");
   auto n = m.constant_int(workers);
+  // `DataLoader(ds, **kwargs)` of a factory's `**` parameter that the call sites fill
+  // (`make_data_loader(args, **{'num_workers': args.workers})`): the counts they pass, every one
+  // a known count of at least one (the smallest is reported); any other, silent.
+  if (!n && !is_null(workers) && is(workers, "dictionary_splat")) {
+    auto vs = m.forwarded_values(workers, "num_workers");
+    if (!vs || vs->empty()) return;
+    for (const Value& v : *vs) {
+      if (v.kind != Value::Kind::Int || v.i < 1) return;
+      if (!n || v.i < *n) n = v.i;
+    }
+  }
   // `num_workers=os.cpu_count()`: at least one worker on any machine that runs the program.
   bool cpu_count = !n && !is_null(workers) && is_cpu_count(m, workers);
   // A count divided among the processes (`int((workers + n - 1) / n)`) or multiplied by the
