@@ -420,11 +420,20 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         }
         // `last_step = step == max_steps - 1` assigned once in the hot region, then
         // `if step % 250 == 0 or last_step:`: the comparison decides.
-        if (bindings && bindings->size() == 1) {
-          const Binding& b = bindings->front();
+        // Also a flag computed so (`do_eval = args.do_eval and (global_step % eval_steps == 0)
+        // and accelerator.sync_gradients`, then `if do_eval:`: finetune-hf-vits, set BJ): its
+        // `and`/`or` decides as written in the guard. The one binding that reaches the guard
+        // when the name has others elsewhere in the function (after the loop).
+        const Binding* only = bindings && bindings->size() == 1 ? &bindings->front() : nullptr;
+        if (!only && bindings && bindings->size() > 1 && bindings->size() <= kMaxCandidates) {
+          auto reaching = lookup(text(cond), start(cond));
+          if (reaching.size() == 1) only = reaching[0];
+        }
+        if (only) {
+          const Binding& b = *only;
           Node v = unparen(b.value);
           if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && contains(hot_region, b.target) &&
-              b.at < start(cond) && is(v, "comparison_operator")) {
+              b.at < start(cond) && (is(v, "comparison_operator") || is(v, "boolean_operator"))) {
             apply(v, true);
             return;
           }
@@ -1119,6 +1128,26 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     size_t from = 0;
     while (from < guards.size() && guard_loop_depth[from] <= i) ++from;
     apply_guards(ctx, guards, from, loops_[loops[i]].body);
+    // An evaluation pass run every N steps from the step loop (`if do_eval:` holding its own
+    // loop over another loader): what the guarded block does beside that loop (set up before
+    // it, read the gathered results back after it) runs once per pass, not once per N steps of
+    // its own (finetune-hf-vits' `full_generation.waveform.cpu()` after the validation loop, set
+    // BJ run_vits_finetuning.py:1346). Only an amortized guard; O(guards x loops).
+    for (size_t g = from; ctx.every != 0 && !ctx.once_per_epoch && g < guards.size(); ++g) {
+      if (!guards[g].second) continue;
+      Node owner = parent(guards[g].first);
+      while (is(owner, "parenthesized_expression")) owner = parent(owner);
+      if (!is(owner, "if_statement") && !is(owner, "elif_clause")) continue;
+      Node branch = field(owner, "consequence");
+      if (is_null(branch)) continue;
+      for (size_t l = 0; l < loops_.size(); ++l)
+        if (loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader && !loops_[l].comprehension &&
+            contains(branch, loops_[l].node) &&
+            std::find(loops.begin(), loops.end(), static_cast<int>(l)) == loops.end()) {
+          ctx.once_per_epoch = true;
+          break;
+        }
+    }
     // A guard around the hot loop that never holds (`do_test = False` ... `if do_test:`): dead.
     for (size_t g = 0; g < from; ++g) {
       auto truth = guard_truth(guards[g].first);
