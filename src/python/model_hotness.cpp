@@ -1634,7 +1634,15 @@ void SemanticModel::compute_hot_functions() {
     if (!site.hot) return;
     // A call in an out-of-memory handler runs on a failure, not per step.
     if (in_oom_handler(cs.call, src_)) site.once_per_epoch = true;
-    for (int c : runs_by_call_[ci]) {
+    // What the call runs, and the functions a call of a parameter calls (passed_functions:
+    // kept out of runs_by_call_, resolve_closure_calls).
+    std::vector<int> runs = runs_by_call_[ci];
+    if (runs.empty() && !callees_by_call_[ci].empty()) {
+      Node fn = unparen(field(cs.call, "function"));
+      auto bindings = is(fn, "identifier") ? lookup(text(fn), start(fn)) : std::vector<const Binding*>{};
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param) runs = callees_by_call_[ci];
+    }
+    for (int c : runs) {
       if (in_unreached_method(c)) continue;
       HotContext& h = hot_function_[c];
       bool was_hot = h.hot;
