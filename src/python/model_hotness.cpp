@@ -1132,7 +1132,8 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     // loop over another loader): what the guarded block does beside that loop (set up before
     // it, read the gathered results back after it) runs once per pass, not once per N steps of
     // its own (finetune-hf-vits' `full_generation.waveform.cpu()` after the validation loop, set
-    // BJ run_vits_finetuning.py:1346). Only an amortized guard; O(guards x loops).
+    // BJ run_vits_finetuning.py:1346). Only a guard that amortizes by itself holds the pass (the
+    // rank test around hifi-gan's logging and validation blocks does not); O(guards x loops).
     for (size_t g = from; ctx.every != 0 && !ctx.once_per_epoch && g < guards.size(); ++g) {
       if (!guards[g].second) continue;
       Node owner = parent(guards[g].first);
@@ -1140,6 +1141,10 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
       if (!is(owner, "if_statement") && !is(owner, "elif_clause")) continue;
       Node branch = field(owner, "consequence");
       if (is_null(branch)) continue;
+      // The guard holding the pass is itself the period (not `if rank == 0:` around it).
+      HotContext own;
+      apply_guards(own, {guards[g]}, 0, loops_[loops[i]].body);
+      if (own.every == 0) continue;
       for (size_t l = 0; l < loops_.size(); ++l)
         if (loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader && !loops_[l].comprehension &&
             contains(branch, loops_[l].node) &&
