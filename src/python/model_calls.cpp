@@ -546,10 +546,32 @@ void SemanticModel::index_calls() {
 // functions of this file passed (by name, or as `self.method`) for a parameter that the callee
 // calls, the callee being a function of this file (calls_param) or of another project module
 // (its summary's ParamSummary::called).
+// Is call ci a call of a name every binding of which is one parameter (`eval_score(...)`,
+// `f(True)`)? Such a call has callees only through passed_functions.
+static bool param_call(const SemanticModel& m, int ci) {
+  Node fn = unparen(field(m.calls()[static_cast<size_t>(ci)].call, "function"));
+  if (!is(fn, "identifier")) return false;
+  auto bindings = m.lookup(m.text(fn), start(fn));
+  return bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param;
+}
+
 void SemanticModel::resolve_closure_calls() {
   closures_by_call_.assign(calls_.size(), {});
   runs_by_call_ = callees_by_call_;
   run_sites_ = callers_;
+  // A call of a parameter bound to the functions its call sites hand (passed_functions, the
+  // constructor) calls them for the types and for hotness (compute_hot_functions reads these
+  // edges itself), but is no evidence of what the loop around it runs: a backtracking line
+  // search calling `f(True)` per try is not a step loop (PyTorch-RL's trpo.py, set BD), as a
+  // closure run by a helper counts only at the helper's call site.
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    if (runs_by_call_[ci].empty() || !param_call(*this, static_cast<int>(ci))) continue;
+    for (int f : runs_by_call_[ci]) {
+      auto& sites = run_sites_[f];
+      sites.erase(std::remove(sites.begin(), sites.end(), static_cast<int>(ci)), sites.end());
+    }
+    runs_by_call_[ci].clear();
+  }
   // A dispatch through a dict display (`loss_map[loss](...)`, resolve_calls) whose key takes
   // only string constants (`for loss in self.losses: self.get_loss(loss, ...)` with `losses=
   // ['labels', 'boxes']` handed to the constructor) runs only the functions of those keys:

@@ -183,6 +183,39 @@ bool module_attribute_call(const SemanticModel& m, Node fn) {
   return all_bindings_of_kind(m.lookup(m.text(obj), start(obj)), Binding::Kind::Import);
 }
 
+// `self.device = 'cpu'` written as a statement of the block that holds the use's statement,
+// before it (straight-line code: GRU4REC's `except: self.device = 'cpu'; h0 = torch.zeros(...)
+// .to(self.device)`, set BJ lib/model.py:104): the value the attribute holds there, whatever
+// the class's other stores hold. A statement between them that mentions the attribute in any
+// other way (a call on it, a store in a nested block) leaves it open; at most 8 statements back,
+// not across a function, class or lambda. Null when there is none.
+Node preceding_attribute_store(const SemanticModel& m, Node expr) {
+  Node st = expr;
+  for (int guard = 0; guard < 64; ++guard) {
+    Node p = parent(st);
+    if (is_null(p) || is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) return Node{};
+    if (is(p, "block")) break;
+    st = p;
+  }
+  Node blk = parent(st);
+  if (!is(blk, "block")) return Node{};
+  std::string_view name = m.text(expr);
+  auto stmts = named_children(blk);
+  size_t at = stmts.size();
+  for (size_t i = 0; i < stmts.size(); ++i)
+    if (same(stmts[i], st)) at = i;
+  for (size_t back = 0; at < stmts.size() && back < 8 && back < at; ++back) {
+    Node s = stmts[at - 1 - back];
+    if (m.text(s).find(name) == std::string_view::npos) continue;
+    Node a = is(s, "expression_statement") && named_count(s) == 1 ? named_child(s, 0) : Node{};
+    if (is(a, "assignment") && m.text(unparen(field(a, "left"))) == name && !is_null(field(a, "right")) &&
+        m.text(field(a, "right")).find(name) == std::string_view::npos)
+      return field(a, "right");
+    return Node{};
+  }
+  return Node{};
+}
+
 SemanticModel::DeviceKind ext_devkind(int k) {
   using DK = SemanticModel::DeviceKind;
   return k == 1 ? DK::Cpu : k == 2 ? DK::Cuda : k == 3 ? DK::Other : DK::Unknown;
@@ -199,6 +232,7 @@ SemanticModel::DeviceKind SemanticModel::device_kind_uncached(Node expr) const {
   }
   if (k == "integer") return DeviceKind::Cuda;
   if (k == "attribute") {
+    if (Node stored = preceding_attribute_store(*this, expr); !is_null(stored)) return device_kind_impl(stored);
     std::string q = qualified_name(expr);
     if (starts_with(q, "torch.")) {
       static const std::set<std::string, std::less<>> dtypes = {

@@ -420,11 +420,20 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
         }
         // `last_step = step == max_steps - 1` assigned once in the hot region, then
         // `if step % 250 == 0 or last_step:`: the comparison decides.
-        if (bindings && bindings->size() == 1) {
-          const Binding& b = bindings->front();
+        // Also a flag computed so (`do_eval = args.do_eval and (global_step % eval_steps == 0)
+        // and accelerator.sync_gradients`, then `if do_eval:`: finetune-hf-vits, set BJ): its
+        // `and`/`or` decides as written in the guard. The one binding that reaches the guard
+        // when the name has others elsewhere in the function (after the loop).
+        const Binding* only = bindings && bindings->size() == 1 ? &bindings->front() : nullptr;
+        if (!only && bindings && bindings->size() > 1 && bindings->size() <= kMaxCandidates) {
+          auto reaching = lookup(text(cond), start(cond));
+          if (reaching.size() == 1) only = reaching[0];
+        }
+        if (only) {
+          const Binding& b = *only;
           Node v = unparen(b.value);
           if (b.is_plain_assign() && contains(hot_region, b.target) &&
-              b.at < start(cond) && is(v, "comparison_operator")) {
+              b.at < start(cond) && (is(v, "comparison_operator") || is(v, "boolean_operator"))) {
             apply(v, true);
             return;
           }
@@ -1198,6 +1207,31 @@ HotContext SemanticModel::frame_hot_context(int function, const std::vector<int>
     size_t from = 0;
     while (from < guards.size() && guard_loop_depth[from] <= i) ++from;
     apply_guards(ctx, guards, from, loops_[loops[i]].body);
+    // An evaluation pass run every N steps from the step loop (`if do_eval:` holding its own
+    // loop over another loader): what the guarded block does beside that loop (set up before
+    // it, read the gathered results back after it) runs once per pass, not once per N steps of
+    // its own (finetune-hf-vits' `full_generation.waveform.cpu()` after the validation loop, set
+    // BJ run_vits_finetuning.py:1346). Only a guard that amortizes by itself holds the pass (the
+    // rank test around hifi-gan's logging and validation blocks does not); O(guards x loops).
+    for (size_t g = from; ctx.every != 0 && !ctx.once_per_epoch && g < guards.size(); ++g) {
+      if (!guards[g].second) continue;
+      Node owner = parent(guards[g].first);
+      while (is(owner, "parenthesized_expression")) owner = parent(owner);
+      if (!is(owner, "if_statement") && !is(owner, "elif_clause")) continue;
+      Node branch = field(owner, "consequence");
+      if (is_null(branch)) continue;
+      // The guard holding the pass is itself the period (not `if rank == 0:` around it).
+      HotContext own;
+      apply_guards(own, {guards[g]}, 0, loops_[loops[i]].body);
+      if (own.every == 0) continue;
+      for (size_t l = 0; l < loops_.size(); ++l)
+        if (loops_[l].kind == LoopKind::Hot && loops_[l].iterates_loader && !loops_[l].comprehension &&
+            contains(branch, loops_[l].node) &&
+            std::find(loops.begin(), loops.end(), static_cast<int>(l)) == loops.end()) {
+          ctx.once_per_epoch = true;
+          break;
+        }
+    }
     // A guard around the hot loop that never holds (`do_test = False` ... `if do_test:`): dead.
     for (size_t g = 0; g < from; ++g) {
       auto truth = guard_truth(guards[g].first);
@@ -1727,7 +1761,15 @@ void SemanticModel::compute_hot_functions() {
     if (!site.hot) return;
     // A call in an out-of-memory handler runs on a failure, not per step.
     if (in_oom_handler(cs.call, src_)) site.once_per_epoch = true;
-    for (int c : runs_by_call_[ci]) {
+    // What the call runs, and the functions a call of a parameter calls (passed_functions:
+    // kept out of runs_by_call_, resolve_closure_calls).
+    std::vector<int> runs = runs_by_call_[ci];
+    if (runs.empty() && !callees_by_call_[ci].empty()) {
+      Node fn = unparen(field(cs.call, "function"));
+      auto bindings = is(fn, "identifier") ? lookup(text(fn), start(fn)) : std::vector<const Binding*>{};
+      if (bindings.size() == 1 && bindings[0]->kind == Binding::Kind::Param) runs = callees_by_call_[ci];
+    }
+    for (int c : runs) {
       if (in_unreached_method(c)) continue;
       HotContext& h = hot_function_[c];
       bool was_hot = h.hot;

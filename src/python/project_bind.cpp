@@ -64,6 +64,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
     self.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
     self.klass = "?";
     self.framework = "?";
+    self.func = "?";
     b.in.params[0].join(self);
   }
   std::vector<char> keyword_used(oc.keywords.size(), 0);
@@ -100,6 +101,8 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
         got.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
         got.klass = "?";
         got.framework = "?";
+        // A splat hands no function by name: it leaves the parameter's function to the sites that do
+        // (ArgFacts::func), as a default does.
         got.cuda = oc.star_cuda && !p.keyword_only;  // OutgoingCall::star_cuda
       } else {
         got.defaulted = true;
@@ -161,6 +164,8 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
       rest.type_kind = static_cast<int>(AbstractType::Kind::Unknown);
       rest.klass = "?";
       rest.framework = "?";
+      // A splat hands no function by name: it leaves the parameter's function to the sites that do
+      // (ArgFacts::func), as a default does.
       rest.cuda |= oc.splat_cuda;
     }
     if (!p.star && !p.double_star) continue;

@@ -51,6 +51,12 @@ struct ArgFacts {
   // passing call site passes (`DPOTrainer(dpo, accelerator=self.accelerator)` of an Accelerator):
   // "" no site passes a value, "?" some site passes something else. Travels with kType.
   std::string framework;
+  // The project function (or class) every passing call site hands by name, by its canonical name
+  // (`monotonic_alignment_function=maximum_path` of an imported function, set BJ
+  // finetune-hf-vits): "" no site passes a value, "?" some site passes something else. A call of
+  // the parameter in the callee calls it (SemanticModel::passed_function_names). Travels with
+  // kArgClass.
+  std::string func;
   std::vector<ScalarFact> values;  // at most 16; more, or an expression, adds Unknown
   // When every passing call site passes a tuple of the same length (a display of at most 8, or a
   // name or call whose elements SemanticModel::elements_cuda knows): whether each element may be

@@ -72,7 +72,7 @@ std::string fp_arg(const ArgFacts* a, unsigned fields) {
         o += fp_scalar(v) + ";";
     }
   }
-  if (fields & fact::kArgClass) o += "<" + x.klass + ">";
+  if (fields & fact::kArgClass) o += "<" + x.klass + ">" + (x.func.empty() ? "" : "{" + x.func + "}");
   if (fields & fact::kElemValues) {
     o += "|e";
     for (const auto& v : x.elem_values)

@@ -43,7 +43,7 @@ json arg_json(const ArgFacts& a) {
   return {a.passed, a.defaulted, a.cuda, a.module, a.loader, a.device_cuda, vs, a.tensor, a.untyped, a.type_kind,
           a.type_device, a.hot_passed, a.hot_defaulted, hvs, a.klass, a.elem_cuda, a.elems_mixed, a.elem_types, evs,
           a.batch, a.step, a.ns, ns, a.loader_keys, a.kw_names, a.kw_known, a.kw_open, a.dict, dict, a.attr_devices,
-          a.framework};
+          a.framework, a.func};
 }
 ArgFacts arg_from(const json& j) {
   ArgFacts a;
@@ -83,6 +83,7 @@ ArgFacts arg_from(const json& j) {
   }
   if (j.size() > 29) a.attr_devices = j.at(29).get<std::vector<std::pair<std::string, int>>>();
   if (j.size() > 30) a.framework = j.at(30).get<std::string>();
+  if (j.size() > 31) a.func = j.at(31).get<std::string>();
   return a;
 }
 }  // namespace

@@ -135,6 +135,28 @@ SemanticModel::SemanticModel(std::string_view src, Node root, const Settings& se
     clear_memos();
     types_ = std::make_unique<TypeInference>(*this);
   }
+  // A call of a parameter that every call site of its function hands one function defined here
+  // by name (passed_functions: drn's `train(..., eval_score=accuracy)` calling
+  // `eval_score(output, target_var)` per step) calls that function: the edge makes the called
+  // function inherit the call's hotness and its parameters the call's arguments, as a call by
+  // name does. One level (a function handed on through a second parameter stays unbound), at
+  // most kMaxCandidates callees per call; O(parameter calls x call sites x values).
+  bool bound_passed = false;
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    if (!callees_by_call_[ci].empty() || (ci < ext_name_.size() && !ext_name_[ci].empty())) continue;
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    if (!is(fn, "identifier")) continue;
+    for (int target : passed_functions(calls_[ci].call)) {
+      if (target == calls_[ci].caller) continue;  // a function handed itself: no new edge
+      callees_by_call_[ci].push_back(target);
+      callers_[target].push_back(static_cast<int>(ci));
+      bound_passed = true;
+    }
+  }
+  if (bound_passed) {
+    clear_memos();
+    types_ = std::make_unique<TypeInference>(*this);
+  }
   resolve_closure_calls();
   // Which classes have instances on CUDA (their registered buffers are there), before any CUDA
   // question (TypeInference::decide_buffer_devices).

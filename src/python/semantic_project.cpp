@@ -709,6 +709,48 @@ void SemanticModel::resolve_external_calls() {
   if (!facts_) return;
   ext_name_.assign(calls_.size(), std::string{});
   for (size_t ci = 0; ci < calls_.size(); ++ci) ext_name_[ci] = external_name(static_cast<int>(ci));
+  // A call of a parameter that other modules' call sites hand a project function by name
+  // (ArgFacts::func: finetune-hf-vits' `model(..., monotonic_alignment_function=maximum_path)`,
+  // whose forward calls `monotonic_alignment_function(neg_cent, mask)`, set BJ): a call of that
+  // function, with this call's hotness and arguments, beside any function of this module the
+  // name may also hold (a default: `f = default_fn if f is None else f`). The name's bindings:
+  // the parameter itself, or assignments of a conditional expression one arm of which is the
+  // parameter; at most kMaxCandidates bindings. O(parameter calls x bindings).
+  for (size_t ci = 0; ci < calls_.size(); ++ci) {
+    if (!ext_name_[ci].empty()) continue;
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    if (!is(fn, "identifier") || text(fn) == "self") continue;
+    auto bindings = lookup(text(fn), start(fn));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) continue;
+    std::string names;
+    bool other = false;
+    auto take_param = [&](const Binding* b) {
+      if (b->kind != Binding::Kind::Param || b->function < 0 || b->param_index < 0) return false;
+      const ArgFacts* a = ext_param(b->function, b->param_index, fact::kArgClass);
+      if (!a || !a->passed || a->func.empty() || a->func == "?") return true;
+      names = names.empty() ? a->func : union_join(names, a->func);
+      return true;
+    };
+    for (const Binding* b : bindings) {
+      if (take_param(b)) continue;
+      Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+      if (!is(v, "conditional_expression") || named_count(v) != 3) {
+        other = true;
+        break;
+      }
+      bool param_arm = false;
+      for (Node arm : {named_child(v, 0), named_child(v, 2)}) {
+        arm = unparen(arm);
+        if (!is(arm, "identifier")) continue;
+        for (const Binding* ab : lookup(text(arm), start(arm))) param_arm = take_param(ab) || param_arm;
+      }
+      if (!param_arm) {
+        other = true;
+        break;
+      }
+    }
+    if (!other && !names.empty()) ext_name_[ci] = names;
+  }
 }
 
 // The calls still unnamed after resolve_external_calls() whose receiver's abstract type is an

@@ -148,6 +148,8 @@ void ArgFacts::join(const ArgFacts& o) {
   else if (!o.klass.empty() && o.klass != klass) klass = "?";
   if (framework.empty()) framework = o.framework;
   else if (!o.framework.empty() && o.framework != framework) framework = "?";
+  if (func.empty()) func = o.func;
+  else if (!o.func.empty() && o.func != func) func = "?";
   join_scalars(values, o.values);
   fed_passed |= o.fed_passed;
   fed_defaulted |= o.fed_defaulted;
@@ -734,6 +736,32 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     f.framework = t.kind == AbstractType::Kind::Object && t.framework >= 0
                       ? std::string(FrameworkTable::get().class_name(t.framework))
                       : std::string("?");
+    // A function handed by name (ArgFacts::func): an imported project function by its canonical
+    // name, or a module-level function of this module (every value of the name that one `def`).
+    // `None` hands no function (as the parameter's default does): "".
+    f.func = is(unparen(a), "none") ? "" : "?";
+    if (Node u = unparen(a); facts_ && is(u, "identifier") && text(u) != "self") {
+      auto bs = lookup(text(u), start(u));
+      bool imports = !bs.empty() && bs.size() <= kMaxCandidates;
+      for (const Binding* b : bs) imports = imports && b->kind == Binding::Kind::Import;
+      std::string name;
+      if (imports && bs.size() == 1) {
+        name = facts_->canonical(qualified_name(u));
+      } else if (!imports) {
+        int found = -1;
+        for (const auto& v : values(u)) {
+          int fi = v.kind == Value::Kind::Expr && is(v.expr, "function_definition") ? function_of(v.expr) : -1;
+          if (fi < 0 || (found >= 0 && fi != found)) {
+            found = -2;
+            break;
+          }
+          found = fi;
+        }
+        if (found >= 0 && functions_[found].klass < 0 && scopes_[functions_[found].scope].parent == 0)
+          name = facts_->canonical(functions_[found].name, true);
+      }
+      if (!name.empty()) f.func = name;
+    }
     // An argument of a call in a branch that never runs (`if args.use_cached:` of a store_true
     // flag left False), unknown there because no binding reaches dead code (`moments = samples`
     // under the flag): it types nothing (Bottom, no class), so the live call sites' types decide
@@ -744,6 +772,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       f.type_device = 0;
       f.klass.clear();
       f.framework.clear();
+      f.func.clear();
     }
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
     if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {

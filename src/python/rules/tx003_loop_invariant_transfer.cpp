@@ -1,6 +1,7 @@
 // TX003: the same value moved to the GPU on every step.
 #include "python/call_positions.h"
 #include "python/rules/common.h"
+#include "python/types.h"
 
 #include <algorithm>
 #include <set>
@@ -202,6 +203,14 @@ void tx003_loop_invariant_transfer(Context& ctx, Node call) {
   // Already on the GPU (`.to` returns the tensor itself), or a module (moved in place once;
   // later calls copy nothing).
   if (m.is_cuda(recv) || m.is_module(recv) || (!same(moved, recv) && m.is_cuda(moved))) return;
+  // A mapping of tensors with a `to` of its own (a tokenizer's encoding into tensors, a
+  // BatchEncoding: types.h `tensors` on a host container, which no list or dict has a `to` for)
+  // moves its tensors in place and hands back the same object: from the first step on they are
+  // on the device, and later calls copy nothing (finetune-hf-vits' evaluation sample, set BJ).
+  if (same(moved, recv)) {
+    AbstractType rt = m.types().type_of(recv);
+    if (rt.kind == AbstractType::Kind::HostContainer && rt.tensors) return;
+  }
   HotContext h = ctx.hot();
   if (!h.hot) return;
   // A buffer or parameter the class registers (a scan of the file's calls: after the hot test).
