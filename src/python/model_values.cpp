@@ -81,7 +81,8 @@ Node SemanticModel::advanced_iterator(Node call) const {
 }
 
 bool SemanticModel::has_splat_argument(Node call) {
-  if (has_splat_argument(call)) return true;
+  for (Node c : named_children(field(call, "arguments")))
+    if (is(c, "list_splat") || is(c, "dictionary_splat")) return true;
   return false;
 }
 

@@ -733,7 +733,7 @@ void SemanticModel::resolve_external_calls() {
     };
     for (const Binding* b : bindings) {
       if (take_param(b)) continue;
-      Node v = b->kind == Binding::Kind::Assign && b->unpack_index < 0 ? unparen(b->value) : Node{};
+      Node v = b->plain_value();
       if (!is(v, "conditional_expression") || named_count(v) != 3) {
         other = true;
         break;
