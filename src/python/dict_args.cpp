@@ -158,4 +158,15 @@ std::optional<std::vector<Value>> SemanticModel::forwarded_values(Node splat, st
   return out;
 }
 
+std::optional<std::vector<long long>> SemanticModel::forwarded_counts(Node splat, std::string_view key) const {
+  auto vs = forwarded_values(splat, key);
+  if (!vs || vs->empty()) return std::nullopt;
+  std::vector<long long> out;
+  for (const Value& v : *vs) {
+    if (v.kind != Value::Kind::Int || v.i < 1) return std::nullopt;
+    out.push_back(v.i);
+  }
+  return out;
+}
+
 }  // namespace stoker::python

@@ -476,6 +476,10 @@ class SemanticModel {
   // parameter, joined over the sites), where every site's keywords are known and the function
   // names the parameter only in `**` splats; nullopt otherwise. O(function) per question.
   std::optional<std::vector<Value>> forwarded_values(Node splat, std::string_view key) const;
+  // The counts (a batch size, a worker count) the call sites pass under `key` into that forwarded
+  // `**` parameter: every value a known int of at least one; nullopt where nothing is known or any
+  // value is another (DL003 and BS001 stay silent then).
+  std::optional<std::vector<long long>> forwarded_counts(Node splat, std::string_view key) const;
   // Function f is called once per pass of a loop in another module, or from a function so called
   // (IncomingCalls::rebuilt): the first such call site ("for_test.py:37"); nullopt otherwise.
   std::optional<std::string> rebuilt_by_other_modules(int f) const;

@@ -573,7 +573,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // name; the table keeps the entry only when every value is a project class.
   std::vector<std::pair<std::string, FunctionFacts>> tables;
   for (const auto& [name, list] : scopes_[0].bindings) {
-    if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+    if (list.size() != 1 || !list[0].is_plain_assign()) continue;
     Node d = unparen(list[0].value);
     if (!is(d, "dictionary") || classes_by_name_.count(name) || named_count(d) == 0 || named_count(d) > 8) continue;
     FunctionFacts facts;
@@ -601,7 +601,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // namespace-returning function's does (SemanticModel::ext_namespaces; rec28b).
   if (!argparse_args_.empty())
     for (const auto& [name, list] : scopes_[0].bindings) {
-      if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+      if (list.size() != 1 || !list[0].is_plain_assign()) continue;
       Node v = unparen(list[0].value);
       if (is_null(v) || !is(v, "call") || callee_name(v) != "argparse.ArgumentParser") continue;
       FunctionFacts facts;
@@ -616,7 +616,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // module (a `global` rebinding it) is none.
   if (!argparse_args_.empty())
     for (const auto& [name, list] : scopes_[0].bindings) {
-      if (list.size() != 1 || list[0].kind != Binding::Kind::Assign || list[0].unpack_index >= 0) continue;
+      if (list.size() != 1 || !list[0].is_plain_assign()) continue;
       Node v = unparen(list[0].value);
       if (is_null(v) || !is(v, "call") || model_detail::method_of(v, src_) != "parse_args" || declared_global(name) ||
           !namespace_call(v))
@@ -853,7 +853,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
   // each call node that gives exactly one (taint_sources).
   std::vector<std::pair<size_t, ArgNodes>> arg_nodes;
   std::unordered_map<const void*, size_t> call_out;
-  std::unordered_map<int, bool> uncalled_callers;  // in_uncalled_function per caller, once
+  std::unordered_map<int, bool> uncalled_callers;  // unrun_function per caller, once
   for (size_t ci = 0; ci < calls_.size(); ++ci) {
     const void* cs_call_id = calls_[ci].call.id;
     size_t emitted = 0;

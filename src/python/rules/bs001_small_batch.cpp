@@ -109,14 +109,13 @@ void bs001_small_batch(Context& ctx, Node call) {
     if (!kw.complete) return;
   } else if (is(bs, "dictionary_splat")) {
     // A batch size the call sites of a factory pass into its forwarded `**kwargs`
-    // (SemanticModel::forwarded_values): every one a known positive int, reported with the
+    // (SemanticModel::forwarded_counts): every one a known positive int, reported with the
     // range; any other, silent.
-    auto vs = m.forwarded_values(bs, "batch_size");
-    if (!vs || vs->empty() || vs->size() > 8) return;
-    for (const auto& x : *vs) {
-      if (x.kind != Value::Kind::Int || x.i < 1) return;
-      smallest = smallest == 0 ? x.i : std::min(smallest, x.i);
-      size = std::max(size, x.i);
+    auto counts = m.forwarded_counts(bs, "batch_size");
+    if (!counts || counts->size() > 8) return;
+    for (long long x : *counts) {
+      smallest = smallest == 0 ? x : std::min(smallest, x);
+      size = std::max(size, x);
     }
     if (smallest == size) smallest = 0;
     keyword = false;  // not written at the call

@@ -2,6 +2,7 @@
 #include "python/loader_wrappers.h"
 #include "python/rules/common.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace stoker::python::rules {
@@ -75,12 +76,9 @@ void dl003_workers_respawned_each_epoch(Context& ctx, Node call) {
   // (`make_data_loader(args, **{'num_workers': args.workers})`): the counts they pass, every one
   // a known count of at least one (the smallest is reported); any other, silent.
   if (!n && !is_null(workers) && is(workers, "dictionary_splat")) {
-    auto vs = m.forwarded_values(workers, "num_workers");
-    if (!vs || vs->empty()) return;
-    for (const Value& v : *vs) {
-      if (v.kind != Value::Kind::Int || v.i < 1) return;
-      if (!n || v.i < *n) n = v.i;
-    }
+    auto counts = m.forwarded_counts(workers, "num_workers");
+    if (!counts) return;
+    n = *std::min_element(counts->begin(), counts->end());
   }
   // `num_workers=os.cpu_count()`: at least one worker on any machine that runs the program.
   bool cpu_count = !n && !is_null(workers) && is_cpu_count(m, workers);
