@@ -166,9 +166,11 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     } else if (kind == "places-on-gpus") {
       need(4);
       t.places_[cols[2]].emplace_back(cols[1], cols[3]);
-    } else if (kind == "tensor-methods" || kind == "held-value-methods") {
+    } else if (kind == "tensor-methods" || kind == "held-value-methods" || kind == "same-device-functions") {
       if (cols.size() < 2) bad("wrong number of columns");
-      auto& names = kind == "tensor-methods" ? t.tensor_methods_ : t.held_value_methods_;
+      auto& names = kind == "tensor-methods"       ? t.tensor_methods_
+                    : kind == "held-value-methods" ? t.held_value_methods_
+                                                   : t.same_device_functions_;
       names.insert(cols.begin() + 1, cols.end());
     } else if (kind == "trainer") {
       need(3);

@@ -144,12 +144,17 @@ class FrameworkTable {
   // Does method `name`, called on a value typed a tensor, give what the value holds on its device
   // (rows `held-value-methods`: a mapping's accessors, a distribution's samplers)?
   bool held_value_method(std::string_view name) const { return held_value_methods_.count(std::string(name)) > 0; }
+  // Is `qualified` (`torch.log`) a function of one tensor whose result is on its argument's device
+  // (rows `same-device-functions`)?
+  bool same_device_function(std::string_view qualified) const {
+    return same_device_functions_.count(std::string(qualified)) > 0;
+  }
   size_t rows() const { return rows_; }
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
       host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_, device_params_, tensor_methods_,
-      held_value_methods_;
+      held_value_methods_, same_device_functions_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

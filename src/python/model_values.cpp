@@ -1643,7 +1643,7 @@ namespace {
 // Its stores define the attribute as the initializer's do: they are made while the instance is
 // built, and a later run stores values of the same expressions. Not a dunder, a decorated or a
 // static method. O(calls + functions + file text) per question, asked only for a store outside an initializer.
-bool init_only_method(const SemanticModel& m, int f, const ExternalFacts* facts) {
+bool init_only_method_impl(const SemanticModel& m, int f, const ExternalFacts* facts) {
   if (f < 0 || static_cast<size_t>(f) >= m.functions().size()) return false;
   const Function& fn = m.functions()[f];
   if (fn.klass < 0 || fn.initializer() || fn.other_decorators || fn.static_method || fn.name.empty() ||
@@ -1691,6 +1691,16 @@ bool init_only_method(const SemanticModel& m, int f, const ExternalFacts* facts)
 
 }  // namespace
 
+bool SemanticModel::init_only_method(int f) const {
+  // The answer reads the call graph, which grows while the model is built (resolve_calls binds
+  // calls as values become known): memoized only once it is final.
+  if (!hot_functions_ready_) return init_only_method_impl(*this, f, facts_);
+  if (auto it = init_only_memo_.find(f); it != init_only_memo_.end()) return it->second;
+  bool r = init_only_method_impl(*this, f, facts_);
+  init_only_memo_.emplace(f, r);
+  return r;
+}
+
 std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
   Node obj = unparen(field(attr, "object"));
   if (!is(obj, "identifier") || text(obj) == "self") return {};
@@ -1710,7 +1720,7 @@ std::vector<Node> SemanticModel::instance_attribute_stores(Node attr) const {
     for (int ai : stores) {
       Node v = self_assignments_[ai].second;
       int f = function_at(start(v));
-      if (f < 0 || (!functions_[f].initializer() && !init_only_method(*this, f, facts_)))
+      if (f < 0 || (!functions_[f].initializer() && !init_only_method(f)))
         return {};  // stored again later: not known
       if (out.size() < kMaxCandidates) out.push_back(v);
     }
@@ -1861,7 +1871,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       // for the rest of the class.
       int f = function_at(start(v));
       // Or a method only an initializer calls (init_only_method): it runs while the instance is built.
-      if (f < 0 || (!functions_[f].initializer() && !init_only_method(*this, f, facts_))) {
+      if (f < 0 || (!functions_[f].initializer() && !init_only_method(f))) {
         add_values(out, {Value::unknown()});
         continue;
       }

@@ -6,6 +6,7 @@
 
 #include "python/project.h"
 #include "python/project_fingerprints.h"
+#include "python/semantic_model.h"
 #include "python/types.h"
 
 // FactsTable's calls bound to their callees' entries (Bound, taken over from one table to the
@@ -151,7 +152,7 @@ void FactsTable::bind(Bound& b, int rm, const std::string& receiver, const Contr
           for (size_t k = 0; k < oc.keywords.size(); ++k)
             if (!keyword_used[k]) by_key[oc.keywords[k].first] = &oc.keywords[k].second.values;
           for (const auto& [key, vs] : by_key) {
-            bool known = !vs->empty() && vs->size() <= 16;  // SemanticModel::kMaxCandidates
+            bool known = !vs->empty() && vs->size() <= SemanticModel::kMaxCandidates;
             for (const auto& v : *vs) known = known && v.kind != ScalarFact::Kind::Unknown;
             if (known && rest.dict_values.size() < kMaxDictKeys) rest.dict_values.push_back({key, *vs});
           }

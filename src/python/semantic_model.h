@@ -946,6 +946,10 @@ class SemanticModel {
   // `self.num_workers: int = 0`, overwritten by YAMLConfig's `self.__dict__[k] = cfg[k]`).
   bool attribute_overridden(int klass, std::string_view attr) const;
   mutable std::unordered_map<int, std::set<std::string>> overriding_stores_;  // attribute_overridden's memo
+  // Is method f run only while its instance is built (model_values.cpp)? Memoized per function
+  // once the model is built (each answer scans the file's text for the method's name).
+  bool init_only_method(int f) const;
+  mutable std::unordered_map<int, bool> init_only_memo_;
   mutable std::vector<std::set<std::string>> self_stores_;  // self_stores' per class, built on first use
   mutable bool self_stores_built_ = false;
   // `super()` / `super(Cls, self)`: the object of a `super().__init__(...)` call.

@@ -313,6 +313,15 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK_FALSE(methods.tensor_method("abs"));
   CHECK(methods.held_value_method("lookup"));
   CHECK_THROWS_WITH(FrameworkTable::parse("# methods\ntensor-methods\n"), Catch::Contains("line 2"));
+  // Functions of one tensor computing on its device (TX002 reads a host factory through them).
+  CHECK(t.same_device_function("torch.log"));
+  CHECK(t.same_device_function("torch.sqrt"));
+  CHECK_FALSE(t.same_device_function("torch.tensor"));
+  CHECK_FALSE(t.same_device_function("log"));
+  auto fns = FrameworkTable::parse("same-device-functions mylib.scale\n");
+  CHECK(fns.same_device_function("mylib.scale"));
+  CHECK_FALSE(fns.same_device_function("torch.log"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("same-device-functions\n"), Catch::Contains("line 1"));
 }
 
 TEST_CASE("types: a Hugging Face Trainer subclass's step hooks get the model on its device") {

@@ -37,13 +37,9 @@ Node host_factory_of(const SemanticModel& m, Node e, bool* through_method, int d
         "clone",     "detach",  "normal_",   "uniform_", "random_", "bernoulli_", "exponential_", "fill_diagonal_"};
     // A torch elementwise function of one tensor computes on its argument's device (BiSeNet's
     // `-torch.log(torch.tensor(thresh, dtype=torch.float)).cuda()`): the factory's tensor, still
-    // on the host. One positional argument; keywords name no tensor (`out=` aside).
-    static const std::set<std::string, std::less<>> elementwise = {
-        "torch.log",   "torch.log2",  "torch.log10", "torch.log1p",      "torch.exp",   "torch.exp2",
-        "torch.expm1", "torch.sqrt",  "torch.rsqrt", "torch.abs",        "torch.neg",   "torch.sigmoid",
-        "torch.tanh",  "torch.sin",   "torch.cos",   "torch.reciprocal", "torch.floor", "torch.ceil",
-        "torch.round", "torch.trunc", "torch.sign",  "torch.square"};
-    if (elementwise.count(m.callee_name(e))) {
+    // on the host (rows `same-device-functions` of data/frameworks.txt). One positional argument;
+    // keywords name no tensor (`out=` aside).
+    if (FrameworkTable::get().same_device_function(m.callee_name(e))) {
       Node a = m.argument(e, 0, "input");
       size_t positional = 0;
       for (Node c : named_children(field(e, "arguments"))) {
