@@ -584,6 +584,23 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
            (el.kind == AbstractType::Kind::HostContainer && el.device != TypeDevice::Cuda &&
             el.device != TypeDevice::Any);
   };
+  // `xb, yb = next(fetcher)` in a hot loop, `fetcher` an instance of a project class (of this
+  // module or another; no module, no framework class) whose `__next__` returns host tensors by
+  // its types (a CPU tensor, or a container of them known on the host: the class's own rows
+  // sliced from arrays and wrapped by `torch.from_numpy`): the step's host batch, as a hand-written
+  // iterator's element is in a `for` (project_iterator_batch). The innermost loop around the call
+  // in its function is hot. O(1) type queries.
+  auto project_next_batch = [&](Node call, Node it) {
+    if (!types_ || is_null(it) || is(it, "keyword_argument") || is(it, "list_splat")) return false;
+    AbstractType t = types_->type_of(it);
+    if (t.kind != AbstractType::Kind::Object || t.klass == -1 || t.framework >= 0) return false;
+    auto idx = call_index_.find(call.id);
+    if (idx == call_index_.end() || calls_[idx->second].loops.empty()) return false;
+    if (loops_[calls_[idx->second].loops.back()].kind != LoopKind::Hot) return false;
+    AbstractType r = types_->type_of(call);
+    return (r.kind == AbstractType::Kind::Tensor || r.kind == AbstractType::Kind::HostContainer) &&
+           r.device == TypeDevice::Cpu;
+  };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
       if (b->kind == Binding::Kind::LoopTarget) {
@@ -712,7 +729,9 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
           break;
         }
       }
-    } else if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
+    } else if (Node it = advanced_iterator(expr); !is_null(it)) {
+      result = is_loader_impl(it) || project_next_batch(expr, it);
+    }
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
     else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));
