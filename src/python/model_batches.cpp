@@ -457,13 +457,47 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     int li = loop_index(loop);
     if (li < 0 || loops_[li].kind != LoopKind::Hot) return false;
     Node it = unparen(b.value);
+    bool part = false;
     if (b.unpack_index >= 0) {
-      Node pattern = parent(b.target);
-      if (b.unpack_index != 1 || !is(it, "call") || callee_name(it) != "builtins.enumerate" ||
-          !same(unparen(field(loop, "left")), pattern) || named_count(pattern) != 2)
-        return false;
-      it = argument(it, 0, "iterable");
-      if (is_null(it) || is(it, "keyword_argument") || is(it, "list_splat")) return false;
+      // The target's place in the loop's pattern, outermost first (`for ii, (input, target,
+      // mask) in tqdm(enumerate(loader))`: input at [1, 0]); at most 4 levels, no starred part.
+      Node left = unparen(field(loop, "left"));
+      std::vector<int> path;
+      for (Node t = b.target; !same(t, left);) {
+        Node up = parent(t);
+        while (is(up, "parenthesized_expression")) up = parent(up);
+        if (is_null(up) || path.size() >= 4 || !(is(up, "pattern_list") || is(up, "tuple_pattern") ||
+                                                 is(up, "list_pattern") || is(up, "tuple") || is(up, "list")))
+          return false;
+        int i = 0, at = -1;
+        for (Node c : named_children(up)) {
+          if (is(c, "comment")) continue;
+          if (is(c, "list_splat_pattern") || is(c, "list_splat")) return false;
+          if (contains(c, t)) at = i;
+          ++i;
+        }
+        if (at < 0) return false;
+        path.insert(path.begin(), at);
+        t = up;
+      }
+      // `tqdm(...)`/`iter(...)` around `enumerate(...)`: the pair's second item is the element;
+      // a place in the element's own pattern (`for input, target in loader`) is a part of it,
+      // a part of a host batch.
+      for (int guard = 0; guard < 4 && is(it, "call"); ++guard) {
+        Node fn = unparen(field(it, "function"));
+        std::string_view last = is(fn, "attribute") ? text(field(fn, "attribute")) : text(fn);
+        if (last != "tqdm" && callee_name(it) != "builtins.iter") break;
+        Node a = argument(it, 0, "iterable");
+        if (is_null(a) || is(a, "keyword_argument") || is(a, "list_splat")) return false;
+        it = unparen(a);
+      }
+      if (is(it, "call") && callee_name(it) == "builtins.enumerate") {
+        if (path.empty() || path[0] != 1 || named_count(left) != 2) return false;
+        it = argument(it, 0, "iterable");
+        if (is_null(it) || is(it, "keyword_argument") || is(it, "list_splat")) return false;
+        path.erase(path.begin());
+      }
+      part = !path.empty();
     }
     std::vector<Node> pending{it}, leaves;
     while (!pending.empty()) {
@@ -494,6 +528,9 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
       bool host = (el.kind == AbstractType::Kind::Tensor && el.device == TypeDevice::Cpu) ||
                   (el.kind == AbstractType::Kind::HostContainer && el.device != TypeDevice::Cuda &&
                    el.device != TypeDevice::Any);
+      // A part of the element (an unpacked place): the element's every tensor known on the host
+      // (a tuple holding CUDA tensors and an empty list joins to an unresolved device).
+      if (part && el.device != TypeDevice::Cpu) return false;
       if (!host) return false;
     }
     return !leaves.empty();
@@ -546,6 +583,23 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     return (el.kind == AbstractType::Kind::Tensor && el.device == TypeDevice::Cpu) ||
            (el.kind == AbstractType::Kind::HostContainer && el.device != TypeDevice::Cuda &&
             el.device != TypeDevice::Any);
+  };
+  // `xb, yb = next(fetcher)` in a hot loop, `fetcher` an instance of a project class (of this
+  // module or another; no module, no framework class) whose `__next__` returns host tensors by
+  // its types (a CPU tensor, or a container of them known on the host: the class's own rows
+  // sliced from arrays and wrapped by `torch.from_numpy`): the step's host batch, as a hand-written
+  // iterator's element is in a `for` (project_iterator_batch). The innermost loop around the call
+  // in its function is hot. O(1) type queries.
+  auto project_next_batch = [&](Node call, Node it) {
+    if (!types_ || is_null(it) || is(it, "keyword_argument") || is(it, "list_splat")) return false;
+    AbstractType t = types_->type_of(it);
+    if (t.kind != AbstractType::Kind::Object || t.klass == -1 || t.framework >= 0) return false;
+    auto idx = call_index_.find(call.id);
+    if (idx == call_index_.end() || calls_[idx->second].loops.empty()) return false;
+    if (loops_[calls_[idx->second].loops.back()].kind != LoopKind::Hot) return false;
+    AbstractType r = types_->type_of(call);
+    return (r.kind == AbstractType::Kind::Tensor || r.kind == AbstractType::Kind::HostContainer) &&
+           r.device == TypeDevice::Cpu;
   };
   if (k == "identifier") {
     for (const Binding* b : lookup(text(expr), start(expr))) {
@@ -675,10 +729,25 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
           break;
         }
       }
-    } else if (Node it = advanced_iterator(expr); !is_null(it)) result = is_loader_impl(it);
+    } else if (Node it = advanced_iterator(expr); !is_null(it)) {
+      result = is_loader_impl(it) || project_next_batch(expr, it);
+    }
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
     else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));
+    // `dict(x_src=x, y_src=y)`, `Munch(x_src=x, ...)`, `EasyDict(...)`: a mapping built of a
+    // batch's parts (by keyword, or from one mapping) is a dict batch, as a dictionary display of
+    // them is (stargan-v2's InputFetcher.__next__, then `{k: v.to(device) for k, v in
+    // inputs.items()}`). O(arguments).
+    else if (q == "builtins.dict" || q == "munch.Munch" || q == "easydict.EasyDict") {
+      for (Node a : named_children(field(expr, "arguments"))) {
+        if (is(a, "comment") || is(a, "list_splat") || is(a, "dictionary_splat")) continue;
+        if (is_batch_impl(is(a, "keyword_argument") ? field(a, "value") : a)) {
+          result = true;
+          break;
+        }
+      }
+    }
     else if (rebuild.count(q) || FrameworkTable::get().identity(q)) result = is_batch_impl(argument(expr, 0, ""));
     else if (reshape.count(q)) result = is_batch_impl(argument(expr, 0, "input"));
     else if (is(fn, "attribute")) result = is_batch_impl(field(fn, "object"));

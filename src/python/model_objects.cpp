@@ -80,6 +80,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
   const Class& c = classes_[klass];
   bool ok = !c.bases.empty();
   bool sets_workers = false;  // its initializer stores `self.num_workers` (cache value 2)
+  int positional = -1;        // the most positional arguments a call may pass (-1: any)
   for (const auto& b : c.bases) {
     bool loader = false;
     for (auto name : kLoaderNames) loader |= b == name;
@@ -88,9 +89,16 @@ bool SemanticModel::loader_class(int klass, int depth) const {
       if (local != classes_by_name_.end()) {
         loader = local->second.size() == 1 && local->second[0] != klass && loader_class(local->second[0], depth + 1);
         sets_workers |= loader && loader_class_[local->second[0]] == 2;
+        if (int lim = loader && static_cast<size_t>(local->second[0]) < loader_positional_.size()
+                          ? loader_positional_[local->second[0]]
+                          : -1;
+            lim >= 0)
+          positional = positional < 0 ? lim : std::min(positional, lim);
       } else if (facts_) {
         const FunctionFacts* ext = facts_->callee(b, fact::kLoaderClass);
         loader = ext && ext->loader_class;
+        if (loader && ext->loader_positional >= 0)
+          positional = positional < 0 ? ext->loader_positional : std::min(positional, ext->loader_positional);
       }
     }
     ok = ok && loader;
@@ -122,8 +130,13 @@ bool SemanticModel::loader_class(int klass, int depth) const {
     if (name != "__init__") continue;
     const auto& ps = functions_[f].params;
     if (ps.size() != 3 || !splat_param(ps[1], "list_splat_pattern") || !splat_param(ps[2], "dictionary_splat_pattern")) {
-      ok = false;
-      break;
+      int limit = named_loader_init(f);
+      if (limit < 0) {
+        ok = false;
+        break;
+      }
+      positional = positional < 0 ? limit : std::min(positional, limit);
+      continue;
     }
     // `super().__init__(*args, **kwargs)`, `super(C, self).__init__(...)`, `Base.__init__(self, ...)`.
     bool forwards = false;
@@ -146,7 +159,113 @@ bool SemanticModel::loader_class(int klass, int depth) const {
     ok = ok && forwards;
   }
   loader_class_[klass] = ok ? (sets_workers ? 2 : 1) : 0;
+  if (loader_positional_.size() != classes_.size()) loader_positional_.assign(classes_.size(), -1);
+  loader_positional_[klass] = ok ? positional : -1;
   return ok;
+}
+
+// A loader subclass's `__init__` with named parameters that hands them on to the base's
+// `__init__` where the DataLoader has them (GraphMAE's `DataLoaderMaskingPred(dataset,
+// batch_size=1, shuffle=True, mask_rate=0.0, mask_edge=0.0, **kwargs)` calling
+// `super().__init__(dataset, batch_size, shuffle, collate_fn=self.collate_fn, **kwargs)`): a call of
+// the class is read as a DataLoader call when the options the rules read mean the same there.
+// The base call (one, through `super()` or `Base.__init__(self, ...)`): its positional arguments
+// are the initializer's own parameters at the same places, each named as the DataLoader's
+// parameter there; a keyword naming a loader option the rules read is the parameter of that name;
+// a `**` splat is the initializer's own `**` parameter; no `*` splat (`collate_fn=self.collate_fn`,
+// the subclass's own collation, is kept as the `(*args, **kwargs)` form keeps it). Every parameter named as a
+// DataLoader parameter is handed on so, with no default or the DataLoader's own for an option the
+// rules read (a subclass choosing 64 rows or 4 workers when the call is silent is not read from
+// the call). No `*args` parameter. The result: how many positional arguments a call may pass (the
+// parameters handed on at their own places), -1 when the initializer is not such. O(parameters x
+// arguments).
+int SemanticModel::named_loader_init(int f) const {
+  static constexpr std::string_view kPositional[] = {
+      "dataset",     "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
+      "drop_last",   "timeout",    "worker_init_fn", "multiprocessing_context", "generator"};
+  static constexpr std::string_view kKeywordOnly[] = {"prefetch_factor", "persistent_workers", "pin_memory_device",
+                                                      "in_order"};
+  // The options the rules read, with the DataLoader's default (the source text of the literal).
+  static constexpr std::pair<std::string_view, std::string_view> kRead[] = {
+      {"dataset", ""},           {"batch_size", "1"},        {"sampler", "None"},           {"batch_sampler", "None"},
+      {"num_workers", "0"},      {"pin_memory", "False"},    {"persistent_workers", "False"}, {"prefetch_factor", "None"}};
+  auto loader_param = [&](std::string_view n) {
+    for (auto k : kPositional)
+      if (k == n) return true;
+    for (auto k : kKeywordOnly)
+      if (k == n) return true;
+    return false;
+  };
+  auto read_option = [&](std::string_view n) -> const std::string_view* {
+    for (const auto& [k, d] : kRead)
+      if (k == n) return &d;
+    return nullptr;
+  };
+  const auto& ps = functions_[f].params;
+  if (ps.empty() || functions_[f].klass < 0) return -1;
+  std::string kwargs_name;
+  for (size_t i = 1; i < ps.size(); ++i) {
+    if (ps[i].is_variadic && !ps[i].double_star) return -1;  // `*args`
+    if (ps[i].double_star) kwargs_name = ps[i].name;
+  }
+  Node base_call{};
+  bool via_super = false;
+  for (int ci : calls_by_caller_[f]) {
+    Node fn = unparen(field(calls_[ci].call, "function"));
+    if (!is(fn, "attribute") || text(field(fn, "attribute")) != "__init__") continue;
+    if (!is_null(base_call)) return -1;  // two base calls
+    base_call = calls_[ci].call;
+    via_super = is_super_call(field(fn, "object"));
+  }
+  if (is_null(base_call)) return -1;
+  std::set<std::string, std::less<>> handed;
+  int pos = 0, prefix = 0;
+  bool skip_self = !via_super;
+  for (Node a : named_children(field(base_call, "arguments"))) {
+    if (is(a, "comment")) continue;
+    if (skip_self) {  // `Base.__init__(self, ...)`
+      skip_self = false;
+      if (!is(a, "identifier") || text(a) != ps[0].name) return -1;
+      continue;
+    }
+    if (is(a, "list_splat")) return -1;
+    if (is(a, "dictionary_splat")) {
+      if (kwargs_name.empty() || text(unparen(named_child(a, 0))) != kwargs_name) return -1;
+      continue;
+    }
+    if (is(a, "keyword_argument")) {
+      std::string_view k = text(field(a, "name"));
+      Node v = unparen(field(a, "value"));
+      auto own_param = [&] {
+        for (size_t i = 1; i < ps.size(); ++i)
+          if (!ps[i].is_variadic && ps[i].name == k) return true;
+        return false;
+      };
+      if (read_option(k)) {
+        if (!is(v, "identifier") || text(v) != k || !own_param()) return -1;
+        handed.insert(std::string(k));
+      } else if (is(v, "identifier") && text(v) == k) {
+        handed.insert(std::string(k));
+      }
+      continue;
+    }
+    // Positional: the initializer's own parameter at this place, named as the DataLoader's.
+    size_t own = static_cast<size_t>(pos) + 1;
+    if (pos >= static_cast<int>(std::size(kPositional)) || own >= ps.size() || ps[own].is_variadic ||
+        ps[own].keyword_only || !is(unparen(a), "identifier") || text(unparen(a)) != ps[own].name ||
+        ps[own].name != kPositional[pos] || prefix != pos)
+      return -1;
+    handed.insert(ps[own].name);
+    ++pos;
+    prefix = pos;
+  }
+  for (size_t i = 1; i < ps.size(); ++i) {
+    if (ps[i].is_variadic || !loader_param(ps[i].name)) continue;
+    if (!handed.count(ps[i].name)) return -1;  // consumed by the subclass: the call's value is not the loader's
+    const std::string_view* d = read_option(ps[i].name);
+    if (d && !d->empty() && !is_null(ps[i].default_value) && text(unparen(ps[i].default_value)) != *d) return -1;
+  }
+  return prefix;
 }
 
 // A call constructing such a subclass: of this file (by its name) or of another module (its
@@ -161,13 +280,27 @@ bool SemanticModel::constructs_loader_class(int ci) const {
         for (int c : named->second)
           if (same(classes_[c].node, bindings[0]->value))
             return loader_class(c) &&  // DataLoader's num_workers: positional 5 or by keyword
-                   (loader_class_[c] == 1 || !is_null(argument(calls_[ci].call, 5, "num_workers")));
+                   (loader_class_[c] == 1 || !is_null(argument(calls_[ci].call, 5, "num_workers"))) &&
+                   positional_within(calls_[ci].call, loader_positional_[c]);
       return false;
     }
   }
   if (!facts_ || ci >= static_cast<int>(ext_name_.size()) || ext_name_[ci].empty()) return false;
   const FunctionFacts* ext = facts_->callee(ext_name_[ci], fact::kLoaderClass);
-  return ext && ext->loader_class;
+  return ext && ext->loader_class && positional_within(calls_[ci].call, ext->loader_positional);
+}
+
+// A call passing at most `limit` positional arguments (any number when `limit` < 0), none of
+// them a `*` splat when limited.
+bool SemanticModel::positional_within(Node call, int limit) const {
+  if (limit < 0) return true;
+  int n = 0;
+  for (Node a : named_children(field(call, "arguments"))) {
+    if (is(a, "comment") || is(a, "keyword_argument") || is(a, "dictionary_splat")) continue;
+    if (is(a, "list_splat")) return false;
+    ++n;
+  }
+  return n <= limit;
 }
 
 bool SemanticModel::is_loader_call(Node call) const {

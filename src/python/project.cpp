@@ -590,6 +590,8 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.ret_attr_devices != b.ret_attr_devices) a.ret_attr_devices.clear();
   if (a.const_values != b.const_values) a.const_values.clear();
   a.loader_class = a.loader_class && b.loader_class;
+  if (a.loader_positional < 0 || (b.loader_positional >= 0 && b.loader_positional < a.loader_positional))
+    a.loader_positional = b.loader_positional;
   if (a.hot_self_calls != b.hot_self_calls) a.hot_self_calls.clear();
   if (a.returns_namespace != b.returns_namespace || a.returns_parser != b.returns_parser ||
       a.namespace_object != b.namespace_object || a.namespace_values != b.namespace_values) {

@@ -334,6 +334,9 @@ struct FunctionFacts {
   // A "Class" entry: a DataLoader subclass built from its constructor's arguments as the
   // DataLoader is (SemanticModel::loader_class): constructing it is a loader construction.
   bool loader_class = false;
+  // loader_class: the most positional arguments a call may pass, -1 any (an initializer with
+  // named parameters: SemanticModel::named_loader_init).
+  int loader_positional = -1;
   // What its returns' CUDA taint follows when `returns_cuda` is false (TaintSources): the
   // FactsTable sets `returns_cuda` when a source becomes CUDA, in the same table.
   TaintSources returns_follow;

@@ -173,7 +173,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     o += "V" + std::to_string(x.devkind);
     for (const auto& [attr, k] : x.ret_attr_devices) o += "|." + attr + "=" + std::to_string(k);
   }
-  if (fields & fact::kLoaderClass) o += x.loader_class ? "L" : "-";
+  if (fields & fact::kLoaderClass) o += (x.loader_class ? "L" : "-") + std::to_string(x.loader_positional);
   if (fields & fact::kNamespace) {
     o += x.returns_namespace ? "N" : x.returns_parser ? "P" : "-";
     if (x.namespace_object) o += "O";

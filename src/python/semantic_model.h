@@ -1026,6 +1026,9 @@ class SemanticModel {
   const ExternalFacts* facts_ = nullptr;
   mutable std::vector<signed char> loader_class_;  // per class: -1 not computed (loader_class)
   bool constructs_loader_class(int call_index) const;
+  mutable std::vector<int> loader_positional_;  // per loader class: the most positional arguments a call may pass
+  int named_loader_init(int function) const;
+  bool positional_within(Node call, int limit) const;
   mutable std::set<std::string> module_reads_;  // module_attribute(): the names asked
   std::vector<std::string> ext_name_;  // per call index: the project name it may invoke, or ""
   std::string_view src_;

@@ -559,6 +559,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // Only a class whose initializer leaves every option to the call (loader_class_ 1): one
     // that stores `self.num_workers` is a loader of another module's call that passes none.
     facts.loader_class = loader_class(static_cast<int>(c)) && loader_class_[c] == 1;
+    if (facts.loader_class) facts.loader_positional = loader_positional_[c];
     facts.hot_self_calls = hot_self_calls[c];
     std::sort(facts.hot_self_calls.begin(), facts.hot_self_calls.end());
     {  // a subclass's stores reach another module's class; any class's tell what its instances hold

@@ -232,6 +232,27 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
         }
         return defs.empty() ? AbstractType::unknown() : t;
       }
+      // `def __iter__(self): ...; return self` (no yield, every return the instance itself): the
+      // class is its own iterator, and an element is what its `__next__` returns (of this class or
+      // a base: its returns joined; a `__next__` with no return, or none found, is unknown).
+      // O(MRO + the returns).
+      const Function& fi = m_.functions()[mit->second];
+      bool returns_self = yields(mit->second).empty() && !fi.returns.empty() && !fi.params.empty();
+      for (Node r : fi.returns)
+        returns_self = returns_self && is(unparen(r), "identifier") && text(unparen(r), m_.src()) == fi.params[0].name;
+      if (returns_self) {
+        std::set<int> seen_next;
+        for (int n = klass; n >= 0 && seen_next.insert(n).second; n = base_class(n)) {
+          auto nx = m_.classes()[n].methods.find("__next__");
+          if (nx == m_.classes()[n].methods.end()) continue;
+          const auto& rs = m_.functions()[nx->second].returns;
+          if (rs.empty() || !yields(nx->second).empty()) return AbstractType::unknown();
+          AbstractType t = AbstractType::bottom();
+          for (Node r : rs) t = join(t, value(r, path));
+          return t;
+        }
+        return AbstractType::unknown();
+      }
       AbstractType t = call_iter(mit->second, path, any);
       return any ? t : AbstractType::unknown();
     }
