@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "python/descend.h"
+#include "python/display_elements.h"
 #include "python/parser.h"
 #include "python/call_positions.h"
 #include "python/class_constants.h"
@@ -775,7 +776,36 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       f.func.clear();
     }
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
-    if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
+    // Also a name every binding of which is such a display, all of one length, that its scope
+    // never changes (`models = [nerf_coarse, nerf_fine]; render_rays(models, ...)`:
+    // SemanticModel::unmutated_displays): each element joined over those displays.
+    std::vector<Node> held;
+    if (is(unparen(a), "identifier"))
+      held = display_detail::unmutated_displays(*this, a, [&](int scope, const std::string& n) {
+        return appends_.count({scope, n}) || subscript_stores_.count({scope, n});
+      });
+    for (Node d : held)
+      if (named_count(d) != named_count(held[0])) held.clear();
+    if (!held.empty()) {
+      for (Node d : held) {
+        size_t i = 0;
+        for (Node e : named_children(d)) {
+          if (is(e, "comment")) continue;
+          AbstractType et = types().type_of(e);
+          if (et.kind == AbstractType::Kind::Bottom) et = AbstractType::unknown();
+          char c = is_cuda(e) ? 1 : 0;
+          if (i >= f.elem_types.size()) {
+            f.elem_cuda.push_back(c);
+            f.elem_types.push_back({static_cast<int>(et.kind), static_cast<int>(et.device)});
+          } else {
+            f.elem_cuda[i] = static_cast<char>(f.elem_cuda[i] | c);
+            AbstractType j = python::join(TypeInference::from_fact(f.elem_types[i].first, f.elem_types[i].second), et);
+            f.elem_types[i] = {static_cast<int>(j.kind), static_cast<int>(j.device)};
+          }
+          ++i;
+        }
+      }
+    } else if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
       for (Node e : named_children(u)) {
         if (is(e, "list_splat") || is(e, "comment")) {
           f.elem_cuda.clear();
