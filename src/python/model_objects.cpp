@@ -1,6 +1,7 @@
 // What objects are: data loaders (constructions, wrappers, loader identity through names and
 // framework `prepare`), optimizers, nn.Modules, Lightning modules and their step hooks.
 #include "python/call_positions.h"
+#include "python/display_elements.h"
 #include "python/model_internal.h"
 
 #include <algorithm>
@@ -340,72 +341,118 @@ bool key_may_be_impl(Node k, const std::string& key, std::string_view src) {
 }  // namespace
 
 std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
-  std::vector<Node> out;
-  Node c = unparen(field(subscript, "value"));
-  if (!is(c, "identifier")) return out;
-  std::string key;
-  bool literal_key = string_literal_value(unparen(field(subscript, "subscript")), src_, key);
-  // The container's name, and for a parameter of a function of this module the names its calls
-  // hand it (`do_train(args, dataloaders)` then `dataloaders["train"]` in do_train): every call
-  // must pass a name, read at the call. At most kMaxCandidates names.
-  std::vector<Node> names{c};
-  for (size_t i = 0; i < names.size(); ++i) {
-    Node n = names[i];
-    auto bindings = lookup(text(n), start(n));
-    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
-    for (const Binding* b : bindings) {
-      if (b->kind == Binding::Kind::Param && b->function >= 0) {
-        const Function& fn = functions_[b->function];
-        const Param& p = fn.params[b->param_index];
-        if (p.is_variadic || b->param_index < bound_params(fn)) return {};
-        int position = b->param_index - bound_params(fn);
-        const auto& sites = callers(b->function);
-        if (sites.empty()) return {};
-        for (int ci : sites) {
-          Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
-          if (!is(a, "identifier")) return {};
-          bool dup = false;
-          for (Node x : names) dup = dup || same(x, a);
-          if (dup) continue;
-          if (names.size() >= kMaxCandidates) return {};
-          names.push_back(a);
+  auto bound = [&]() -> std::vector<Node> {
+    std::vector<Node> out;
+    Node c = unparen(field(subscript, "value"));
+    if (!is(c, "identifier")) return out;
+    std::string key;
+    bool literal_key = string_literal_value(unparen(field(subscript, "subscript")), src_, key);
+    // The container's name, and for a parameter of a function of this module the names its calls
+    // hand it (`do_train(args, dataloaders)` then `dataloaders["train"]` in do_train): every call
+    // must pass a name, read at the call. At most kMaxCandidates names.
+    std::vector<Node> names{c};
+    for (size_t i = 0; i < names.size(); ++i) {
+      Node n = names[i];
+      auto bindings = lookup(text(n), start(n));
+      if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+      for (const Binding* b : bindings) {
+        if (b->kind == Binding::Kind::Param && b->function >= 0) {
+          const Function& fn = functions_[b->function];
+          const Param& p = fn.params[b->param_index];
+          if (p.is_variadic || b->param_index < bound_params(fn)) return {};
+          int position = b->param_index - bound_params(fn);
+          const auto& sites = callers(b->function);
+          if (sites.empty()) return {};
+          for (int ci : sites) {
+            Node a = unparen(argument(calls_[ci].call, p.keyword_only ? -1 : position, p.name));
+            if (!is(a, "identifier")) return {};
+            bool dup = false;
+            for (Node x : names) dup = dup || same(x, a);
+            if (dup) continue;
+            if (names.size() >= kMaxCandidates) return {};
+            names.push_back(a);
+          }
+          continue;
         }
-        continue;
+        if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
+        Node v = unparen(b->value);
+        if (is(v, "dictionary_comprehension")) {
+          Node body = field(v, "body");
+          if (!is(body, "pair")) return {};
+          out.push_back(field(body, "value"));
+        } else if (is(v, "dictionary")) {
+          for (Node p : named_children(v)) {
+            if (is(p, "comment")) continue;
+            if (!is(p, "pair")) return {};  // `**other`
+            std::string k;
+            if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != key) continue;
+            out.push_back(field(p, "value"));
+          }
+        } else if (is(v, "list") || is(v, "tuple")) {
+          for (Node e : named_children(v)) {
+            if (is(e, "comment")) continue;
+            if (is(e, "list_splat")) return {};
+            out.push_back(e);
+          }
+        } else {
+          return {};
+        }
+        // The stores `c[k] = v` in c's scope; one under another string key than the subscript's is
+        // not what it reads.
+        auto stores = subscript_stores_.find({scope_at(start(b->target)), std::string(text(n))});
+        if (stores != subscript_stores_.end())
+          for (Node s : stores->second) {
+            Node target = unparen(field(s, "left"));
+            if (literal_key && is(target, "subscript") && !key_may_be_impl(unparen(field(target, "subscript")), key, src_))
+              continue;
+            out.push_back(field(s, "right"));
+          }
       }
-      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
-      Node v = unparen(b->value);
-      if (is(v, "dictionary_comprehension")) {
-        Node body = field(v, "body");
-        if (!is(body, "pair")) return {};
-        out.push_back(field(body, "value"));
-      } else if (is(v, "dictionary")) {
-        for (Node p : named_children(v)) {
-          if (is(p, "comment")) continue;
-          if (!is(p, "pair")) return {};  // `**other`
-          std::string k;
-          if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != key) continue;
-          out.push_back(field(p, "value"));
-        }
-      } else if (is(v, "list") || is(v, "tuple")) {
-        for (Node e : named_children(v)) {
-          if (is(e, "comment")) continue;
-          if (is(e, "list_splat")) return {};
-          out.push_back(e);
-        }
-      } else {
-        return {};
-      }
-      // The stores `c[k] = v` in c's scope; one under another string key than the subscript's is
-      // not what it reads.
-      auto stores = subscript_stores_.find({scope_at(start(b->target)), std::string(text(n))});
-      if (stores != subscript_stores_.end())
-        for (Node s : stores->second) {
-          Node target = unparen(field(s, "left"));
-          if (literal_key && is(target, "subscript") && !key_may_be_impl(unparen(field(target, "subscript")), key, src_))
-            continue;
-          out.push_back(field(s, "right"));
-        }
     }
+    return out;
+  };
+  std::vector<Node> found = bound();
+  if (!found.empty()) return found;
+  // The elements of the list or tuple displays a name's values are (`values`: through unpacked
+  // returns of functions of this file, parameters' call sites), with what the scope that binds
+  // each display appends and stores into it: `loaders = []` then `loaders.append(DataLoader(...))`
+  // in DIS's create_dataloaders, returned as `return loaders, datasets`, unpacked by the caller
+  // and handed to train(), which reads `train_dataloaders[0]`. Nothing when a value is anything
+  // else, or its name is extended, inserted into or reordered (elements no append shows), or the
+  // elements pass kMaxCandidates. O(values x (elements + appends + stores)).
+  Node c = unparen(field(subscript, "value"));
+  if (!is(c, "identifier")) return {};
+  auto vs = values(c);
+  if (vs.empty() || vs.size() > kMaxCandidates) return {};
+  std::vector<Node> out;
+  std::set<const void*> seen;
+  for (const Value& v : vs) {
+    Node d = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+    if (!is(d, "list") && !is(d, "tuple")) return {};
+    if (!seen.insert(d.id).second) continue;
+    for (Node e : named_children(d)) {
+      if (is(e, "comment")) continue;
+      if (is(e, "list_splat")) return {};
+      out.push_back(e);
+    }
+    Node asg = parent(d);
+    while (is(asg, "parenthesized_expression")) asg = parent(asg);
+    if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
+        !same(unparen(field(asg, "right")), d))
+      return {};
+    Node target = unparen(field(asg, "left"));
+    std::pair<int, std::string> key{scope_at(start(target)), std::string(text(target))};
+    if (display_detail::reordered(*this, key.first, key.second)) return {};
+    if (auto appended = appends_.find(key); appended != appends_.end())
+      for (Node call : appended->second) {
+        if (text(field(unparen(field(call, "function")), "attribute")) != "append") return {};
+        Node a = argument(call, 0, "");
+        if (is_null(a)) return {};
+        out.push_back(a);
+      }
+    if (auto stores = subscript_stores_.find(key); stores != subscript_stores_.end())
+      for (Node s : stores->second) out.push_back(field(s, "right"));
+    if (out.size() > kMaxCandidates) return {};
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "python/descend.h"
+#include "python/display_elements.h"
 #include "python/parser.h"
 #include "python/call_positions.h"
 #include "python/class_constants.h"
@@ -448,13 +449,40 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       auto args = named_children(field(r, "arguments"));
       return args.size() == 1 && own_param(args[0]);
     };
+    // A name holding a list or tuple display of loaders, or one filled by appending loaders
+    // (maskrcnn-benchmark's make_data_loader: `return data_loaders[0]` when training, `return
+    // data_loaders` otherwise; set J). Returned on one path beside a loader on another, the
+    // callers cannot tell which they get: a loop over the result may iterate loaders, not
+    // batches, so the result is no loader (as before an item of such a list was one, session 40).
+    // O(values x (elements + appends)) per return.
+    auto loader_container = [&](Node r) {
+      r = unparen(r);
+      if (!is(r, "identifier")) return false;
+      for (const Value& v : values(r)) {
+        Node d = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
+        if (!is(d, "list") && !is(d, "tuple")) continue;
+        for (Node e : named_children(d))
+          if (!is(e, "comment") && !is(e, "list_splat") && is_loader_impl(e)) return true;
+        Node asg = parent(d);
+        while (is(asg, "parenthesized_expression")) asg = parent(asg);
+        Node t = is(asg, "assignment") ? unparen(field(asg, "left")) : Node{};
+        if (!is(t, "identifier")) continue;
+        if (auto a = appends_.find({scope_at(start(t)), std::string(text(t))}); a != appends_.end())
+          for (Node call : a->second)
+            if (Node arg = argument(call, 0, ""); !is_null(arg) && is_loader_impl(arg)) return true;
+      }
+      return false;
+    };
     AbstractType returned = AbstractType::bottom();
+    bool loader_list_returned = false;
     for (Node r : functions_[f].returns) {
       returned = join(returned, types().type_of(r));
       facts.returns_cuda |= is_cuda(r);
       if (!hands_back_param(r)) facts.returns_loader |= is_loader_impl(r);
       facts.returns_module |= is_module_value(r);
+      loader_list_returned = loader_list_returned || loader_container(r);
     }
+    if (loader_list_returned) facts.returns_loader = false;
     // A generator yielding a loader's batches (yielded_loaders): its result is drawn or iterated
     // as that loader is (`data = load_data(...)`, then `next(data)` per step).
     if (!yielded_loaders(static_cast<int>(f)).empty()) facts.returns_loader = true;
@@ -776,7 +804,36 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       f.func.clear();
     }
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
-    if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
+    // Also a name every binding of which is such a display, all of one length, that its scope
+    // never changes (`models = [nerf_coarse, nerf_fine]; render_rays(models, ...)`:
+    // SemanticModel::unmutated_displays): each element joined over those displays.
+    std::vector<Node> held;
+    if (is(unparen(a), "identifier"))
+      held = display_detail::unmutated_displays(*this, a, [&](int scope, const std::string& n) {
+        return appends_.count({scope, n}) || subscript_stores_.count({scope, n});
+      });
+    for (Node d : held)
+      if (named_count(d) != named_count(held[0])) held.clear();
+    if (!held.empty()) {
+      for (Node d : held) {
+        size_t i = 0;
+        for (Node e : named_children(d)) {
+          if (is(e, "comment")) continue;
+          AbstractType et = types().type_of(e);
+          if (et.kind == AbstractType::Kind::Bottom) et = AbstractType::unknown();
+          char c = is_cuda(e) ? 1 : 0;
+          if (i >= f.elem_types.size()) {
+            f.elem_cuda.push_back(c);
+            f.elem_types.push_back({static_cast<int>(et.kind), static_cast<int>(et.device)});
+          } else {
+            f.elem_cuda[i] = static_cast<char>(f.elem_cuda[i] | c);
+            AbstractType j = python::join(TypeInference::from_fact(f.elem_types[i].first, f.elem_types[i].second), et);
+            f.elem_types[i] = {static_cast<int>(j.kind), static_cast<int>(j.device)};
+          }
+          ++i;
+        }
+      }
+    } else if (Node u = unparen(a); (is(u, "tuple") || is(u, "list")) && named_count(u) >= 1 && named_count(u) <= 8) {
       for (Node e : named_children(u)) {
         if (is(e, "list_splat") || is(e, "comment")) {
           f.elem_cuda.clear();

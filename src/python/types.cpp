@@ -6,6 +6,7 @@
 #include <string>
 
 #include "python/call_positions.h"
+#include "python/display_elements.h"
 #include "python/frameworks.h"
 #include "python/model_internal.h"  // model_detail::property_getter
 #include "python/module_api.h"
@@ -487,6 +488,35 @@ AbstractType TypeInference::base_type(Node expr) const {
                                                  std::string(text(field(obj, "attribute"), m_.src())))) {
         AbstractType e = iter(obj, Path{});
         if (e.kind != Kind::Unknown && e.kind != Kind::Bottom) return e;
+      }
+    }
+    // `models[1]` of a list or tuple display a name holds, unmutated (`models = [nerf_coarse,
+    // nerf_fine]`: SemanticModel::unmutated_displays), or of a parameter: the element at that
+    // index, read along the path as unpacking reads it (each call site's display here, another
+    // module's `ArgFacts::elem_types`), not the join of every element (a container of CUDA
+    // modules read as a CUDA tensor, whose call is no forward). For a parameter only a module or a
+    // loader is taken (what the join loses); otherwise the reading below.
+    if (is(obj, "identifier") && named_count(expr) == 2) {
+      Node index = unparen(field(expr, "subscript"));
+      std::string digits(is(index, "integer") ? text(index, m_.src()) : std::string_view{});
+      bool small = !digits.empty() && digits.size() <= 1 && digits[0] >= '0' && digits[0] <= '9';
+      if (small && static_cast<size_t>(digits[0] - '0') < display_detail::kMaxDisplayElements) {
+        int i = digits[0] - '0';
+        bool displays = !display_detail::unmutated_displays(m_, obj, [&](int scope, const std::string& n) {
+                           return m_.appends_.count({scope, n}) || m_.subscript_stores_.count({scope, n});
+                         }).empty();
+        bool params = false;
+        if (!displays) {
+          auto bs = visible(m_, obj);
+          params = !bs.empty() && bs.size() <= SemanticModel::kMaxCandidates;
+          for (const Binding* b : bs) params = params && b->kind == Binding::Kind::Param;
+        }
+        if (displays || params) {
+          AbstractType e = value(obj, Path::single(i));
+          if (displays ? e.kind != Kind::Unknown && e.kind != Kind::Bottom
+                       : e.kind == Kind::Module || e.kind == Kind::Loader)
+            return e;
+        }
       }
     }
     AbstractType v = value(field(expr, "value"), Path{});
