@@ -12,7 +12,8 @@ Diagnostic& Context::report(std::string_view code, Node at, std::string message)
   // (rules.md, Clarifications: a guard resolving to False silences what it guards). The
   // caller still gets a diagnostic to fill in, which is dropped.
   // So is code after `if cond: continue` (break, return, raise) whose `cond` is known True.
-  if (frame_ && (model_.guards_dead(frame_->guards) || model_.after_taken_exit(at))) {
+  // So is the body of a generator whose generator object nothing draws (generator_never_drawn).
+  if (frame_ && (model_.guards_dead(frame_->guards) || model_.after_taken_exit(at) || model_.in_undrawn_generator(at))) {
     dropped_ = Diagnostic{};
     return dropped_;
   }

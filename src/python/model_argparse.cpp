@@ -390,7 +390,52 @@ const ArgFacts* SemanticModel::namespace_param(const Value& v) const {
   return it == namespace_params_.end() ? nullptr : it->second;
 }
 
-std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, const std::vector<Value>* declared) const {
+// A store `obj.<dest> = v` that runs only after the test reading `read` (an `if`/`elif` whose
+// condition holds `read` and whose statement holds the store) cannot change what that test
+// reads: `if args.resume is not None: args = pickle.load(f); args.resume = resume` leaves the
+// test reading the default None. Only where the test runs once per namespace: the `if` sits in
+// no loop of its scope, and its scope is the module or a function whose object name is bound
+// there by assignments only (a namespace parsed per call; not a parameter, which a second call
+// may hand with the store already made). O(depth of read + depth of the if).
+bool model_detail::stored_after_own_test(const SemanticModel& m, Node read, Node obj) {
+  if (is_null(read)) return false;
+  Node test{}, child = read;
+  for (Node p = parent(read); !is_null(p); child = p, p = parent(p)) {
+    auto k = kind(p);
+    if (k == "function_definition" || k == "class_definition" || k == "lambda" || k == "block") return false;
+    if ((k == "if_statement" || k == "elif_clause") && same(field(p, "condition"), child)) {
+      test = p;
+      break;
+    }
+  }
+  if (is_null(test) || !contains(test, obj)) return false;
+  Node scope{};
+  for (Node p = parent(test); !is_null(p); p = parent(p)) {
+    auto k = kind(p);
+    if (k == "for_statement" || k == "while_statement") return false;
+    if (k == "function_definition" || k == "lambda" || k == "class_definition") {
+      scope = p;
+      break;
+    }
+  }
+  // The store itself in a nested function or class of the branch runs whenever that is called.
+  for (Node p = parent(obj); !is_null(p) && !same(p, test); p = parent(p)) {
+    auto k = kind(p);
+    if (k == "function_definition" || k == "lambda" || k == "class_definition") return false;
+  }
+  if (is_null(scope)) return true;
+  if (!is(scope, "function_definition")) return false;
+  Node o = unparen(obj);
+  if (!is(o, "identifier")) return false;
+  auto bindings = m.lookup(text(o, m.src()), start(read));
+  if (bindings.empty()) return false;
+  for (const Binding* b : bindings)
+    if (b->kind != Binding::Kind::Assign || b->at < start(scope) || b->at >= end(scope)) return false;
+  return true;
+}
+
+std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, const std::vector<Value>* declared,
+                                                      Node read) const {
   // An attribute no add_argument declares (nor set_defaults may) and the program stores
   // (`args.num_gpu = torch.cuda.device_count()`): reading it before a store raises, so a read
   // sees one of the stores.
@@ -411,6 +456,7 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
       // A config's new keys copied onto the parsed arguments leave the parser's own alone.
       if (key == "*" && argparse_args_.count(std::string(dest)) && setattr_adds_only_new(obj)) continue;
       if (key == "*" && setattr_names_exclude(*this, obj, dest)) continue;
+      if (model_detail::stored_after_own_test(*this, read, obj)) continue;
       auto objs = values(obj);
       bool ns = !objs.empty();
       for (const auto& o : objs) ns = ns && namespace_value(o);

@@ -100,4 +100,68 @@ int SemanticModel::loader_reyielded(Node loader_call, bool* inside) const {
   return out;
 }
 
+bool SemanticModel::generator_never_drawn(int f) const {
+  if (f < 0 || static_cast<size_t>(f) >= functions_.size()) return false;
+  return memo("never-drawn:" + std::to_string(f), [&]() -> int {
+    Node def = functions_[f].node;
+    if (text(def).find("yield") == std::string_view::npos) return 0;
+    // A generator: a `yield` of its own body, not of a nested scope.
+    bool generator = false;
+    std::vector<Node> stack{field(def, "body")};
+    while (!stack.empty() && !generator) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (is_null(n) || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition")) continue;
+      if (is(n, "yield")) generator = true;
+      for (Node c : named_children(n)) stack.push_back(c);
+    }
+    if (!generator) return 0;
+    // Defined in a function (a module-level one may be imported and drawn by other modules).
+    Node outer = parent(def);
+    while (!is_null(outer) && !is(outer, "function_definition")) {
+      if (is(outer, "class_definition")) return 0;
+      outer = parent(outer);
+    }
+    if (is_null(outer) || is(parent(def), "decorated_definition")) return 0;
+    Node name_node = field(def, "name");
+    std::string_view name = text(name_node);
+    // A plain mention that reads the identifier (not `x.name`, not a keyword's name).
+    auto reads = [&](Node u) {
+      Node pa = parent(u);
+      if (is(pa, "attribute") && same(field(pa, "attribute"), u)) return false;
+      if (is(pa, "keyword_argument") && same(field(pa, "name"), u)) return false;
+      return true;
+    };
+    int calls = 0;
+    bool ok = for_each_identifier(outer, false, [&](Node u) {
+      if (text(u) != name || same(u, name_node) || !reads(u)) return true;
+      Node call = parent(u);
+      if (!is(call, "call") || !same(field(call, "function"), u)) return false;  // handed on
+      Node p = parent(call);
+      while (is(p, "parenthesized_expression")) p = parent(p);
+      if (!is(p, "assignment") || !same(unparen(field(p, "right")), call)) return false;
+      Node left = field(p, "left");
+      if (!is(left, "identifier") || !is(parent(p), "expression_statement")) return false;
+      std::string_view var = text(left);
+      // Nothing in the enclosing function reads the generator object (nested scopes included).
+      bool unread = for_each_identifier(outer, false, [&](Node v) {
+        return text(v) != var || same(v, left) || !reads(v);
+      });
+      if (!unread) return false;
+      ++calls;
+      return true;
+    });
+    return ok && calls > 0 ? 1 : 0;
+  }) != 0;
+}
+
+bool SemanticModel::in_undrawn_generator(Node at) const {
+  for (Node p = parent(at); !is_null(p); p = parent(p)) {
+    if (!is(p, "function_definition")) continue;
+    int f = function_at(start(field(p, "body")));
+    if (f >= 0 && same(functions_[f].node, p) && generator_never_drawn(f)) return true;
+  }
+  return false;
+}
+
 }  // namespace stoker::python

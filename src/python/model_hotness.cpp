@@ -1,5 +1,7 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
 // calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
+#include <cmath>
+
 #include "python/descend.h"
 #include "python/call_positions.h"
 #include "python/loop_shape.h"
@@ -175,6 +177,27 @@ void SemanticModel::apply_guards(HotContext& ctx, const std::vector<std::pair<No
   // N the length of an epoch (`step % steps_per_epoch == 0`): one step per epoch.
   auto amortize = [&](Node modulo) {
     auto n = constant_int(field(modulo, "right"));
+    // A whole float (`--visualize_every_batch` typed int but defaulting to `1e8`, which argparse
+    // leaves a float): `i % 1e8 == 0` of an int step holds once every 1e8 steps; several known
+    // candidates (two scripts' defaults handed to one trainer, 1e8 and 5000): the shortest period
+    // (set BK e3_diffusion train_test.py:76; session 40). At most kMaxCandidates values.
+    if (!n) {
+      auto vs = values(field(modulo, "right"));
+      long long shortest = 0;
+      bool all = !vs.empty() && vs.size() <= kMaxCandidates;
+      for (const auto& v : vs) {
+        long long p = 0;
+        if (v.kind == Value::Kind::Int && v.i >= 1) p = v.i;
+        else if (v.kind == Value::Kind::Float && v.f >= 1 && v.f < 1e18 && v.f == std::floor(v.f))
+          p = static_cast<long long>(v.f);
+        if (p == 0) {
+          all = false;
+          break;
+        }
+        shortest = shortest == 0 ? p : std::min(shortest, p);
+      }
+      if (all) n = shortest;
+    }
     if (n && *n == 1) return;
     if (!n && epoch_length(field(modulo, "right"), 0)) {
       ctx.once_per_epoch = true;
@@ -499,7 +522,7 @@ std::optional<bool> SemanticModel::guard_truth_uncached(Node cond) const {
   if (k == "attribute") {
     Node obj = unparen(field(cond, "object"));
     bool on_self = is(obj, "identifier") && text(obj) == "self";  // __init__ decides (attribute_values)
-    if (!on_self && attribute_reassigned(text(field(cond, "attribute")))) return std::nullopt;
+    if (!on_self && attribute_reassigned(text(field(cond, "attribute")), cond)) return std::nullopt;
     auto c = constant(cond);
     // The mode of a function that does nothing with the defaults (`--train_file`, default None):
     // not known off.
@@ -971,32 +994,47 @@ bool SemanticModel::declared_global(std::string_view name) const {
 // Before the types are built every store counts (guards are read once the model is built).
 // Memoized per name; while a name's answer is computed it reads as reassigned (stores guarded by
 // each other's flags prove nothing). O(stores of the name) once per name.
-bool SemanticModel::attribute_reassigned(std::string_view attribute) const {
+bool SemanticModel::attribute_reassigned(std::string_view attribute, Node read) const {
   declared_global("");  // builds both sets
   std::string name(attribute);
   if (!assigned_attributes_.count(name)) return false;
   if (!types_) return true;
-  std::string key = "reassigned:" + name;
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second != 0;
-  memo_[key] = 1;
   // The stores of the name the scope pass recorded (assignment and augmented targets: `obj.x =`;
   // not `setattr`, whose object's parent is no attribute). A name collect_rebinds saw stored
   // but recorded there by no such target (a `for obj.x in ...` target) counts as reassigned.
-  std::vector<Node> stores;
-  if (auto found = attribute_stores_.find(name); found != attribute_stores_.end())
-    for (const auto& [obj, value] : found->second)
-      if (is(parent(obj), "attribute") && same(field(parent(obj), "object"), obj)) stores.push_back(parent(obj));
-  bool out = stores.empty();
-  for (Node t : stores) {
-    const std::string& q = qualified_name(field(t, "object"));
-    if (q == "torch" || starts_with(q, "torch.")) continue;
-    bool dead = false;
-    for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
-    if (dead) continue;
-    out = true;
-    break;
+  // `skip`: a store that does not count.
+  auto live_store = [&](auto&& skip) {
+    std::vector<Node> stores;
+    if (auto found = attribute_stores_.find(name); found != attribute_stores_.end())
+      for (const auto& [obj, value] : found->second)
+        if (is(parent(obj), "attribute") && same(field(parent(obj), "object"), obj)) stores.push_back(parent(obj));
+    bool out = stores.empty();
+    for (Node t : stores) {
+      const std::string& q = qualified_name(field(t, "object"));
+      if (q == "torch" || starts_with(q, "torch.")) continue;
+      if (skip(field(t, "object"))) continue;
+      bool dead = false;
+      for (const auto& g : branch_guards(t)) dead = dead || (flag_test(g.first, src_) && guards_dead({g}));
+      if (dead) continue;
+      out = true;
+      break;
+    }
+    return out;
+  };
+  std::string key = "reassigned:" + name;
+  bool out;
+  if (auto it = memo_.find(key); it != memo_.end()) {
+    out = it->second != 0;
+  } else {
+    memo_[key] = 1;
+    out = live_store([](Node) { return false; });
+    memo_[key] = out ? 1 : 0;
   }
-  memo_[key] = out ? 1 : 0;
+  // Reassigned somewhere, but not for this read when every live store runs only after the `if`
+  // whose test holds it (`if args.resume is not None: args = pickle.load(f); args.resume =
+  // resume`: the test reads the default). O(stores of the name) per such read.
+  if (out && !is_null(read))
+    out = live_store([&](Node obj) { return model_detail::stored_after_own_test(*this, read, obj); });
   return out;
 }
 

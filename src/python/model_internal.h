@@ -130,6 +130,10 @@ std::string_view method_of(Node call, std::string_view src);
 std::vector<Value> keyed_values(const std::vector<std::pair<std::string, std::vector<ScalarFact>>>& entries,
                                 std::string_view key);
 
+// A store to `obj.<dest>` that runs only after the `if`/`elif` test holding the read `read`
+// (model_argparse.cpp): that test never sees it.
+bool stored_after_own_test(const SemanticModel& m, Node read, Node obj);
+
 }  // namespace model_detail
 
 template <class F>

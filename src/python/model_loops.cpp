@@ -926,8 +926,8 @@ bool SemanticModel::loader_feeds_training_uncached(Node loader_call) const {
   for (int l : loops_iterating(loader_call))
     // A loop whose body ends in an unconditional `break`/`return` draws one batch: it stays a
     // hot loop (its body is a step, the function an evaluation pass), but the loader does not
-    // feed training there.
-    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) &&
+    // feed training there. Nor does a loop in a generator nothing draws (generator_never_drawn).
+    if (loops_[l].kind == LoopKind::Hot && !loop_keeps_batches_on_host(l) && !in_undrawn_generator(loops_[l].node) &&
         (loops_[l].comprehension || !body_runs_once(loops_[l].body)) &&
         !pass_through_loop_undrawn(l))
       return true;
@@ -1049,8 +1049,10 @@ bool SemanticModel::loader_drawn_briefly(Node loader_call) const {
   if (is_null(loader_call) || loader_feeds_training(loader_call)) return false;
   // Every loop known to iterate it ends its first pass (runs_once), and some such loop or a
   // development-run trainer draws from it: its known uses read a batch or a few, once.
+  // A loop in a generator nothing draws never runs (generator_never_drawn): it draws nothing.
   bool drawn = false;
   for (int l : loops_iterating(loader_call)) {
+    if (in_undrawn_generator(loops_[l].node)) continue;
     if (loops_[l].comprehension || !body_runs_once(loops_[l].body)) return false;
     drawn = true;
   }

@@ -1039,7 +1039,7 @@ std::optional<bool> SemanticModel::none_truth(Node e) const {
   } else if (is(e, "attribute")) {
     Node obj = unparen(field(e, "object"));
     bool on_self = is(obj, "identifier") && text(obj) == "self";
-    if (!on_self && attribute_reassigned(text(field(e, "attribute")))) return std::nullopt;
+    if (!on_self && attribute_reassigned(text(field(e, "attribute")), e)) return std::nullopt;
     c = constant(e);
   } else {
     c = constant(e);
@@ -1073,7 +1073,7 @@ std::vector<Value> SemanticModel::comparison_values(Node cmp) const {
       // `args.rank == 0` where `args.rank = int(os.environ["RANK"])` somewhere: unknown.
       Node obj = unparen(field(e, "object"));
       bool on_self = is(obj, "identifier") && text(obj) == "self";
-      if (!on_self && attribute_reassigned(text(field(e, "attribute")))) return std::nullopt;
+      if (!on_self && attribute_reassigned(text(field(e, "attribute")), e)) return std::nullopt;
     }
     return constant(e);
   };
@@ -1908,7 +1908,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       // Imported from the module that parses it: that module's values (imported_namespace).
       if (const FunctionFacts* f = a ? nullptr : imported_namespace(o)) {
         std::vector<Value> declared = keyed_values(f->namespace_values, name);
-        add_values(out, namespace_attribute(name, &declared));
+        add_values(out, namespace_attribute(name, &declared, attr));
         continue;
       }
       if (!a) {
@@ -1916,9 +1916,9 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
         continue;
       }
       std::vector<Value> declared = keyed_values(a->ns_values, name);
-      add_values(out, namespace_attribute(name, &declared));
+      add_values(out, namespace_attribute(name, &declared, attr));
     }
-    if (local) add_values(out, namespace_attribute(name));
+    if (local) add_values(out, namespace_attribute(name, nullptr, attr));
     return out;
   }
   // `CFG.num_workers` after `import config as CFG`: a constant of another project module.

@@ -448,6 +448,14 @@ class SemanticModel {
   // iterating it ends its first pass (`for b in loader: ...; break`), or it is handed to a
   // development-run trainer's fit (`Trainer(fast_dev_run=True)`). DL001 is not reported there.
   bool loader_drawn_briefly(Node loader_call) const;
+  // Function f is a generator (a `yield` of its own) defined in another function, where every
+  // mention of its name is a call whose generator object is bound to a plain name that nothing
+  // in that function reads (`context_generator = get_context_generator()`, its `next()`
+  // commented out): its body never runs. O(identifiers of the enclosing function x calls),
+  // memoized (model_generators.cpp).
+  bool generator_never_drawn(int f) const;
+  // `at` lies in the body of such a generator (at any depth of nested functions).
+  bool in_undrawn_generator(Node at) const;
   // Every use of the batch in the `for` loop `loop` keeps it in host memory: a size query, a copy
   // into a host buffer or NumPy, or tensor methods and arithmetic whose result is accumulated
   // into a host tensor (`mean[i] += x[:, i].mean()`), and nothing in the loop performs a step.
@@ -793,7 +801,10 @@ class SemanticModel {
   const FunctionFacts* imported_namespace(const Value& v) const;
   // `declared`: the values the namespace's parser gives `dest` when another module's call site
   // handed it (ArgFacts::ns_values; null: this module's parsers, argparse_default).
-  std::vector<Value> namespace_attribute(std::string_view dest, const std::vector<Value>* declared = nullptr) const;
+  // `read`: the `args.<dest>` node being read, when known; stores that run only after the `if` whose
+  // test holds it are left out (stored_after_own_test, model_argparse.cpp).
+  std::vector<Value> namespace_attribute(std::string_view dest, const std::vector<Value>* declared = nullptr,
+                                         Node read = Node{}) const;
   // A candidate value standing for a parameter every call site of another module hands an
   // argparse namespace (param_values_uncached puts the parameter's node): those sites' facts.
   const ArgFacts* namespace_param(const Value& v) const;
@@ -1006,7 +1017,9 @@ class SemanticModel {
   bool buffer_latch_set(Node cond) const;
   // `args.rank = ...`, `opt.x += 1`: an attribute of that name is assigned on an object other
   // than `self` somewhere in the file (its argparse default is not its value everywhere).
-  bool attribute_reassigned(std::string_view attribute) const;
+  // `read`, when given: the `X.<attribute>` node read; a store that runs only after the `if`
+  // whose test holds `read` does not count (model_detail::stored_after_own_test).
+  bool attribute_reassigned(std::string_view attribute, Node read = Node{}) const;
   // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_values.cpp).
   std::vector<Value> comparison_values(Node comparison) const;
   // Narrowing of a name's candidates at a use (model_values.cpp): `if x is None: x = v` before

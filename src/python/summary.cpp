@@ -1014,6 +1014,19 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       auto site_facts = [&](Node a) {
         ArgFacts f = arg_facts(a, cs.call, dead);
         if (unrun) f.values.clear();
+        // A site under a guard known False never runs: whatever its argument's type, it types
+        // nothing (Bottom, as an unknown one already did), so where the callee's module has call
+        // sites of its own they decide (TypeInference: a helper whose own `__main__` check hands a
+        // host tensor computes on the host), and it hands no taint (taint_sources skips it): set
+        // BK e3_diffusion utils.py's random_rotation under `if args.data_augmentation:`, default
+        // False (session 40).
+        if (oc.dead) {
+          f.type_kind = static_cast<int>(AbstractType::Kind::Bottom);
+          f.type_device = 0;
+          f.klass.clear();
+          f.framework.clear();
+          f.func.clear();
+        }
         return f;
       };
       for (auto a : named_children(field(cs.call, "arguments"))) {
@@ -1215,6 +1228,7 @@ void SemanticModel::taint_sources(ModuleSummary& out, const std::vector<std::pai
   };
   for (const auto& [index, nodes] : arg_nodes) {
     OutgoingCall& oc = out.calls[index];
+    if (oc.dead) continue;  // a site that never runs hands no taint
     auto fill = [&](std::vector<TaintSources>& follow, size_t i, const ArgFacts& facts, Node a) {
       if (facts.cuda) return;
       TaintSources t = sources(a, nodes.caller);
