@@ -4,6 +4,9 @@
 // concern (issue 10's layout).
 #include "python/model_internal.h"
 
+#include <functional>
+#include <set>
+
 #include "python/dict_fills.h"
 #include "python/project_fields.h"
 
@@ -162,6 +165,80 @@ bool SemanticModel::keyed_store_cuda(Node dict, const std::string& key, int dept
       if (keyed_store_cuda(v, key, depth + 1)) return true;
   }
   return false;
+}
+
+bool SemanticModel::returns_python_values(int f) const {
+  if (f < 0 || static_cast<size_t>(f) >= functions_.size()) return false;
+  static const std::set<std::string, std::less<>> conversions = {"builtins.str", "builtins.int", "builtins.float",
+                                                                 "builtins.bool", "builtins.len"};
+  // `.tolist()` gives Python lists; string methods (no tensor has them) give strings.
+  static const std::set<std::string, std::less<>> host_methods = {
+      "tolist", "strip", "lstrip", "rstrip", "lower", "upper", "split", "rsplit", "replace", "format", "join"};
+  std::function<bool(Node, int)> host = [&](Node e, int depth) -> bool {
+    e = unparen(e);
+    if (depth > 8 || is_null(e)) return false;
+    auto k = kind(e);
+    if (k == "string" || k == "concatenated_string" || k == "integer" || k == "float" || k == "true" ||
+        k == "false" || k == "none")
+      return true;
+    if (k == "list" || k == "tuple" || k == "set") {
+      for (Node x : named_children(e))
+        if (!host(x, depth + 1)) return false;
+      return true;
+    }
+    if (k == "dictionary") {
+      for (Node p : named_children(e))
+        if (!is(p, "pair") || !host(field(p, "value"), depth + 1)) return false;
+      return true;
+    }
+    if (k == "list_comprehension" || k == "set_comprehension") return host(field(e, "body"), depth + 1);
+    if (k == "dictionary_comprehension") {
+      Node body = field(e, "body");
+      return is(body, "pair") && host(field(body, "value"), depth + 1);
+    }
+    if (k == "call") {
+      Node fn = unparen(field(e, "function"));
+      if (is(fn, "attribute") && host_methods.count(text(field(fn, "attribute")))) return true;
+      return conversions.count(callee_name(e)) > 0;
+    }
+    return false;
+  };
+  const auto& returns = functions_[static_cast<size_t>(f)].returns;
+  if (returns.empty()) return false;
+  for (Node r : returns)
+    if (!host(r, 0)) return false;
+  return true;
+}
+
+bool SemanticModel::collate_python_values(Node collate) const {
+  if (is_null(collate)) return false;
+  std::vector<int> fns;
+  for (const auto& v : values(collate)) {
+    int g = v.kind == Value::Kind::Expr ? function_of(unparen(v.expr)) : -1;
+    if (g < 0) {
+      fns.clear();
+      break;
+    }
+    fns.push_back(g);
+  }
+  // `dataset.collate_fn` of an instance of a class of this file: that class's method; of another
+  // project module's class: that method's facts.
+  Node c = unparen(collate);
+  if (fns.empty() && is(c, "attribute")) {
+    AbstractType t = types().type_of(field(c, "object"));
+    if (t.kind == AbstractType::Kind::Object && t.klass <= -2) {
+      const FunctionFacts* f = types().ext_method(c, fact::kReturnType);
+      return f && f->returns_py_values;
+    }
+    if (t.kind != AbstractType::Kind::Object || t.klass < 0) return false;
+    auto method = classes()[t.klass].methods.find(std::string(text(field(c, "attribute"))));
+    if (method == classes()[t.klass].methods.end()) return false;
+    fns.push_back(method->second);
+  }
+  if (fns.empty()) return false;
+  for (int g : fns)
+    if (!returns_python_values(g)) return false;
+  return true;
 }
 
 }  // namespace stoker::python

@@ -585,6 +585,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.yield_kind != b.yield_kind || a.yield_device != b.yield_device) a.yield_kind = -1, a.yield_device = 0;
   if (a.yields_param != b.yields_param) a.yields_param = -1;
   a.yields_built = a.yields_built && b.yields_built;
+  a.returns_py_values = a.returns_py_values && b.returns_py_values;
   if (a.returns_class != b.returns_class) a.returns_class.clear();
   if (a.devkind != b.devkind) a.devkind = (a.devkind == 2 || b.devkind == 2) && a.devkind && b.devkind ? 2 : 0;
   if (a.ret_attr_devices != b.ret_attr_devices) a.ret_attr_devices.clear();

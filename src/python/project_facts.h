@@ -223,6 +223,11 @@ struct FunctionFacts {
   // A generator no yield of which is a parameter as handed (SemanticModel::yields_built): what it
   // yields is built per pass (`yield collate_fn(batch)`), not the same collection every time.
   bool yields_built = false;
+  // Every return is built of Python values only (SemanticModel::returns_python_values: lists,
+  // tuples, dicts or comprehensions of `.tolist()` results, strings, literals, conversions): a
+  // collate_fn of another module's dataset class (`collate_fn=train_dataset.collate_fn`) whose
+  // batches hold no tensor. Read with kReturnType.
+  bool returns_py_values = false;
   // Every return is an instance of this project class (canonical name), or of one of a few
   // ("A|B": a class union, sorted, at most kMaxClassUnion members; `return A() if c else B()`).
   std::string returns_class;

@@ -150,7 +150,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
     o += "R" + std::to_string(x.ret_kind) + ":" + std::to_string(x.ret_device) + x.ret_framework;
     for (const auto& [k, d] : x.ret_elems) o += "," + std::to_string(k) + ":" + std::to_string(d);
     for (const auto& c : x.ret_elem_classes) o += "," + c;
-    o += std::string(x.yields_built ? "B" : "") + "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
+    o += std::string(x.returns_py_values ? "P" : "") + (x.yields_built ? "B" : "") + "Y" + std::to_string(x.yield_kind) + ":" + std::to_string(x.yield_device) + ":" +
          std::to_string(x.yields_param) + (x.method ? "m" : "f");
     if (x.yields_param >= 0 && static_cast<size_t>(x.yields_param) < x.params.size())
       o += x.params[static_cast<size_t>(x.yields_param)].name +

@@ -540,6 +540,16 @@ class SemanticModel {
   // Function f is a generator every yield of which (`yield v`, no `yield from`) is anything but a
   // name bound to a parameter (FunctionFacts::yields_built): each yields what it builds or binds.
   bool yields_built(int f) const;
+  // Every return of function `f` is built of Python values only: a list, tuple, dict or
+  // comprehension whose elements are `.tolist()` results, string methods' results, literals,
+  // f-strings or `str`/`int`/`float`/`bool`/`len` conversions (TANGO's `return [dat[i].tolist()
+  // for i in dat]`). False for a function without returns. O(returns x elements).
+  bool returns_python_values(int f) const;
+  // A collate_fn argument (`collate_fn=collate`, `collate_fn=dataset.collate_fn`) whose every
+  // return is Python values only (returns_python_values): a function of this file, a method of an
+  // instance of a class of this file, or, in project mode, a method of an instance of another
+  // module's class by its facts (FunctionFacts::returns_py_values). Its batches hold no tensor.
+  bool collate_python_values(Node collate) const;
   // Is `name` (identifier text, or "self.x") assigned within the node's text range?
   bool assigned_within(std::string_view name, Node region) const;
   // Is `counter` a step counter: a name, or `self.x` of a method's class, that `increments` only

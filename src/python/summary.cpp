@@ -521,6 +521,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.returns_first_item = returns_first_item(static_cast<int>(f));
     facts.ret_loader_keys = returned_loader_keys(static_cast<int>(f));
     facts.yields_built = yields_built(static_cast<int>(f));
+    facts.returns_py_values = returns_python_values(static_cast<int>(f));
     // Every return an argparse namespace (`return parser.parse_args()` in a `configs.add_args(parser)`
     // helper): the values of the attributes this module's parsers declare travel with it.
     if (!argparse_args_.empty() && !functions_[f].returns.empty()) {

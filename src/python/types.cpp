@@ -1148,7 +1148,11 @@ AbstractType TypeInference::loader_type(Node call) const {
   auto kw = m_.keyword_arguments(call);
   if (!kw.complete) return t;
   Node collate = kw.find("collate_fn");
-  if (!is_null(collate) && !is(unparen(collate), "none") && !host_collate(m_, collate)) return t;
+  // A collate_fn of Python values only (SemanticModel::collate_python_values) builds no tensor:
+  // its batches are host values.
+  if (!is_null(collate) && !is(unparen(collate), "none") && !host_collate(m_, collate) &&
+      !m_.collate_python_values(collate))
+    return t;
   for (Node a : named_children(field(call, "arguments")))
     if (is(a, "list_splat")) return t;
   if (!is_null(m_.argument(call, 6, ""))) return t;  // a positional collate_fn

@@ -293,6 +293,13 @@ class TypeInference {
   // union: `build = REG.get(name); build(args)`); empty unless every member has facts.
   std::vector<const FunctionFacts*> ext_union_functions(Node call, unsigned fields) const;
  public:
+  // `obj.method` (an attribute, not called) of an instance of another project module's class:
+  // that method's facts, or null.
+  const FunctionFacts* ext_method(Node attribute, unsigned fields) const;
+  // A loader expression (a DataLoader construction, or a name bound once to one) whose collate_fn
+  // builds Python values only (SemanticModel::collate_python_values): a framework's `prepare`
+  // leaves its batches on the host.
+  bool python_value_batches(Node loader) const;
   // `waveglow.infer(mel)`: a method, not of nn.Module's own API nor private, of a module of no
   // known class that may be on CUDA, called with a tensor that may be on CUDA: it runs the
   // network there (a step; a tensor that may be on CUDA). False for anything else.

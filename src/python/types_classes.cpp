@@ -329,6 +329,16 @@ const FunctionFacts* TypeInference::ext_function(Node call, unsigned fields) con
   return m_.facts_->callee(ext_classes_[i] + "." + std::string(meth), fields);
 }
 
+const FunctionFacts* TypeInference::ext_method(Node attribute, unsigned fields) const {
+  attribute = unparen(attribute);
+  if (!m_.facts_ || !is(attribute, "attribute")) return nullptr;
+  AbstractType recv = value(field(attribute, "object"), Path{});
+  if ((recv.kind != Kind::Module && recv.kind != Kind::Object) || recv.klass > -2) return nullptr;
+  size_t i = static_cast<size_t>(-2 - recv.klass);
+  if (i >= ext_classes_.size()) return nullptr;
+  return m_.facts_->callee(ext_classes_[i] + "." + std::string(text(field(attribute, "attribute"), m_.src())), fields);
+}
+
 std::vector<const FunctionFacts*> TypeInference::ext_union_functions(Node call, unsigned fields) const {
   std::vector<const FunctionFacts*> out;
   if (!m_.facts_ || m_.ext_name_.empty()) return out;

@@ -58,11 +58,30 @@ Node TypeInference::prepared_source(Node call, Node target) const {
   return positional[p.at(0)];
 }
 
+bool TypeInference::python_value_batches(Node v) const {
+  v = unparen(v);
+  if (is(v, "identifier")) {
+    auto named = visible(m_, v);
+    if (named.size() != 1 || !named[0]->is_plain_assign()) return false;
+    v = unparen(named[0]->value);
+  }
+  if (!is(v, "call") || !m_.is_loader_call(v)) return false;
+  Node collate = m_.keyword_arguments(v).find("collate_fn");
+  if (is_null(collate)) collate = m_.argument(v, 6, "");
+  return !is_null(collate) && m_.collate_python_values(collate);
+}
+
 std::optional<AbstractType> TypeInference::prepared_type(AbstractType t, Node v) const {
   switch (t.kind) {
     case Kind::Module:
     case Kind::Tensor:
-    case Kind::Loader: t.device = TypeDevice::Cuda; return t;
+    case Kind::Loader:
+      // A loader whose collate_fn builds Python values only (`collate_fn=dataset.collate_fn`
+      // returning `[dat[i].tolist() for i in dat]`): the framework moves the tensors of a batch,
+      // and there are none; its batches stay what they were.
+      if (python_value_batches(v)) return t;
+      t.device = TypeDevice::Cuda;
+      return t;
     case Kind::Optimizer: return t;
     default: break;
   }

@@ -235,75 +235,13 @@ void wrapper_site(Context& ctx, Node site, Node construction) {
   fix.edits.push_back(set_keyword(ctx, site, "pin_memory", "True"));
   d.fix = fix;
 }
-// A loader's collate_fn (a function or method of this file: `collate_fn=dataset.collate_fn`,
-// `collate_fn=collate`) builds batches of Python values only: every return is a list, tuple, dict
-// or comprehension whose elements are `.tolist()` results, string methods' results, literals,
-// f-strings or `str`/`int`/`float`/`bool`/`len` conversions (TANGO's `return [dat[i].tolist()
-// for i in dat]` over a pandas frame of captions and file paths, set AL train.py). `pin_memory` pins tensors only; a batch with
-// none gains nothing from it, whatever the loop then builds from it on the host and moves.
-// O(returns x elements).
+// A loader's collate_fn builds batches of Python values only (SemanticModel::
+// collate_python_values: a function or method of this file, or in project mode a method of
+// another module's dataset class, `collate_fn=train_dataset.collate_fn`). `pin_memory` pins
+// tensors only; a batch with none gains nothing from it, whatever the loop then builds from it on
+// the host and moves.
 bool collate_builds_no_tensors(const SemanticModel& m, Node collate) {
-  if (is_null(collate)) return false;
-  std::vector<int> fns;
-  for (const auto& v : m.values(collate)) {
-    int g = v.kind == Value::Kind::Expr ? m.function_of(unparen(v.expr)) : -1;
-    if (g < 0) {
-      fns.clear();
-      break;
-    }
-    fns.push_back(g);
-  }
-  // `dataset.collate_fn` of an instance of a class of this file: that class's method.
-  Node c = unparen(collate);
-  if (fns.empty() && is(c, "attribute")) {
-    AbstractType t = m.types().type_of(field(c, "object"));
-    if (t.kind != AbstractType::Kind::Object || t.klass < 0) return false;
-    auto method = m.classes()[t.klass].methods.find(std::string(m.text(field(c, "attribute"))));
-    if (method == m.classes()[t.klass].methods.end()) return false;
-    fns.push_back(method->second);
-  }
-  if (fns.empty()) return false;
-  static const std::set<std::string, std::less<>> conversions = {"builtins.str", "builtins.int", "builtins.float",
-                                                                 "builtins.bool", "builtins.len"};
-  std::function<bool(Node, int)> host = [&](Node e, int depth) -> bool {
-    e = unparen(e);
-    if (depth > 8 || is_null(e)) return false;
-    auto k = kind(e);
-    if (k == "string" || k == "concatenated_string" || k == "integer" || k == "float" || k == "true" ||
-        k == "false" || k == "none")
-      return true;
-    if (k == "list" || k == "tuple" || k == "set") {
-      for (Node x : named_children(e))
-        if (!host(x, depth + 1)) return false;
-      return true;
-    }
-    if (k == "dictionary") {
-      for (Node p : named_children(e))
-        if (!is(p, "pair") || !host(field(p, "value"), depth + 1)) return false;
-      return true;
-    }
-    if (k == "list_comprehension" || k == "set_comprehension") return host(field(e, "body"), depth + 1);
-    if (k == "dictionary_comprehension") {
-      Node body = field(e, "body");
-      return is(body, "pair") && host(field(body, "value"), depth + 1);
-    }
-    if (k == "call") {
-      Node fn = unparen(field(e, "function"));
-      // `.tolist()` gives Python lists; string methods (no tensor has them) give strings.
-      static const std::set<std::string, std::less<>> host_methods = {
-          "tolist", "strip", "lstrip", "rstrip", "lower", "upper", "split", "rsplit", "replace", "format", "join"};
-      if (is(fn, "attribute") && host_methods.count(m.text(field(fn, "attribute")))) return true;
-      return conversions.count(m.callee_name(e)) > 0;
-    }
-    return false;
-  };
-  for (int g : fns) {
-    const auto& returns = m.functions()[g].returns;
-    if (returns.empty()) return false;
-    for (Node r : returns)
-      if (!host(r, 0)) return false;
-  }
-  return true;
+  return !is_null(collate) && m.collate_python_values(collate);
 }
 }  // namespace
 

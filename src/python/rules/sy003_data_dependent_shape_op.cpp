@@ -197,6 +197,38 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
   }
   // So is an element read at one integer position (`a = best_n[ti]` of a 1-D CPU tensor: torch
   // reads a 0-dim integer index with `.item()`, on the host), written there or bound to a name.
+  // A name every binding of which is a torch factory given a shape of two or more dimensions
+  // (`ind = torch.zeros([2, bs, n], dtype=torch.long)`, `torch.empty(2, n)`): a row of it is a
+  // tensor of positions, not a 0-dim item (yolov8-pytorch's `pd_scores[ind[0], :, ind[1]]`).
+  auto multi_dim = [&](Node t) {
+    t = unparen(t);
+    if (!is(t, "identifier")) return false;
+    auto bindings = m.lookup(m.text(t), start(t));
+    if (bindings.empty() || bindings.size() > SemanticModel::kMaxCandidates) return false;
+    static const std::set<std::string, std::less<>> factories = {"torch.zeros", "torch.ones", "torch.empty",
+                                                                 "torch.full"};
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0) return false;
+      Node c = unparen(b->value);
+      if (!is(c, "call") || !factories.count(m.callee_name(c))) return false;
+      Node shape = unparen(m.argument(c, 0, "size"));
+      if (is(shape, "list") || is(shape, "tuple")) {
+        if (named_count(shape) < 2) return false;
+        for (Node d : named_children(shape))
+          if (is(d, "list_splat") || is(d, "comment")) return false;
+      } else {
+        // `torch.zeros(2, n)`: sizes as positional arguments (torch.full's second is its value).
+        size_t sizes = 0;
+        for (Node a : named_children(field(c, "arguments"))) {
+          if (is(a, "keyword_argument") || is(a, "comment")) continue;
+          if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+          ++sizes;
+        }
+        if (m.callee_name(c) == "torch.full" || sizes < 2) return false;
+      }
+    }
+    return true;
+  };
   auto element_at_position = [&](Node v) {
     v = unparen(v);
     if (!is(v, "subscript") || named_count(v) != 2) return false;
@@ -205,7 +237,7 @@ bool cpu_tensor_index(const SemanticModel& m, Node e) {
     // A tensor itself: the item of a list of index tensors (`indices[bi]`, XMem's per-sample
     // `torch.cat` of random frame indices, set AE) is a whole index tensor.
     return !is(index, "slice") && it.kind == AbstractType::Kind::HostScalar &&
-           m.types().type_of(field(v, "value")).kind == AbstractType::Kind::Tensor;
+           m.types().type_of(field(v, "value")).kind == AbstractType::Kind::Tensor && !multi_dim(field(v, "value"));
   };
   if (element_at_position(e)) return false;
   if (is(e, "identifier")) {
