@@ -807,14 +807,14 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // A tuple display: the taint of each element (`fn(dn_args=(targets, self.dn_number))`).
     // Also a name every binding of which is such a display, all of one length, that its scope
     // never changes (`models = [nerf_coarse, nerf_fine]; render_rays(models, ...)`:
-    // SemanticModel::unmutated_displays): each element joined over those displays.
+    // display_detail::unmutated_displays): each element joined over those displays.
     std::vector<Node> held;
     if (is(unparen(a), "identifier"))
       held = display_detail::unmutated_displays(*this, a, [&](int scope, const std::string& n) {
         return appends_.count({scope, n}) || subscript_stores_.count({scope, n});
       });
-    for (Node d : held)
-      if (named_count(d) != named_count(held[0])) held.clear();
+    if (std::any_of(held.begin(), held.end(), [&](Node d) { return named_count(d) != named_count(held[0]); }))
+      held.clear();  // displays of different lengths: no element-wise answer
     if (!held.empty()) {
       for (Node d : held) {
         size_t i = 0;
@@ -1018,9 +1018,10 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         // A site under a guard known False never runs: whatever its argument's type, it types
         // nothing (Bottom, as an unknown one already did), so where the callee's module has call
         // sites of its own they decide (TypeInference: a helper whose own `__main__` check hands a
-        // host tensor computes on the host), and it hands no taint (taint_sources skips it): set
-        // BK e3_diffusion utils.py's random_rotation under `if args.data_augmentation:`, default
-        // False (session 40).
+        // host tensor computes on the host), and it hands no deferred taint (taint_sources skips
+        // it): set BK e3_diffusion utils.py's random_rotation under `if args.data_augmentation:`,
+        // default False (session 40). Its `cuda` and `tensor` facts are kept: clearing them too
+        // lost findings elsewhere (set G's stylegan2, bk40's first version).
         if (oc.dead) {
           f.type_kind = static_cast<int>(AbstractType::Kind::Bottom);
           f.type_device = 0;

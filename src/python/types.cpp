@@ -491,7 +491,7 @@ AbstractType TypeInference::base_type(Node expr) const {
       }
     }
     // `models[1]` of a list or tuple display a name holds, unmutated (`models = [nerf_coarse,
-    // nerf_fine]`: SemanticModel::unmutated_displays), or of a parameter: the element at that
+    // nerf_fine]`: display_detail::unmutated_displays), or of a parameter: the element at that
     // index, read along the path as unpacking reads it (each call site's display here, another
     // module's `ArgFacts::elem_types`), not the join of every element (a container of CUDA
     // modules read as a CUDA tensor, whose call is no forward). For a parameter only a module or a
