@@ -173,7 +173,7 @@ bool SemanticModel::loader_class(int klass, int depth) const {
 // The base call (one, through `super()` or `Base.__init__(self, ...)`): its positional arguments
 // are the initializer's own parameters at the same places, each named as the DataLoader's
 // parameter there; a keyword naming a loader option the rules read is the parameter of that name;
-// a `**` splat is the initializer's own `**` parameter; no `*` splat (`collate_fn=self.collate_fn`,
+// a `**` splat is the initializer's own `**` parameter (which, when there is one, is handed on); no `*` splat (`collate_fn=self.collate_fn`,
 // the subclass's own collation, is kept as the `(*args, **kwargs)` form keeps it). Every parameter named as a
 // DataLoader parameter is handed on so, with no default or the DataLoader's own for an option the
 // rules read (a subclass choosing 64 rows or 4 workers when the call is silent is not read from
@@ -221,7 +221,7 @@ int SemanticModel::named_loader_init(int f) const {
   if (is_null(base_call)) return -1;
   std::set<std::string, std::less<>> handed;
   int pos = 0, prefix = 0;
-  bool skip_self = !via_super;
+  bool skip_self = !via_super, kwargs_handed = false;
   for (Node a : named_children(field(base_call, "arguments"))) {
     if (is(a, "comment")) continue;
     if (skip_self) {  // `Base.__init__(self, ...)`
@@ -232,6 +232,7 @@ int SemanticModel::named_loader_init(int f) const {
     if (is(a, "list_splat")) return -1;
     if (is(a, "dictionary_splat")) {
       if (kwargs_name.empty() || text(unparen(named_child(a, 0))) != kwargs_name) return -1;
+      kwargs_handed = true;
       continue;
     }
     if (is(a, "keyword_argument")) {
@@ -260,6 +261,9 @@ int SemanticModel::named_loader_init(int f) const {
     ++pos;
     prefix = pos;
   }
+  // A `**` parameter the base call does not hand on swallows the call's keywords (`Sub(ds,
+  // num_workers=4)` builds a loader with the default): the call's options are not the loader's.
+  if (!kwargs_name.empty() && !kwargs_handed) return -1;
   for (size_t i = 1; i < ps.size(); ++i) {
     if (ps[i].is_variadic || !loader_param(ps[i].name)) continue;
     if (!handed.count(ps[i].name)) return -1;  // consumed by the subclass: the call's value is not the loader's
