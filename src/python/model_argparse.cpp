@@ -395,8 +395,8 @@ const ArgFacts* SemanticModel::namespace_param(const Value& v) const {
 // reads: `if args.resume is not None: args = pickle.load(f); args.resume = resume` leaves the
 // test reading the default None. Only where the test runs once per namespace: the `if` sits in
 // no loop of its scope, and its scope is the module or a function whose object name is bound
-// there by assignments only (a namespace parsed per call; not a parameter, which a second call
-// may hand with the store already made). O(depth of read + depth of the if).
+// there by assignments of calls' results only (a namespace parsed per call; not a parameter, which a
+// second call may hand with the store already made, nor a local alias of one). O(depth of read + depth of the if).
 bool model_detail::stored_after_own_test(const SemanticModel& m, Node read, Node obj) {
   if (is_null(read)) return false;
   Node test{}, child = read;
@@ -429,8 +429,12 @@ bool model_detail::stored_after_own_test(const SemanticModel& m, Node read, Node
   if (!is(o, "identifier")) return false;
   auto bindings = m.lookup(text(o, m.src()), start(read));
   if (bindings.empty()) return false;
+  // Each binding a call's result (`args = parser.parse_args()`, `pickle.load(f)`): an object made by
+  // this run of the function, not an alias of one that outlives it (`opt = args` of a parameter or
+  // a global, whose store a second call's test would see).
   for (const Binding* b : bindings)
-    if (b->kind != Binding::Kind::Assign || b->at < start(scope) || b->at >= end(scope)) return false;
+    if (b->kind != Binding::Kind::Assign || b->at < start(scope) || b->at >= end(scope) || !is(b->plain_value(), "call"))
+      return false;
   return true;
 }
 
