@@ -1,6 +1,7 @@
 // Argparse namespaces: `vars(args)` dicts, a parser's required flags and defaults, the namespaces
 // other project modules hand this one, and what `args.<dest>` reads of a namespace value. Split
 // from model_values.cpp by concern (issue 10's layout: no source file over 2,000 lines).
+#include "python/checked_int.h"
 #include "python/model_internal.h"
 #include "python/model_argparse.h"
 #include "python/reflective_namespace.h"
@@ -504,8 +505,10 @@ std::vector<Value> SemanticModel::namespace_attribute(std::string_view dest, con
             r.kind = Value::Kind::Bool;
             r.b = op == "|=" ? (x.b || y.b) : (x.b && y.b);
           } else if (x.kind == Value::Kind::Int && y.kind == Value::Kind::Int && (op == "+=" || op == "-=" || op == "*=")) {
-            r.kind = Value::Kind::Int;
-            r.i = op == "+=" ? x.i + y.i : op == "-=" ? x.i - y.i : x.i * y.i;
+            if (auto folded = checked_int_op(op, x.i, y.i)) {
+              r.kind = Value::Kind::Int;
+              r.i = *folded;
+            }
           }
           next.push_back(r);
         }

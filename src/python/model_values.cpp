@@ -1,6 +1,7 @@
 // Values: keyword arguments, constants, the candidate values of expressions through bindings,
 // parameters (call sites, defaults, other modules), argparse defaults and attributes.
 #include "python/call_positions.h"
+#include "python/checked_int.h"
 #include "python/class_constants.h"
 #include "python/model_internal.h"
 #include "python/reflective_namespace.h"
@@ -317,12 +318,20 @@ std::optional<Value> SemanticModel::constant(Node expr) const {
   return first;
 }
 
+// The integer a float stands for, truncated toward zero as Python's int() does; nothing for NaN,
+// infinities and magnitudes past long long (Python's int is unbounded; ours is not: `2e56` in a
+// fuzzed loader's size once reached an out-of-range conversion).
+static std::optional<long long> truncated_int(double f) {
+  if (!(f > -9.2e18 && f < 9.2e18)) return std::nullopt;
+  return static_cast<long long>(f);
+}
+
 std::optional<long long> SemanticModel::constant_int(Node expr) const {
   auto v = constant(expr);
   if (!v) return std::nullopt;
   if (v->kind == Value::Kind::Int) return v->i;
   if (v->kind == Value::Kind::Bool) return v->b ? 1 : 0;
-  if (v->kind == Value::Kind::Float && std::floor(v->f) == v->f) return static_cast<long long>(v->f);
+  if (v->kind == Value::Kind::Float && std::floor(v->f) == v->f) return truncated_int(v->f);
   return std::nullopt;
 }
 
@@ -435,13 +444,16 @@ std::vector<Value> SemanticModel::scale_values(const std::vector<Value>& xs, Nod
       Value r = Value::unknown();
       if (ceil) {
         if (n.kind == Value::Kind::Int && n.i >= 1) {
-          r = x.kind == Value::Kind::Int ? make_int((x.i + n.i - 1) / n.i) : int_range(1, hi);
+          auto up = x.kind == Value::Kind::Int ? checked_int_op("+", x.i, n.i - 1) : std::nullopt;
+          r = up ? make_int(*up / n.i) : int_range(1, hi);
         } else if (n.kind == Value::Kind::Expr || (n.kind == Value::Kind::Unknown && n.excluded.empty())) {
           r = int_range(1, hi);
         }
       } else if (count_value(*this, n)) {
         auto [nlo, nhi] = count_bounds(n);
-        if (x.kind == Value::Kind::Int && n.kind == Value::Kind::Int) r = make_int(x.i * n.i);
+        auto product = x.kind == Value::Kind::Int && n.kind == Value::Kind::Int ? checked_int_op("*", x.i, n.i) : std::nullopt;
+        if (product) r = make_int(*product);
+        else if (x.kind == Value::Kind::Int && n.kind == Value::Kind::Int) r = Value::unknown();
         else if (lo <= (1LL << 20) && nlo <= (1LL << 20)) r = int_range(lo * nlo, hi && nhi && hi <= (1LL << 20) && nhi <= (1LL << 20) ? hi * nhi : 0);
       }
       add_values(out, {r});
@@ -496,7 +508,10 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     auto inner = values(field(expr, "argument"));
     std::string_view op = text(ts_node_child(expr, 0));
     for (auto& x : inner) {
-      if (op == "-" && x.kind == Value::Kind::Int) x.i = -x.i;
+      if (op == "-" && x.kind == Value::Kind::Int) {
+        auto negated = checked_int_op("-", 0, x.i);
+        x = negated ? make_int(*negated) : Value::unknown();
+      }
       else if (op == "-" && x.kind == Value::Kind::Float) x.f = -x.f;
       else if (op != "+") x = Value::unknown();
     }
@@ -520,11 +535,10 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     for (const auto& a : l)
       for (const auto& b : r) {
         if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
-          if (op == "+") out.push_back(make_int(a.i + b.i));
-          else if (op == "-") out.push_back(make_int(a.i - b.i));
-          else if (op == "*") out.push_back(make_int(a.i * b.i));
-          else if (op == "//" && b.i != 0) out.push_back(make_int(a.i / b.i));
-          else if (op == "/" && b.i != 0) {
+          if (op == "+" || op == "-" || op == "*" || op == "//") {
+            auto folded = checked_int_op(op, a.i, b.i);
+            out.push_back(folded ? make_int(*folded) : Value::unknown());
+          } else if (op == "/" && b.i != 0) {
             Value q;  // true division: a float (`int(num_workers / 2)` is then an int)
             q.kind = Value::Kind::Float;
             q.f = static_cast<double>(a.i) / static_cast<double>(b.i);
@@ -730,7 +744,10 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     if (callee == "builtins.int" || callee == "builtins.float") {
       auto inner = values(argument(expr, 0, ""));
       for (auto& x : inner) {
-        if (callee == "builtins.int" && x.kind == Value::Kind::Float) x = make_int(static_cast<long long>(x.f));
+        if (callee == "builtins.int" && x.kind == Value::Kind::Float) {
+          auto t = truncated_int(x.f);
+          x = t ? make_int(*t) : Value::unknown();
+        }
         if (x.kind == Value::Kind::Str) x = Value::unknown();
       }
       return inner;
