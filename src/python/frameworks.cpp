@@ -172,6 +172,24 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
                     : kind == "held-value-methods" ? t.held_value_methods_
                                                    : t.same_device_functions_;
       names.insert(cols.begin() + 1, cols.end());
+    } else if (kind == "host-function") {
+      // host-function FUNCTION RESULT: RESULT `tensor`, `value`, or a tuple of them by commas
+      need(3);
+      std::vector<HostPart> parts;
+      std::string_view r = cols[2];
+      while (true) {
+        size_t comma = r.find(',');
+        std::string_view p = r.substr(0, comma);
+        if (p == "tensor") parts.push_back(HostPart::Tensor);
+        else if (p == "value") parts.push_back(HostPart::Value);
+        else bad("host-function result is not tensor, value, or a comma-separated tuple of them");
+        if (comma == std::string_view::npos) break;
+        r = r.substr(comma + 1);
+      }
+      t.host_functions_[cols[1]] = HostResult{std::move(parts), cols[2].find(',') != std::string::npos};
+    } else if (kind == "same-device-modules") {
+      if (cols.size() < 2) bad("wrong number of columns");
+      for (size_t i = 1; i < cols.size(); ++i) t.same_device_modules_.insert(add_class(cols[i]));
     } else if (kind == "trainer") {
       need(3);
       add_class(cols[1]);

@@ -149,6 +149,22 @@ class FrameworkTable {
   bool same_device_function(std::string_view qualified) const {
     return same_device_functions_.count(std::string(qualified)) > 0;
   }
+  // What a library function returns on the host whatever it is given (row `host-function`:
+  // `torchaudio.load(path)`, a CPU tensor and an int): one part, or a tuple of parts in order.
+  enum class HostPart : char { Tensor, Value };
+  struct HostResult {
+    std::vector<HostPart> parts;
+    bool tuple = false;
+  };
+  // The row of `qualified`, or null.
+  const HostResult* host_function(std::string_view qualified) const {
+    auto it = host_functions_.find(std::string(qualified));
+    return it == host_functions_.end() ? nullptr : &it->second;
+  }
+  // Is framework class `klass` a library module whose call computes on its input's device (row
+  // `same-device-modules`: `torchaudio.transforms.Resample`): calling an instance gives a tensor
+  // on its first argument's device.
+  bool same_device_module(int klass) const { return same_device_modules_.count(klass) > 0; }
   size_t rows() const { return rows_; }
 
  private:
@@ -165,6 +181,8 @@ class FrameworkTable {
   };
   std::vector<Family> families_;
   std::unordered_set<std::string> host_result_;  // "class\0method"
+  std::unordered_map<std::string, HostResult> host_functions_;
+  std::unordered_set<int> same_device_modules_;
   std::unordered_map<std::string, HostEncoding> host_encoding_;  // "class\0method"
   std::unordered_set<std::string> prepare_, prepare_first_, device_, device_loader_, device_result_, device_tensor_, device_module_,
       to_device_;  // "class\0member"

@@ -1519,7 +1519,9 @@ bool SemanticModel::holds_bools(Node expr, int depth) const {
   if (k == "unary_operator") return text(ts_node_child(expr, 0)) == "~" && holds_bools(field(expr, "argument"), depth + 1);
   if (k == "binary_operator") {
     auto op = text(field(expr, "operator"));
-    return (op == "&" || op == "|" || op == "^") && holds_bools(field(expr, "left"), depth + 1) &&
+    // `a * b` of two masks is one too (a product of booleans stays boolean; with any other dtype
+    // it is promoted to that dtype).
+    return (op == "&" || op == "|" || op == "^" || op == "*") && holds_bools(field(expr, "left"), depth + 1) &&
            holds_bools(field(expr, "right"), depth + 1);
   }
   if (k == "call") {
@@ -1591,6 +1593,15 @@ bool SemanticModel::is_cuda_bool_uncached(Node expr) const {
     auto op = text(field(expr, "operator"));
     if (op == "&" || op == "|" || op == "^")
       return is_cuda_bool_impl(field(expr, "left")) || is_cuda_bool_impl(field(expr, "right"));
+    // The product of two masks (`(prob > t) * valid.bool()`, U2PL's class masks) is a mask: both
+    // operands must hold booleans (a mask times a float tensor is a float tensor, a weighting),
+    // one of them on CUDA.
+    if (op == "*") {
+      Node l = field(expr, "left"), r = field(expr, "right");
+      bool lc = is_cuda_bool_impl(l), rc = !lc && is_cuda_bool_impl(r);
+      if (!lc && !rc) return false;
+      return lc ? is_cuda_bool_impl(r) || holds_bools(r, 0) : holds_bools(l, 0);
+    }
     return false;
   }
   // A view of a mask's elements (`mask.T`) and any subscript of a mask (`xc[xi]`, `m[:, 0]`)

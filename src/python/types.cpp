@@ -224,6 +224,15 @@ AbstractType TypeInference::value_uncached(Node expr, Path path) const {
         return AbstractType::unknown();
       }
     }
+    // `waveform, sr = torchaudio.load(path)` (row `host-function` with a tuple result): a CPU
+    // tensor and a host value, by position.
+    if (const auto* host = FrameworkTable::get().host_function(m_.qualified_name(fn)); host && host->tuple) {
+      size_t i = static_cast<size_t>(path.at(0));
+      if (i >= host->parts.size()) return AbstractType::unknown();
+      return element(host->parts[i] == FrameworkTable::HostPart::Tensor ? AbstractType::of(Kind::Tensor, TypeDevice::Cpu)
+                                                                         : AbstractType::of(Kind::Host),
+                     path.size() - 1);
+    }
     // `train_iter, val_iter = BucketIterator.splits((train, val), ...)`: iterators of host batches.
     if (FrameworkTable::get().host_batch_tuple(m_.qualified_name(fn)))
       return element(host_batch_iterator(expr), path.size() - 1);

@@ -301,6 +301,22 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
       t.framework = fw;
       return t;
     }
+    // A library reader returning host data whatever it is given (row `host-function`:
+    // `torchaudio.load(path)`, a CPU tensor and the sample rate): a CPU tensor, a host value, or
+    // a tuple of them (its elements by position: value_uncached).
+    if (const auto* host = table.host_function(q)) {
+      if (host->tuple) return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+      return host->parts.front() == FrameworkTable::HostPart::Tensor ? AbstractType::of(Kind::Tensor, TypeDevice::Cpu)
+                                                                     : AbstractType::of(Kind::Host);
+    }
+    // A library function of one tensor computing on its device (row `same-device-functions`:
+    // `torchaudio.functional.resample(waveform, ...)`): a tensor where its argument is, when the
+    // argument's type says where (else the CUDA taint decides).
+    if (table.same_device_function(q)) {
+      Node first = m_.argument(call, 0, "");
+      AbstractType a = is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
+      if (a.kind == Kind::Tensor && a.device != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, a.device);
+    }
     if (table.wraps_first(q)) {  // `skip_first_batches(loader, n)`: a loader like the one given
       Node first = m_.argument(call, 0, "");
       return is_null(first) ? AbstractType::unknown() : value(first, Path{});
@@ -721,6 +737,15 @@ AbstractType TypeInference::call_type_of(Node call, Node fn) const {
     if (int enc = host_encoding(call); enc != 0) return encoded_on_host(enc);
   if (callee.kind == Kind::Object && table.returns_host(callee.framework, "__call__"))
     return AbstractType::of(Kind::HostContainer, TypeDevice::Cpu);
+  // Calling a library module that computes on its input's device (row `same-device-modules`:
+  // `resampler(waveform)` of a `torchaudio.transforms.Resample`): a tensor where the input is,
+  // when its type says where (else the CUDA taint decides).
+  if (callee.kind == Kind::Object && callee.framework >= 0 && table.same_device_module(callee.framework)) {
+    Node first = m_.argument(call, 0, "");
+    AbstractType a = is_null(first) || is(first, "keyword_argument") ? AbstractType::unknown() : value(first, Path{});
+    if (a.kind == Kind::Tensor && a.device != TypeDevice::Unresolved) return AbstractType::of(Kind::Tensor, a.device);
+    return AbstractType::unknown();
+  }
   // Except a project module whose forward hands back CPU tensors by its types (a matcher that
   // computes its index tensors after `.cpu()`): those, wherever the module lives.
   if (callee.kind == Kind::Module)

@@ -182,6 +182,40 @@ z = vae.decode(out)
   CHECK(m.model.is_cuda(m.find("z")));
 }
 
+TEST_CASE("types: library readers return host data, torchaudio's resampling computes where its input is") {
+  Typed m(R"(import torch
+import torchaudio
+wave, sr = torchaudio.load(path)
+info = torchaudio.info(path)
+pair = torchaudio.load(path)
+res = torchaudio.functional.resample(wave, orig_freq=sr, new_freq=44100)
+resampler = torchaudio.transforms.Resample(orig_freq=sr, new_freq=44100)
+left = resampler(wave)
+batch = torch.zeros(2, 8, device="cuda")
+gpu_res = torchaudio.functional.resample(batch, 16000, 44100)
+gpu_left = resampler(batch)
+)");
+  CHECK(m.type("wave").kind == K::Tensor);
+  CHECK(m.type("wave").device == TypeDevice::Cpu);
+  CHECK(m.type("sr").kind == K::Host);
+  CHECK(m.cuda("info") == CudaAnswer::Host);
+  CHECK(m.type("pair").kind == K::HostContainer);
+  CHECK(m.type("res").device == TypeDevice::Cpu);
+  CHECK(m.type("resampler").kind == K::Object);
+  CHECK(m.type("left").device == TypeDevice::Cpu);
+  CHECK(m.type("gpu_res").device == TypeDevice::Cuda);
+  CHECK(m.type("gpu_left").device == TypeDevice::Cuda);
+  auto t = FrameworkTable::parse("host-function lib.read tensor,value\nhost-function lib.info value\n"
+                                 "same-device-modules lib.Filter\n");
+  REQUIRE(t.host_function("lib.read"));
+  CHECK(t.host_function("lib.read")->tuple);
+  CHECK(t.host_function("lib.read")->parts.size() == 2);
+  CHECK_FALSE(t.host_function("lib.info")->tuple);
+  CHECK(t.host_function("lib.other") == nullptr);
+  CHECK(t.same_device_module(t.object_class("lib.Filter")));
+  CHECK_THROWS_WITH(FrameworkTable::parse("host-function lib.read tensor,list\n"), Catch::Contains("line 1"));
+}
+
 TEST_CASE("types: a tokenizer's encoding with return_tensors=\"pt\" is CPU tensors, lists without it") {
   Typed m(R"(import torch
 from transformers import AutoTokenizer
