@@ -430,14 +430,37 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
   if (vs.empty() || vs.size() > kMaxCandidates) return {};
   std::vector<Node> out;
   std::set<const void*> seen;
+  std::string sub_key;
+  bool literal_key = string_literal_value(unparen(field(subscript, "subscript")), src_, sub_key);
   for (const Value& v : vs) {
     Node d = v.kind == Value::Kind::Expr ? unparen(v.expr) : Node{};
-    if (!is(d, "list") && !is(d, "tuple")) return {};
-    if (!seen.insert(d.id).second) continue;
-    for (Node e : named_children(d)) {
-      if (is(e, "comment")) continue;
-      if (is(e, "list_splat")) return {};
-      out.push_back(e);
+    // A dict a function of this file builds and returns (`dataloaders = {split: DataLoader(...)
+    // for split, dataset in datasets.items()}; return dataloaders, charge_scale`, egnn's
+    // qm9/dataset.py): the comprehension's value under any key, a display's values under the
+    // subscript's literal key (all of them for another key).
+    if (is(d, "dictionary_comprehension")) {
+      if (!seen.insert(d.id).second) continue;
+      Node body = field(d, "body");
+      if (!is(body, "pair")) return {};
+      out.push_back(field(body, "value"));
+    } else if (is(d, "dictionary")) {
+      if (!seen.insert(d.id).second) continue;
+      for (Node p : named_children(d)) {
+        if (is(p, "comment")) continue;
+        if (!is(p, "pair")) return {};  // `**other`
+        std::string k;
+        if (literal_key && string_literal_value(unparen(field(p, "key")), src_, k) && k != sub_key) continue;
+        out.push_back(field(p, "value"));
+      }
+    } else if (!is(d, "list") && !is(d, "tuple")) {
+      return {};
+    } else {
+      if (!seen.insert(d.id).second) continue;
+      for (Node e : named_children(d)) {
+        if (is(e, "comment")) continue;
+        if (is(e, "list_splat")) return {};
+        out.push_back(e);
+      }
     }
     Node asg = parent(d);
     while (is(asg, "parenthesized_expression")) asg = parent(asg);
@@ -447,6 +470,12 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
     Node target = unparen(field(asg, "left"));
     std::pair<int, std::string> key{scope_at(start(target)), std::string(text(target))};
     if (display_detail::reordered(*this, key.first, key.second)) return {};
+    // A dict filled by `.update(...)` holds what no store shows.
+    if (!is(d, "list") && !is(d, "tuple"))
+      for (Node u : update_calls_) {
+        Node o = unparen(field(unparen(field(u, "function")), "object"));
+        if (is(o, "identifier") && text(o) == key.second) return {};
+      }
     if (auto appended = appends_.find(key); appended != appends_.end())
       for (Node call : appended->second) {
         if (text(field(unparen(field(call, "function")), "attribute")) != "append") return {};

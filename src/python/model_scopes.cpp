@@ -908,6 +908,37 @@ std::string SemanticModel::qualified_name_uncached(Node expr) const {
     }
     return {};
   }
+  // `models_mage.__dict__[args.model]` (rcg's main_mage.py, `--model` defaulting to
+  // 'mage_vit_large_patch16'), `vars(models)[name]`: a module's namespace read under a string the
+  // value analysis knows (a literal, an argparse default) is that module's attribute of the name.
+  // Only when the namespace's owner names a module or one of its attributes (a qualified name),
+  // never an object's `__dict__`; one constant string, else nothing.
+  if (k == "subscript") {
+    Node ns = unparen(field(expr, "value"));
+    Node owner{};
+    if (is(ns, "attribute") && text(field(ns, "attribute")) == "__dict__") {
+      owner = unparen(field(ns, "object"));
+    } else if (is(ns, "call") && callee_name(ns) == "builtins.vars") {
+      auto args = named_children(field(ns, "arguments"));
+      if (args.size() == 1) owner = unparen(args[0]);
+    }
+    if (is_null(owner) || (!is(owner, "identifier") && !is(owner, "attribute"))) return {};
+    Node key = unparen(field(expr, "subscript"));
+    if (is_null(key)) return {};
+    auto v = constant(key);
+    if (!v || v->kind != Value::Kind::Str || v->s.empty() || v->s.find('.') != std::string::npos) return {};
+    // The owner must be an imported module (its bindings all imports), not a local object.
+    Node root = owner;
+    while (is(root, "attribute")) root = unparen(field(root, "object"));
+    if (!is(root, "identifier")) return {};
+    auto bindings = lookup(text(root), start(root));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+    for (const Binding* b : bindings)
+      if (b->kind != Binding::Kind::Import) return {};
+    std::string base = qualified_name(owner);
+    if (base.empty() || base.size() + v->s.size() >= kMaxQualifiedName) return {};
+    return base + "." + v->s;
+  }
   return {};  // attributes are named by qualified_name()
 }
 

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 
 namespace stoker::python {
@@ -463,6 +464,60 @@ std::vector<Value> SemanticModel::scale_values(const std::vector<Value>& xs, Nod
   return out;
 }
 
+// `min(a, b, ...)`, `max(a, b, ...)`, also of one list or tuple display (`min([os.cpu_count(),
+// batch_size if batch_size > 1 else 0, 8])`, deeplab_v3's train.py): per operand the bounds of its
+// values (an int; a count of CPUs, devices or processes, at least 1; a count range), then the
+// bounds of the minimum or maximum. Exact when they meet; a range when its lower bound is at
+// least 1 (a count: `min(os.cpu_count(), 8)` is in [1, 8]); unknown otherwise (an operand of
+// unknown value, or one that may be 0: `min(os.cpu_count(), 0)` is 0 or less). O(operands x
+// values), operands at most 16.
+std::vector<Value> SemanticModel::min_max_values(Node call, bool is_min) const {
+  auto args = named_children(field(call, "arguments"));
+  std::vector<Node> operands;
+  for (Node a : args) {
+    if (is(a, "comment")) continue;
+    if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat")) return {Value::unknown()};
+    operands.push_back(unparen(a));
+  }
+  if (operands.size() == 1) {
+    Node d = operands[0];
+    if (!is(d, "list") && !is(d, "tuple")) return {Value::unknown()};
+    operands.clear();
+    for (Node e : named_children(d)) {
+      if (is(e, "comment")) continue;
+      if (is(e, "list_splat")) return {Value::unknown()};
+      operands.push_back(unparen(e));
+    }
+  }
+  constexpr long long kInf = std::numeric_limits<long long>::max(), kNegInf = std::numeric_limits<long long>::min();
+  if (operands.empty() || operands.size() > 16) return {Value::unknown()};
+  long long lo = is_min ? kInf : kNegInf, hi = is_min ? kInf : kNegInf;
+  for (Node o : operands) {
+    auto vs = values(o);
+    if (vs.empty()) return {Value::unknown()};
+    long long olo = kInf, ohi = kNegInf;
+    for (const Value& v : vs) {
+      long long vlo = kNegInf, vhi = kInf;
+      if (v.kind == Value::Kind::Int) {
+        vlo = vhi = v.i;
+      } else if (v.kind == Value::Kind::Bool) {
+        vlo = vhi = v.b ? 1 : 0;
+      } else if (count_value(*this, v)) {
+        auto [clo, chi] = count_bounds(v);
+        vlo = clo;
+        vhi = chi > 0 ? chi : kInf;
+      }
+      olo = std::min(olo, vlo);
+      ohi = std::max(ohi, vhi);
+    }
+    lo = is_min ? std::min(lo, olo) : std::max(lo, olo);
+    hi = is_min ? std::min(hi, ohi) : std::max(hi, ohi);
+  }
+  if (lo == hi && lo != kInf && lo != kNegInf) return {make_int(lo)};
+  if (lo >= 1 && lo != kInf) return {int_range(lo, hi == kInf ? 0 : hi)};
+  return {Value::unknown()};
+}
+
 std::vector<Value> SemanticModel::values_uncached(Node expr) const {
   auto k = kind(expr);
   Value v;
@@ -754,14 +809,7 @@ std::vector<Value> SemanticModel::values_uncached(Node expr) const {
     }
     if (callee == "torch.distributed.get_backend" || callee == "torch.distributed.distributed_c10d.get_backend")
       return backend_values(expr);
-    if (callee == "builtins.min" || callee == "builtins.max") {
-      auto args = named_children(field(expr, "arguments"));
-      if (args.size() == 2) {
-        auto a = constant_int(args[0]), b = constant_int(args[1]);
-        if (a && b) return {make_int(callee == "builtins.min" ? std::min(*a, *b) : std::max(*a, *b))};
-      }
-      return {Value::unknown()};
-    }
+    if (callee == "builtins.min" || callee == "builtins.max") return min_max_values(expr, callee == "builtins.min");
   }
   v.kind = Value::Kind::Expr;
   v.expr = expr;

@@ -844,6 +844,7 @@ class SemanticModel {
   // divisor or factor; false when `e` is neither.
   bool scaled_count(Node e, Node& count, Node& by, bool& ceil) const;
   // The candidates `x` turns into by that scaling (Value::at_least).
+  std::vector<Value> min_max_values(Node call, bool is_min) const;
   std::vector<Value> scale_values(const std::vector<Value>& xs, Node by, bool ceil) const;
   // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_hotness.cpp).
   bool latch_cleared(Node cond) const;
