@@ -1,5 +1,6 @@
 // Hotness: where code runs relative to the training step (hot contexts through loops and
-// calls, across modules), and amortizing guards (`step % N`, once per epoch, flags).
+// calls, across modules), and amortizing guards (`step % N`, once per epoch, flags). The truth
+// of a guard's test: model_guard_truth.cpp; guards on a loop's own index: model_guards.cpp.
 #include <cmath>
 
 #include "python/descend.h"
