@@ -1,5 +1,5 @@
 // Class-level constants of a plain configuration class (s28 andev): shared by the value resolver
-// (model_values.cpp, `opt.num_workers` after `opt = Config()`) and the module summary
+// (model_attribute_values.cpp, `opt.num_workers` after `opt = Config()`) and the module summary
 // (semantic_project.cpp, the "Class.name" entries other modules read). Internal to those files.
 #pragma once
 

@@ -31,17 +31,26 @@ inline bool reordered(const SemanticModel& m, int scope, std::string_view name) 
   return false;
 }
 
+// The name a plain assignment `n = display` binds the display to (through parentheses, the
+// display the assignment's whole right side): that identifier n, or null when the display is
+// bound otherwise (an element of another display, an argument, an attribute or pattern target).
+inline Node display_target(Node display) {
+  Node asg = parent(display);
+  while (is(asg, "parenthesized_expression")) asg = parent(asg);
+  if (!is(asg, "assignment") || !same(unparen(field(asg, "right")), display)) return Node{};
+  Node target = unparen(field(asg, "left"));
+  return is(target, "identifier") ? target : Node{};
+}
+
 // The list or tuple displays a name may hold where it is read, when every value of it (`values`:
 // its bindings, through a parameter's call sites in this module and unpacked returns of
 // functions here; at most kMaxCandidates) is a display of 1 to kMaxDisplayElements elements
 // without `*splat`, assigned by a plain `n = [...]` to a name n whose scope neither appends to
-// it nor stores items into it (`filled(scope, n)`: the caller's index of appends and item
-// stores), nor reorders or removes them (`reordered`); an augmented assignment is a binding of
+// it nor stores items into it (SemanticModel::appended_or_stored), nor reorders or removes them (`reordered`); an augmented assignment is a binding of
 // another kind, whose value is no display. `models = [nerf_coarse, nerf_fine]`, read as
 // `models[1]` or handed through `batched_inference(models, ...)` to another module. Empty
 // otherwise. O(values x calls).
-template <class Filled>
-std::vector<Node> unmutated_displays(const SemanticModel& m, Node name, Filled&& filled) {
+inline std::vector<Node> unmutated_displays(const SemanticModel& m, Node name) {
   name = unparen(name);
   if (!is(name, "identifier")) return {};
   auto vs = m.values(name);
@@ -56,13 +65,11 @@ std::vector<Node> unmutated_displays(const SemanticModel& m, Node name, Filled&&
       if (is(e, "list_splat") || ++n > kMaxDisplayElements) return {};
     }
     if (n == 0) return {};
-    Node asg = parent(v);
-    while (is(asg, "parenthesized_expression")) asg = parent(asg);
-    Node target = is(asg, "assignment") ? unparen(field(asg, "left")) : Node{};
-    if (!is(target, "identifier") || !same(unparen(field(asg, "right")), v)) return {};
+    Node target = display_target(v);
+    if (is_null(target)) return {};
     int scope = m.scope_at(start(target));
     std::string held(m.text(target));
-    if (filled(scope, held) || reordered(m, scope, held)) return {};
+    if (m.appended_or_stored(scope, held) || reordered(m, scope, held)) return {};
     bool dup = false;
     for (Node o : out) dup = dup || same(o, v);
     if (!dup) out.push_back(v);

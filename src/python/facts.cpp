@@ -7,12 +7,11 @@
 #include <string>
 
 #include "core/rules.h"
+#include "python/loader_params.h"
 
 namespace stoker::python {
 namespace {
 
-// Positions of DataLoader's parameters (torch/utils/data/dataloader.py).
-constexpr int kBatchSizePos = 1, kBatchSamplerPos = 4, kNumWorkersPos = 5, kDropLastPos = 8;
 constexpr int kMaxDepth = 8;
 
 std::string number(double x) {

@@ -166,11 +166,13 @@ FrameworkTable FrameworkTable::parse(std::string_view text) {
     } else if (kind == "places-on-gpus") {
       need(4);
       t.places_[cols[2]].emplace_back(cols[1], cols[3]);
-    } else if (kind == "tensor-methods" || kind == "held-value-methods" || kind == "same-device-functions") {
+    } else if (kind == "tensor-methods" || kind == "held-value-methods" || kind == "same-device-functions" ||
+               kind == "mapping-classes") {
       if (cols.size() < 2) bad("wrong number of columns");
-      auto& names = kind == "tensor-methods"       ? t.tensor_methods_
-                    : kind == "held-value-methods" ? t.held_value_methods_
-                                                   : t.same_device_functions_;
+      auto& names = kind == "tensor-methods"          ? t.tensor_methods_
+                    : kind == "held-value-methods"    ? t.held_value_methods_
+                    : kind == "same-device-functions" ? t.same_device_functions_
+                                                      : t.mapping_classes_;
       names.insert(cols.begin() + 1, cols.end());
     } else if (kind == "host-function") {
       // host-function FUNCTION RESULT: RESULT `tensor`, `value`, or a tuple of them by commas

@@ -165,12 +165,15 @@ class FrameworkTable {
   // `same-device-modules`: `torchaudio.transforms.Resample`): calling an instance gives a tensor
   // on its first argument's device.
   bool same_device_module(int klass) const { return same_device_modules_.count(klass) > 0; }
+  // Is `qualified` (`munch.Munch`) a library mapping class built as `dict(...)` is, from keyword
+  // values or one mapping (rows `mapping-classes`)?
+  bool mapping_class(std::string_view qualified) const { return mapping_classes_.count(std::string(qualified)) > 0; }
   size_t rows() const { return rows_; }
 
  private:
   std::unordered_set<std::string> uses_cuda_, shape_sync_, prepare_names_, wraps_first_, step_hook_methods_,
       host_batches_, host_batch_tuples_, identity_, engine_tuples_, passes_args_, device_params_, tensor_methods_,
-      held_value_methods_, same_device_functions_;
+      held_value_methods_, same_device_functions_, mapping_classes_;
   std::vector<std::string> classes_;
   std::unordered_map<std::string, int> class_index_;
   // The classes of a package whose names end in a suffix (row `object-family`): one framework class.

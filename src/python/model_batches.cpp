@@ -735,11 +735,11 @@ bool SemanticModel::is_batch_uncached(Node expr) const {
     // `getattr(batch, field)`: an attribute of the batch, as `batch.x` is (diffuser's
     // `batch_to_device` moving each field of a namedtuple batch).
     else if (q == "builtins.getattr") result = is_batch_impl(argument(expr, 0, ""));
-    // `dict(x_src=x, y_src=y)`, `Munch(x_src=x, ...)`, `EasyDict(...)`: a mapping built of a
-    // batch's parts (by keyword, or from one mapping) is a dict batch, as a dictionary display of
-    // them is (stargan-v2's InputFetcher.__next__, then `{k: v.to(device) for k, v in
+    // `dict(x_src=x, y_src=y)`, `Munch(x_src=x, ...)`, `EasyDict(...)` (rows `mapping-classes` of
+    // data/frameworks.txt): a mapping built of a batch's parts (by keyword, or from one mapping)
+    // is a dict batch, as a dictionary display of them is (stargan-v2's InputFetcher.__next__, then `{k: v.to(device) for k, v in
     // inputs.items()}`). O(arguments).
-    else if (q == "builtins.dict" || q == "munch.Munch" || q == "easydict.EasyDict") {
+    else if (q == "builtins.dict" || FrameworkTable::get().mapping_class(q)) {
       for (Node a : named_children(field(expr, "arguments"))) {
         if (is(a, "comment") || is(a, "list_splat") || is(a, "dictionary_splat")) continue;
         if (is_batch_impl(is(a, "keyword_argument") ? field(a, "value") : a)) {

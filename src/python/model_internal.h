@@ -121,6 +121,9 @@ inline constexpr size_t kMaxMroClasses = 16;
 // unknown ("saturated": nothing more is added). Defined in model_values.cpp.
 void add_values(std::vector<Value>& out, const std::vector<Value>& in);
 
+// An Int value. Defined in model_values.cpp.
+Value make_int(long long i);
+
 // The method a call names (`parser.parse_args()`: "parse_args"); empty for a plain call.
 std::string_view method_of(Node call, std::string_view src);
 

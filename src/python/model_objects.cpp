@@ -2,6 +2,7 @@
 // framework `prepare`), optimizers, nn.Modules, Lightning modules and their step hooks.
 #include "python/call_positions.h"
 #include "python/display_elements.h"
+#include "python/loader_params.h"
 #include "python/model_internal.h"
 
 #include <algorithm>
@@ -181,19 +182,14 @@ bool SemanticModel::loader_class(int klass, int depth) const {
 // parameters handed on at their own places), -1 when the initializer is not such. O(parameters x
 // arguments).
 int SemanticModel::named_loader_init(int f) const {
-  static constexpr std::string_view kPositional[] = {
-      "dataset",     "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
-      "drop_last",   "timeout",    "worker_init_fn", "multiprocessing_context", "generator"};
-  static constexpr std::string_view kKeywordOnly[] = {"prefetch_factor", "persistent_workers", "pin_memory_device",
-                                                      "in_order"};
   // The options the rules read, with the DataLoader's default (the source text of the literal).
   static constexpr std::pair<std::string_view, std::string_view> kRead[] = {
       {"dataset", ""},           {"batch_size", "1"},        {"sampler", "None"},           {"batch_sampler", "None"},
       {"num_workers", "0"},      {"pin_memory", "False"},    {"persistent_workers", "False"}, {"prefetch_factor", "None"}};
   auto loader_param = [&](std::string_view n) {
-    for (auto k : kPositional)
+    for (auto k : kLoaderPositional)
       if (k == n) return true;
-    for (auto k : kKeywordOnly)
+    for (auto k : kLoaderKeywordOnly)
       if (k == n) return true;
     return false;
   };
@@ -253,9 +249,9 @@ int SemanticModel::named_loader_init(int f) const {
     }
     // Positional: the initializer's own parameter at this place, named as the DataLoader's.
     size_t own = static_cast<size_t>(pos) + 1;
-    if (pos >= static_cast<int>(std::size(kPositional)) || own >= ps.size() || ps[own].is_variadic ||
+    if (pos >= static_cast<int>(std::size(kLoaderPositional)) || own >= ps.size() || ps[own].is_variadic ||
         ps[own].keyword_only || !is(unparen(a), "identifier") || text(unparen(a)) != ps[own].name ||
-        ps[own].name != kPositional[pos] || prefix != pos)
+        ps[own].name != kLoaderPositional[pos] || prefix != pos)
       return -1;
     handed.insert(ps[own].name);
     ++pos;
@@ -285,7 +281,7 @@ bool SemanticModel::constructs_loader_class(int ci) const {
         for (int c : named->second)
           if (same(classes_[c].node, bindings[0]->value))
             return loader_class(c) &&  // DataLoader's num_workers: positional 5 or by keyword
-                   (loader_class_[c] == 1 || !is_null(argument(calls_[ci].call, 5, "num_workers"))) &&
+                   (loader_class_[c] == 1 || !is_null(argument(calls_[ci].call, kNumWorkersPos, "num_workers"))) &&
                    positional_within(calls_[ci].call, loader_positional_[c]);
       return false;
     }
@@ -462,12 +458,8 @@ std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
         out.push_back(e);
       }
     }
-    Node asg = parent(d);
-    while (is(asg, "parenthesized_expression")) asg = parent(asg);
-    if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
-        !same(unparen(field(asg, "right")), d))
-      return {};
-    Node target = unparen(field(asg, "left"));
+    Node target = display_detail::display_target(d);
+    if (is_null(target)) return {};
     std::pair<int, std::string> key{scope_at(start(target)), std::string(text(target))};
     if (display_detail::reordered(*this, key.first, key.second)) return {};
     // A dict filled by `.update(...)` holds what no store shows.

@@ -269,6 +269,11 @@ class SemanticModel {
   const std::vector<Class>& classes() const { return classes_; }
   const std::vector<Loop>& loops() const { return loops_; }
   const std::vector<CallSite>& calls() const { return calls_; }
+  // Whether scope `scope` appends to its name `name` (`x.append(v)`, `x.extend(v)`) or stores
+  // items into it (`x[k] = v`). O(log names).
+  bool appended_or_stored(int scope, const std::string& name) const {
+    return appends_.count({scope, name}) || subscript_stores_.count({scope, name});
+  }
   int loop_index(Node loop_node) const;
   // Indices into calls() of the calls nested in a loop (its body and nested loops), in order.
   const std::vector<int>& calls_in_loop(int loop) const { return calls_in_loop_[loop]; }
@@ -801,7 +806,7 @@ class SemanticModel {
   // (`ArgFacts::elem_values`). The candidates, or one Unknown among them.
   std::vector<Value> element_values(Node expr) const;
   std::vector<Value> element_values_uncached(Node expr) const;
-  // argparse namespaces (model_values.cpp): a candidate value that is what parse_args() returns,
+  // argparse namespaces (model_argparse.cpp): a candidate value that is what parse_args() returns,
   // directly or through a project function that returns it; `args.<dest>` of such an object.
   bool namespace_value(const Value& v) const;
   bool namespace_call(Node call) const;
@@ -846,7 +851,7 @@ class SemanticModel {
   // The candidates `x` turns into by that scaling (Value::at_least).
   std::vector<Value> min_max_values(Node call, bool is_min) const;
   std::vector<Value> scale_values(const std::vector<Value>& xs, Node by, bool ceil) const;
-  // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_hotness.cpp).
+  // `if self.flag: ...; self.flag = False`: a latch, its branch runs once (model_guard_truth.cpp).
   bool latch_cleared(Node cond) const;
   bool is_cuda_impl(Node expr) const;
   // The CUDA taint of a call of a function here (or of another module, by its facts) by the
@@ -968,7 +973,7 @@ class SemanticModel {
   // `self.num_workers: int = 0`, overwritten by YAMLConfig's `self.__dict__[k] = cfg[k]`).
   bool attribute_overridden(int klass, std::string_view attr) const;
   mutable std::unordered_map<int, std::set<std::string>> overriding_stores_;  // attribute_overridden's memo
-  // Is method f run only while its instance is built (model_values.cpp)? Memoized per function
+  // Is method f run only while its instance is built (model_attribute_values.cpp)? Memoized per function
   // once the model is built (each answer scans the file's text for the method's name).
   bool init_only_method(int f) const;
   mutable std::unordered_map<int, bool> init_only_memo_;
@@ -1031,7 +1036,7 @@ class SemanticModel {
   // `read`, when given: the `X.<attribute>` node read; a store that runs only after the `if`
   // whose test holds `read` does not count (model_detail::stored_after_own_test).
   bool attribute_reassigned(std::string_view attribute, Node read = Node{}) const;
-  // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_values.cpp).
+  // `a == b`, `a is None`, `"mps" in s`, `a < b` of known operands (model_param_values.cpp).
   std::vector<Value> comparison_values(Node comparison) const;
   // Narrowing of a name's candidates at a use (model_values.cpp): `if x is None: x = v` before
   // the use drops the None of the bindings before it; `assert x in ("a", "b")` between a binding

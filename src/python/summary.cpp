@@ -463,10 +463,8 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
         if (!is(d, "list") && !is(d, "tuple")) continue;
         for (Node e : named_children(d))
           if (!is(e, "comment") && !is(e, "list_splat") && is_loader_impl(e)) return true;
-        Node asg = parent(d);
-        while (is(asg, "parenthesized_expression")) asg = parent(asg);
-        Node t = is(asg, "assignment") ? unparen(field(asg, "left")) : Node{};
-        if (!is(t, "identifier")) continue;
+        Node t = display_detail::display_target(d);
+        if (is_null(t)) continue;
         if (auto a = appends_.find({scope_at(start(t)), std::string(text(t))}); a != appends_.end())
           for (Node call : a->second)
             if (Node arg = argument(call, 0, ""); !is_null(arg) && is_loader_impl(arg)) return true;
@@ -810,9 +808,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     // display_detail::unmutated_displays): each element joined over those displays.
     std::vector<Node> held;
     if (is(unparen(a), "identifier"))
-      held = display_detail::unmutated_displays(*this, a, [&](int scope, const std::string& n) {
-        return appends_.count({scope, n}) || subscript_stores_.count({scope, n});
-      });
+      held = display_detail::unmutated_displays(*this, a);
     if (std::any_of(held.begin(), held.end(), [&](Node d) { return named_count(d) != named_count(held[0]); }))
       held.clear();  // displays of different lengths: no element-wise answer
     if (!held.empty()) {

@@ -511,9 +511,7 @@ AbstractType TypeInference::base_type(Node expr) const {
       bool small = !digits.empty() && digits.size() <= 1 && digits[0] >= '0' && digits[0] <= '9';
       if (small && static_cast<size_t>(digits[0] - '0') < display_detail::kMaxDisplayElements) {
         int i = digits[0] - '0';
-        bool displays = !display_detail::unmutated_displays(m_, obj, [&](int scope, const std::string& n) {
-                           return m_.appends_.count({scope, n}) || m_.subscript_stores_.count({scope, n});
-                         }).empty();
+        bool displays = !display_detail::unmutated_displays(m_, obj).empty();
         bool params = false;
         if (!displays) {
           auto bs = visible(m_, obj);

@@ -197,6 +197,10 @@ class TypeInference {
   // gives when its `forward` returns CPU tensors (or containers of them) by its types; unknown
   // otherwise (a module's output is on its device).
   AbstractType host_forward(int klass) const;
+  // The join of what method `name` returns (at `path`), found on project class `klass` (>= 0) or
+  // its nearest base defining it; unknown when none defines it, or that one has no return or
+  // yields. O(bases + the returns). Serves class_iter's `__next__` and host_forward's `forward`.
+  AbstractType method_returns(int klass, std::string_view name, Path path) const;
   AbstractType instance_iter(const AbstractType& object, Path path) const;  // iterating an Object of a project class
   // `d["key"]` where every value d may hold is a dict display (through names, parameters from
   // call sites, conditional expressions) that gives the key: the join of those values' types

@@ -240,19 +240,7 @@ AbstractType TypeInference::class_iter(int klass, Path path) const {
       bool returns_self = yields(mit->second).empty() && !fi.returns.empty() && !fi.params.empty();
       for (Node r : fi.returns)
         returns_self = returns_self && is(unparen(r), "identifier") && text(unparen(r), m_.src()) == fi.params[0].name;
-      if (returns_self) {
-        std::set<int> seen_next;
-        for (int n = klass; n >= 0 && seen_next.insert(n).second; n = base_class(n)) {
-          auto nx = m_.classes()[n].methods.find("__next__");
-          if (nx == m_.classes()[n].methods.end()) continue;
-          const auto& rs = m_.functions()[nx->second].returns;
-          if (rs.empty() || !yields(nx->second).empty()) return AbstractType::unknown();
-          AbstractType t = AbstractType::bottom();
-          for (Node r : rs) t = join(t, value(r, path));
-          return t;
-        }
-        return AbstractType::unknown();
-      }
+      if (returns_self) return method_returns(klass, "__next__", path);
       AbstractType t = call_iter(mit->second, path, any);
       return any ? t : AbstractType::unknown();
     }
@@ -279,15 +267,20 @@ AbstractType TypeInference::host_forward(int klass) const {
     AbstractType t = ext_return(*f);
     return host_tensors(t) ? t : AbstractType::unknown();
   }
+  AbstractType t = method_returns(klass, "forward", Path{});
+  return host_tensors(t) ? t : AbstractType::unknown();
+}
+
+AbstractType TypeInference::method_returns(int klass, std::string_view name, Path path) const {
   std::set<int> seen;
   for (int c = klass; c >= 0 && seen.insert(c).second; c = base_class(c)) {
-    auto mit = m_.classes()[c].methods.find("forward");
+    auto mit = m_.classes()[c].methods.find(std::string(name));
     if (mit == m_.classes()[c].methods.end()) continue;
     const auto& returns = m_.functions()[mit->second].returns;
     if (returns.empty() || !yields(mit->second).empty()) return AbstractType::unknown();
     AbstractType t = AbstractType::bottom();
-    for (Node r : returns) t = join(t, value(r, Path{}));
-    return host_tensors(t) ? t : AbstractType::unknown();
+    for (Node r : returns) t = join(t, value(r, path));
+    return t;
   }
   return AbstractType::unknown();
 }

@@ -356,6 +356,11 @@ TEST_CASE("the framework table: the embedded rows parse, bad rows name their lin
   CHECK(fns.same_device_function("mylib.scale"));
   CHECK_FALSE(fns.same_device_function("torch.log"));
   CHECK_THROWS_WITH(FrameworkTable::parse("same-device-functions\n"), Catch::Contains("line 1"));
+  // Library mapping classes built as `dict(...)` is (a batch's parts in a `Munch` are a dict batch).
+  for (const char* q : {"munch.Munch", "easydict.EasyDict"}) CHECK(t.mapping_class(q));
+  for (const char* q : {"builtins.dict", "Munch", "torch.log"}) CHECK_FALSE(t.mapping_class(q));
+  CHECK(FrameworkTable::parse("mapping-classes mylib.Record\n").mapping_class("mylib.Record"));
+  CHECK_THROWS_WITH(FrameworkTable::parse("mapping-classes\n"), Catch::Contains("line 1"));
 }
 
 TEST_CASE("types: a Hugging Face Trainer subclass's step hooks get the model on its device") {

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "python/loader_params.h"
 #include "python/rules/rules.h"
 
 namespace stoker::python::rules {
@@ -13,9 +14,6 @@ inline std::string_view method_name(const Context& ctx, Node call) {
   return is(fn, "attribute") ? ctx.text(field(fn, "attribute")) : std::string_view{};
 }
 inline Node receiver(Node call) { return unparen(field(unparen(field(call, "function")), "object")); }
-
-// Positions of DataLoader's parameters (torch/utils/data/dataloader.py).
-constexpr int kBatchSizePos = 1, kBatchSamplerPos = 4, kNumWorkersPos = 5, kCollatePos = 6, kPinMemoryPos = 7;
 
 // Is the boolean argument missing (with all kwargs known) or resolved False?
 // Returns: 1 missing, 2 explicitly false, 0 true/unknown.
