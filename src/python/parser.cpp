@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -191,25 +192,15 @@ ParsedModule::ParsedModule(std::string_view original) {
   test_hooks::fail_if_requested(original);
   std::string patched;
   std::string_view text = parse_input(original, patched);
-  // One parser per thread (creating one allocates its stacks and tables), reset before each parse.
-  struct Holder {
-    TSParser* parser = nullptr;
-    ~Holder() {
-      if (parser) ts_parser_delete(parser);
-    }
-  };
-  thread_local Holder h;
-  if (!h.parser) {
-    TSParser* parser = ts_parser_new();
-    if (!ts_parser_set_language(parser, tree_sitter_python())) {
-      ts_parser_delete(parser);
-      throw std::runtime_error("tree-sitter-python grammar version does not match the runtime");
-    }
-    h.parser = parser;
-  }
-  ts_parser_reset(h.parser);
-  tree_ = ts_parser_parse_string(h.parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  ts_parser_reset(h.parser);
+  // A parser of its own for each parse. One parser per thread, reset before and after each parse,
+  // let one file change how the next one parsed: ts_parser_reset does not clear all of the state an
+  // unfinished parse leaves (after a file ending inside an f-string, the next file with a syntax
+  // error recovered differently, so its notice named another line, depending on which worker
+  // thread had parsed what before it). Creating a parser costs a few percent of parsing a file.
+  std::unique_ptr<TSParser, void (*)(TSParser*)> parser(ts_parser_new(), ts_parser_delete);
+  if (!ts_parser_set_language(parser.get(), tree_sitter_python()))
+    throw std::runtime_error("tree-sitter-python grammar version does not match the runtime");
+  tree_ = ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size()));
   if (!tree_) throw std::runtime_error("tree-sitter failed to parse");
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -473,6 +474,33 @@ TEST_CASE("deep indentation parses to the same tree as the same code indented on
       CHECK(deep == reference);
     }
   }
+}
+
+TEST_CASE("bad input: how a file parses does not depend on what the same thread parsed before it") {
+  // Two fuzz-minimized fixtures (tests/fixtures/python_error_nodes/mutation_min_truncated_fstring.py
+  // and mutation_min_with_paren.py): a file ending inside an f-string left state in a reused
+  // tree-sitter parser that ts_parser_reset did not clear, and the next file's error recovery,
+  // and the line its syntax-error notice named, changed with it (which worker thread had parsed
+  // what before decided the notice, from run to run).
+  const std::string truncated = "import torch\ndef e(:\n l()for a in :t(().x(m)==t).m()\n t(f\"";
+  const std::string target = "import torch\ndef e(:\n with (:\n for t in :a,a(),t()\n for :\n  )";
+  auto parse = [](const std::string& text) {
+    stoker::python::ParsedModule m(text);
+    char* s = ts_node_string(m.root());
+    std::string out = s;
+    std::free(s);
+    auto errors = m.error_ranges();
+    return std::make_pair(out, errors.empty() ? size_t(-1) : size_t(errors.front().start));
+  };
+  std::pair<std::string, size_t> alone, after;
+  std::thread([&] { alone = parse(target); }).join();  // a thread that has parsed nothing else
+  std::thread([&] {
+    parse(truncated);
+    after = parse(target);
+  }).join();
+  REQUIRE(alone.second != size_t(-1));
+  CHECK(after.second == alone.second);
+  CHECK(after.first == alone.first);
 }
 
 TEST_CASE("indentation with too many distinct widths to renumber is parsed as it is, findings kept") {
