@@ -27,6 +27,45 @@ int SemanticModel::class_of_self(Node attr) const {
   return f >= 0 ? functions_[f].klass : -1;
 }
 
+std::vector<Value> SemanticModel::init_constant(int klass, std::string_view name) const {
+  if (klass < 0 || static_cast<size_t>(klass) >= classes_.size()) return {};
+  const Class& c = classes_[static_cast<size_t>(klass)];
+  if (is(parent(c.node), "decorated_definition")) return {};
+  for (const auto& b : c.bases)
+    if (b != "object" && b != "builtins.object") return {};
+  if (auto same = classes_by_name_.find(c.name); same == classes_by_name_.end() || same->second.size() != 1) return {};
+  std::string key = c.name + "." + std::string(name);
+  if (self_augmented_.count(key) || scopes_[static_cast<size_t>(c.scope)].bindings.count(std::string(name))) return {};
+  auto stores = self_stores(key);
+  if (stores.empty() || stores.size() > kMaxCandidates || attribute_overridden(klass, name)) return {};
+  std::vector<Value> out;
+  for (int ai : stores) {
+    Node v = self_assignments_[static_cast<size_t>(ai)].second;
+    int f = function_at(start(v));
+    if (f < 0 || functions_[static_cast<size_t>(f)].klass != klass || !functions_[static_cast<size_t>(f)].initializer())
+      return {};
+    auto vs = values(v);
+    if (vs.empty()) return {};
+    for (const Value& x : vs)
+      if (x.kind == Value::Kind::Unknown || x.kind == Value::Kind::Expr) return {};
+    add_values(out, vs);
+  }
+  return out;
+}
+
+std::vector<std::set<std::string>> SemanticModel::init_store_names() const {
+  std::vector<std::set<std::string>> out(classes_.size());
+  for (const auto& [key, value] : self_assignments_) {
+    int f = function_at(start(value));
+    if (f < 0 || !functions_[static_cast<size_t>(f)].initializer()) continue;
+    int c = functions_[static_cast<size_t>(f)].klass;
+    size_t dot = key.rfind('.');
+    if (c < 0 || dot == std::string::npos || key.compare(0, dot, classes_[static_cast<size_t>(c)].name) != 0) continue;
+    out[static_cast<size_t>(c)].insert(key.substr(dot + 1));
+  }
+  return out;
+}
+
 const std::set<std::string>& SemanticModel::self_stores(int klass) const {
   // Built twice at most: once the call sites are all known (resolve_calls' walk sizes callers_
   // after it; before, they may be incomplete, and the stores are built again on each question),
@@ -455,6 +494,7 @@ std::vector<Value> SemanticModel::attribute_values(Node attr) const {
       std::vector<Value> vs;
       if (klass >= 0) {
         vs = class_level_constant(*this, klass, name, self_stores(klass), binding_vals);
+        if (vs.empty()) vs = init_constant(klass, name);
       } else if (const std::string& q = qualified_name(r); facts_ && !q.empty() && facts_->project_name(q)) {
         const FunctionFacts* cls = facts_->callee(q, fact::kClass);
         std::string key = q + "." + std::string(name);

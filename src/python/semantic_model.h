@@ -967,6 +967,14 @@ class SemanticModel {
   // (d)`, `vars(self).update(d)`, `setattr(self, k, v)`): FunctionFacts::self_stores. Every
   // class's at once on first use, O(self stores + subscript stores + update calls + calls).
   const std::set<std::string>& self_stores(int klass) const;
+  // `self.DATA_WORKERS = 8` in the `__init__` of a plain configuration class (no base but
+  // `object`, no decorator, one class of its name in the module): the host constants every store
+  // of the attribute on `self` writes, all of them in the class's initializers, none augmented,
+  // none by a subclass or under computed names (attribute_overridden), no class-level binding of
+  // the name (class_level_constant's). Empty otherwise. O(stores of the attribute).
+  std::vector<Value> init_constant(int klass, std::string_view name) const;
+  // The attributes init_constant may answer for, per class (names of `self` stores in initializers).
+  std::vector<std::set<std::string>> init_store_names() const;
   // Is `self.attr` in a method of class `klass` stored by a subclass (of this module or another:
   // ExternalFacts::subclass_stores), or by any method under computed names? Then its
   // initializer's value is a placeholder, not what the methods read (RT-DETR's BaseConfig with

@@ -706,6 +706,57 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
       tables.push_back({classes_[c].name + "." + name, std::move(facts)});
     }
   }
+  // Constants the initializer of such a class stores (`self.DATA_WORKERS = 8`, init_constant):
+  // "Configuration.DATA_WORKERS" entries as well; and a module-level name bound once to an
+  // instance of it (`cfg = Configuration()`, which other modules import: `from config import
+  // cfg`) gets "cfg.DATA_WORKERS" entries with the class's constants (class-level or initializer),
+  // which the project drops as it drops the class's when any module stores an attribute of the
+  // name. O(self stores + module-level bindings x the class's constants).
+  {
+    auto init_names = init_store_names();
+    std::vector<std::vector<std::pair<std::string, std::vector<ScalarFact>>>> consts(classes_.size());
+    auto to_facts = [](const std::vector<Value>& vs) {
+      std::vector<ScalarFact> out;
+      for (const Value& v : vs) {
+        ScalarFact f = to_scalar_fact(v);
+        if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+      }
+      return out;
+    };
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      if (scopes_[classes_[c].scope].parent != 0) continue;
+      for (const auto& [name, list] : scopes_[classes_[c].scope].bindings) {
+        auto vs = model_detail::class_level_constant(*this, static_cast<int>(c), name, self_stores(static_cast<int>(c)),
+                                                     [this](const Binding& b) { return binding_values(b); });
+        if (!vs.empty() && vs.size() <= kMaxCandidates) consts[c].emplace_back(name, to_facts(vs));
+      }
+      for (const std::string& name : init_names[c]) {
+        auto vs = init_constant(static_cast<int>(c), name);
+        if (vs.empty() || vs.size() > kMaxCandidates) continue;
+        FunctionFacts facts;
+        facts.const_values = to_facts(vs);
+        consts[c].emplace_back(name, facts.const_values);
+        tables.push_back({classes_[c].name + "." + name, std::move(facts)});
+      }
+    }
+    for (const auto& [name, list] : scopes_[0].bindings) {
+      if (list.size() != 1 || !list[0].is_plain_assign() || declared_global(name) || classes_by_name_.count(name))
+        continue;
+      Node v = unparen(list[0].value);
+      if (is_null(v) || !is(v, "call")) continue;
+      Node fn = unparen(field(v, "function"));
+      if (!is(fn, "identifier")) continue;
+      auto cls = classes_by_name_.find(std::string(text(fn)));
+      if (cls == classes_by_name_.end() || cls->second.size() != 1) continue;
+      size_t c = static_cast<size_t>(cls->second[0]);
+      if (scopes_[classes_[c].scope].parent != 0) continue;
+      for (const auto& [attr, cs] : consts[c]) {
+        FunctionFacts facts;
+        facts.const_values = cs;
+        tables.push_back({name + "." + attr, std::move(facts)});
+      }
+    }
+  }
   std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : tables) out.functions.push_back(std::move(t));
 
