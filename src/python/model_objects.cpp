@@ -562,6 +562,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
     // `loaders[phase]` of a dict of loaders.
     for (Node e : subscripted_elements(expr))
       if (is_loader_impl(e)) return true;
+    if (!ext_loader_dict_item(expr).empty()) return true;  // `dataloaders[k]` of another module's dict
     return ext_loader_item(expr);  // `data['tr_loader']` of a dict of loaders other modules hand
   }
   if (is(expr, "call")) {
@@ -784,6 +785,13 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
     }
   } else if (is(expr, "subscript")) {
     for (Node e : subscripted_elements(expr)) add(e);  // `loaders[phase]`
+    // `dataloaders['train']` of a dict of loaders another module's call returns: the call (whole
+    // result) or the tuple target's name (an element) stands for its loaders.
+    for (Node e : ext_loader_dict_item(expr)) {
+      bool dup = false;
+      for (Node x : out) dup = dup || same(x, e);
+      if (!dup && out.size() < kMaxCandidates) out.push_back(e);
+    }
   } else if (is(expr, "list") || is(expr, "tuple")) {
     // `train_and_evaluate(..., [train_loader, eval_loader])`: the loaders a display hands on.
     for (Node e : named_children(expr))

@@ -570,6 +570,7 @@ void join_facts(FunctionFacts& a, const FunctionFacts& b, bool primary) {
   if (a.ret_kind != b.ret_kind || a.ret_device != b.ret_device) a.ret_kind = -1, a.ret_device = 0;
   if (a.ret_framework != b.ret_framework) a.ret_framework.clear();
   if (a.ret_loader_keys != b.ret_loader_keys) a.ret_loader_keys.clear();
+  a.ret_loader_dicts &= b.ret_loader_dicts;
   // Tuples of one arity join element-wise: a kind they differ on is unknown (-1), a device
   // they differ on the join of the two (TypeDevice: Cuda with another is Any, Cpu with
   // Unresolved is Unresolved).

@@ -305,6 +305,12 @@ struct FunctionFacts {
   // 'val']}`, set BA), sorted, at most kMaxLoaderKeys; empty otherwise. A caller handing the result
   // on hands a dict of loaders (ArgFacts::loader_keys). Read with kReturnsLoader.
   std::vector<std::string> ret_loader_keys;
+  // Every return is a dict all of whose values are loaders, keys unknown (a comprehension over
+  // `datasets.items()`): kWholeResult; bit i: element i of every returned tuple display is one
+  // (egnn's `return dataloaders, charge_scale`, set BM). A caller's `d[k]` of the name it binds
+  // to that element (or to the result) is a loader (SemanticModel::ext_loader_dict_item). Read
+  // with kReturnsLoader.
+  unsigned ret_loader_dicts = 0;
   // Every return is its first parameter's element 0 (`return examples[0]`: a collate_fn, or a
   // class's `__call__`, over a dataset whose items are whole batches). Read with kBatchSize.
   bool returns_first_item = false;

@@ -142,6 +142,7 @@ std::string fp_function(const FunctionFacts* f, unsigned fields) {
   if (fields & fact::kReturnsLoader) o += x.returns_loader ? 'l' : '-';
   if (fields & fact::kReturnsLoader)
     for (const auto& k : x.ret_loader_keys) o += "|K" + k;
+  if ((fields & fact::kReturnsLoader) && x.ret_loader_dicts) o += "|D" + std::to_string(x.ret_loader_dicts);
   if ((fields & fact::kReturnsLoader) && x.workers_param >= 0 && static_cast<size_t>(x.workers_param) < x.params.size())
     o += "w" + std::to_string(x.workers_param) + x.params[static_cast<size_t>(x.workers_param)].name +
          (x.params[static_cast<size_t>(x.workers_param)].keyword_only ? "k" : "p") + (x.method ? 'm' : 'f');

@@ -109,7 +109,7 @@ std::string serialize_module_state(const ModuleSummary& s, const QueryLog& queri
                    const_json(f.const_values), f.loader_class, f.returns_first_item, f.ret_framework, f.returns_namespace, ns,
                    f.hot_self_calls, f.returns_mask, f.ret_elem_cuda, f.self_stores, sources, f.workers_param,
                    f.ret_attr_devices, f.returns_parser, f.trains_loop, f.ret_loader_keys, f.yields_built,
-                   f.namespace_object, f.loader_positional, f.returns_py_values});
+                   f.namespace_object, f.loader_positional, f.returns_py_values, f.ret_loader_dicts});
   }
   json calls = json::array();
   for (const auto& c : s.calls) {
@@ -199,6 +199,7 @@ bool parse_module_state(const std::string& text, ModuleSummary& s, QueryLog& que
       ff.namespace_object = f.size() > 54 && f.at(54).get<bool>();
       ff.loader_positional = f.size() > 55 ? f.at(55).get<int>() : -1;
       ff.returns_py_values = f.size() > 56 && f.at(56).get<bool>();
+      ff.ret_loader_dicts = f.size() > 57 ? f.at(57).get<unsigned>() : 0u;
       for (const auto& p : f.at(8))
         ff.params.push_back(ParamSummary{p.at(0), p.at(1), p.at(2), p.at(3), p.at(4), p.at(5), p.at(6),
                                          p.size() > 7 ? p.at(7).get<std::vector<std::string>>() : std::vector<std::string>{},

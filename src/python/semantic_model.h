@@ -251,6 +251,11 @@ class SemanticModel {
   // display, `dict(k=v)`, a name bound to one, with its updates and `d["k"] = v` stores before);
   // `complete` false when some entry or key is not known.
   Kwargs dict_entries(Node dict) const;
+  // The values of the dict `e` is: a dict display (no `**`) or a dict comprehension (its body's
+  // value, any key), directly or through a name every binding of which (at most kMaxCandidates,
+  // plain assignments) is one; empty when some binding is anything else or the name's dict gets
+  // item stores or `.update(...)` in its scope. O(bindings x entries).
+  std::vector<Node> dict_values_of(Node e) const;
   // Argument by position or keyword; null node when absent.
   Node argument(Node call, int position, std::string_view keyword) const;
   // Whether a call passes a `*args` or `**kwargs` splat: an argument argument() finds absent may
@@ -697,6 +702,15 @@ class SemanticModel {
   // (a call, or a name every binding of which is one): their ret_loader_keys, joined; empty when
   // some binding is anything else.
   std::vector<std::string> ext_returned_loader_keys(Node e) const;
+  // FunctionFacts::ret_loader_dicts of function f: kWholeResult when every return is a dict all
+  // of whose values (dict_values_of) are loaders, bit i when element i of every returned tuple
+  // display (the first eight) is one; 0 otherwise.
+  unsigned returned_loader_dicts(int f) const;
+  // `d[k]` (any key) of a name every binding of which is another module's call result (whole, or
+  // the element of the assignment's own tuple target) that FunctionFacts::ret_loader_dicts calls a
+  // dict of loaders: what stands for the loader there (the call for the whole result, the tuple
+  // target's name for an element, as external_loader_element); empty otherwise.
+  std::vector<Node> ext_loader_dict_item(Node subscript) const;
   void add_dict_entries(Node dict, uint32_t before, Kwargs& out, std::unordered_set<const void*>& visited) const;
   bool external_feeds_training(Node loader_call) const;
   // The functions of this module whose returns hand on `loader_call` (whole or as an element of

@@ -42,9 +42,18 @@ unsigned returned_loader_bits(const SemanticModel& m, Node r, Node loader_call, 
   if (!bits)
     for (const auto& [key, item] : m.dict_entries(r).items)
       if (holds(item)) bits = kWholeResult;
+  // A dict of loaders under unknown keys (a comprehension over `datasets.items()`, directly or
+  // through a name: SemanticModel::dict_values_of), whole or as a tuple element (egnn's `return
+  // dataloaders, charge_scale`, set BM): its callers' `d[k]` reads (ret_loader_dicts).
+  auto in_dict = [&](Node e) {
+    for (Node v : m.dict_values_of(e))
+      if (holds(v)) return true;
+    return false;
+  };
+  if (!bits && in_dict(r)) bits = kWholeResult;
   if (is(r, "tuple") || is(r, "expression_list"))
     for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
-      if (holds(named_child(r, i))) bits |= 1u << i;
+      if (holds(named_child(r, i)) || in_dict(named_child(r, i))) bits |= 1u << i;
   return bits;
 }
 
@@ -882,6 +891,99 @@ std::vector<std::string> SemanticModel::returned_loader_keys(int f) const {
   return {keys.begin(), keys.end()};
 }
 
+std::vector<Node> SemanticModel::dict_values_of(Node e) const {
+  std::vector<Node> out;
+  auto of_display = [&](Node v) -> bool {
+    v = unparen(v);
+    if (is(v, "dictionary_comprehension")) {
+      Node body = field(v, "body");
+      if (!is(body, "pair")) return false;
+      out.push_back(field(body, "value"));
+      return true;
+    }
+    if (!is(v, "dictionary")) return false;
+    bool any = false;
+    for (Node p : named_children(v)) {
+      if (is(p, "comment")) continue;
+      if (!is(p, "pair")) return false;  // `**other`
+      out.push_back(field(p, "value"));
+      any = true;
+    }
+    return any;
+  };
+  e = unparen(e);
+  if (is(e, "identifier")) {
+    auto bindings = lookup(text(e), start(e));
+    if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+    for (const Binding* b : bindings) {
+      if (b->kind != Binding::Kind::Assign || b->unpack_index >= 0 || !is(b->target, "identifier")) return {};
+      if (subscript_stores_.count({scope_at(start(b->target)), std::string(text(e))})) return {};
+      if (!of_display(b->value)) return {};
+    }
+    // Filled further by a method call (`d.update(other)`, `d.setdefault(k, v)`): not only these.
+    for (const CallSite& cs : calls_) {
+      Node fn = unparen(field(cs.call, "function"));
+      if (!is(fn, "attribute") || text(unparen(field(fn, "object"))) != text(e)) continue;
+      std::string_view a = text(field(fn, "attribute"));
+      if (a == "update" || a == "setdefault" || a == "__setitem__") return {};
+    }
+    return out;
+  }
+  if (!of_display(e)) return {};
+  return out;
+}
+
+unsigned SemanticModel::returned_loader_dicts(int f) const {
+  if (f < 0 || functions_[f].returns.empty()) return 0;
+  auto loaders = [&](Node e) {
+    auto vals = dict_values_of(e);
+    if (vals.empty()) return false;
+    for (Node v : vals)
+      if (!is_loader_impl(v)) return false;
+    return true;
+  };
+  unsigned all = ~0u;
+  for (Node r : functions_[f].returns) {
+    r = unparen(r);
+    unsigned bits = loaders(r) ? kWholeResult : 0;
+    if (is(r, "tuple") || is(r, "expression_list"))
+      for (uint32_t i = 0; i < named_count(r) && i < 8; ++i)
+        if (loaders(named_child(r, i))) bits |= 1u << i;
+    all &= bits;
+    if (!all) return 0;
+  }
+  return all;
+}
+
+std::vector<Node> SemanticModel::ext_loader_dict_item(Node subscript) const {
+  if (!facts_ || !is(subscript, "subscript")) return {};
+  Node c = unparen(field(subscript, "value"));
+  if (!is(c, "identifier") || is(unparen(field(subscript, "subscript")), "slice")) return {};
+  auto bindings = lookup(text(c), start(c));
+  if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  std::vector<Node> out;
+  for (const Binding* b : bindings) {
+    if (b->kind != Binding::Kind::Assign || !is(b->target, "identifier")) return {};
+    Node v = unparen(b->value);
+    if (!is(v, "call")) return {};
+    unsigned bit = kWholeResult;
+    Node stand = v;
+    if (b->unpack_index >= 0) {
+      Node pattern = parent(b->target);
+      if (b->unpack_index >= 8 || !(is(pattern, "pattern_list") || is(pattern, "tuple_pattern")) ||
+          !is(parent(pattern), "assignment") ||
+          !same(named_child(pattern, static_cast<uint32_t>(b->unpack_index)), b->target))
+        return {};
+      bit = 1u << b->unpack_index;
+      stand = b->target;
+    }
+    const FunctionFacts* ext = ext_callee_of(v, fact::kReturnsLoader);
+    if (!ext || !(ext->ret_loader_dicts & bit)) return {};
+    out.push_back(stand);
+  }
+  return out;
+}
+
 std::vector<std::string> SemanticModel::ext_returned_loader_keys(Node e) const {
   e = unparen(e);
   if (!facts_) return {};
@@ -1169,6 +1271,9 @@ std::unordered_map<const void*, unsigned> SemanticModel::results_iterated_per_ep
   if (!facts_) return out;
   each_external_hot_argument([&](size_t ci, const ParamSummary& p, Node arg) {
     Node a = unparen(arg);
+    // `dataloaders['train']` of a dict of loaders another module's call returns
+    // (ext_loader_dict_item): the name the call binds.
+    if (is(a, "subscript") && !ext_loader_dict_item(a).empty()) a = unparen(field(a, "value"));
     if (!is(a, "identifier")) return false;
     auto bindings = lookup(text(a), start(a));
     if (bindings.size() > kMaxCandidates) return false;

@@ -518,6 +518,7 @@ ModuleSummary SemanticModel::summarize(const std::function<bool(std::string_view
     facts.workers_param = loader_workers_param(*this, static_cast<int>(f));
     facts.returns_first_item = returns_first_item(static_cast<int>(f));
     facts.ret_loader_keys = returned_loader_keys(static_cast<int>(f));
+    facts.ret_loader_dicts = returned_loader_dicts(static_cast<int>(f));
     facts.yields_built = yields_built(static_cast<int>(f));
     facts.returns_py_values = returns_python_values(static_cast<int>(f));
     // Every return an argparse namespace (`return parser.parse_args()` in a `configs.add_args(parser)`

@@ -456,6 +456,9 @@ AbstractType TypeInference::base_type(Node expr) const {
         }
         if (et.kind == Kind::Loader) return et;
       }
+      // `dataloaders['train']` of a dict of loaders another module's function returns, whole or
+      // as a tuple element (FunctionFacts::ret_loader_dicts, egnn's retrieve_dataloaders).
+      if (elems.empty() && !m_.ext_loader_dict_item(expr).empty()) return AbstractType::of(Kind::Loader);
     }
     {
       std::string key;
