@@ -2,15 +2,18 @@
 """Project mode against file-by-file on a generated 1,000-file repository (docs/architecture.md,
 "Project mode"; issue 10: at most 30% over file-by-file).
 
-    python3 bench/project/run.py build/stoker [--files 1000] [--repeat 3] [--keep DIR]
+    python3 bench/project/run.py build/stoker [OTHER_STOKER ...] [--files 1000] [--repeat 3] [--keep DIR] [--dir REPO]
 
 The repository: a library package (`lib/`, about 80% of the files: model blocks that import and
 call each other through absolute and relative imports, helpers, a re-exporting __init__.py) and
 training projects in the issue's layout (`projects/pN/{main,engine,utils,data}.py`: device,
 loaders and the epoch loop in main.py, the step in engine.py, metric helpers in utils.py).
 Both runs are one `stoker check --no-cache --output-format json DIR` process with --threads 1;
-the figure is CPU time (user + system, from getrusage of the children), best of --repeat runs, and the ratio
-project / file-by-file (`--no-project`). It also prints the findings of each mode.
+the figure is CPU time (user + system, from getrusage of the children), the median of --repeat runs
+(both modes of every binary given, interleaved in each repetition), and the ratio project /
+file-by-file (`--no-project`), the median of the repetitions' ratios. It also prints the findings of
+each mode. --dir measures an existing directory instead (a real repository: the torch package,
+/usr/lib/python3/dist-packages/torch, 1,141 files).
 """
 import argparse
 import json
@@ -165,17 +168,12 @@ def build_dataset(n):
 ''')
 
 
-def run(binary, root, extra, repeat):
-    best = None
-    out = None
-    for _ in range(repeat):
-        proc = subprocess.Popen([binary, "check", "--no-cache", "--threads", "1", "--output-format", "json", *extra, root],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        stdout, _ = proc.communicate()
-        out = stdout
-        ru = resource_usage_of_last_child()
-        best = ru if best is None else min(best, ru)
-    return best, json.loads(out or b"[]")
+def run_once(binary, root, extra):
+    """One `stoker check` process: its CPU time (user + system) and its findings."""
+    proc = subprocess.Popen([binary, "check", "--no-cache", "--threads", "1", "--output-format", "json", *extra, root],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout, _ = proc.communicate()
+    return resource_usage_of_last_child(), json.loads(stdout or b"[]")
 
 
 _last = [0.0]
@@ -190,24 +188,55 @@ def resource_usage_of_last_child():
     return delta
 
 
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("binary")
+    ap.add_argument("binary", nargs="+", help="one or more stoker binaries, measured interleaved in one run")
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep")
+    ap.add_argument("--dir", help="measure this existing directory (a real repository) instead of a generated one")
     a = ap.parse_args()
-    root = a.keep or tempfile.mkdtemp(prefix="stoker-project-bench-")
-    generate(root, a.files)
+    if a.dir:
+        root = a.dir
+    else:
+        root = a.keep or tempfile.mkdtemp(prefix="stoker-project-bench-")
+        generate(root, a.files)
     count = sum(len([f for f in fs if f.endswith(".py")]) for _, _, fs in os.walk(root))
+    print(f"{count} Python files in {root}", flush=True)
     resource_usage_of_last_child()
-    alone, f_alone = run(a.binary, root, ["--no-project"], a.repeat)
-    project, f_project = run(a.binary, root, [], a.repeat)
     by_code = lambda fs: {c: sum(1 for f in fs if f["code"] == c) for c in sorted({f["code"] for f in fs})}
-    print(f"{count} Python files in {root}")
-    print(f"file-by-file: {alone:.3f} s CPU, {len(f_alone)} findings {by_code(f_alone)}")
-    print(f"project mode: {project:.3f} s CPU, {len(f_project)} findings {by_code(f_project)}")
-    print(f"ratio project / file-by-file: {project / alone:.3f}")
+    # Interleaved (per repetition: each binary, file-by-file then project mode), so that the load of
+    # a shared machine falls on both modes alike; each repetition gives a ratio, and the figures are
+    # the medians over the repetitions.
+    times = {b: {"alone": [], "project": [], "ratio": []} for b in a.binary}
+    findings = {}
+    for rep in range(a.repeat):
+        for b in a.binary:
+            alone, f_alone = run_once(b, root, ["--no-project"])
+            project, f_project = run_once(b, root, [])
+            t = times[b]
+            t["alone"].append(alone)
+            t["project"].append(project)
+            t["ratio"].append(project / alone)
+            findings[b] = (f_alone, f_project)
+            print(f"  run {rep + 1} {b}: file-by-file {alone:.3f} s, project {project:.3f} s, ratio {project / alone:.3f}",
+                  flush=True)
+    for b in a.binary:
+        t = times[b]
+        f_alone, f_project = findings[b]
+        print(f"{b}:")
+        print(f"  file-by-file: {median(t['alone']):.3f} s CPU (median of {a.repeat}), {len(f_alone)} findings {by_code(f_alone)}")
+        print(f"  project mode: {median(t['project']):.3f} s CPU (median of {a.repeat}), {len(f_project)} findings {by_code(f_project)}")
+        print(f"  ratio project / file-by-file: {median(t['ratio']):.3f} (median; runs {', '.join(f'{r:.2f}' for r in t['ratio'])})")
+    if len(a.binary) > 1:
+        same = all(findings[b] == findings[a.binary[0]] for b in a.binary)
+        print(f"findings identical across binaries: {same}")
 
 
 if __name__ == "__main__":
