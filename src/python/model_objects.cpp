@@ -340,6 +340,20 @@ bool key_may_be_impl(Node k, const std::string& key, std::string_view src) {
 }
 }  // namespace
 
+namespace {
+// subscripted_elements read for loaders: under a key that is no string literal any element may be
+// the item, so only a container of loaders throughout (`{'train': dl, 'val': vl}[phase]`) stands
+// for a loader, not `{'loader': dl, 'epochs': 10}[k]` (nothing then). O(elements).
+template <class IsLoader>
+std::vector<Node> loader_elements(std::vector<Node> elems, Node subscript, std::string_view src, IsLoader is_loader) {
+  std::string key;
+  if (string_literal_value(unparen(field(subscript, "subscript")), src, key)) return elems;
+  for (Node e : elems)
+    if (!is_loader(e)) return {};
+  return elems;
+}
+}  // namespace
+
 std::vector<Node> SemanticModel::subscripted_elements(Node subscript) const {
   auto bound = [&]() -> std::vector<Node> {
     std::vector<Node> out;
@@ -560,7 +574,7 @@ bool SemanticModel::is_loader_uncached(Node expr) const {
   };
   if (is(expr, "subscript")) {
     // `loaders[phase]` of a dict of loaders.
-    for (Node e : subscripted_elements(expr))
+    for (Node e : loader_elements(subscripted_elements(expr), expr, src_, [&](Node x) { return is_loader_impl(x); }))
       if (is_loader_impl(e)) return true;
     if (!ext_loader_dict_item(expr).empty()) return true;  // `dataloaders[k]` of another module's dict
     return ext_loader_item(expr);  // `data['tr_loader']` of a dict of loaders other modules hand
@@ -784,7 +798,7 @@ const std::vector<Node>& SemanticModel::loader_origins(Node expr) const {
           if (!is(a, "keyword_argument")) add(a);
     }
   } else if (is(expr, "subscript")) {
-    for (Node e : subscripted_elements(expr)) add(e);  // `loaders[phase]`
+    for (Node e : loader_elements(subscripted_elements(expr), expr, src_, [&](Node x) { return is_loader_impl(x); })) add(e);  // `loaders[phase]`
     // `dataloaders['train']` of a dict of loaders another module's call returns: the call (whole
     // result) or the tuple target's name (an element) stands for its loaders.
     for (Node e : ext_loader_dict_item(expr)) {

@@ -386,6 +386,12 @@ void SemanticModel::collect() {
                         add_argument_aliases.count(std::string(text(fn))) &&
                         named_count(field(n, "arguments")) > 0 &&
                         string_literal_value(named_child(field(n, "arguments"), 0), src_, first);
+      if (is(fn, "attribute")) {
+        std::string_view m = text(field(fn, "attribute"));
+        Node o = unparen(field(fn, "object"));
+        if ((m == "update" || m == "setdefault" || m == "__setitem__") && is(o, "identifier"))
+          method_filled_.insert(std::string(text(o)));
+      }
       if (is(fn, "attribute") || alias_call) {
         auto attr = alias_call ? std::string_view("add_argument") : text(field(fn, "attribute"));
         if (attr == "add_argument") {

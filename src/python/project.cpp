@@ -305,8 +305,22 @@ FactsTable::FactsTable(const ProjectLayout& layout, const std::vector<const Modu
   } else {
     for (size_t m = 0; m < n; ++m) {
       if (!summaries[m]) continue;
-      for (const std::string& name : summaries[m]->module_stores)
-        if (auto target = resolve(static_cast<int>(m), name)) unconstant(target->first, target->second);
+      for (const std::string& name : summaries[m]->module_stores) {
+        if (auto target = resolve(static_cast<int>(m), name)) {
+          unconstant(target->first, target->second);
+          continue;
+        }
+        // `setattr(cfg, k, v)`, recorded "config.cfg.*": any attribute of that object may change,
+        // so every constant exported under the prefix ("cfg.DATA_WORKERS") is one no more.
+        if (name.size() < 3 || name.compare(name.size() - 2, 2, ".*") != 0) continue;
+        auto [tm, rest] = layout_.split(static_cast<int>(m), layout_.absolute(static_cast<int>(m), name));
+        if (tm < 0 || !holds_consts(static_cast<size_t>(tm))) continue;
+        std::string prefix = rest.substr(0, rest.size() - 1);  // "cfg." (or "" for the module's own)
+        std::vector<std::string> locals;
+        for (const auto& [local, f] : functions_[static_cast<size_t>(tm)])
+          if (!f->const_values.empty() && local.compare(0, prefix.size(), prefix) == 0) locals.push_back(local);
+        for (const auto& local : locals) unconstant(tm, local);
+      }
     }
     // A module not analyzed (left out by the prefilter: a launcher without torch) is read by its
     // text alone: any store of an attribute of that name there (`tunable.num_workers = 4`).

@@ -1127,6 +1127,9 @@ class SemanticModel {
   std::vector<Node> subscript_assignments_;  // `d["k"] = v` statements
   std::vector<Node> subscript_augmented_;    // `d["k"] += v` statements
   std::vector<Node> update_calls_;           // `d.update(...)` calls
+  // Names `x` of the file with a call `x.update(...)`, `x.setdefault(...)` or `x.__setitem__(...)`:
+  // a dict filled by a method call holds what no display shows (built once; O(log names) a query).
+  std::set<std::string> method_filled_;
   // CUDA taint: per scope, names that may hold CUDA values; per class, self attributes.
   std::vector<uint32_t> scope_start_, scope_end_;        // scope ranges, scopes in source order
   std::vector<char> loader_call_;                        // per call index

@@ -921,12 +921,8 @@ std::vector<Node> SemanticModel::dict_values_of(Node e) const {
       if (!of_display(b->value)) return {};
     }
     // Filled further by a method call (`d.update(other)`, `d.setdefault(k, v)`): not only these.
-    for (const CallSite& cs : calls_) {
-      Node fn = unparen(field(cs.call, "function"));
-      if (!is(fn, "attribute") || text(unparen(field(fn, "object"))) != text(e)) continue;
-      std::string_view a = text(field(fn, "attribute"));
-      if (a == "update" || a == "setdefault" || a == "__setitem__") return {};
-    }
+    // One look-up in the index model_scopes builds (no scan of the file's calls per query).
+    if (method_filled_.count(std::string(text(e)))) return {};
     return out;
   }
   if (!of_display(e)) return {};
@@ -961,9 +957,14 @@ std::vector<Node> SemanticModel::ext_loader_dict_item(Node subscript) const {
   if (!is(c, "identifier") || is(unparen(field(subscript, "subscript")), "slice")) return {};
   auto bindings = lookup(text(c), start(c));
   if (bindings.empty() || bindings.size() > kMaxCandidates) return {};
+  // The caller's dict changed after the call (`dataloaders['meta'] = info`, `d.update(...)`,
+  // `d.setdefault(...)`): an item may then be what no returned display shows.
+  std::string name(text(c));
+  if (method_filled_.count(name)) return {};
   std::vector<Node> out;
   for (const Binding* b : bindings) {
     if (b->kind != Binding::Kind::Assign || !is(b->target, "identifier")) return {};
+    if (appended_or_stored(scope_at(start(b->target)), name)) return {};
     Node v = unparen(b->value);
     if (!is(v, "call")) return {};
     unsigned bit = kWholeResult;
@@ -974,6 +975,9 @@ std::vector<Node> SemanticModel::ext_loader_dict_item(Node subscript) const {
           !is(parent(pattern), "assignment") ||
           !same(named_child(pattern, static_cast<uint32_t>(b->unpack_index)), b->target))
         return {};
+      // `a, *b, c = f()`: c is not the result's item 2.
+      for (Node el : named_children(pattern))
+        if (is(el, "list_splat_pattern")) return {};
       bit = 1u << b->unpack_index;
       stand = b->target;
     }
