@@ -30,9 +30,7 @@ int SemanticModel::class_of_self(Node attr) const {
 std::vector<Value> SemanticModel::init_constant(int klass, std::string_view name) const {
   if (klass < 0 || static_cast<size_t>(klass) >= classes_.size()) return {};
   const Class& c = classes_[static_cast<size_t>(klass)];
-  if (is(parent(c.node), "decorated_definition")) return {};
-  for (const auto& b : c.bases)
-    if (b != "object" && b != "builtins.object") return {};
+  if (!plain_config_class(c)) return {};
   if (auto same = classes_by_name_.find(c.name); same == classes_by_name_.end() || same->second.size() != 1) return {};
   std::string key = c.name + "." + std::string(name);
   if (self_augmented_.count(key) || scopes_[static_cast<size_t>(c.scope)].bindings.count(std::string(name))) return {};
@@ -44,11 +42,7 @@ std::vector<Value> SemanticModel::init_constant(int klass, std::string_view name
     int f = function_at(start(v));
     if (f < 0 || functions_[static_cast<size_t>(f)].klass != klass || !functions_[static_cast<size_t>(f)].initializer())
       return {};
-    auto vs = values(v);
-    if (vs.empty()) return {};
-    for (const Value& x : vs)
-      if (x.kind == Value::Kind::Unknown || x.kind == Value::Kind::Expr) return {};
-    add_values(out, vs);
+    if (!add_known_values(out, values(v))) return {};
   }
   return out;
 }
